@@ -1,0 +1,40 @@
+"""``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--json PATH]``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..engine import run_check
+from ..registry import get_audit
+from ..report import format_text, write_json
+from ..rng import DEFAULT_SEED
+from .common import float_arg, int_arg
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="run every claim of a registered name (or MODULE[:NAME])")
+    p.add_argument("name", help="registered name (see `list`) or a dotted audit module")
+    p.add_argument("--epsilon", type=float_arg, default=None,
+                   help="claimed epsilon (default: the paper's)")
+    p.add_argument("--delta", type=float_arg, default=None,
+                   help="claimed delta (default: the paper's)")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--alpha", type=float_arg, default=0.05,
+                   help="significance of sampled lower bounds (default 0.05)")
+    p.add_argument("--workers", type=int_arg, default=1,
+                   help="worker processes (results do not depend on it)")
+    p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
+    p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
+    p.add_argument("--json", metavar="PATH", default=None, help="also write the report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = get_audit(args.name)
+    report = run_check(
+        spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
+        quick=args.quick, workers=args.workers, regret=not args.no_regret,
+    )
+    print(format_text(report))
+    if args.json:
+        write_json(report, args.json)
+    return report.exit_code

@@ -1,0 +1,28 @@
+"""``python -m dpaudit list [--json]``: every registered name with a one-line description."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..registry import all_audits
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("list", help="list every registered check name")
+    p.add_argument("--json", action="store_true", help="print a JSON list of objects")
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = [
+        {"name": s.name, "description": s.description, "paper": s.paper, "faulty": s.faulty,
+         "default_epsilon": s.default_epsilon, "default_delta": s.default_delta}
+        for s in all_audits().values()
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        width = max((len(r["name"]) for r in rows), default=0)
+        for r in rows:
+            print(f"{r['name']:<{width}}  {r['description']}")
+    return 0

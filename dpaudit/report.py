@@ -1,0 +1,94 @@
+"""Format a :class:`~dpaudit.results.CheckReport` as text or JSON (formatting only)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from .results import CheckReport, ClaimResult, Finding, RegretResult
+
+__all__ = ["format_text", "to_json", "write_json"]
+
+
+def _num(x: float | None, digits: int = 4) -> str:
+    if x is None:
+        return "-"
+    if math.isinf(x):
+        return "inf"
+    return f"{x:.{digits}g}"
+
+
+def _claim_lines(c: ClaimResult) -> list[str]:
+    lines = [
+        f"  [{c.verdict.value:<12}] {c.id}  ({c.notion.value}, {c.method.value}; "
+        f"eps={_num(c.epsilon)}, delta={_num(c.delta)})",
+        f"      claim: {c.statement}",
+        f"      paper: {c.reference}",
+    ]
+    if c.epsilon_lower_bound is not None:
+        conf = "" if c.alpha is None else f" at confidence {1 - c.alpha:.3g}"
+        lines.append(f"      epsilon lower bound: {_num(c.epsilon_lower_bound)}{conf}")
+    if c.detectable_epsilon is not None:
+        lines.append(f"      smallest violation this test would catch: eps > "
+                     f"{_num(c.detectable_epsilon)}")
+    if c.proof is not None:
+        lines.append("      assumptions: " + "; ".join(c.proof.assumptions))
+        for ineq in c.proof.inequalities:
+            lines.append(f"      {ineq.status.value:<9} {ineq.statement}")
+            if ineq.reason:
+                lines.append(f"                {ineq.reason}")
+    lines += [f"      {d}" for d in c.details]
+    return lines
+
+
+def _finding_lines(f: Finding) -> list[str]:
+    lines = [f"  - {f.id}: {f.summary}"]
+    if f.epsilon_lower_bound is not None:
+        conf = "" if f.alpha is None else f" at confidence {1 - f.alpha:.3g}"
+        lines.append(f"      epsilon lower bound: {_num(f.epsilon_lower_bound)}{conf}")
+    lines += [f"      {d}" for d in f.details]
+    return lines
+
+
+def _regret_lines(r: RegretResult) -> list[str]:
+    within = {True: "within the bound", False: "ABOVE the bound", None: "no bound"}[
+        r.within_bound]
+    lines = [
+        f"  {r.algorithm} on {r.instance}: T={r.horizon}, {r.runs} runs",
+        f"  mean regret {_num(r.mean, 6)}  ({r.confidence:.0%} CI {_num(r.ci_low, 6)} .. "
+        f"{_num(r.ci_high, 6)})",
+        f"  {r.bound_name}: {_num(r.bound, 6)}  -> {within}",
+    ]
+    lines += [f"  {d}" for d in r.details]
+    return lines
+
+
+def format_text(report: CheckReport) -> str:
+    out = [
+        f"dpaudit check {report.name}: {report.verdict.value}",
+        f"  {report.description}",
+        f"  paper: {report.paper}",
+        "  parameters: " + ", ".join(f"{k}={v}" for k, v in report.parameters.items()),
+        "",
+        "claims:",
+    ]
+    for c in report.claims:
+        out += _claim_lines(c)
+    if report.findings:
+        out += ["", "findings (information; they do not change the exit code):"]
+        for f in report.findings:
+            out += _finding_lines(f)
+    if report.regret is not None:
+        out += ["", "regret:"] + _regret_lines(report.regret)
+    out += ["", f"verdict: {report.verdict.value} (exit code {report.exit_code}); "
+            f"{report.seconds:.1f} s"]
+    return "\n".join(out)
+
+
+def to_json(report: CheckReport) -> str:
+    return json.dumps(report.to_dict(), indent=2, allow_nan=False)
+
+
+def write_json(report: CheckReport, path: str | Path) -> None:
+    Path(path).write_text(to_json(report) + "\n")

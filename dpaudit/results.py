@@ -1,0 +1,287 @@
+"""Frozen result types returned by the engine; reports only format them.
+
+A :class:`CheckReport` is what ``python -m dpaudit check NAME`` prints and writes as JSON:
+one :class:`ClaimResult` per claim (its verdict counts toward the exit code), a list of
+:class:`Finding` (information only, never changes the exit code) and an optional
+:class:`RegretResult`.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CheckReport",
+    "ClaimResult",
+    "Finding",
+    "Method",
+    "Notion",
+    "ProofResult",
+    "ProofStatus",
+    "ReducedInequality",
+    "RegretResult",
+    "Verdict",
+    "overall_verdict",
+]
+
+
+class Verdict(str, enum.Enum):
+    """Outcome of one claim (see shared/DESIGN.md, "Verdicts")."""
+
+    PROVED = "PROVED"
+    EXACT = "EXACT"
+    CONSISTENT = "CONSISTENT"
+    VIOLATED = "VIOLATED"
+    INCONCLUSIVE = "INCONCLUSIVE"
+
+
+class Notion(str, enum.Enum):
+    """The three privacy notions of shared/DESIGN.md."""
+
+    LDP = "ldp"
+    PER_STEP = "per-step"
+    GLOBAL = "global"
+
+
+class Method(str, enum.Enum):
+    SYMBOLIC = "symbolic"
+    EXACT = "exact"
+    SAMPLED = "sampled"
+
+
+class ProofStatus(str, enum.Enum):
+    """Three-valued symbolic logic: ``UNKNOWN`` never counts as a pass."""
+
+    PROVED = "PROVED"
+    DISPROVED = "DISPROVED"
+    UNKNOWN = "UNKNOWN"
+
+
+@dataclass(frozen=True)
+class ReducedInequality:
+    """One inequality ``lhs <= rhs`` (or ``==``) the proof reduced a condition to.
+
+    ``statement`` is human readable (sympy's string form), ``status`` what sympy decided,
+    ``reason`` how (e.g. ``"simplifies to 0 <= 0"``), and ``witness`` the parameter values at
+    which it fails when disproved.
+    """
+
+    name: str
+    statement: str
+    status: ProofStatus
+    reason: str = ""
+    witness: dict[str, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "statement": self.statement,
+            "status": self.status.value,
+            "reason": self.reason,
+            "witness": self.witness,
+        }
+
+
+@dataclass(frozen=True)
+class ProofResult:
+    """A symbolic proof: the preconditions assumed, the reduced inequalities, the outcome."""
+
+    status: ProofStatus
+    assumptions: tuple[str, ...]
+    inequalities: tuple[ReducedInequality, ...]
+
+    @property
+    def witness(self) -> dict[str, float] | None:
+        for ineq in self.inequalities:
+            if ineq.status is ProofStatus.DISPROVED:
+                return ineq.witness
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status.value,
+            "assumptions": list(self.assumptions),
+            "inequalities": [i.to_dict() for i in self.inequalities],
+        }
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """The verdict on one claimed guarantee.
+
+    ``epsilon_lower_bound`` is set only when it is statistically valid at ``1 - alpha``
+    (sampled) or exact (computed loss); ``detectable_epsilon`` is the smallest true epsilon
+    the test would have flagged, reported with ``CONSISTENT``.
+    """
+
+    id: str
+    notion: Notion
+    epsilon: float
+    delta: float
+    verdict: Verdict
+    method: Method
+    statement: str
+    reference: str
+    epsilon_lower_bound: float | None = None
+    detectable_epsilon: float | None = None
+    alpha: float | None = None
+    details: tuple[str, ...] = ()
+    proof: ProofResult | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "notion": self.notion.value,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "verdict": self.verdict.value,
+            "method": self.method.value,
+            "statement": self.statement,
+            "reference": self.reference,
+            "epsilon_lower_bound": _json_number(self.epsilon_lower_bound),
+            "detectable_epsilon": _json_number(self.detectable_epsilon),
+            "alpha": self.alpha,
+            "details": list(self.details),
+            "proof": None if self.proof is None else self.proof.to_dict(),
+            "data": _jsonable(self.data),
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Information worth reporting that is not a verdict on a claim (never affects the exit code)."""
+
+    id: str
+    summary: str
+    notion: Notion | None = None
+    epsilon_lower_bound: float | None = None
+    alpha: float | None = None
+    details: tuple[str, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "summary": self.summary,
+            "notion": None if self.notion is None else self.notion.value,
+            "epsilon_lower_bound": _json_number(self.epsilon_lower_bound),
+            "alpha": self.alpha,
+            "details": list(self.details),
+            "data": _jsonable(self.data),
+        }
+
+
+@dataclass(frozen=True)
+class RegretResult:
+    """Mean pseudo-regret at ``horizon`` over ``runs`` runs, a confidence interval, the bound."""
+
+    instance: str
+    algorithm: str
+    horizon: int
+    runs: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    bound: float | None
+    bound_name: str
+    within_bound: bool | None
+    checkpoints: tuple[int, ...] = ()
+    mean_curve: tuple[float, ...] = ()
+    details: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "instance": self.instance,
+            "algorithm": self.algorithm,
+            "horizon": self.horizon,
+            "runs": self.runs,
+            "mean": self.mean,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "confidence": self.confidence,
+            "bound": _json_number(self.bound),
+            "bound_name": self.bound_name,
+            "within_bound": self.within_bound,
+            "checkpoints": list(self.checkpoints),
+            "mean_curve": list(self.mean_curve),
+            "details": list(self.details),
+        }
+
+
+def overall_verdict(claims: tuple[ClaimResult, ...] | list[ClaimResult]) -> Verdict:
+    """VIOLATED if any claim is; else INCONCLUSIVE if any is; else the weakest positive verdict."""
+    verdicts = [c.verdict for c in claims]
+    if not verdicts:
+        return Verdict.INCONCLUSIVE
+    for v in (Verdict.VIOLATED, Verdict.INCONCLUSIVE, Verdict.CONSISTENT, Verdict.EXACT):
+        if v in verdicts:
+            return v
+    return Verdict.PROVED
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    name: str
+    description: str
+    paper: str
+    parameters: dict[str, Any]
+    claims: tuple[ClaimResult, ...]
+    findings: tuple[Finding, ...] = ()
+    regret: RegretResult | None = None
+    seconds: float = 0.0
+
+    @property
+    def verdict(self) -> Verdict:
+        return overall_verdict(self.claims)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.verdict is Verdict.VIOLATED else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "paper": self.paper,
+            "verdict": self.verdict.value,
+            "parameters": _jsonable(self.parameters),
+            "claims": [c.to_dict() for c in self.claims],
+            "findings": [f.to_dict() for f in self.findings],
+            "regret": None if self.regret is None else self.regret.to_dict(),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _json_number(x: float | None) -> float | None:
+    """JSON has no inf/NaN: infinite bounds are reported as a large sentinel string-free null."""
+    if x is None:
+        return None
+    x = float(x)
+    if math.isnan(x):
+        raise ValueError("a NaN reached a report; this is a bug in the engine")
+    if math.isinf(x):
+        return 1e308 if x > 0 else -1e308
+    return x
+
+
+def _jsonable(obj: Any) -> Any:
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, np.generic):
+        return _jsonable(obj.item())
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, float):
+        return _json_number(obj)
+    return obj

@@ -1,0 +1,222 @@
+"""Symbolic prover: decide the inequalities a privacy proof reduces to, three-valued.
+
+A proof in dpaudit is a list of *obligations*: named relations ``expr <= 0``, ``expr < 0`` or
+``expr == 0`` over symbols with a declared domain (``Domain``). :func:`decide` tries, in order:
+
+1. sympy's own sign logic on ``expr``, ``simplify(expr)`` and ``factor(...)`` under the symbols'
+   assumptions (``positive=True`` etc.);
+2. the same after reparametrising to the positive orthant: ``exp(s) -> 1 + a_s`` for a
+   positive symbol ``s`` (so ``e^eps - 1`` becomes a positive symbol), and
+   ``s -> 1/(1 + w_s)`` for a symbol declared in ``(0, 1)``;
+3. a numeric search for a counterexample at the domain's corner and random points; a point
+   where the relation fails by more than a relative ``1e-9`` is a *witness* and the
+   obligation is ``DISPROVED``.
+
+What survives all three is ``UNKNOWN``, which never counts as a pass (a proof with one
+``UNKNOWN`` obligation is ``UNKNOWN``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from .results import ProofResult, ProofStatus, ReducedInequality
+
+__all__ = ["Domain", "Obligation", "decide", "prove"]
+
+
+@dataclass(frozen=True)
+class Domain:
+    """Where a symbol ranges: ``(low, high)`` open interval, with preferred witness values."""
+
+    low: float
+    high: float
+    preferred: tuple[float, ...] = ()
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        lo, hi = self.low, self.high
+        if math.isinf(hi):
+            base = max(lo, 0.0)
+            return base + np.exp(rng.uniform(-6, 6, size))
+        if math.isinf(lo):
+            return hi - np.exp(rng.uniform(-6, 6, size))
+        return rng.uniform(lo, hi, size)
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """``expr <relation> 0`` with ``relation`` one of ``"<="``, ``"<"``, ``"=="``."""
+
+    name: str
+    expr: sp.Expr
+    relation: str = "<="
+    reason: str = ""
+    display: str = ""
+
+    def statement(self) -> str:
+        return self.display or f"{sp.sstr(self.expr)} {self.relation} 0"
+
+
+def _reparametrisations(expr: sp.Expr, domain: dict[sp.Symbol, Domain]) -> list[sp.Expr]:
+    out = []
+    e = expr
+    for s, d in domain.items():
+        if d.low == 0.0 and d.high == 1.0:
+            w = sp.Symbol(f"w_{s.name}", positive=True)
+            e = e.subs(s, 1 / (1 + w))
+    out.append(e)
+    e2 = e
+    for s, d in domain.items():
+        if d.low == 0.0 and math.isinf(d.high):
+            a = sp.Symbol(f"a_{s.name}", positive=True)
+            e2 = e2.subs(sp.exp(s), 1 + a)
+    if e2 is not e:
+        out.append(e2)
+    return out
+
+
+_TRANSFORMS = (
+    lambda e: e,
+    sp.simplify,
+    lambda e: sp.factor(sp.simplify(e)),
+    lambda e: sp.factor(sp.together(sp.expand(e))),
+)
+
+
+def _candidates(expr: sp.Expr, domain: dict[sp.Symbol, Domain]):
+    """Equivalent forms of ``expr``: rewritten, then reparametrised, then rewritten again."""
+    seen: set[sp.Expr] = set()
+    for base in [expr, *_reparametrisations(expr, domain)]:
+        for transform in _TRANSFORMS:
+            try:
+                cand = transform(base)
+            except (TypeError, ValueError, NotImplementedError, RecursionError):
+                continue
+            forms = [cand]
+            if base is expr:  # a simplified form may expose exp(s) only now
+                forms += [sp.factor(r) for r in _reparametrisations(cand, domain)[1:]]
+            for form in forms:
+                if form not in seen:
+                    seen.add(form)
+                    yield form
+
+
+def _sign_decision(candidate: sp.Expr, relation: str) -> ProofStatus | None:
+    if relation == "<=":
+        if candidate.is_nonpositive:
+            return ProofStatus.PROVED
+        if candidate.is_positive:
+            return ProofStatus.DISPROVED
+    elif relation == "<":
+        if candidate.is_negative:
+            return ProofStatus.PROVED
+        if candidate.is_nonnegative:
+            return ProofStatus.DISPROVED
+    elif relation == "==":
+        if candidate == 0 or candidate.is_zero:
+            return ProofStatus.PROVED
+        if candidate.is_zero is False:
+            return ProofStatus.DISPROVED
+    return None
+
+
+def _holds(value: float, relation: str, scale: float) -> bool:
+    tol = 1e-9 * max(1.0, scale)
+    if relation == "<=":
+        return value <= tol
+    if relation == "<":
+        return value < tol
+    return abs(value) <= tol
+
+
+def _search_witness(
+    ob: Obligation, domain: dict[sp.Symbol, Domain], n_random: int, seed: int
+) -> dict[str, float] | None:
+    syms = [s for s in ob.expr.free_symbols if s in domain]
+    if len(syms) != len(ob.expr.free_symbols):
+        return None  # a symbol without a domain: no honest search is possible
+    f = sp.lambdify(syms, ob.expr, modules=["mpmath"])
+    rng = np.random.default_rng(seed)
+    points: list[dict[sp.Symbol, float]] = []
+    pref = [domain[s].preferred or (domain[s].sample(rng, 1)[0],) for s in syms]
+    for combo in np.array(np.meshgrid(*pref)).reshape(len(syms), -1).T if syms else []:
+        points.append(dict(zip(syms, combo, strict=True)))
+    draws = {s: domain[s].sample(rng, n_random) for s in syms}
+    for i in range(n_random):
+        points.append({s: draws[s][i] for s in syms})
+    for pt in points:
+        try:
+            import mpmath
+
+            with mpmath.workdps(40):
+                val = f(*[mpmath.mpf(float(pt[s])) for s in syms])
+                # scale: the size of the terms, so cancellation noise is not a witness
+                value = float(mpmath.re(val))
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+            continue
+        if not math.isfinite(value):
+            continue
+        if not _holds(value, ob.relation, 1.0):
+            return {s.name: float(pt[s]) for s in syms} | {"value": value}
+    return None
+
+
+def decide(
+    ob: Obligation, domain: dict[sp.Symbol, Domain], *, n_random: int = 200, seed: int = 0
+) -> ReducedInequality:
+    """Decide one obligation (see the module docstring for the strategy)."""
+    tried: list[sp.Expr] = []
+    for cand in _candidates(ob.expr, domain):
+        if True:
+            tried.append(cand)
+            status = _sign_decision(cand, ob.relation)
+            if status is ProofStatus.PROVED:
+                reason = ob.reason or "sympy sign logic"
+                return ReducedInequality(
+                    ob.name, ob.statement(), status,
+                    f"{reason}; reduces to {sp.sstr(cand)} {ob.relation} 0",
+                )
+            if status is ProofStatus.DISPROVED:
+                witness = _search_witness(ob, domain, n_random, seed)
+                return ReducedInequality(
+                    ob.name, ob.statement(), status,
+                    f"reduces to {sp.sstr(cand)}, which sympy shows violates {ob.relation} 0 "
+                    "everywhere on the domain", witness,
+                )
+    witness = _search_witness(ob, domain, n_random, seed)
+    if witness is not None:
+        return ReducedInequality(
+            ob.name, ob.statement(), ProofStatus.DISPROVED,
+            f"fails numerically (40-digit mpmath) at the witness; value {witness['value']:.6g}",
+            witness,
+        )
+    simplest = min(tried, key=sp.count_ops) if tried else ob.expr
+    return ReducedInequality(
+        ob.name, ob.statement(), ProofStatus.UNKNOWN,
+        f"sympy could not decide {sp.sstr(simplest)} {ob.relation} 0 and no counterexample was "
+        f"found at {n_random} random points; this is not a pass",
+    )
+
+
+def prove(
+    obligations: Sequence[Obligation] | Iterable[Obligation],
+    domain: dict[sp.Symbol, Domain],
+    assumptions: Sequence[str],
+    *,
+    seed: int = 0,
+) -> ProofResult:
+    """Decide every obligation; PROVED only if all are, DISPROVED if any is."""
+    results = tuple(decide(ob, domain, seed=seed) for ob in obligations)
+    statuses = {r.status for r in results}
+    if ProofStatus.DISPROVED in statuses:
+        status = ProofStatus.DISPROVED
+    elif ProofStatus.UNKNOWN in statuses or not results:
+        status = ProofStatus.UNKNOWN
+    else:
+        status = ProofStatus.PROVED
+    return ProofResult(status, tuple(assumptions), results)

@@ -1,0 +1,156 @@
+"""One place for argument validation, one error type, one message format.
+
+Every public constructor and engine entry point validates here, so bad input gets
+``InvalidParameterError: epsilon=-1.0 must be a finite number in (0, inf)`` rather than a
+traceback deep inside numpy or a NaN in a report. Booleans are rejected explicitly (``True``
+is an ``int`` to Python, never a privacy parameter to us), and so are NaN and infinities.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "InvalidParameterError",
+    "check_alpha",
+    "check_choice",
+    "check_delta",
+    "check_epsilon",
+    "check_epsilon_delta",
+    "check_horizon",
+    "check_int",
+    "check_means",
+    "check_probability",
+    "check_real",
+    "check_rewards",
+]
+
+
+class InvalidParameterError(ValueError):
+    """A parameter is outside its documented domain. The message names it and its domain."""
+
+
+def _fail(name: str, value: object, domain: str) -> InvalidParameterError:
+    return InvalidParameterError(f"{name}={value!r} must be {domain}")
+
+
+def check_real(
+    name: str,
+    value: object,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Return ``value`` as a finite float in the stated interval, or raise.
+
+    The interval is ``[low, high]`` with either end made open by ``low_open``/``high_open``.
+    """
+    lb = "(" if low_open else "["
+    rb = ")" if high_open else "]"
+    domain = f"a finite number in {lb}{_fmt(low)}, {_fmt(high)}{rb}"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise _fail(name, value, domain)
+    x = float(value)
+    if not math.isfinite(x):
+        raise _fail(name, value, domain)
+    if x < low or (low_open and x == low) or x > high or (high_open and x == high):
+        raise _fail(name, value, domain)
+    return x
+
+
+def _fmt(x: float) -> str:
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(float(x)) if x != int(x) else str(int(x))
+
+
+def check_int(name: str, value: object, *, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int in ``[low, high]``; floats with integral value are refused."""
+    lo = "-inf" if low is None else str(low)
+    hi = "inf" if high is None else str(high)
+    domain = f"an integer in [{lo}, {hi}]"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise _fail(name, value, domain)
+    v = int(value)
+    if (low is not None and v < low) or (high is not None and v > high):
+        raise _fail(name, value, domain)
+    return v
+
+
+def check_epsilon(value: object, *, allow_zero: bool = False, name: str = "epsilon") -> float:
+    """Privacy loss parameter: ``(0, inf)``, or ``[0, inf)`` where the mechanism allows 0."""
+    return check_real(name, value, low=0.0, low_open=not allow_zero)
+
+
+def check_delta(value: object, *, name: str = "delta") -> float:
+    """Failure probability of approximate DP: ``[0, 1)``."""
+    return check_real(name, value, low=0.0, high=1.0, high_open=True)
+
+
+def check_epsilon_delta(
+    epsilon: object, delta: object, *, allow_zero_epsilon: bool = False
+) -> tuple[float, float]:
+    """Validate a pair; when ``epsilon = 0`` is allowed, ``delta`` must then be positive."""
+    eps = check_epsilon(epsilon, allow_zero=allow_zero_epsilon)
+    dlt = check_delta(delta)
+    if eps == 0.0 and dlt == 0.0:
+        raise InvalidParameterError(
+            "epsilon=0.0 and delta=0.0 together must not both be zero (no mechanism is (0, 0)-DP "
+            "unless its output ignores the data)"
+        )
+    return eps, dlt
+
+
+def check_alpha(value: object, *, name: str = "alpha") -> float:
+    """Significance level of a statistical statement: ``(0, 1)``."""
+    return check_real(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_probability(name: str, value: object) -> float:
+    return check_real(name, value, low=0.0, high=1.0)
+
+
+def check_horizon(horizon: object, n_arms: int, *, name: str = "horizon") -> int:
+    """A horizon must let every arm be pulled at least once: ``horizon >= n_arms``."""
+    return check_int(name, horizon, low=n_arms)
+
+
+def check_means(means: object, *, name: str = "means") -> np.ndarray:
+    """Arm means of a bandit instance: a non-empty 1-d sequence of numbers in ``[0, 1]``."""
+    try:
+        arr = np.asarray(means, dtype=float)
+    except (TypeError, ValueError):
+        raise _fail(name, means, "a sequence of numbers in [0, 1]") from None
+    if arr.ndim != 1 or arr.size < 1:
+        raise _fail(name, means, "a non-empty 1-d sequence of numbers in [0, 1]")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
+        raise _fail(name, means, "a sequence of finite numbers in [0, 1]")
+    return arr
+
+
+def check_rewards(rewards: object, *, name: str = "rewards") -> np.ndarray:
+    """Observed rewards: an array of finite numbers in ``[0, 1]``."""
+    try:
+        arr = np.asarray(rewards, dtype=float)
+    except (TypeError, ValueError):
+        raise _fail(name, rewards, "an array of numbers in [0, 1]") from None
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
+        raise _fail(name, _short(rewards), "an array of finite numbers in [0, 1]")
+    return arr
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise _fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
+    return value
+
+
+def _short(value: object) -> object:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
