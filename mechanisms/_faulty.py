@@ -21,3 +21,104 @@ class FaultyLemma15Perturbation(Lemma15Perturbation):
 
     def __init__(self, epsilon: float, delta: float) -> None:
         super().__init__(epsilon, delta, rate_multiplier=2.0)
+
+
+# --- reference mechanisms of the empirical auditor (issue 3): one broken variant per fault ---
+# (imports kept local to this block so the file stays append-only)
+import math as _math  # noqa: E402
+
+from .gaussian import Gaussian as _Gaussian  # noqa: E402
+from .laplace import Laplace as _Laplace  # noqa: E402
+from .privbern import PrivBern as _PrivBern  # noqa: E402
+from .randomized_response import RandomizedResponse as _RandomizedResponse  # noqa: E402
+
+__all__ += [
+    "FaultyGaussianHalfSigma",
+    "FaultyGaussianNoSensitivity",
+    "FaultyLaplaceHalfScale",
+    "FaultyLaplaceNoSensitivity",
+    "FaultyPrivBernMislabelled",
+    "FaultyRandomizedResponseMislabelled",
+]
+
+
+class FaultyLaplaceHalfScale(_Laplace):
+    """Laplace mechanism whose noise scale is halved: ``b = sensitivity / (2 epsilon)``.
+
+    What is wrong: the true privacy loss between the neighbours ``(0, sensitivity)`` is
+    ``2 epsilon``, twice the claim.
+    """
+
+    def _calibrated_scale(self) -> float:
+        return self.sensitivity / (2.0 * self.epsilon)
+
+
+class FaultyLaplaceNoSensitivity(_Laplace):
+    """Laplace mechanism that forgets the sensitivity: ``b = 1 / epsilon`` for any query.
+
+    What is wrong: for a query of sensitivity ``Delta`` (default 3 here, e.g. a sum of three
+    rewards) the true loss is ``Delta * epsilon``.
+    """
+
+    def __init__(self, epsilon: float, *, sensitivity: float = 3.0) -> None:
+        super().__init__(epsilon, sensitivity=sensitivity)
+
+    def _calibrated_scale(self) -> float:
+        return 1.0 / self.epsilon
+
+
+class FaultyGaussianHalfSigma(_Gaussian):
+    """Gaussian mechanism whose noise standard deviation is halved.
+
+    What is wrong: with ``sigma / 2`` the tight delta at the claimed epsilon is far above the
+    claimed delta (eps = 1, delta = 1e-5, analytic: about 0.0104 instead of 1e-5).
+    """
+
+    def _calibrated_sigma(self) -> float:
+        return 0.5 * super()._calibrated_sigma()
+
+
+class FaultyGaussianNoSensitivity(_Gaussian):
+    """Gaussian mechanism that forgets the sensitivity: sigma calibrated for ``Delta = 1``.
+
+    What is wrong: for a query of L2 sensitivity ``Delta`` (default 3 here) the neighbours
+    are ``Delta`` apart, i.e. the noise is ``Delta`` times too small.
+    """
+
+    def __init__(self, epsilon: float, delta: float, *, sensitivity: float = 3.0,
+                 calibration: str = "analytic") -> None:
+        super().__init__(epsilon, delta, sensitivity=sensitivity, calibration=calibration)
+
+    def _calibrated_sigma(self) -> float:
+        return super()._calibrated_sigma() / self.sensitivity
+
+
+class FaultyPrivBernMislabelled(_PrivBern):
+    """PrivBern that labels its budget ``epsilon`` but spends ``2 epsilon``.
+
+    What is wrong: ``p(r)`` uses ``e^(2 eps)`` (the budget of two releases spent on one), so
+    the likelihood ratio at ``(r, r') = (1, 0)`` is ``e^(2 eps)``.
+    """
+
+    def _calibrated_exp(self) -> float:
+        return _math.exp(2.0 * self.epsilon)
+
+
+class FaultyRandomizedResponseMislabelled(_RandomizedResponse):
+    """k-ary randomized response using the *binary* keep probability ``e^eps / (1 + e^eps)``.
+
+    What is wrong: the remaining mass is spread over ``k - 1`` values, so an output's
+    probability ratio is ``e^eps (k - 1)``: the mechanism is ``(eps + log(k - 1))``-LDP, not
+    eps-LDP (default ``k = 4``: ``eps + log 3``). For ``k = 2`` this happens to be correct,
+    so ``k >= 3`` is required.
+    """
+
+    def __init__(self, epsilon: float, *, k: int = 4) -> None:
+        from dpaudit.validation import check_int as _check_int
+
+        _check_int("k", k, low=3)
+        super().__init__(epsilon, k=k)
+
+    def _calibrated_probabilities(self) -> tuple[float, float]:
+        keep = 1.0 / (1.0 + _math.exp(-self.epsilon))
+        return keep, (1.0 - keep) / (self.k - 1)
