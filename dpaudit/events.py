@@ -1,0 +1,340 @@
+"""Output events for the black-box auditor, and how one is chosen on a selection sample.
+
+Three families (issue 3, "Events"):
+
+* **threshold events** ``{s(y) >= t}`` / ``{s(y) <= t}`` on a scalar output or statistic
+  (for Laplace and Gaussian noise the optimal events are exactly such tails);
+* **subsets** of a small discrete output ``{0, ..., n-1}`` (an arm, a bit, a count); only the
+  Neyman-Pearson family is searched: outcomes sorted by their empirical likelihood ratio, the
+  event being a prefix of that order (it contains the hockey-stick maximiser);
+* a **learned score** for rich outputs (vectors, action sequences): an L2-regularised logistic
+  regression on summary features, fitted on one part of the selection sample, whose score is
+  then thresholded using a second part.
+
+Choosing an event. Every candidate is ranked by its *projected* bound: the Clopper-Pearson
+bound ``log((p_lo - delta)/q_hi)`` it would give if the measurement sample (of the size that
+will actually be drawn) showed the selection sample's frequencies. This picks thresholds deep
+in a tail only when the measurement sample is large enough to pay for them. The ranking uses
+closed-form Wilson limits for all candidates (fast) and exact Clopper-Pearson limits (scipy's
+``betaincinv``, the same numbers statsmodels' ``method="beta"`` gives) for the best
+``top`` of them. Both directions (``D`` vs ``D'`` and ``D'`` vs ``D``) are candidates, so the
+selection sample chooses the direction as well. None of this touches the measurement sample;
+validity of the final bound rests only on the event being fixed before that sample is drawn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import betaincinv, expit, log_expit, ndtri
+
+__all__ = [
+    "DIRECTIONS",
+    "SELECTION_ALPHA",
+    "Candidate",
+    "LogisticScore",
+    "ScoreEvent",
+    "SubsetEvent",
+    "ThresholdEvent",
+    "best_subset_event",
+    "best_threshold_event",
+    "cp_lower",
+    "cp_upper",
+    "default_feature_map",
+    "fit_logistic_score",
+    "projected_bound",
+]
+
+DIRECTIONS = ("D vs D'", "D' vs D")
+
+# One-sided level of the pessimistic selection-sample limits (see projected_bound): about
+# one standard error. Any value keeps the final bound valid; it only trades off how deep in
+# a tail the chosen event may lie (benchmarks/bench_auditor.py shows the resulting power).
+SELECTION_ALPHA = 0.16
+
+
+# -- events --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ThresholdEvent:
+    """``{y >= threshold}`` (``upper``) or ``{y <= threshold}`` on a scalar output."""
+
+    threshold: float
+    upper: bool
+
+    def contains(self, outputs: np.ndarray) -> np.ndarray:
+        y = np.asarray(outputs, dtype=float).reshape(len(outputs))
+        return y >= self.threshold if self.upper else y <= self.threshold
+
+    @property
+    def description(self) -> str:
+        return f"output {'>=' if self.upper else '<='} {self.threshold:.6g}"
+
+
+@dataclass(frozen=True)
+class SubsetEvent:
+    """``{y in outcomes}`` for a discrete output."""
+
+    outcomes: tuple[int, ...]
+
+    def contains(self, outputs: np.ndarray) -> np.ndarray:
+        return np.isin(np.asarray(outputs).reshape(len(outputs)), self.outcomes)
+
+    @property
+    def description(self) -> str:
+        return "output in {" + ", ".join(str(o) for o in self.outcomes) + "}"
+
+
+@dataclass(frozen=True)
+class ScoreEvent:
+    """``{score(y) >= t}`` or ``{score(y) <= t}`` for a learned or user-given score."""
+
+    score: Callable[[np.ndarray], np.ndarray]
+    threshold: ThresholdEvent
+    name: str = "score"
+
+    def contains(self, outputs: np.ndarray) -> np.ndarray:
+        return self.threshold.contains(self.score(outputs))
+
+    @property
+    def description(self) -> str:
+        return self.threshold.description.replace("output", self.name, 1)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An event chosen on a selection sample, with its direction and projected bound.
+
+    ``direction`` is ``"D vs D'"`` when the event is likely under ``D`` (the bound then reads
+    ``P[M(D) in E] <= e^eps P[M(D') in E] + delta``), else ``"D' vs D"``.
+    """
+
+    event: ThresholdEvent | SubsetEvent | ScoreEvent
+    direction: str
+    projected_bound: float
+    p_hat: float
+    q_hat: float
+
+
+# -- Clopper-Pearson, vectorised -----------------------------------------------------------
+def cp_lower(count: np.ndarray, n: int, a: float) -> np.ndarray:
+    """One-sided ``1 - a`` lower Clopper-Pearson limit (vectorised; 0 at count 0)."""
+    k = np.asarray(count, dtype=float)
+    safe = np.clip(k, 1.0, n)
+    return np.where(k <= 0, 0.0, betaincinv(safe, n - safe + 1.0, a))
+
+
+def cp_upper(count: np.ndarray, n: int, a: float) -> np.ndarray:
+    """One-sided ``1 - a`` upper Clopper-Pearson limit (vectorised; 1 at count n)."""
+    k = np.asarray(count, dtype=float)
+    safe = np.clip(k, 0.0, n - 1.0)
+    return np.where(k >= n, 1.0, betaincinv(safe + 1.0, n - safe, 1.0 - a))
+
+
+def _wilson(p: np.ndarray, n: int, z: float, sign: float) -> np.ndarray:
+    z2n = z * z / n
+    centre = p + 0.5 * z2n
+    half = z * np.sqrt(np.maximum(p * (1 - p), 0.0) / n + 0.25 * z2n / n)
+    return np.clip((centre + sign * half) / (1 + z2n), 0.0, 1.0)
+
+
+def _log_ratio(p_lo: np.ndarray, q_hi: np.ndarray, delta: float) -> np.ndarray:
+    num = p_lo - delta
+    with np.errstate(divide="ignore"):
+        return np.where(num > 0, np.log(np.maximum(num, 1e-300)) - np.log(q_hi), -np.inf)
+
+
+def projected_bound(p_hat: np.ndarray, q_hat: np.ndarray, n_select: int, n_measure: int, *,
+                    delta: float, alpha: float, selection_alpha: float = SELECTION_ALPHA,
+                    exact: bool = True) -> np.ndarray:
+    """Bound a measurement of ``n_measure`` samples per side is expected to give.
+
+    Selection frequencies ``p_hat``/``q_hat`` (on ``n_select`` samples per side) are first
+    made pessimistic -- ``p`` lowered and ``q`` raised to their one-sided
+    ``1 - selection_alpha`` limits on the selection sample -- so that thresholds deep in a
+    tail, where a handful of selection hits make the plug-in ratio look huge (the winner's
+    curse), are not preferred. These are then projected to the measurement size with the same
+    Clopper-Pearson limits (``alpha / 2`` each) the measurement will use. ``exact=False`` uses
+    Wilson limits throughout (closed form, to rank many candidates quickly).
+    """
+    p_hat, q_hat = np.asarray(p_hat, float), np.asarray(q_hat, float)
+    if exact:
+        p_sel = cp_lower(np.rint(p_hat * n_select), n_select, selection_alpha)
+        q_sel = cp_upper(np.rint(q_hat * n_select), n_select, selection_alpha)
+        p_lo = cp_lower(np.rint(p_sel * n_measure), n_measure, alpha / 2)
+        q_hi = cp_upper(np.rint(q_sel * n_measure), n_measure, alpha / 2)
+    else:
+        zs, z = float(ndtri(1 - selection_alpha)), float(ndtri(1 - alpha / 2))
+        p_sel = _wilson(p_hat, n_select, zs, -1.0)
+        q_sel = _wilson(q_hat, n_select, zs, 1.0)
+        p_lo, q_hi = _wilson(p_sel, n_measure, z, -1.0), _wilson(q_sel, n_measure, z, 1.0)
+    return _log_ratio(p_lo, q_hi, delta)
+
+
+def _pick(p: np.ndarray, q: np.ndarray, n_select: int, n_measure: int, delta: float,
+          alpha: float, top: int, selection_alpha: float) -> tuple[int, float]:
+    """Index of the best candidate: Wilson ranking, exact CP on the ``top`` best."""
+    kw = {"delta": delta, "alpha": alpha, "selection_alpha": selection_alpha}
+    approx = projected_bound(p, q, n_select, n_measure, exact=False, **kw)
+    k = min(top, len(approx))
+    idx = np.argpartition(-approx, k - 1)[:k] if k < len(approx) else np.arange(len(approx))
+    exact = projected_bound(p[idx], q[idx], n_select, n_measure, exact=True, **kw)
+    best = int(np.argmax(exact))
+    return int(idx[best]), float(exact[best])
+
+
+# -- threshold events ----------------------------------------------------------------------
+def best_threshold_event(sel_a: np.ndarray, sel_b: np.ndarray, *, n_measure: int,
+                         delta: float, alpha: float, top: int = 64,
+                         selection_alpha: float = SELECTION_ALPHA) -> Candidate:
+    """Best tail event on scalar selection samples ``sel_a`` (from ``D``), ``sel_b`` (``D'``).
+
+    Searches every threshold at an observed value, both tails and both directions (four
+    families), ranking by :func:`projected_bound` at measurement size ``n_measure``.
+    """
+    a = np.sort(np.asarray(sel_a, float).ravel())
+    b = np.sort(np.asarray(sel_b, float).ravel())
+    t = np.unique(np.concatenate([a, b]))
+    up_a = 1.0 - np.searchsorted(a, t, "left") / len(a)
+    up_b = 1.0 - np.searchsorted(b, t, "left") / len(b)
+    lo_a = np.searchsorted(a, t, "right") / len(a)
+    lo_b = np.searchsorted(b, t, "right") / len(b)
+    families = [  # (upper tail?, direction, p_hat, q_hat)
+        (True, DIRECTIONS[0], up_a, up_b), (True, DIRECTIONS[1], up_b, up_a),
+        (False, DIRECTIONS[0], lo_a, lo_b), (False, DIRECTIONS[1], lo_b, lo_a),
+    ]
+    p = np.concatenate([f[2] for f in families])
+    q = np.concatenate([f[3] for f in families])
+    i, bound = _pick(p, q, min(len(a), len(b)), n_measure, delta, alpha, top, selection_alpha)
+    fam, j = divmod(i, len(t))
+    upper, direction = families[fam][0], families[fam][1]
+    return Candidate(ThresholdEvent(float(t[j]), upper), direction, bound, float(p[i]),
+                     float(q[i]))
+
+
+# -- subsets of a discrete output ----------------------------------------------------------
+def best_subset_event(sel_a: np.ndarray, sel_b: np.ndarray, n_outcomes: int, *,
+                      n_measure: int, delta: float, alpha: float,
+                      selection_alpha: float = SELECTION_ALPHA) -> Candidate:
+    """Best Neyman-Pearson subset of ``{0..n_outcomes-1}`` (prefixes by likelihood ratio).
+
+    The ratio uses a half-count continuity correction so unseen outcomes do not dominate.
+    """
+    ca = np.bincount(np.asarray(sel_a).ravel(), minlength=n_outcomes)[:n_outcomes]
+    cb = np.bincount(np.asarray(sel_b).ravel(), minlength=n_outcomes)[:n_outcomes]
+    na, nb = int(ca.sum()), int(cb.sum())
+    fa, fb = ca / na, cb / nb
+    ps, qs, sets, dirs = [], [], [], []
+    for direction, fp, fq in ((DIRECTIONS[0], fa, fb), (DIRECTIONS[1], fb, fa)):
+        ratio = (fp + 0.5 / na) / (fq + 0.5 / nb)
+        order = np.argsort(-ratio, kind="stable")
+        cum_p, cum_q = np.cumsum(fp[order]), np.cumsum(fq[order])
+        for k in range(1, n_outcomes):  # the full set has p = q = 1: never informative
+            ps.append(cum_p[k - 1])
+            qs.append(cum_q[k - 1])
+            sets.append(tuple(sorted(int(o) for o in order[:k])))
+            dirs.append(direction)
+    p, q = np.asarray(ps), np.asarray(qs)
+    i, bound = _pick(p, q, min(na, nb), n_measure, delta, alpha, len(p), selection_alpha)
+    return Candidate(SubsetEvent(sets[i]), dirs[i], bound, float(p[i]), float(q[i]))
+
+
+# -- learned score for rich outputs --------------------------------------------------------
+def default_feature_map(example: np.ndarray, *, max_levels: int = 16,
+                        max_features: int = 4096) -> Callable[[np.ndarray], np.ndarray]:
+    """Summary features for rich outputs (first axis = samples), fixed from ``example``.
+
+    Integer outputs with at most ``max_levels`` distinct values in ``example`` (arms, bits)
+    become one-hot indicators per position (the law of an action sequence factorises over
+    positions given the past, so position-wise indicators carry the first-order signal) plus
+    the count of each value over all positions (arm-pull counts); if that would exceed
+    ``max_features`` only the counts are used. Real outputs are used as they are. The
+    returned map is fixed (same columns for every later sample).
+    """
+    y = np.asarray(example)
+    flat = y.reshape(y.shape[0], -1)
+    integer = np.issubdtype(flat.dtype, np.integer) or flat.dtype == bool
+    if integer:
+        lo, hi = int(flat.min(initial=0)), int(flat.max(initial=0))
+        values = np.arange(lo, hi + 1)
+        if len(values) <= max_levels:
+            onehot = flat.shape[1] * len(values) <= max_features
+            return _DiscreteFeatures(values, onehot)
+    return _flat_features
+
+
+def _flat_features(outputs: np.ndarray) -> np.ndarray:
+    y = np.asarray(outputs)
+    return y.reshape(y.shape[0], -1).astype(float)
+
+
+@dataclass(frozen=True)
+class _DiscreteFeatures:
+    values: np.ndarray
+    onehot: bool
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        y = np.asarray(outputs)
+        flat = y.reshape(y.shape[0], -1)
+        ind = flat[:, :, None] == self.values
+        counts = ind.sum(axis=1)
+        if not self.onehot:
+            return counts.astype(float)
+        return np.concatenate([ind.reshape(len(flat), -1), counts], axis=1).astype(float)
+
+
+@dataclass(frozen=True)
+class LogisticScore:
+    """``w . standardise(features(y)) + b``: large when ``y`` looks like it came from ``D``."""
+
+    weights: np.ndarray
+    intercept: float
+    mean: np.ndarray
+    scale: np.ndarray
+    features: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        x = (self.features(outputs) - self.mean) / self.scale
+        return x @ self.weights + self.intercept
+
+
+def fit_logistic_score(sel_a: np.ndarray, sel_b: np.ndarray, *,
+                       features: Callable[[np.ndarray], np.ndarray] | None = None,
+                       ridge: float = 1.0, max_rows: int = 50_000) -> LogisticScore:
+    """Fit a logistic classifier ``D`` (label 1) vs ``D'`` (label 0) on selection outputs.
+
+    ``features`` defaults to :func:`default_feature_map` of the pooled sample. L2 penalty
+    ``ridge / 2 * |w|^2`` on standardised features; L-BFGS (scipy). At most ``max_rows``
+    rows per side are used (the fit only has to be good, not optimal: any fixed score gives
+    a valid bound once measured on a fresh sample).
+    """
+    a, b = np.asarray(sel_a)[:max_rows], np.asarray(sel_b)[:max_rows]
+    if features is None:
+        features = default_feature_map(np.concatenate([a, b]))
+    x = np.concatenate([features(a), features(b)])
+    sign = np.concatenate([np.ones(len(a)), -np.ones(len(b))])
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    xs = (x - mean) / scale
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w, c = theta[:-1], theta[-1]
+        margin = sign * (xs @ w + c)
+        value = -log_expit(margin).sum() + 0.5 * ridge * w @ w
+        g = -sign * expit(-margin)
+        return float(value), np.concatenate([xs.T @ g + ridge * w, [g.sum()]])
+
+    res = minimize(loss, np.zeros(xs.shape[1] + 1), jac=True, method="L-BFGS-B",
+                   options={"maxiter": 200})
+    return LogisticScore(res.x[:-1].copy(), float(res.x[-1]), mean, scale, features)
+
+
+def log_ratio_bound(p_lo: float, q_hi: float, delta: float) -> float:
+    """``log((p_lo - delta)/q_hi)``, or ``-inf`` when ``p_lo <= delta`` (no NaN)."""
+    if p_lo <= delta:
+        return -math.inf
+    return math.log((p_lo - delta) / q_hi)
