@@ -88,3 +88,39 @@ def piecewise_quadrature(
 
     coarse, fine = rule(nodes), rule(2 * nodes)
     return fine, abs(fine - coarse)
+
+
+def worst_pair_loss(
+    pairs: list[tuple[object, object]],
+    law: Callable[[object], tuple[np.ndarray, float]],
+    *,
+    epsilon: float,
+    delta: float,
+) -> dict[str, object]:
+    """Exact loss over candidate neighbouring pairs with a small discrete output law.
+
+    ``law(x)`` returns ``(probabilities, error_bound)``. For every pair the hockey-stick
+    divergence at ``epsilon`` (both directions) and the exact epsilon at ``delta`` are
+    computed; the pair with the largest divergence is returned with its numbers:
+    ``pair, delta_at_epsilon, epsilon_at_delta, error, p, q, evaluated``.
+    """
+    cache: dict[str, tuple[np.ndarray, float]] = {}
+
+    def get(x: object) -> tuple[np.ndarray, float]:
+        key = repr(x)
+        if key not in cache:
+            cache[key] = law(x)
+        return cache[key]
+
+    best: dict[str, object] | None = None
+    for d, d_prime in pairs:
+        (p, ep), (q, eq) = get(d), get(d_prime)
+        div = max(discrete_hockey_stick(p, q, epsilon), discrete_hockey_stick(q, p, epsilon))
+        if best is None or div > best["delta_at_epsilon"]:
+            best = {"pair": (d, d_prime), "delta_at_epsilon": div, "error": ep + eq,
+                    "p": p, "q": q}
+    if best is None:
+        raise ValueError("worst_pair_loss needs at least one pair")
+    best["epsilon_at_delta"] = discrete_epsilon(best["p"], best["q"], delta)
+    best["evaluated"] = len(pairs)
+    return best

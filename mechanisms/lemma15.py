@@ -185,12 +185,36 @@ def lemma15_sympy(*, rate_multiplier: float = 1.0) -> tuple[sp.Expr, dict[str, s
     return cdf, {"x": x, "x0": x0, "N": n, "epsilon": eps, "delta": dl}
 
 
-def lemma15_proof_obligations(*, rate_multiplier: float = 1.0):
+def _regime_pieces(regime: str, rate_multiplier: float):
+    """Left/right CDF pieces, half-width and symbols for one regime of Lemma 15."""
+    x, x0 = sp.symbols("x x0", real=True)
+    n, eps, dl = sp.symbols("N epsilon delta", positive=True)
+    m = sp.nsimplify(rate_multiplier)
+    if regime == "general":
+        cdf, syms = lemma15_sympy(rate_multiplier=rate_multiplier)
+        (_, _), (left, _), (right, _), (_, _) = cdf.args
+        x, x0, n, eps, dl = (syms[k] for k in ("x", "x0", "N", "epsilon", "delta"))
+        half = sp.log((sp.exp(eps) - 1) / (2 * dl) + 1) / (m * n * eps)
+        return left, right, half, (x, x0, n, eps, dl), eps
+    if regime == "laplace":  # delta -> 0
+        left = sp.exp(m * n * eps * (x - x0)) / 2
+        right = 1 - sp.exp(m * n * eps * (x0 - x)) / 2
+        return left, right, sp.oo, (x, x0, n, eps, dl), eps
+    if regime == "uniform":  # eps -> 0
+        left = sp.Rational(1, 2) + m * n * dl * (x - x0)
+        return left, left, 1 / (2 * m * n * dl), (x, x0, n, eps, dl), sp.Integer(0)
+    raise InvalidParameterError(f"regime={regime!r} must be one of 'general', 'laplace', "
+                                "'uniform'")
+
+
+def lemma15_proof_obligations(*, rate_multiplier: float = 1.0, regime: str = "general"):
     """The obligations that prove Lemma 15's conditions (10)-(11), hence Lemma 8 and Lemma 9.
 
-    Preconditions: ``N > 0``, ``eps > 0``, ``0 < delta < 1``; the neighbouring relation shifts
-    the centre ``x0`` by ``z`` with ``|z| <= 1/N`` (one changed observation moves the empirical
-    mean by at most ``1/N``; every other term of DP-FTPL-New's ``x0`` depends on ``N`` only).
+    Preconditions: ``N > 0``, ``eps > 0``, ``0 < delta < 1`` (``regime="general"``), or the
+    paper's limits ``delta = 0`` (``"laplace"``) and ``eps = 0`` (``"uniform"``); the
+    neighbouring relation shifts the centre ``x0`` by ``z`` with ``|z| <= 1/N`` (one changed
+    observation moves the empirical mean by at most ``1/N``; every other term of DP-FTPL-New's
+    ``x0`` depends on ``N`` only).
 
     Claim: for every such shift, the hockey-stick divergence between the law ``P`` and its
     shift ``P_z`` is at most ``delta`` in both directions. Since every event of Lemma 8
@@ -204,65 +228,79 @@ def lemma15_proof_obligations(*, rate_multiplier: float = 1.0):
     * ratio: on each piece ``log f`` is linear with slope ``+-s``; ``log f`` is continuous at
       ``x0``; so ``|log f(x) - log f(x + z)| <= s |z| <= s/N`` wherever both are positive,
       and ``s/N <= eps`` is the obligation ``ratio``.
-    * band: where ``f(x) > 0 = f(x + z)`` (width ``|z|`` at one edge) the mass is
-      ``F(x0 - A + |z|)``, increasing in ``|z|``, so its worst case is ``F(x0 - A + 1/N)``;
-      evaluated with the left piece (band inside ``[x0 - A, x0]``) and with the right piece
-      (band crossing ``x0``); both must be ``<= delta``. The supports must overlap:
-      ``2A >= 1/N``, stated as ``exp(2 s A) >= exp(s/N)`` to keep it free of logs.
+    * band (bounded support only): where ``f(x) > 0 = f(x + z)`` (width ``|z|`` at one edge)
+      the mass is ``F(x0 - A + |z|)``, increasing in ``|z|``, so its worst case is
+      ``F(x0 - A + 1/N)``; evaluated with the left piece (band inside ``[x0 - A, x0]``) and
+      with the right piece (band crossing ``x0``); both must be ``<= delta``. The supports
+      must overlap: ``2A >= 1/N`` (stated with exponentials, free of logs, where possible).
     """
-    cdf, syms = lemma15_sympy(rate_multiplier=rate_multiplier)
     from dpaudit.symbolic import Domain, Obligation
 
-    x, x0, n, eps, dl = (syms[k] for k in ("x", "x0", "N", "epsilon", "delta"))
-    (_, _), (left, _), (right, _), (_, _) = cdf.args
-    rate = sp.nsimplify(rate_multiplier) * n * eps
-    a = sp.exp(eps) - 1
-    half = sp.log(a / (2 * dl) + 1) / rate
+    left, right, half, (x, x0, n, eps, dl), eps_claim = _regime_pieces(regime, rate_multiplier)
     f_left, f_right = sp.diff(left, x), sp.diff(right, x)
     t = sp.Symbol("t", positive=True)
     shift = 1 / n
+    bounded = half != sp.oo
     obligations = [
-        Obligation("cdf_zero_at_left_edge", left.subs(x, x0 - half), "==",
-                   display="F(x0 - A) = 0"),
         Obligation("cdf_half_at_centre_left", left.subs(x, x0) - sp.Rational(1, 2), "==",
                    display="F(x0-) = 1/2"),
         Obligation("cdf_half_at_centre_right", right.subs(x, x0) - sp.Rational(1, 2), "==",
                    display="F(x0+) = 1/2"),
-        Obligation("cdf_one_at_right_edge", right.subs(x, x0 + half) - 1, "==",
-                   display="F(x0 + A) = 1"),
         Obligation("symmetry", left.subs(x, x0 - t) + right.subs(x, x0 + t) - 1, "==",
                    display="F(x0 - t) + F(x0 + t) = 1"),
         Obligation("density_positive_left", -f_left, "<",
-                   display=f"f(x) = {sp.sstr(sp.simplify(f_left))} > 0 on [x0 - A, x0]"),
+                   display=f"f(x) = {sp.sstr(sp.simplify(f_left))} > 0 left of x0"),
         Obligation("density_positive_right", -f_right, "<",
-                   display=f"f(x) = {sp.sstr(sp.simplify(f_right))} > 0 on [x0, x0 + A]"),
+                   display=f"f(x) = {sp.sstr(sp.simplify(f_right))} > 0 right of x0"),
         Obligation("log_density_continuous_at_centre",
                    sp.expand_log(sp.log(f_left.subs(x, x0)) - sp.log(f_right.subs(x, x0)),
                                  force=True), "==", display="log f(x0-) = log f(x0+)"),
-        Obligation("ratio", sp.Abs(sp.simplify(sp.diff(sp.log(f_left), x))) * shift - eps, "<=",
-                   reason="|d/dx log f| * max|z| <= eps",
-                   display="|d/dx log f| * (1/N) <= epsilon"),
-        Obligation("ratio_right", sp.Abs(sp.simplify(sp.diff(sp.log(f_right), x))) * shift - eps,
+        Obligation("ratio", sp.Abs(sp.simplify(sp.diff(sp.log(f_left), x))) * shift - eps_claim,
                    "<=", reason="|d/dx log f| * max|z| <= eps",
+                   display="|d/dx log f| * (1/N) <= epsilon (left piece)"),
+        Obligation("ratio_right",
+                   sp.Abs(sp.simplify(sp.diff(sp.log(f_right), x))) * shift - eps_claim, "<=",
+                   reason="|d/dx log f| * max|z| <= eps",
                    display="|d/dx log f| * (1/N) <= epsilon (right piece)"),
-        Obligation("supports_overlap", sp.exp(rate * shift) - sp.exp(2 * rate * half), "<=",
-                   display="exp(s/N) <= exp(2 s A)  (i.e. 1/N <= 2A)"),
-        Obligation("band_mass_left_piece", left.subs(x, x0 - half + shift) - dl, "<=",
-                   display="F_left(x0 - A + 1/N) <= delta"),
-        Obligation("band_mass_crossing_centre", right.subs(x, x0 - half + shift) - dl, "<=",
-                   display="F_right(x0 - A + 1/N) <= delta  (band crossing x0)"),
     ]
+    if bounded:
+        if regime == "general":
+            s = sp.nsimplify(rate_multiplier) * n * eps
+            overlap = sp.exp(s * shift) - sp.exp(2 * s * half)
+            overlap_text = "exp(s/N) <= exp(2 s A)  (i.e. 1/N <= 2A)"
+        else:
+            overlap, overlap_text = shift - 2 * half, "1/N <= 2A"
+        obligations += [
+            Obligation("cdf_zero_at_left_edge", left.subs(x, x0 - half), "==",
+                       display="F(x0 - A) = 0"),
+            Obligation("cdf_one_at_right_edge", right.subs(x, x0 + half) - 1, "==",
+                       display="F(x0 + A) = 1"),
+            Obligation("supports_overlap", overlap, "<=", display=overlap_text),
+            Obligation("band_mass_left_piece", left.subs(x, x0 - half + shift) - dl, "<=",
+                       display="F_left(x0 - A + 1/N) <= delta"),
+            Obligation("band_mass_crossing_centre", right.subs(x, x0 - half + shift) - dl, "<=",
+                       display="F_right(x0 - A + 1/N) <= delta  (band crossing x0)"),
+        ]
+    else:
+        obligations += [
+            Obligation("cdf_zero_at_minus_infinity", sp.limit(left, x, -sp.oo), "==",
+                       display="F(-inf) = 0"),
+            Obligation("cdf_one_at_plus_infinity", sp.limit(right, x, sp.oo) - 1, "==",
+                       display="F(+inf) = 1"),
+        ]
     domain = {
         n: Domain(0.0, math.inf, (1.0, 3.0)),
         eps: Domain(0.0, math.inf, (1.0, 0.1)),
         dl: Domain(0.0, 1.0, (0.01, 0.5)),
         x0: Domain(-math.inf, math.inf, (0.5,)),
+        x: Domain(-math.inf, math.inf, (0.4,)),
         t: Domain(0.0, math.inf, (0.1,)),
     }
     assumptions = (
         "N > 0 (count of the arm's observations)",
-        "epsilon > 0, 0 < delta < 1",
+        {"general": "epsilon > 0, 0 < delta < 1", "laplace": "epsilon > 0, delta = 0",
+         "uniform": "epsilon = 0, 0 < delta < 1"}[regime],
         "neighbouring histories shift x0 by z with |z| <= 1/N (rewards in [0, 1])",
-        f"decay rate s = {sp.sstr(rate)}",
+        f"decay rate s = {sp.sstr(sp.nsimplify(rate_multiplier) * n * eps_claim)}",
     )
     return obligations, domain, assumptions

@@ -1,0 +1,230 @@
+"""DP-FTPL-New (Wang & Zhu, seed 003, Algorithm 3, Lemma 15, Theorem 16).
+
+Algorithm 3: pull every arm once; then at each step draw, for every arm ``i``, a sample
+``theta_i`` from the Lemma-15 perturbation ``D(N_i, R_i)`` centred at::
+
+    x0_i = R_i / N_i + sqrt(log T / N_i) + (1 / (N_i eps)) log( (T(e^eps - 1) + 2 T delta)
+                                                              / (2(e^eps - 1) + 2 T delta) )
+
+and pull ``argmax_i theta_i``. ``R_i`` is the sum of arm ``i``'s observations (Bernoulli; for a
+reward in ``[0, 1]`` the algorithm observes a Bernoulli draw of it, the trick of Agrawal & Goyal
+the paper cites in Section 3.1), ``N_i`` its count, ``T`` the horizon.
+
+Reconstruction of ``x0`` (the OCR of Algorithm 3's line 7 is damaged): the readable fragments are
+``mu_hat_i(t) +``, ``1/(N_i(t) eps) log``, ``T(e^eps - 1) + 2T delta`` over ``2(e^eps - 1) + 2T
+delta``; the ``sqrt(log T / N_i)`` term is the one Fact 3 bounds the empirical mean by, and Fact 4
+states that at this log term the Lemma-15 CDF equals exactly ``1/T`` (checked in the tests). The
+proof of Theorem 16 uses ``theta_i - mu_i = (theta_i - x0) + (x0 - mu_hat_i) + (mu_hat_i - mu_i)
+> 0`` which needs exactly these two terms in ``x0``.
+
+Limits of the log term ``L = (1/eps) log(...)`` (Remark 17): ``delta = 0`` gives ``log(T/2)/eps``;
+``eps -> 0`` gives ``(T - 2)/(2 T delta)``.
+
+Only ``R_i/N_i`` depends on the observations, and one changed observation moves it by at most
+``1/N_i``: the shift Lemma 15 allows (``# proof: shift`` below).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from dpaudit.exact import piecewise_quadrature
+from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
+from dpaudit.validation import (
+    InvalidParameterError,
+    check_epsilon_delta,
+    check_horizon,
+    check_int,
+    check_means,
+    check_rewards,
+)
+
+__all__ = ["DPFTPLNew", "dp_ftpl_new_regret_bound", "ftpl_new_log_term"]
+
+
+def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
+    """``(1/eps) log((T(e^eps-1) + 2T delta)/(2(e^eps-1) + 2T delta))`` with its two limits."""
+    t = float(horizon)
+    if epsilon == 0.0:
+        return (t - 2.0) / (2.0 * t * delta)
+    a = math.expm1(epsilon)
+    return math.log((t * a + 2.0 * t * delta) / (2.0 * a + 2.0 * t * delta)) / epsilon
+
+
+def dp_ftpl_new_regret_bound(means: Sequence[float], epsilon: float, delta: float,
+                             horizon: int) -> float:
+    """Theorem 16: ``sum_i max{16 log T / Delta_i, 4 L} + 4N`` over suboptimal arms.
+
+    ``L`` is :func:`ftpl_new_log_term` (the theorem writes ``(4/eps) log(...)``); ``N`` is the
+    number of arms.
+    """
+    mu = check_means(means)
+    eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
+    t = check_horizon(horizon, mu.size)
+    gaps = mu.max() - mu
+    gaps = gaps[gaps > 0]
+    log_term = ftpl_new_log_term(eps, dlt, t)
+    return float(np.sum(np.maximum(16.0 * math.log(t) / gaps, 4.0 * log_term)) + 4 * mu.size)
+
+
+class DPFTPLNew:
+    """DP-FTPL-New for ``horizon`` steps with privacy parameters ``(epsilon, delta)``.
+
+    Parameters
+    ----------
+    epsilon, delta:
+        ``epsilon >= 0``, ``0 <= delta < 1``, not both zero (Remark 17 allows either to be 0).
+    horizon:
+        ``T``, used in the centre ``x0`` (the algorithm is not anytime).
+    perturbation:
+        The noise law; the paper's is ``Lemma15Perturbation(epsilon, delta)`` (default). The
+        deliberately broken ``FaultyLemma15Perturbation`` is passed here by the faulty audit.
+    """
+
+    name = "DP-FTPL-New"
+
+    def __init__(self, epsilon: float, delta: float, horizon: int, *,
+                 perturbation: Lemma15Perturbation | None = None) -> None:
+        self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
+        self.horizon = check_int("horizon", horizon, low=2)
+        self.perturbation = perturbation or Lemma15Perturbation(self.epsilon, self.delta)
+        if (self.perturbation.epsilon, self.perturbation.delta) != (self.epsilon, self.delta):
+            raise InvalidParameterError(
+                f"perturbation={self.perturbation!r} must use the algorithm's epsilon and delta")
+        self.log_term = ftpl_new_log_term(self.epsilon, self.delta, self.horizon)
+
+    # -- the index ---------------------------------------------------------------------
+    def centre(self, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """``x0`` of Algorithm 3 for arrays of reward sums and counts (counts >= 1)."""
+        counts = np.asarray(counts, dtype=float)
+        mean = np.asarray(sums, dtype=float) / counts  # proof: shift (only data-dependent term)
+        return mean + np.sqrt(math.log(self.horizon) / counts) + self.log_term / counts
+
+    # -- the law of the next action given a history (per-step DP, Definition 1) ----------
+    def next_action_law(self, sums: Sequence[float], counts: Sequence[int], *,
+                        nodes: int = 48) -> tuple[np.ndarray, float]:
+        """Exact ``P(argmax_i theta_i = i)`` for one history, and a quadrature error bound.
+
+        ``P(i) = int f_i(x) prod_{j != i} F_j(x) dx``, integrated by composite Gauss-Legendre
+        between every support edge and centre (the integrand is smooth in between). For
+        ``delta = 0`` the Laplace tails are cut where their mass is below ``1e-16``.
+        """
+        s, n = self._history(sums, counts)
+        x0 = self.centre(s, n)
+        pert = self.perturbation
+        half = pert.half_width(n)
+        finite_half = np.where(np.isfinite(half), half,
+                               40.0 / (n * pert.rate_multiplier * max(self.epsilon, 1e-300)))
+        pts = np.concatenate([x0 - finite_half, x0, x0 + finite_half])
+        k = n.size
+        probs = np.empty(k)
+        err = 0.0
+        for i in range(k):
+            others = [j for j in range(k) if j != i]
+
+            def integrand(x: np.ndarray, i: int = i, others: list[int] = others) -> np.ndarray:
+                val = pert.pdf(x, x0[i], n[i])
+                for j in others:
+                    val = val * pert.cdf(x, x0[j], n[j])
+                return val
+
+            lo, hi = x0[i] - finite_half[i], x0[i] + finite_half[i]
+            inside = pts[(pts >= lo) & (pts <= hi)]
+            probs[i], e = piecewise_quadrature(integrand, np.concatenate([[lo, hi], inside]),
+                                               nodes=nodes)
+            err += e
+        err += abs(probs.sum() - 1.0)
+        return probs, err
+
+    def sample_next_actions(self, sums: Sequence[float], counts: Sequence[int], size: int,
+                            rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent draws of the next action for one history."""
+        s, n = self._history(sums, counts)
+        x0 = self.centre(s, n)
+        theta = self.perturbation.sample(x0[None, :], n[None, :], rng=rng, size=(size, n.size))
+        return np.argmax(theta, axis=1)
+
+    def _history(self, sums: Sequence[float], counts: Sequence[int]) -> tuple[np.ndarray,
+                                                                               np.ndarray]:
+        n = np.asarray(counts, dtype=float)
+        s = np.asarray(sums, dtype=float)
+        if n.ndim != 1 or n.shape != s.shape or n.size < 2:
+            raise InvalidParameterError(
+                f"counts={counts!r} and sums={sums!r} must be 1-d of equal length >= 2")
+        if np.any(n < 1) or np.any(n != np.round(n)):
+            raise InvalidParameterError(f"counts={counts!r} must be integers >= 1")
+        if np.any(s < 0) or np.any(s > n):
+            raise InvalidParameterError(f"sums={sums!r} must lie in [0, counts]")
+        return s, n
+
+    # -- simulation --------------------------------------------------------------------
+    def simulate(self, means: Sequence[float], runs: int, rng: np.random.Generator, *,
+                 checkpoints: Sequence[int] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """Run ``runs`` independent copies in lockstep on Bernoulli arms with ``means``.
+
+        Returns ``(regret, curves)``: final pseudo-regret per run and the pseudo-regret at
+        each checkpoint (``runs x len(checkpoints)``).
+        """
+        mu = check_means(means)
+        check_int("runs", runs, low=1)
+        k, horizon = mu.size, check_horizon(self.horizon, mu.size)
+        gaps = mu.max() - mu
+        marks = sorted({int(c) for c in checkpoints if 1 <= int(c) <= horizon})
+        curves = np.zeros((runs, len(marks)))
+        sums = (rng.random((runs, k)) < mu).astype(float)  # t = 1..K: arm t once
+        counts = np.ones((runs, k))
+        regret = np.full(runs, gaps.sum())
+        rows = np.arange(runs)
+        mark_iter = iter(enumerate(marks))
+        next_mark = next(mark_iter, None)
+        while next_mark is not None and next_mark[1] <= k:
+            curves[:, next_mark[0]] = gaps[: next_mark[1]].sum()
+            next_mark = next(mark_iter, None)
+        for t in range(k + 1, horizon + 1):
+            x0 = self.centre(sums, counts)
+            theta = self.perturbation.sample(x0, counts, rng=rng)
+            arm = np.argmax(theta, axis=1)
+            reward = rng.random(runs) < mu[arm]
+            sums[rows, arm] += reward
+            counts[rows, arm] += 1.0
+            regret += gaps[arm]
+            if next_mark is not None and next_mark[1] == t:
+                curves[:, next_mark[0]] = regret
+                next_mark = next(mark_iter, None)
+        return regret, curves
+
+    def actions_on_rewards(self, rewards: np.ndarray, runs: int,
+                           rng: np.random.Generator) -> np.ndarray:
+        """Action sequences (``runs x T``) on a fixed reward table ``rewards`` (``T x K``).
+
+        At step ``t`` the pulled arm's observation is ``rewards[t, arm]`` (non-binary rewards
+        are replaced by a Bernoulli draw of them, as in the paper). Used for global-DP audits,
+        where two tables differ at one step.
+        """
+        table = check_rewards(rewards)
+        if table.ndim != 2 or table.shape[0] < table.shape[1]:
+            raise InvalidParameterError(
+                f"rewards of shape {table.shape} must be a (T, K) table with T >= K")
+        horizon, k = table.shape
+        check_int("runs", runs, low=1)
+        binary = np.all((table == 0) | (table == 1))
+        actions = np.empty((runs, horizon), dtype=np.int64)
+        sums = np.zeros((runs, k))
+        counts = np.zeros((runs, k))
+        rows = np.arange(runs)
+        for t in range(horizon):
+            if t < k:
+                arm = np.full(runs, t)
+            else:
+                theta = self.perturbation.sample(self.centre(sums, counts), counts, rng=rng)
+                arm = np.argmax(theta, axis=1)
+            obs = table[t, arm]
+            if not binary:
+                obs = (rng.random(runs) < obs).astype(float)
+            sums[rows, arm] += obs
+            counts[rows, arm] += 1.0
+            actions[:, t] = arm
+        return actions
