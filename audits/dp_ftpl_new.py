@@ -1,0 +1,262 @@
+"""``check dp-ftpl-new``: Theorem 16 of Wang & Zhu (seed 003).
+
+    Theorem 16. DP-FTPL-New protects (eps, delta)-differential privacy [Definition 1,
+    per-step], and its regret satisfies
+    Reg(T) <= sum_i max{16 log T / Delta_i, (4/eps) log((T(e^eps-1)+2T delta)/(2(e^eps-1)+2T delta))} + 4N.
+
+    Proof (privacy): Lemma 8 and Lemma 15.
+
+Claims checked, strongest evidence first:
+
+1. ``lemma15-conditions`` (symbolic): Lemma 15's (10)-(11), hence Lemma 8's CDF conditions,
+   for symbolic ``N > 0, eps > 0, 0 < delta < 1`` and every shift ``|z| <= 1/N``.
+2. ``next-action-exact`` (exact): the law of the next action computed by quadrature on
+   neighbouring histories (one observation of one arm changed), searched for the worst case
+   (small counts, arms close together); the hockey-stick divergence at the claimed ``eps``
+   must be at most ``delta``.
+3. ``next-action-sampled`` (sampled): the same worst pair attacked by sampling, with a
+   Clopper-Pearson lower bound on epsilon (event chosen on a separate sample).
+
+Finding (information only): the trajectory-level lower bound on two reward sequences that
+differ at one step. Definition 1 is a per-step guarantee and promises nothing about the whole
+action sequence.
+
+Regret: Instance 1 of Section 8 (9 Bernoulli arms, means 0.30, 0.35, ..., 0.70), ``T = 10^5``
+and 100 runs as in the paper (``--quick``: ``T = 10^4``, 20 runs), beside Theorem 16's bound.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound
+from dpaudit.empirical import detectable_epsilon, discrete_epsilon_lower_bound
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec, claim_from_proof
+from dpaudit.exact import worst_pair_loss
+from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
+from dpaudit.mechanisms.lemma15 import Lemma15Perturbation, lemma15_proof_obligations
+from dpaudit.regret import summarise_regret
+from dpaudit.results import ClaimResult, Finding, Method, Notion, RegretResult, Verdict
+from dpaudit.symbolic import prove
+
+PAPER = "Wang & Zhu, DP-FTPL / GDP-Elim-New (seed 003)"
+INSTANCE_1 = tuple(round(0.30 + 0.05 * i, 2) for i in range(9))
+THEOREM_16 = "Theorem 16 (privacy via Lemma 8 and Lemma 15), Definition 1"
+
+# neighbouring histories searched by the exact claim: the changed arm has a small count; the
+# other arm's count and sum are varied so its sample sits anywhere around the changed arm's
+CHANGED_COUNTS = (1, 2, 3, 5, 10)
+OTHER_COUNTS = (1, 2, 3, 5, 10, 20, 50)
+SEARCH_HORIZON = 10**5
+
+
+def _rate(faulty: bool) -> float:
+    return 2.0 if faulty else 1.0
+
+
+def _algorithm(ctx: CheckContext, horizon: int, faulty: bool) -> DPFTPLNew:
+    pert = (FaultyLemma15Perturbation(ctx.epsilon, ctx.delta) if faulty
+            else Lemma15Perturbation(ctx.epsilon, ctx.delta))
+    return DPFTPLNew(ctx.epsilon, ctx.delta, horizon, perturbation=pert)
+
+
+def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
+    """Pairs of histories ``((sums, counts), (sums', counts))`` differing in one observation."""
+    pairs = []
+    changed = CHANGED_COUNTS[:3] if quick else CHANGED_COUNTS
+    for n0 in changed:
+        for r0 in range(n0):
+            for n1 in OTHER_COUNTS:
+                for r1 in np.unique(np.linspace(0, n1, min(n1 + 1, 11)).round()):
+                    counts = (n0, n1)
+                    pairs.append((((r0, float(r1)), counts), ((r0 + 1, float(r1)), counts)))
+    return pairs
+
+
+@lru_cache(maxsize=8)
+def worst_history_pair(epsilon: float, delta: float, faulty: bool, quick: bool) -> dict:
+    """The exact search of claim 2, shared with claim 3 (no samples are involved)."""
+    pert = (FaultyLemma15Perturbation(epsilon, delta) if faulty
+            else Lemma15Perturbation(epsilon, delta))
+    alg = DPFTPLNew(epsilon, delta, SEARCH_HORIZON, perturbation=pert)
+    return worst_pair_loss(history_pairs(quick), lambda h: alg.next_action_law(*h),
+                           epsilon=epsilon, delta=delta)
+
+
+# -- claim 1: symbolic -------------------------------------------------------------------
+def _symbolic(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        if ctx.delta == 0.0 or ctx.epsilon == 0.0:
+            regime = "laplace" if ctx.delta == 0.0 else "uniform"
+        else:
+            regime = "general"
+        obligations, domain, assumptions = lemma15_proof_obligations(
+            rate_multiplier=_rate(faulty), regime=regime)
+        proof = prove(obligations, domain, assumptions, seed=ctx.seed)
+        return claim_from_proof(spec, ctx, proof, details=(
+            f"regime: {regime} (Lemma 15 with "
+            + {"general": "eps > 0, delta > 0", "laplace": "delta -> 0: Laplace",
+               "uniform": "eps -> 0: uniform"}[regime] + ")",
+            "hockey-stick <= delta for every shift |z| <= 1/N implies (10), (11) for all x < y, "
+            "hence Lemma 8 (and Lemma 9)",
+        ))
+
+    return evaluate
+
+
+# -- claim 2: exact next-action law on the worst neighbouring histories found -------------
+def _exact(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        worst = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)
+        (h, h_prime) = worst["pair"]
+        div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
+        eps_exact = float(worst["epsilon_at_delta"])
+        tolerance = max(err, 1e-12)
+        verdict = Verdict.VIOLATED if div > ctx.delta + tolerance else Verdict.EXACT
+        return ClaimResult(
+            id=spec.id, notion=spec.notion, epsilon=ctx.epsilon, delta=ctx.delta,
+            verdict=verdict, method=Method.EXACT, statement=spec.statement,
+            reference=spec.reference, epsilon_lower_bound=eps_exact,
+            details=(
+                f"searched {worst['evaluated']} neighbouring history pairs (T={SEARCH_HORIZON})",
+                f"worst pair: sums {h[0]} vs {h_prime[0]}, counts {h[1]}",
+                f"next-action law P={np.round(worst['p'], 6).tolist()} "
+                f"P'={np.round(worst['q'], 6).tolist()}",
+                f"tightest delta at eps={ctx.epsilon:g}: {div:.6g} (claim {ctx.delta:g}); "
+                f"exact epsilon at delta={ctx.delta:g}: {eps_exact:.6g}",
+                f"quadrature error bound {err:.2g}",
+            ),
+            data={"worst_pair": {"sums": h[0], "sums_prime": h_prime[0], "counts": h[1]},
+                  "delta_at_epsilon": div, "epsilon_at_delta": eps_exact, "error": err},
+        )
+
+    return evaluate
+
+
+# -- claim 3: sampled attack on the worst pair --------------------------------------------
+def _sampled(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        alg = _algorithm(ctx, SEARCH_HORIZON, faulty)
+        # the pair is chosen by exact computation (no samples), so it cannot bias the bound
+        h, h_prime = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)["pair"]
+        n_select, n_measure = (20_000, 200_000) if ctx.quick else (200_000, 2_000_000)
+        rng = ctx.rng(spec.id)
+        eb = discrete_epsilon_lower_bound(
+            lambda m, g: alg.sample_next_actions(*h, m, g),
+            lambda m, g: alg.sample_next_actions(*h_prime, m, g),
+            len(h[1]), epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
+            n_select=n_select, n_measure=n_measure, rng=rng,
+            describe=lambda mask: "next action in {" + ", ".join(
+                f"arm {i}" for i in np.flatnonzero(mask)) + "}",
+        )
+        p_event = eb.count_p / eb.n_p
+        detect = detectable_epsilon(p_event, n_measure, epsilon=ctx.epsilon, delta=ctx.delta,
+                                    alpha=ctx.alpha)
+        verdict = Verdict.VIOLATED if eb.epsilon_lower_bound > ctx.epsilon else Verdict.CONSISTENT
+        return ClaimResult(
+            id=spec.id, notion=spec.notion, epsilon=ctx.epsilon, delta=ctx.delta,
+            verdict=verdict, method=Method.SAMPLED, statement=spec.statement,
+            reference=spec.reference, epsilon_lower_bound=eb.epsilon_lower_bound,
+            detectable_epsilon=detect, alpha=ctx.alpha,
+            details=(
+                f"histories: sums {h[0]} vs {h_prime[0]}, counts {h[1]} (the worst pair of "
+                "the exact search, chosen without samples)",
+                f"event '{eb.description}' ({eb.direction}) chosen on {n_select} draws per side, "
+                f"measured on {n_measure} fresh draws: {eb.count_p} vs {eb.count_q}",
+                f"Clopper-Pearson p_lo={eb.p_lo:.6g}, q_hi={eb.q_hi:.6g}; alpha={ctx.alpha} split "
+                "over two directions and two limits",
+            ),
+            data={"event": eb.description, "direction": eb.direction, "count_p": eb.count_p,
+                  "count_q": eb.count_q, "n_measure": n_measure, "n_select": n_select},
+        )
+
+    return evaluate
+
+
+# -- finding: the whole action sequence (global DP is not claimed) -------------------------
+def _trajectory(faulty: bool):
+    def evaluate(ctx: CheckContext) -> Finding:
+        horizon = 20 if ctx.quick else 40
+        alg = _algorithm(ctx, horizon, faulty)
+        table = np.zeros((horizon, 2))
+        table[:, 0] = 1.0  # arm 0 always pays 1, arm 1 always 0
+        table_prime = table.copy()
+        table_prime[0, 0] = 0.0  # the neighbour changes arm 0's first reward
+        n_select, n_measure = (20_000, 50_000) if ctx.quick else (100_000, 300_000)
+
+        def pulls(tab: np.ndarray):
+            def draw(m: int, g: np.random.Generator) -> np.ndarray:
+                return (alg.actions_on_rewards(tab, m, g) == 0).sum(axis=1)
+            return draw
+
+        eb = discrete_epsilon_lower_bound(
+            pulls(table), pulls(table_prime), horizon + 1, epsilon=ctx.epsilon,
+            delta=ctx.delta, alpha=ctx.alpha, n_select=n_select, n_measure=n_measure,
+            rng=ctx.rng("trajectory"),
+            describe=lambda mask: "pulls of arm 0 in {" + ", ".join(
+                str(i) for i in np.flatnonzero(mask)) + "}",
+        )
+        above = eb.epsilon_lower_bound > ctx.epsilon
+        return Finding(
+            id="trajectory-lower-bound",
+            summary=(f"whole action sequence, two reward tables differing at step 1 (T={horizon},"
+                     f" 2 arms): epsilon >= {eb.epsilon_lower_bound:.3f}"
+                     + (" — above the per-step eps, as a per-step guarantee allows" if above
+                        else "")),
+            notion=Notion.GLOBAL, epsilon_lower_bound=eb.epsilon_lower_bound, alpha=ctx.alpha,
+            details=(
+                f"event '{eb.description}' ({eb.direction}): {eb.count_p} vs {eb.count_q} of "
+                f"{n_measure}; chosen on {n_select} separate runs per side",
+                "Definition 1 (per-step DP) does not promise trajectory-level privacy; this is "
+                "information, not a violation",
+            ),
+        )
+
+    return evaluate
+
+
+# -- regret --------------------------------------------------------------------------------
+def _regret(ctx: CheckContext) -> RegretResult:
+    horizon, runs = (10**4, 20) if ctx.quick else (10**5, 100)
+    alg = DPFTPLNew(ctx.epsilon, ctx.delta, horizon)
+    marks = [m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon]
+    regret, curves = alg.simulate(INSTANCE_1, runs, ctx.rng("regret"), checkpoints=marks)
+    bound = dp_ftpl_new_regret_bound(INSTANCE_1, ctx.epsilon, ctx.delta, horizon)
+    return summarise_regret(
+        regret, instance="Instance 1 (9 Bernoulli arms 0.30..0.70)", algorithm="DP-FTPL-New",
+        horizon=horizon, bound=bound, bound_name="Theorem 16 bound", checkpoints=marks,
+        curves=curves,
+        details=("mean regret at T = " + ", ".join(
+            f"{m}: {v:.1f}" for m, v in zip(marks, curves.mean(axis=0), strict=True)),),
+    )
+
+
+def _spec(faulty: bool) -> AuditSpec:
+    suffix = "-faulty" if faulty else ""
+    what = ("DP-FTPL-New with a deliberately broken perturbation (decay rate 2 N eps)"
+            if faulty else "DP-FTPL-New (Alg. 3, Lemma 15): per-step (eps, delta)-DP and regret")
+    claims = [
+        ClaimSpec("lemma15-conditions", Notion.PER_STEP,
+                  "the perturbation meets Lemma 15's (10)-(11) for every shift |z| <= 1/N, so "
+                  "Lemma 8 gives (eps, delta)-DP", "Lemma 15, Lemma 8; " + THEOREM_16,
+                  _symbolic(faulty)),
+        ClaimSpec("next-action-exact", Notion.PER_STEP,
+                  "the next action's law on neighbouring histories is (eps, delta)-close",
+                  "Definition 1; " + THEOREM_16, _exact(faulty)),
+        ClaimSpec("next-action-sampled", Notion.PER_STEP,
+                  "no sampled event separates neighbouring histories beyond (eps, delta)",
+                  "Definition 1; " + THEOREM_16, _sampled(faulty)),
+    ]
+    return AuditSpec(
+        name="dp-ftpl-new" + suffix, description=what, paper=PAPER, claims=claims,
+        default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True,
+        findings=[FindingSpec("trajectory-lower-bound", _trajectory(faulty))],
+        regret=None if faulty else _regret, faulty=faulty,
+    )
+
+
+AUDITS = [_spec(False), _spec(True)]
+
+__all__ = ["AUDITS", "INSTANCE_1", "history_pairs"]
