@@ -1,0 +1,92 @@
+"""Core statistics: Clopper-Pearson limits, epsilon from counts, exact discrete loss."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from dpaudit.empirical import (
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    detectable_epsilon,
+    discrete_epsilon_lower_bound,
+    epsilon_from_counts,
+)
+from dpaudit.exact import discrete_epsilon, discrete_hockey_stick, piecewise_quadrature
+from dpaudit.validation import InvalidParameterError
+
+
+def test_clopper_pearson_matches_beta_quantiles():
+    # independent source: the Clopper-Pearson limits are Beta quantiles (scipy.stats.beta)
+    assert clopper_pearson_lower(30, 100, 0.025) == pytest.approx(stats.beta.ppf(0.025, 30, 71))
+    assert clopper_pearson_upper(30, 100, 0.025) == pytest.approx(stats.beta.ppf(0.975, 31, 70))
+    assert clopper_pearson_upper(0, 100, 0.05) == pytest.approx(1 - 0.05 ** (1 / 100))
+    assert clopper_pearson_lower(0, 100, 0.05) == 0.0
+    assert clopper_pearson_upper(100, 100, 0.05) == 1.0
+
+
+@given(st.integers(0, 1000), st.integers(0, 1000), st.floats(0, 0.5), st.floats(1e-6, 0.5))
+def test_epsilon_from_counts_never_nan_and_nonnegative(cp, cq, delta, alpha):
+    bound, p_lo, q_hi = epsilon_from_counts(cp, 1000, cq, 1000, delta=delta, alpha=alpha)
+    assert math.isfinite(bound) and bound >= 0
+    assert 0 <= p_lo <= 1 and 0 < q_hi <= 1
+
+
+def test_epsilon_from_counts_formula():
+    bound, p_lo, q_hi = epsilon_from_counts(500, 1000, 100, 1000, delta=0.0, alpha=0.05)
+    assert bound == pytest.approx(math.log(p_lo / q_hi))
+    assert bound < math.log(5)
+
+
+def test_epsilon_from_counts_validates():
+    with pytest.raises(InvalidParameterError):
+        epsilon_from_counts(1, 0, 1, 10, delta=0.0, alpha=0.05)
+    with pytest.raises(InvalidParameterError):
+        epsilon_from_counts(1, 10, 1, 10, delta=0.0, alpha=1.5)
+
+
+def test_hockey_stick_and_exact_epsilon_randomized_response():
+    # randomized response with p = e/(1+e) is exactly (1, 0)-DP: closed form
+    p = np.array([math.e, 1.0]) / (1 + math.e)
+    q = p[::-1]
+    assert discrete_hockey_stick(p, q, 1.0) == pytest.approx(0.0, abs=1e-15)
+    assert discrete_epsilon(p, q, 0.0) == pytest.approx(1.0, abs=1e-9)
+    # at eps = 0 the divergence is the total variation distance
+    assert discrete_hockey_stick(p, q, 0.0) == pytest.approx(abs(p[0] - q[0]))
+
+
+def test_exact_epsilon_infinite_when_supports_differ():
+    assert discrete_epsilon(np.array([0.5, 0.5, 0.0]), np.array([0.5, 0.0, 0.5]), 0.1) == math.inf
+    assert discrete_epsilon(np.array([0.95, 0.05]), np.array([1.0, 0.0]), 0.05) == 0.0
+
+
+def test_piecewise_quadrature_exact_on_exponential():
+    value, err = piecewise_quadrature(np.exp, np.array([0.0, 0.5, 2.0]))
+    assert value == pytest.approx(math.e**2 - 1, rel=1e-13)
+    assert err < 1e-10
+
+
+@pytest.mark.statistical
+def test_discrete_bound_valid_for_randomized_response():
+    # a correct (1, 0)-DP mechanism: the bound exceeds 1 with probability <= alpha = 1e-3;
+    # with the fixed seed the test is deterministic, 1e-3 is its false-failure probability
+    p = math.e / (1 + math.e)
+
+    def rr(bit):
+        return lambda n, g: (g.random(n) < (p if bit else 1 - p)).astype(np.int64)
+
+    eb = discrete_epsilon_lower_bound(rr(1), rr(0), 2, epsilon=1.0, delta=0.0, alpha=1e-3,
+                                      n_select=20_000, n_measure=400_000,
+                                      rng=np.random.default_rng(5))
+    assert eb.epsilon_lower_bound <= 1.0
+    assert eb.epsilon_lower_bound > 0.9  # power: the event is found and measured
+
+
+def test_detectable_epsilon_decreases_with_samples():
+    small = detectable_epsilon(0.2, 10_000, epsilon=1.0, delta=0.0, alpha=0.05)
+    large = detectable_epsilon(0.2, 1_000_000, epsilon=1.0, delta=0.0, alpha=0.05)
+    assert 1.0 < large < small
+    assert detectable_epsilon(0.001, 100, epsilon=1.0, delta=0.01, alpha=0.05) == math.inf
