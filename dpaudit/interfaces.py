@@ -1,0 +1,90 @@
+"""The interfaces dpaudit relies on, as structural ``typing.Protocol``s (one file, no base classes).
+
+Concrete classes never inherit from these; any object with the right attributes works
+(``isinstance`` checks attribute presence only, because the protocols are
+``runtime_checkable``). After google/differential-privacy ``dp_auditorium/interfaces.py``.
+
+* :class:`Mechanism`: a randomised procedure with a claim, sampled vectorised.
+* :class:`AuditableMechanism`: a mechanism that also names the neighbouring inputs to attack;
+  what ``python -m dpaudit audit MODULE:OBJECT`` accepts (see ``docs/auditor.md``).
+* :class:`TrajectoryPolicy` / :class:`NextActionPolicy`: the two views of a bandit algorithm
+  the global-DP and per-step-DP adaptors of :mod:`dpaudit.notions` need.
+* :class:`Audit`: the structural view of :class:`dpaudit.engine.AuditSpec` the registry reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Audit", "AuditableMechanism", "Mechanism", "NextActionPolicy", "TrajectoryPolicy"]
+
+
+@runtime_checkable
+class Mechanism(Protocol):
+    """A randomised mapping ``data -> output`` claiming ``(epsilon, delta)``-DP.
+
+    ``sample(data, size, rng)`` returns ``size`` independent outputs for the same input as an
+    array whose first axis has length ``size`` (numbers or booleans; scalars give shape
+    ``(size,)``, vectors ``(size, d)``, action sequences ``(size, T)``). It must use only
+    ``rng`` (a ``numpy.random.Generator``) for randomness.
+    """
+
+    epsilon: float
+    delta: float
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray: ...
+
+
+@runtime_checkable
+class AuditableMechanism(Mechanism, Protocol):
+    """A mechanism plus the neighbouring inputs to try.
+
+    Optional attributes the auditor uses when present: ``search_domain`` (more pairs, or a
+    callable ``(rng, n) -> pairs`` proposing ``n`` of them), ``features`` (``outputs ->``
+    a statistic of shape ``(size,)`` or features ``(size, d)``), ``n_outcomes`` (size of a
+    small discrete output space) and ``notion`` (``"ldp"``, ``"per-step"`` or ``"global"``).
+    """
+
+    @property
+    def neighbours(self) -> Sequence[tuple[Any, Any]]: ...
+
+
+@runtime_checkable
+class TrajectoryPolicy(Protocol):
+    """A bandit policy simulated on a fixed reward table (global DP, seed 000 Def. 2).
+
+    ``actions_on_rewards(rewards, runs, rng)`` takes a ``(T, K)`` table (the reward of each
+    arm at each step; non-binary entries are read as Bernoulli means and drawn per run) and
+    returns the ``(runs, T)`` integer action sequences of ``runs`` independent runs.
+    """
+
+    def actions_on_rewards(self, rewards: np.ndarray, runs: int,
+                           rng: np.random.Generator) -> np.ndarray: ...
+
+
+@runtime_checkable
+class NextActionPolicy(Protocol):
+    """A bandit policy's next action given a history summary (per-step DP, seed 003 Def. 1).
+
+    ``sample_next_actions(sums, counts, size, rng)`` draws ``size`` independent next actions
+    for the history with per-arm reward sums ``sums`` and pull counts ``counts``.
+    """
+
+    def sample_next_actions(self, sums: Sequence[float], counts: Sequence[int], size: int,
+                            rng: np.random.Generator) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Audit(Protocol):
+    """What the registry reads from an audit file's ``AUDITS`` entries (``AuditSpec``)."""
+
+    name: str
+    description: str
+    paper: str
+    claims: Sequence[Any]
+    default_epsilon: float
+    default_delta: float
+    faulty: bool

@@ -1,0 +1,190 @@
+"""Adaptors from bandit policies to the black-box protocol, one per privacy notion.
+
+The auditor (:mod:`dpaudit.blackbox`) only needs ``sample(data, size, rng)``, a claim and
+neighbouring inputs. These adaptors supply them for the notions of shared/DESIGN.md, with the
+heuristic neighbour pairs of issue 3; they know no algorithm by name (they use the protocols
+of :mod:`dpaudit.interfaces`).
+
+* **Global DP** (seed 000 Definition 2; seed 003 Definition 3). Data is a ``(T, K)`` reward
+  table; the output is the whole action sequence (a learned score or the given ``features``
+  picks the event). Seed 000 compares two fixed reward sequences that differ at one step;
+  seed 003's expectation form draws rewards from an instance and applies a data-revision rule.
+  With the rule "the reward at step ``t`` is set to ``v``" (``p_t(1 | a) = 1`` for every
+  ``a``, expected number of revisions exactly 1 <= 1) both sides are represented by tables of
+  Bernoulli *means* (:func:`revision_table`): row ``t`` is ``v`` on the revised side, so a
+  policy that draws non-binary entries per run realises ``E_r pi(a | r)`` versus
+  ``E_r pi(a | r (+) R)`` exactly.
+* **Per-step DP** (seed 003 Definition 1, Mishra & Thakurta): data is a history summary
+  ``(sums, counts)``; neighbours change one observation, i.e. one arm's sum by at most 1; the
+  output is the next action (a small discrete law, so subsets are searched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .validation import (
+    InvalidParameterError,
+    check_epsilon_delta,
+    check_int,
+    check_means,
+    check_real,
+)
+
+__all__ = [
+    "GlobalDPTarget",
+    "PerStepTarget",
+    "global_neighbour_pairs",
+    "per_step_neighbour_pairs",
+    "random_history_domain",
+    "revision_table",
+]
+
+
+def revision_table(means: object, horizon: int, step: int | None = None,
+                   value: float = 0.0) -> np.ndarray:
+    """``(T, K)`` table of Bernoulli means, with row ``step`` (0-based) forced to ``value``.
+
+    ``value`` must be 0 or 1 so the forced reward is deterministic. ``step=None``: no revision.
+    """
+    mu = check_means(means)
+    horizon = check_int("horizon", horizon, low=mu.size)
+    table = np.tile(mu, (horizon, 1))
+    if step is not None:
+        step = check_int("step", step, low=0, high=horizon - 1)
+        v = check_real("value", value, low=0.0, high=1.0)
+        if v not in (0.0, 1.0):
+            raise InvalidParameterError(f"value={value!r} must be 0 or 1 (a forced reward)")
+        table[step, :] = v
+    return table
+
+
+def global_neighbour_pairs(horizon: int, n_arms: int, *, means: object = None,
+                           steps: Sequence[int] | None = None,
+                           values: Sequence[float] = (0.0, 1.0)) -> list[tuple[np.ndarray,
+                                                                             np.ndarray]]:
+    """Heuristic global-DP pairs: the changed step early, extreme rewards.
+
+    Steps (0-based) default to ``K`` (the first adaptive step after one pull of each arm),
+    ``0`` and ``2K``: a change early in the run has the most time to propagate. With
+    ``means`` the pairs are (instance, instance revised at ``t`` to ``v``) (seed 003 Def. 3);
+    without, they are the fixed extreme sequences all-``1 - v`` versus the same with step
+    ``t`` set to ``v`` (seed 000 Def. 2).
+    """
+    horizon = check_int("horizon", horizon, low=1)
+    k = check_int("n_arms", n_arms, low=1)
+    chosen = [k, 0, 2 * k] if steps is None else list(steps)
+    chosen = list(dict.fromkeys(s for s in chosen if 0 <= s < horizon))
+    pairs = []
+    for t in chosen:
+        for v in values:
+            if means is not None:
+                pairs.append((revision_table(means, horizon), revision_table(means, horizon,
+                                                                             t, v)))
+            else:
+                base = np.full((horizon, k), 1.0 - v)
+                changed = base.copy()
+                changed[t, :] = v
+                pairs.append((base, changed))
+    return pairs
+
+
+class GlobalDPTarget:
+    """A :class:`~dpaudit.interfaces.TrajectoryPolicy` seen as an auditable mechanism.
+
+    ``sample(table, size, rng)`` returns ``policy.actions_on_rewards(table, size, rng)``.
+    """
+
+    notion = "global"
+
+    def __init__(self, policy: Any, *, epsilon: float, delta: float,
+                 neighbours: Sequence[tuple[Any, Any]],
+                 features: Callable[[np.ndarray], np.ndarray] | None = None,
+                 search_domain: Any = None) -> None:
+        if not callable(getattr(policy, "actions_on_rewards", None)):
+            raise InvalidParameterError(
+                f"policy={policy!r} must have actions_on_rewards(rewards, runs, rng)")
+        self.policy = policy
+        self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
+        self.neighbours = list(neighbours)
+        if features is not None:
+            self.features = features
+        if search_domain is not None:
+            self.search_domain = search_domain
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return np.asarray(self.policy.actions_on_rewards(np.asarray(data, float), size, rng))
+
+
+def per_step_neighbour_pairs(n_arms: int, *, counts: Sequence[int] = (1, 2, 8)
+                             ) -> list[tuple[tuple[np.ndarray, np.ndarray],
+                                             tuple[np.ndarray, np.ndarray]]]:
+    """Heuristic per-step pairs: small counts, arms with close (equal) means.
+
+    For each count ``c`` every arm has ``c`` pulls and the same sum (so all means are
+    equal, the most sensitive case for an argmax), and the neighbour changes one observation
+    of arm 0 from 0 to 1 (its sum goes up by one).
+    """
+    k = check_int("n_arms", n_arms, low=2)
+    pairs = []
+    for c in counts:
+        c = check_int("count", c, low=1)
+        n = np.full(k, float(c))
+        s = np.full(k, float(c // 2))
+        s_prime = s.copy()
+        if s[0] + 1 <= c:
+            s_prime[0] += 1.0
+        else:
+            s_prime[0] -= 1.0
+        pairs.append(((s, n), (s_prime, n.copy())))
+    return pairs
+
+
+def random_history_domain(n_arms: int, max_count: int) -> Callable[[np.random.Generator, int],
+                                                                    list[Any]]:
+    """A search domain proposing random histories with one arm's observation changed."""
+    k = check_int("n_arms", n_arms, low=2)
+    top = check_int("max_count", max_count, low=1)
+
+    def propose(rng: np.random.Generator, n: int) -> list[Any]:
+        pairs = []
+        for _ in range(n):
+            counts = rng.integers(1, top + 1, size=k).astype(float)
+            sums = np.floor(rng.random(k) * (counts + 1))
+            arm = int(rng.integers(k))
+            changed = sums.copy()
+            changed[arm] += 1.0 if sums[arm] + 1 <= counts[arm] else -1.0
+            pairs.append(((sums, counts), (changed, counts.copy())))
+        return pairs
+
+    return propose
+
+
+class PerStepTarget:
+    """A :class:`~dpaudit.interfaces.NextActionPolicy` seen as an auditable mechanism.
+
+    ``sample((sums, counts), size, rng)`` draws ``size`` next actions (integers in [0, K)).
+    """
+
+    notion = "per-step"
+
+    def __init__(self, policy: Any, *, epsilon: float, delta: float, n_arms: int,
+                 neighbours: Sequence[tuple[Any, Any]] | None = None,
+                 search_domain: Any = None) -> None:
+        if not callable(getattr(policy, "sample_next_actions", None)):
+            raise InvalidParameterError(
+                f"policy={policy!r} must have sample_next_actions(sums, counts, size, rng)")
+        self.policy = policy
+        self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
+        self.n_outcomes = check_int("n_arms", n_arms, low=2)
+        self.neighbours = list(per_step_neighbour_pairs(n_arms) if neighbours is None
+                               else neighbours)
+        if search_domain is not None:
+            self.search_domain = search_domain
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        sums, counts = data
+        return np.asarray(self.policy.sample_next_actions(sums, counts, size, rng))
