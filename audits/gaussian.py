@@ -1,0 +1,110 @@
+"""``check gaussian``: the classical Gaussian calibration of seed 004, checked exactly.
+
+Zheng et al. (seed 004, Sec. 2) add ``N(0, sigma^2)`` with
+``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` and state ``(eps, delta)``-LDP. Dwork & Roth
+(Thm A.1) prove this only for ``eps < 1``. The exact ``delta`` of a Gaussian shift is the
+analytic curve of Balle & Wang 2018 (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the
+claim is decided exactly at the requested ``(eps, delta)``; a finding maps the region of the
+``(eps, delta)`` plane where the classical calibration holds (it fails for large ``eps``).
+The faulty variant halves ``sigma`` (issue 3's ``FaultyGaussianHalfSigma``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.divergence import (
+    classical_gaussian_sigma,
+    gaussian_analytic_sigma,
+    gaussian_hockey_stick,
+)
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.results import ClaimResult, Finding, Notion
+
+from ._verification import exact_claim
+
+
+def _sigma(ctx: CheckContext, faulty: bool) -> float:
+    s = classical_gaussian_sigma(ctx.epsilon, ctx.delta, 1.0)
+    return 0.5 * s if faulty else s  # the faulty variant halves sigma
+
+
+def _classical(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        sigma = _sigma(ctx, faulty)
+        d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
+        analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
+        return exact_claim(spec, ctx, d <= ctx.delta, (
+            f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
+            f"{d:.6g} (claim {ctx.delta:g})",
+            f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
+            f"{sigma / analytic:.4f}"),
+            data={"sigma": sigma, "exact_delta": d, "analytic_sigma": analytic})
+    return evaluate
+
+
+def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    s = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
+    d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
+    return exact_claim(spec, ctx, d <= ctx.delta, (
+        f"analytic sigma {s:.8g}: exact delta {d:.8g} <= {ctx.delta:g}",))
+
+
+def _eps_threshold(delta: float) -> float:
+    """Largest eps (on [1e-3, 50]) at which the classical sigma still meets delta."""
+    def ok(e: float) -> bool:
+        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)) <= delta
+    if not ok(1e-3):
+        return 0.0
+    lo, hi = 1e-3, 50.0
+    if ok(hi):
+        return math.inf
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
+def _region(ctx: CheckContext) -> Finding:
+    deltas = [1e-1, 1e-2, 1e-3, 1e-5, 1e-8, 1e-12]
+    thresholds = {d: _eps_threshold(d) for d in deltas}
+    epsilons = np.array([0.1, 0.5, 1.0, 2.0, 5.0, 10.0])
+    rows = []
+    for d in deltas:
+        cells = ["ok " if gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, d)) <= d
+                 else "NO " for e in epsilons]
+        rows.append(f"delta={d:<7g} " + " ".join(cells) + f"   holds for eps <= "
+                    f"{thresholds[d]:.4g}")
+    return Finding(
+        "classical-calibration-region",
+        "sigma = sqrt(2 ln(1.25/delta))/eps meets (eps, delta) exactly when eps is at most "
+        "the listed threshold (bisection on the exact curve; monotone on the grid checked)",
+        Notion.LDP,
+        details=("eps grid: " + " ".join(f"{e:g}" for e in epsilons), *rows),
+        data={"thresholds": {str(k): v for k, v in thresholds.items()}},
+    )
+
+
+def _spec(faulty: bool) -> AuditSpec:
+    return AuditSpec(
+        name="gaussian-faulty" if faulty else "gaussian",
+        description="Gaussian mechanism with the classical calibration (seed 004)"
+                    + (", sigma halved -- deliberately broken" if faulty else ""),
+        paper="Zheng et al. 2020 (seed 004), Sec. 2; Dwork & Roth Thm A.1; Balle & Wang 2018",
+        claims=[
+            ClaimSpec("classical-calibration-exact", Notion.LDP,
+                      "x + N(0, sigma^2), sigma = Delta sqrt(2 ln(1.25/delta))/eps, is "
+                      "(eps, delta)-LDP", "seed 004 Sec. 2 (Gaussian mechanism)",
+                      _classical(faulty)),
+            ClaimSpec("analytic-calibration-tight", Notion.LDP,
+                      "the analytic sigma of Balle & Wang meets (eps, delta) exactly",
+                      "Balle & Wang 2018, Thm 8 / Alg. 1", _analytic),
+        ],
+        findings=[FindingSpec("classical-calibration-region", _region)],
+        default_epsilon=1.0, default_delta=1e-5, faulty=faulty,
+    )
+
+
+AUDITS = [_spec(False), _spec(True)]

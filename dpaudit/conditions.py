@@ -1,0 +1,375 @@
+"""Lemma 8 and Lemma 9 of Wang & Zhu (seed 003) as generic checks on a perturbation family.
+
+Seed 003, Section 5. An FTPL-style algorithm draws ``theta_i`` from a continuous law with CDF
+``F`` that depends only on arm ``i``'s history; ``F'`` is the CDF after one observation of that
+history changed. With ``g(x) = F(x) - e^eps F'(x)``:
+
+* **Lemma 8** ((eps, delta)-DP): for all ``x``,
+  ``F(x) <= e^eps F'(x) + delta`` and ``1 - F(x) <= e^eps (1 - F'(x)) + delta``, i.e.
+  ``sup_x g(x) <= delta`` and ``sup_x -g(x) + 1 - e^eps <= delta``.
+* **Lemma 9** ((eps, delta)-global DP of the elimination framework): for all ``x < y``,
+  ``F(y) - F(x) <= e^eps (F'(y) - F'(x)) + delta_9`` and
+  ``1 - F(y) + F(x) <= e^eps (1 - F'(y) + F'(x)) + delta_9``, i.e.
+  ``sup_{x<y} g(y) - g(x) <= delta_9`` and ``sup_{x<y} g(x) - g(y) + 1 - e^eps <= delta_9``
+  (``x = -inf`` or ``y = +inf`` allowed, which recovers Lemma 8, the paper's Remark 10).
+
+  OCR reconstruction: the seed's display ends both inequalities in a garbled fraction
+  ("``+ o``", "``+ 2.``"; in the proof "``+ g``" and "``+ %``"), which we read as
+  ``delta/2``; GDP-Elim-New accordingly draws from Lemma 15 with ``(eps, delta/2)``
+  (REFERENCE 4.5). The share is the parameter ``delta_share`` (default ``1/2``), so
+  ``delta_9 = delta_share * delta``.
+
+The neighbouring relation is symmetric, so by default both orders ``(F, F')`` and
+``(F', F)`` are checked (``symmetric=True``).
+
+How each inequality is decided (three tiers, each labelled in the reduced inequality):
+
+1. **symbolic**: :func:`dpaudit.symbolic.decide` on ``g(x) - delta <= 0`` with ``x`` free
+   (sympy sign logic; its witness search turns a failure into a counterexample);
+2. **certified numeric**: ``g`` on a uniform grid of spacing ``h`` over a window
+   ``[lo, hi]``; between grid points ``g`` moves by at most ``L h / 2`` with
+   ``L = (1 + e^eps) * density_bound``; outside the window by at most the window's tail mass
+   ``F(lo) + e^eps F'(lo)`` (resp. right tail). If grid max + slack <= delta the inequality
+   holds everywhere (up to the stated floating-point allowance of the CDF library);
+3. **critical points**: when the condition is tight (slack cannot certify), ``sup g`` is
+   attained at ``+-inf``, at a density breakpoint, or where ``g' = f - e^eps f'`` changes
+   sign; those points are located on the grid, refined by bisection and evaluated (mpmath at
+   30 digits where the family allows it). The result is exact to the stated tolerance but not
+   a certificate: a pair of sign changes inside one grid cell could be missed.
+
+A grid point (or critical point) where the inequality fails by more than the tolerance is a
+witness: ``DISPROVED``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .results import ProofResult, ProofStatus, ReducedInequality
+from .symbolic import Domain, Obligation, decide
+from .validation import InvalidParameterError, check_delta, check_epsilon, check_int
+
+__all__ = ["CdfPair", "lemma8_check", "lemma9_check", "feasible_band"]
+
+#: absolute floating-point allowance for CDF values computed in double precision
+DOUBLE_ALLOWANCE = 1e-12
+#: tolerance below which a critical-point value counts as "equal to delta"
+TIGHT_TOLERANCE = 1e-10
+
+
+@dataclass(frozen=True)
+class CdfPair:
+    """A perturbation's CDF ``F`` and its neighbour ``F'``, numeric parameters substituted.
+
+    ``cdf``/``neighbour`` are sympy expressions in the real symbol ``x``;
+    ``density_bound`` bounds both densities from above (for the Lipschitz argument; each
+    builder derives it in its docstring); ``window`` holds all but a tiny tail of both laws;
+    ``breakpoints`` are where a density is not smooth; ``high_precision`` says whether the
+    expressions evaluate correctly in mpmath (elementary functions and erf do; sympy's
+    regularised incomplete beta does not lambdify to mpmath correctly, so Beta pairs use
+    scipy in double precision with :data:`DOUBLE_ALLOWANCE`).
+    """
+
+    name: str
+    x: sp.Symbol
+    cdf: sp.Expr
+    neighbour: sp.Expr
+    density_bound: float
+    window: tuple[float, float]
+    breakpoints: tuple[float, ...] = ()
+    high_precision: bool = True
+    description: str = ""
+
+    def numpy_functions(self) -> tuple[Callable, Callable, Callable, Callable]:
+        """Vectorised ``F, F', f, f'`` (scipy/numpy)."""
+        mods = ["scipy", "numpy"]
+        fns = [sp.lambdify(self.x, e, modules=mods) for e in
+               (self.cdf, self.neighbour, sp.diff(self.cdf, self.x),
+                sp.diff(self.neighbour, self.x))]
+        return tuple(_vectorised(f) for f in fns)  # type: ignore[return-value]
+
+    def mpmath_functions(self) -> tuple[Callable, Callable]:
+        return (sp.lambdify(self.x, self.cdf, modules=["mpmath"]),
+                sp.lambdify(self.x, self.neighbour, modules=["mpmath"]))
+
+
+def _vectorised(f: Callable) -> Callable[[np.ndarray], np.ndarray]:
+    def g(xs: np.ndarray) -> np.ndarray:
+        xs = np.asarray(xs, dtype=float)
+        out = f(xs)
+        return np.broadcast_to(np.asarray(out, dtype=float), xs.shape).copy()
+    return g
+
+
+@dataclass(frozen=True)
+class _Orientation:
+    label: str
+    F: Callable
+    G: Callable
+    f: Callable
+    g: Callable
+    Fm: Callable | None
+    Gm: Callable | None
+    expr: sp.Expr
+
+
+def _orientations(pair: CdfPair, symmetric: bool) -> list[_Orientation]:
+    F, G, f, g = pair.numpy_functions()
+    Fm, Gm = pair.mpmath_functions() if pair.high_precision else (None, None)
+    out = [_Orientation("F vs F'", F, G, f, g, Fm, Gm, pair.cdf - 0 * pair.neighbour)]
+    if symmetric:
+        out.append(_Orientation("F' vs F", G, F, g, f, Gm, Fm, pair.neighbour))
+    return out
+
+
+def _g_values(o: _Orientation, xs: np.ndarray, eps: float, precise: bool) -> np.ndarray:
+    """``F(x) - e^eps F'(x)``, in mpmath (30 digits) when ``precise`` and available."""
+    if precise and o.Fm is not None:
+        with mpmath.workdps(30):
+            e = mpmath.exp(mpmath.mpf(eps))
+            return np.array([float(o.Fm(mpmath.mpf(float(v))) - e * o.Gm(mpmath.mpf(float(v))))
+                             for v in xs])
+    return o.F(xs) - math.exp(eps) * o.G(xs)
+
+
+def _critical_points(o: _Orientation, eps: float, xs: np.ndarray,
+                     breakpoints: tuple[float, ...]) -> np.ndarray:
+    """Grid points, breakpoints and refined sign changes of ``g' = f - e^eps f'``."""
+    k = math.exp(eps)
+
+    def dg(v: np.ndarray) -> np.ndarray:
+        return o.f(v) - k * o.g(v)
+
+    vals = dg(xs)
+    idx = np.nonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))[0]
+    roots = []
+    for i in idx:
+        a, b = xs[i], xs[i + 1]
+        sa = np.sign(dg(np.array([a]))[0])
+        for _ in range(60):
+            m = 0.5 * (a + b)
+            if np.sign(dg(np.array([m]))[0]) == sa:
+                a = m
+            else:
+                b = m
+        roots += [a, b]
+    return np.unique(np.concatenate([xs, np.asarray(roots, float),
+                                     np.asarray(breakpoints, float)]))
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """``g`` at candidate points (sorted), plus the slack terms of the certificate."""
+
+    xs: np.ndarray
+    values: np.ndarray
+    lipschitz_slack: float
+    tail_slack: float
+    allowance: float
+    grid: int
+    h: float
+
+
+def _profile(pair: CdfPair, o: _Orientation, eps: float, grid: int) -> _Profile:
+    lo, hi = pair.window
+    xs = np.linspace(lo, hi, grid)
+    h = (hi - lo) / (grid - 1)
+    cands = _critical_points(o, eps, xs, tuple(b for b in pair.breakpoints if lo < b < hi))
+    values = _g_values(o, cands, eps, precise=False)
+    k = math.exp(eps)
+    ends = np.array([lo, hi])
+    fe, ge = o.F(ends), o.G(ends)
+    tail = max(fe[0] + k * ge[0], (1 - fe[1]) + k * (1 - ge[1]))
+    return _Profile(cands, values, 0.5 * h * (1 + k) * pair.density_bound, float(tail),
+                    DOUBLE_ALLOWANCE * (1 + k), grid, h)
+
+
+def _refined_max(o: _Orientation, eps: float, sign: float, xs: np.ndarray, vals: np.ndarray,
+                 budget: float, lipschitz: float, depth: int = 4,
+                 split: int = 32) -> float:
+    """Certified ``sup`` of ``sign * g`` over ``[xs[0], xs[-1]]`` (plus a constant in ``vals``).
+
+    A cell ``[x_i, x_{i+1}]`` contributes ``max(v_i, v_{i+1}) + L h / 2``; cells whose bound
+    exceeds ``budget`` are split into ``split`` sub-cells, recursively up to ``depth`` times.
+    """
+    h = np.diff(xs)
+    cell = np.maximum(vals[:-1], vals[1:]) + 0.5 * lipschitz * h
+    bad = np.nonzero(cell > budget)[0]
+    if depth == 0 or bad.size == 0 or bad.size > 2000:
+        return float(cell.max()) if cell.size else float(vals.max())
+    best = float(np.delete(cell, bad).max()) if bad.size < cell.size else -math.inf
+    offset = vals[0] - sign * _g_values(o, xs[:1], eps, precise=False)[0]
+    for i in bad:
+        sub = np.linspace(xs[i], xs[i + 1], split + 1)
+        sv = sign * _g_values(o, sub, eps, precise=False) + offset
+        best = max(best, _refined_max(o, eps, sign, sub, sv, budget, lipschitz, depth - 1,
+                                      split))
+    return best
+
+
+def _numeric_decision(name: str, statement: str, sup_value: float, argsup: dict[str, float],
+                      bound: float, budget: float, how: str) -> ReducedInequality:
+    """Map ``sup <= budget`` to a reduced inequality (certified, tight-exact, or witness)."""
+    if sup_value > budget + TIGHT_TOLERANCE:
+        return ReducedInequality(
+            name, statement, ProofStatus.DISPROVED,
+            f"fails at the witness: sup = {sup_value:.10g} > {budget:.6g} ({how})",
+            {**argsup, "value": sup_value - budget})
+    if bound <= budget:
+        return ReducedInequality(
+            name, statement, ProofStatus.PROVED,
+            f"certified numeric: sup <= {bound:.6g} <= {budget:.6g} ({how})")
+    return ReducedInequality(
+        name, statement, ProofStatus.PROVED,
+        f"exact at critical points (not a certificate: the condition is tight or the "
+        f"Lipschitz slack too coarse): sup = {sup_value:.12g} <= {budget:.6g} within "
+        f"{TIGHT_TOLERANCE:g} ({how}); the slack alone certifies only sup <= {bound:.6g}")
+
+
+def _symbolic_attempt(pair: CdfPair, expr: sp.Expr, name: str,
+                      display: str) -> ReducedInequality | None:
+    """Symbolic tier: only trusted when sympy decides (PROVED or a witness)."""
+    if expr.has(sp.Piecewise, sp.betainc_regularized):
+        return None  # sympy's sign logic does not see through these; go numeric
+    lo, hi = pair.window
+    res = decide(Obligation(name, expr, "<=", display=display),
+                 {pair.x: Domain(lo, hi, ((lo + hi) / 2,))}, n_random=50)
+    return None if res.status is ProofStatus.UNKNOWN else res
+
+
+def _validate(eps: float, delta: float, grid: int) -> tuple[float, float, int]:
+    return (check_epsilon(eps, allow_zero=True), check_delta(delta),
+            check_int("grid", grid, low=11, high=10**6))
+
+
+def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 4001,
+                 symmetric: bool = True) -> ProofResult:
+    """Decide seed 003 Lemma 8's two CDF inequalities for ``pair`` at ``(epsilon, delta)``."""
+    eps, dl, grid = _validate(epsilon, delta, grid)
+    k = math.exp(eps)
+    results = []
+    for o in _orientations(pair, symmetric):
+        a, b = ("F", "F'") if o.label == "F vs F'" else ("F'", "F")
+        prof = _profile(pair, o, eps, grid)
+        x_sym = pair.x
+        first, second = ((pair.cdf, pair.neighbour) if o.label == "F vs F'"
+                         else (pair.neighbour, pair.cdf))
+        for which in ("lower", "upper"):
+            if which == "lower":
+                stmt = f"{a}(x) <= e^eps {b}(x) + delta for all x"
+                vals, extra = prof.values, 0.0
+                sym = first - sp.exp(sp.nsimplify(eps)) * second - sp.nsimplify(dl)
+            else:
+                stmt = f"1 - {a}(x) <= e^eps (1 - {b}(x)) + delta for all x"
+                vals, extra = -prof.values, 1.0 - k
+                sym = (1 - first) - sp.exp(sp.nsimplify(eps)) * (1 - second) - sp.nsimplify(dl)
+            name = f"lemma8_{which}[{o.label}]"
+            res = _symbolic_attempt(pair, sym, name, stmt)
+            if res is None:
+                # the limits x -> -inf / +inf: g -> 0 and g -> 1 - e^eps
+                limit_vals = np.array([0.0 + (0.0 if which == "lower" else extra),
+                                       (1 - k) if which == "lower" else -(1 - k) + extra])
+                cand = vals + extra
+                i = int(np.argmax(cand))
+                sup_grid = float(cand[i])
+                if pair.high_precision and o.Fm is not None:  # re-evaluate at 30 digits
+                    g_hp = _g_values(o, prof.xs[i:i + 1], eps, precise=True)[0]
+                    sup_grid = (g_hp if which == "lower" else -g_hp) + extra
+                sup = max(sup_grid, float(limit_vals.max()))
+                sign = 1.0 if which == "lower" else -1.0
+                interior = _refined_max(o, eps, sign, prof.xs, cand, dl - prof.allowance,
+                                        (1 + k) * pair.density_bound)
+                edges = max(cand[0], cand[-1]) + prof.tail_slack
+                bound = max(interior, edges, float(limit_vals.max())) + prof.allowance
+                how = (f"grid of {prof.grid} points (h={prof.h:.3g}) refined where needed, "
+                       f"Lipschitz constant {(1 + k) * pair.density_bound:.4g}, tail slack "
+                       f"{prof.tail_slack:.3g}")
+                res = _numeric_decision(name, stmt, sup, {"x": float(prof.xs[i])}, bound,
+                                        dl, how)
+            results.append(res)
+    return _combine(results, pair, eps, dl, "Lemma 8 (seed 003)")
+
+
+def _max_increase(values: np.ndarray) -> tuple[float, int, int]:
+    """``max_{i <= j} values[j] - values[i]`` with its indices (O(n))."""
+    run_min = np.minimum.accumulate(values)
+    arg_min = np.zeros(values.size, dtype=int)
+    best = 0
+    for j in range(1, values.size):  # indices of the running minimum (cheap, n ~ 1e4)
+        best = j if values[j] < values[best] else best
+        arg_min[j] = best
+    gains = values - run_min
+    j = int(np.argmax(gains))
+    return float(gains[j]), int(arg_min[j]), j
+
+
+def lemma9_check(pair: CdfPair, epsilon: float, delta: float, *, delta_share: float = 0.5,
+                 grid: int = 4001, symmetric: bool = True) -> ProofResult:
+    """Decide seed 003 Lemma 9's interval inequalities with budget ``delta_share * delta``."""
+    eps, dl, grid = _validate(epsilon, delta, grid)
+    if not (isinstance(delta_share, int | float) and 0 < delta_share <= 1):
+        raise InvalidParameterError(f"delta_share={delta_share!r} must be a number in (0, 1]")
+    budget = delta_share * dl
+    k = math.exp(eps)
+    results = []
+    for o in _orientations(pair, symmetric):
+        a, b = ("F", "F'") if o.label == "F vs F'" else ("F'", "F")
+        prof = _profile(pair, o, eps, grid)
+        # prepend x = -inf (g = 0) and append y = +inf (g = 1 - e^eps)
+        xs = np.concatenate([[-math.inf], prof.xs, [math.inf]])
+        g = np.concatenate([[0.0], prof.values, [1.0 - k]])
+        slack = 2 * max(prof.lipschitz_slack, prof.tail_slack) + 2 * prof.allowance
+        how = (f"grid of {prof.grid} points, h={prof.h:.3g}, slack {slack:.3g} for both ends "
+               "of the interval")
+        for which in ("inside", "outside"):
+            if which == "inside":
+                stmt = f"{a}(y) - {a}(x) <= e^eps ({b}(y) - {b}(x)) + delta_9 for x < y"
+                sup, i, j = _max_increase(g)
+            else:
+                stmt = (f"1 - {a}(y) + {a}(x) <= e^eps (1 - {b}(y) + {b}(x)) + delta_9 "
+                        "for x < y")
+                inc, i, j = _max_increase(-g)
+                sup = inc + 1.0 - k
+            res = _numeric_decision(f"lemma9_{which}[{o.label}]", stmt, sup,
+                                    {"x": float(xs[i]), "y": float(xs[j])}, sup + slack,
+                                    budget, how)
+            results.append(res)
+    return _combine(results, pair, eps, dl, f"Lemma 9 (seed 003), delta_9 = {delta_share:g} "
+                    "* delta")
+
+
+def _combine(results: list[ReducedInequality], pair: CdfPair, eps: float, dl: float,
+             what: str) -> ProofResult:
+    statuses = {r.status for r in results}
+    if ProofStatus.DISPROVED in statuses:
+        status = ProofStatus.DISPROVED
+    elif ProofStatus.UNKNOWN in statuses:
+        status = ProofStatus.UNKNOWN
+    else:
+        status = ProofStatus.PROVED
+    assumptions = (
+        f"{what} for {pair.name}" + (f": {pair.description}" if pair.description else ""),
+        f"epsilon = {eps:g}, delta = {dl:g}",
+        f"densities bounded by {pair.density_bound:.6g}; window {pair.window}",
+    )
+    return ProofResult(status, assumptions, tuple(results))
+
+
+def feasible_band(F: np.ndarray, epsilon: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``F'`` may lie given ``F`` so that Lemma 8 holds in both orders (Figs. 1-3).
+
+    From ``F <= e^eps F' + delta``, ``1 - F <= e^eps (1 - F') + delta`` and the same with
+    ``F, F'`` swapped: ``max((F - delta) e^-eps, 1 - e^eps (1 - F) - delta) <= F' <=
+    min(e^eps F + delta, 1 - (1 - F - delta) e^-eps)``, clipped to ``[0, 1]``.
+    """
+    F = np.asarray(F, dtype=float)
+    k = math.exp(epsilon)
+    lower = np.maximum((F - delta) / k, 1 - k * (1 - F) - delta)
+    upper = np.minimum(k * F + delta, 1 - (1 - F - delta) / k)
+    return np.clip(lower, 0, 1), np.clip(upper, 0, 1)
