@@ -51,10 +51,13 @@ __all__ = [
 
 DIRECTIONS = ("D vs D'", "D' vs D")
 
-# One-sided level of the pessimistic selection-sample limits (see projected_bound): about
-# one standard error. Any value keeps the final bound valid; it only trades off how deep in
-# a tail the chosen event may lie (benchmarks/bench_auditor.py shows the resulting power).
-SELECTION_ALPHA = 0.16
+# One-sided level of the pessimistic selection-sample limits (see projected_bound). Any value
+# keeps the final bound valid; it only decides how deep in a tail the chosen event may lie.
+# 0.01 was chosen on seeds 100-129 (disjoint from the benchmark's and the tests' seeds): for
+# Laplace eps=1 at 10^6 samples the mean bound was 0.9855 (0.16), 0.9897 (0.05), 0.9921
+# (0.01), 0.9923 (0.001), and the worst seed 0.924, 0.947, 0.983, 0.984; for the analytic
+# Gaussian the means were 0.707, 0.731, 0.717, 0.689. See benchmarks/bench_auditor.py.
+SELECTION_ALPHA = 0.01
 
 
 # -- events --------------------------------------------------------------------------------
