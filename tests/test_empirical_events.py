@@ -1,0 +1,129 @@
+"""Event families and their selection (dpaudit.events): CP limits, thresholds, subsets, scores."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from dpaudit.blackbox import AuditBudget, audit_mechanism
+from dpaudit.empirical import clopper_pearson_lower, clopper_pearson_upper
+from dpaudit.events import (
+    DIRECTIONS,
+    SubsetEvent,
+    ThresholdEvent,
+    best_subset_event,
+    best_threshold_event,
+    cp_lower,
+    cp_upper,
+    default_feature_map,
+    fit_logistic_score,
+    projected_bound,
+)
+from dpaudit.mechanisms import Laplace, RandomizedResponse
+from dpaudit.rng import generator
+
+
+@given(st.integers(min_value=0, max_value=500), st.integers(min_value=1, max_value=500),
+       st.floats(min_value=1e-6, max_value=0.4))
+def test_vectorised_cp_matches_statsmodels(k, n, a):
+    k = min(k, n)
+    assert float(cp_lower(k, n, a)) == pytest.approx(clopper_pearson_lower(k, n, a), rel=1e-9,
+                                                     abs=1e-15)
+    assert float(cp_upper(k, n, a)) == pytest.approx(clopper_pearson_upper(k, n, a), rel=1e-9,
+                                                     abs=1e-15)
+
+
+@given(st.floats(min_value=0.0, max_value=1.0), st.floats(min_value=0.0, max_value=1.0))
+def test_projected_bound_never_nan_and_wilson_close_to_exact(p, q):
+    exact = projected_bound(p, q, 10_000, 100_000, delta=0.0, alpha=0.05)
+    approx = projected_bound(p, q, 10_000, 100_000, delta=0.0, alpha=0.05, exact=False)
+    assert not np.isnan(exact) and not np.isnan(approx)
+    if np.isfinite(exact) and p > 0.01 and q > 0.01:
+        assert float(approx) == pytest.approx(float(exact), abs=0.02)
+
+
+def test_projected_bound_prefers_large_counts_at_equal_ratio():
+    # same ratio e, ten times the mass: a narrower interval, hence a larger projected bound
+    small = projected_bound(0.05, 0.05 / math.e, 10_000, 100_000, delta=0.0, alpha=0.05)
+    large = projected_bound(0.5, 0.5 / math.e, 10_000, 100_000, delta=0.0, alpha=0.05)
+    assert large > small
+
+
+def test_threshold_events_contain_the_right_side():
+    y = np.array([-1.0, 0.0, 1.0, 2.0])
+    assert ThresholdEvent(1.0, True).contains(y).tolist() == [False, False, True, True]
+    assert ThresholdEvent(0.0, False).contains(y).tolist() == [True, True, False, False]
+    assert SubsetEvent((0, 2)).contains(np.array([0, 1, 2, 3])).tolist() == [True, False,
+                                                                            True, False]
+
+
+def test_best_threshold_on_laplace_is_a_likely_tail_with_ratio_near_e():
+    mech = Laplace(1.0)
+    rng = generator(5, "sel")
+    a, b = mech.sample(0.0, 100_000, rng), mech.sample(1.0, 100_000, rng)
+    cand = best_threshold_event(a, b, n_measure=400_000, delta=0.0, alpha=0.05)
+    ev = cand.event
+    # the event must be the likely one for its P side: upper tail for D' = 1, lower for D = 0
+    assert (cand.direction == DIRECTIONS[1]) == ev.upper
+    # the exact law: the ratio of the chosen tail is close to e^1 and its mass is substantial
+    p_side, q_side = (1.0, 0.0) if ev.upper else (0.0, 1.0)
+    law = mech.sf if ev.upper else mech.cdf
+    p, q = float(law(ev.threshold, p_side)), float(law(ev.threshold, q_side))
+    assert math.log(p / q) > 0.95 and p > 0.1
+
+
+def test_best_subset_picks_the_reported_value():
+    mech = RandomizedResponse(1.0, k=4)
+    rng = generator(6, "sel")
+    a, b = mech.sample(0, 50_000, rng), mech.sample(1, 50_000, rng)
+    cand = best_subset_event(a, b, 4, n_measure=200_000, delta=0.0, alpha=0.05)
+    assert cand.event.outcomes in {(0,), (1,)}
+    assert cand.projected_bound > 0.9
+
+
+def test_feature_map_has_fixed_columns():
+    fmap = default_feature_map(np.array([[0, 1, 2], [2, 2, 0]]))
+    out = fmap(np.array([[0, 0, 0]]))
+    assert out.shape == (1, 3 * 3 + 3)  # one-hot per position + counts of each value
+    assert out[0, -3:].tolist() == [3.0, 0.0, 0.0]
+    assert default_feature_map(np.zeros((2, 3)))(np.ones((4, 3))).shape == (4, 3)
+
+
+def test_logistic_score_finds_the_shift_direction():
+    rng = generator(7, "fit")
+    shift = np.array([1.0, 0.0, -0.5, 0.0])
+    a = rng.standard_normal((4000, 4)) + shift
+    b = rng.standard_normal((4000, 4))
+    score = fit_logistic_score(a, b)
+    w = score.weights / score.scale
+    cos = w @ shift / (np.linalg.norm(w) * np.linalg.norm(shift))
+    assert cos > 0.95
+    assert score(a).mean() > score(b).mean()
+
+
+class _NoSignal:
+    """Two inputs with the *same* output law; any bound above a tiny claim is a false alarm."""
+
+    epsilon, delta = 1e-3, 0.0
+    neighbours = ((0, 1),)
+
+    def sample(self, data, size, rng):
+        return rng.standard_normal(size)
+
+
+@pytest.mark.statistical
+def test_bound_is_valid_when_there_is_nothing_to_find():
+    # With identical laws, P[bound > 1e-3] <= alpha = 0.05 per audit if selection and
+    # measurement are honestly separated. Over 150 independent audits the count of false
+    # alarms is stochastically below Binomial(150, 0.05); we fail only if it exceeds the
+    # 1 - 1e-4 quantile of that binomial: false-failure probability <= 1e-4.
+    runs, alpha = 150, 0.05
+    limit = int(stats.binom.ppf(1 - 1e-4, runs, alpha))
+    hits = sum(
+        audit_mechanism(_NoSignal(), alpha=alpha, budget=AuditBudget(samples=2000),
+                        seed=s, key="nosignal").verdict.value == "VIOLATED"
+        for s in range(runs))
+    assert hits <= limit
