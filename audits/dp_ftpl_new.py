@@ -27,7 +27,7 @@ and 100 runs as in the paper (``--quick``: ``T = 10^4``, 20 runs), beside Theore
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec, clai
 from dpaudit.exact import worst_pair_loss
 from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 from dpaudit.mechanisms.lemma15 import Lemma15Perturbation, lemma15_proof_obligations
+from dpaudit.parallel import map_chunks
 from dpaudit.regret import summarise_regret
 from dpaudit.results import ClaimResult, Finding, Method, Notion, RegretResult, Verdict
 from dpaudit.symbolic import prove
@@ -218,11 +219,19 @@ def _trajectory(faulty: bool):
 
 
 # -- regret --------------------------------------------------------------------------------
+def _regret_chunk(epsilon: float, delta: float, horizon: int, marks: tuple[int, ...],
+                  runs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    return DPFTPLNew(epsilon, delta, horizon).simulate(INSTANCE_1, runs, rng, checkpoints=marks)
+
+
 def _regret(ctx: CheckContext) -> RegretResult:
     horizon, runs = (10**4, 20) if ctx.quick else (10**5, 100)
-    alg = DPFTPLNew(ctx.epsilon, ctx.delta, horizon)
-    marks = [m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon]
-    regret, curves = alg.simulate(INSTANCE_1, runs, ctx.rng("regret"), checkpoints=marks)
+    marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
+    # fixed chunks of 10 runs, each with its own spawned seed: same numbers for any --workers
+    parts = map_chunks(partial(_regret_chunk, ctx.epsilon, ctx.delta, horizon, marks), runs,
+                       seed=ctx.seed, key="regret", chunk=10, workers=ctx.workers)
+    regret = np.concatenate([p[0] for p in parts])
+    curves = np.concatenate([p[1] for p in parts])
     bound = dp_ftpl_new_regret_bound(INSTANCE_1, ctx.epsilon, ctx.delta, horizon)
     return summarise_regret(
         regret, instance="Instance 1 (9 Bernoulli arms 0.30..0.70)", algorithm="DP-FTPL-New",

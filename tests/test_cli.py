@@ -1,0 +1,91 @@
+"""CLI contract: list, check, JSON shape, exit codes 0 / 1 / 2 (issue 2)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dpaudit.cli import main
+
+VERDICTS = {"PROVED", "EXACT", "CONSISTENT", "VIOLATED", "INCONCLUSIVE"}
+
+
+def test_list_text_and_json(capsys):
+    assert main(["list"]) == 0
+    assert "dp-ftpl-new" in capsys.readouterr().out
+    assert main(["list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    names = {r["name"] for r in rows}
+    assert {"dp-ftpl-new", "dp-ftpl-new-faulty"} <= names
+    assert all(r["description"] for r in rows)
+    assert all(r["name"].endswith("-faulty") == r["faulty"] for r in rows)
+
+
+def test_check_json_contract(tmp_path, capsys):
+    path = tmp_path / "report.json"
+    assert main(["check", "dp-ftpl-new", "--quick", "--json", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "verdict:" in text and "Theorem 16" in text
+    report = json.loads(path.read_text())
+    assert report["name"] == "dp-ftpl-new"
+    assert report["verdict"] in VERDICTS - {"VIOLATED"}
+    for claim in report["claims"]:
+        assert claim["notion"] in {"ldp", "per-step", "global"}
+        assert claim["verdict"] in VERDICTS
+        assert claim["method"] in {"symbolic", "exact", "sampled"}
+        assert claim["epsilon"] == 1.0 and claim["delta"] == 0.01
+        assert claim["epsilon_lower_bound"] is None or claim["epsilon_lower_bound"] >= 0
+    assert {c["method"] for c in report["claims"]} == {"symbolic", "exact", "sampled"}
+    regret = report["regret"]
+    for key in ("horizon", "runs", "mean", "ci_low", "ci_high", "bound"):
+        assert isinstance(regret[key], int | float)
+    assert regret["ci_low"] <= regret["mean"] <= regret["ci_high"] <= regret["bound"]
+    assert all(f["notion"] == "global" for f in report["findings"])
+
+
+def test_faulty_exits_one(capsys):
+    assert main(["check", "dp-ftpl-new-faulty", "--quick", "--no-regret"]) == 1
+    assert "VIOLATED" in capsys.readouterr().out
+
+
+def test_other_parameters_accepted(capsys):
+    # delta = 0 is the Laplace limit (Remark 17): still a valid claim
+    assert main(["check", "dp-ftpl-new", "--quick", "--no-regret", "--epsilon", "0.5",
+                 "--delta", "0", "--seed", "3"]) == 0
+    assert "regime: laplace" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["check", "dp-ftpl-new", "--epsilon", "-1"], "epsilon=-1.0 must be"),
+    (["check", "dp-ftpl-new", "--delta", "1.5"], "delta=1.5 must be"),
+    (["check", "dp-ftpl-new", "--epsilon", "0", "--delta", "0"], "must not both be zero"),
+    (["check", "dp-ftpl-nw"], "did you mean dp-ftpl-new"),
+    (["check", "no_such_module.audit"], "unknown check name"),
+    (["check", "dp-ftpl-new", "--seed", "-4"], "seed=-4 must be"),
+    (["check", "dp-ftpl-new", "--alpha", "2"], "alpha=2.0 must be"),
+])
+def test_usage_errors_exit_two(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "dp-ftpl-new", "--epsilon", "abc"],
+    ["check", "dp-ftpl-new", "--epsilon", "nan"],
+    ["check"],
+    ["frobnicate"],
+])
+def test_malformed_arguments_exit_two(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_module_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "check", "dp-ftpl-new",
+                           "--epsilon", "-1"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "must be a finite number" in proc.stderr and "Traceback" not in proc.stderr

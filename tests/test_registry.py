@@ -1,0 +1,60 @@
+"""Conformance battery: every registered name runs, and faulty variants are caught.
+
+Adding an audit file adds its tests here (CONVENTIONS: the registry drives the battery).
+Correct audits run at alpha = 1e-3, so each sampled claim has false-failure probability at
+most 1e-3 (seeds are fixed, so a run is deterministic); faulty variants run at the CLI's
+default alpha = 0.05 and quick budget, and must come out VIOLATED.
+"""
+
+import math
+
+import pytest
+
+from dpaudit.engine import run_check
+from dpaudit.registry import all_audits, get_audit
+from dpaudit.results import Verdict
+
+NAMES = sorted(all_audits())
+
+
+def test_names_unique_and_well_formed():
+    assert "dp-ftpl-new" in NAMES
+    for name in NAMES:
+        assert name == name.lower() and " " not in name
+        spec = get_audit(name)
+        assert spec.description and spec.paper and spec.claims
+        assert spec.faulty == name.endswith("-faulty")
+        if spec.faulty:
+            assert name.removesuffix("-faulty") in NAMES, "a faulty variant needs its original"
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("name", NAMES)
+def test_quick_check(name):
+    spec = get_audit(name)
+    if spec.faulty:
+        report = run_check(spec, quick=True, regret=False)
+        assert report.verdict is Verdict.VIOLATED, report.to_dict()["claims"]
+        assert report.exit_code == 1
+        return
+    report = run_check(spec, quick=True, alpha=1e-3)
+    assert report.verdict is not Verdict.VIOLATED, [
+        (c.id, c.verdict, c.details) for c in report.claims]
+    for claim in report.claims:
+        bound = claim.epsilon_lower_bound
+        assert bound is None or (math.isfinite(bound) and bound >= 0)
+        if claim.verdict is Verdict.PROVED:
+            assert claim.proof is not None
+    if report.regret is not None:
+        r = report.regret
+        assert r.ci_low <= r.mean <= r.ci_high and r.runs >= 1
+
+
+def test_same_seed_same_report():
+    spec = get_audit("dp-ftpl-new")
+    a = run_check(spec, quick=True, seed=7).to_dict()
+    b = run_check(spec, quick=True, seed=7, workers=2).to_dict()
+    for d in (a, b):
+        d.pop("seconds")
+        d["parameters"].pop("workers")
+    assert a == b
