@@ -3,9 +3,9 @@
 Runs 100 seeded audits of every correct built-in reference (``laplace``, ``gaussian``,
 ``gaussian-classical``, ``privbern``, ``randomized-response``) at alpha = 0.05 and prints the
 number of ``VIOLATED`` verdicts. A valid bound is above the (true) claim with probability at
-most alpha, so each count is stochastically below Binomial(100, 0.05): mean at most 5, and a
-count above the binomial's 0.999 quantile (13 for 100 audits) would be evidence against validity (that
-check has false-alarm probability 1e-3 per mechanism). The tight mechanisms (Laplace,
+most alpha, so each count is stochastically below Binomial(100, 0.05): mean at most 5, and
+a count above the binomial's 0.999 quantile (13 for 100 audits) would be evidence against
+validity (that check has false-alarm probability 1e-3 per mechanism). The tight mechanisms (Laplace,
 PrivBern, randomized response, analytic Gaussian) sit exactly at the claim, the hardest case.
 
 Run: ``python benchmarks/bench_false_alarms.py [--samples 200000] [--audits 100]``.
