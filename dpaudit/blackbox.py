@@ -63,6 +63,7 @@ __all__ = [
     "AuditBudget",
     "BlackBoxResult",
     "audit_mechanism",
+    "blackbox_evaluator",
     "candidate_pairs",
     "to_claim_result",
 ]
@@ -360,3 +361,27 @@ def to_claim_result(result: BlackBoxResult, *, id: str, statement: str, referenc
               "n_select": result.n_select, "p_lo": result.p_lo, "q_hi": result.q_hi,
               "pairs_tried": result.pairs_tried, "seconds": round(result.seconds, 3)},
     )
+
+
+def blackbox_evaluator(build: Callable[[float, float], Any], *, samples: int = 1_000_000,
+                       quick_samples: int = 100_000, selection_fraction: float = 0.2
+                       ) -> Callable[[Any, Any], ClaimResult]:
+    """An ``evaluate(ctx, spec)`` for a :class:`~dpaudit.engine.ClaimSpec` of an audit file.
+
+    ``build(epsilon, delta)`` makes the mechanism for the claim under test; the audit uses
+    ``ctx.alpha``, ``ctx.seed`` (keyed by the claim id) and ``quick_samples`` under
+    ``--quick``.
+    """
+    check_int("samples", samples, low=200)
+    check_int("quick_samples", quick_samples, low=200)
+
+    def evaluate(ctx: Any, spec: Any) -> ClaimResult:
+        mech = build(ctx.epsilon, ctx.delta)
+        budget = AuditBudget(samples=quick_samples if ctx.quick else samples,
+                             selection_fraction=selection_fraction)
+        result = audit_mechanism(mech, epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
+                                 budget=budget, seed=ctx.seed, key=f"claim:{spec.id}")
+        return to_claim_result(result, id=spec.id, statement=spec.statement,
+                               reference=spec.reference, notion=spec.notion)
+
+    return evaluate

@@ -221,3 +221,18 @@ def test_per_step_adaptor():
         r = audit_mechanism(target, alpha=1e-4, budget=AuditBudget(samples=100_000), seed=8)
         assert r.output_kind == "discrete" and r.verdict is expected
     assert len(per_step_neighbour_pairs(3)) == 3
+
+
+def test_blackbox_evaluator_plugs_into_the_check_engine():
+    from dpaudit.blackbox import blackbox_evaluator
+    from dpaudit.engine import AuditSpec, ClaimSpec, run_check
+    from dpaudit.mechanisms import _faulty as faulty
+    from dpaudit.results import Notion
+
+    claim = ClaimSpec("ldp", Notion.LDP, "eps-LDP", "test",
+                      blackbox_evaluator(lambda e, d: faulty.FaultyLaplaceHalfScale(e),
+                                         quick_samples=50_000))
+    spec = AuditSpec(name="x-faulty", description="d", paper="p", claims=(claim,),
+                     default_epsilon=1.0, default_delta=0.0, faulty=True)
+    report = run_check(spec, quick=True)
+    assert report.exit_code == 1 and report.claims[0].method.value == "sampled"
