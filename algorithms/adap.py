@@ -1,0 +1,247 @@
+"""AdaP-UCB and AdaP-KLUCB: Azize & Basu (NeurIPS 2022, seed 000), Algorithm 1, Eq. (7)-(8).
+
+Algorithm 1 (seed 000, Sec. 4): pull every arm once (``t = K``); then in episode ``l``
+starting at ``t_l = t + 1`` choose ``A_l = argmax_a I_a(t_l - 1, alpha)`` and pull it until
+its count doubles, ``N_A(t) = 2 N_A(t_l - 1)``. The index of an arm uses only the private
+mean of the rewards of the arm's *last active episode* (``N_a / 2`` rewards once an arm has
+had an episode)::
+
+    mu~_a = mu^_a(last episode) + Lap(2 / (eps N_a))                      (Sec. 4, Lemma 1)
+    AdaP-UCB:   I_a = mu~_a + sqrt(alpha ln t_l / (2 * N_a/2) + alpha ln t_l / (eps * N_a/2))  (7)
+    AdaP-KLUCB: I_a = max{q in [0, 1] : kl(mu~^alpha_a, q) <= alpha ln t_l / (N_a/2)}         (8)
+                mu~^alpha_a = clip_[0,1](mu~_a + alpha ln t_l / (eps * N_a/2))
+
+(the printed Eq. 8 writes ``d(mu~, q)``; the "where" clause right after it defines the
+clipped, shifted ``mu~^alpha`` that the inequality uses, and the REFERENCE agrees).
+
+Choices made explicit (paper's values as defaults):
+
+* The private mean of an episode is drawn *once*, when the episode ends (Lemma 1 releases
+  one private mean per episode); later indexes reuse it with the current ``ln t_l``.
+* After the initial pull ``N_a = 1`` and the formulas are applied as printed (``N_a / 2 =
+  1/2`` and noise ``Lap(2/eps)``, twice the noise a one-sample mean needs): conservative,
+  never less private.
+* Ties (KL-UCB indexes clipped at 1) are broken uniformly at random.
+* The last episode is truncated at the horizon ``T``.
+
+Privacy (Theorem 6): a changed reward lies in exactly one episode of one arm, so it changes
+one private mean, which is ``eps``-DP by the Laplace mechanism (sensitivity ``1/(N_a/2)``
+of a mean of ``N_a/2`` rewards in [0, 1], noise scale ``2/(eps N_a)``); the actions are
+post-processing of the private means. :func:`adap_privacy_obligations` states this.
+
+Simulation: each episode's reward sum is one ``Binomial(N_a, mu_a)`` draw per run (or a
+prefix-sum lookup on a fixed reward table), all runs in lockstep; ``simulate_per_step`` is
+the plain one-reward-per-step reference used by the benchmark and the law-equivalence test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.validation import check_epsilon, check_horizon, check_int, check_real
+
+from ._episodic import (
+    BernoulliRewards,
+    EpisodicResult,
+    RegretTracker,
+    TableRewards,
+    argmax_random_ties,
+    check_source,
+)
+
+__all__ = ["AdaPKLUCB", "AdaPUCB", "bernoulli_kl", "kl_ucb_index"]
+
+
+def bernoulli_kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``kl(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))`` with ``0 ln 0 = 0`` (vectorised)."""
+    p = np.asarray(p, dtype=float)
+    q = np.clip(np.asarray(q, dtype=float), 1e-300, 1.0 - 1e-16)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
+        b = np.where(p < 1, (1 - p) * np.log(np.where(p < 1, 1 - p, 1.0) / (1 - q)), 0.0)
+    return a + b
+
+
+def kl_ucb_index(p: np.ndarray, c: np.ndarray, *, iterations: int = 30) -> np.ndarray:
+    """``max{q in [p, 1] : kl(p, q) <= c}`` for arrays ``p`` in [0, 1], ``c >= 0``.
+
+    Newton's method from the right: ``g(q) = kl(p, q) - c`` is convex and increasing on
+    ``[p, 1)``, and Pinsker (``kl >= 2 (q - p)^2``) puts the root below
+    ``q0 = p + sqrt(c / 2)``; Newton iterates started right of the root of a convex increasing
+    function decrease monotonically to it, so the bracket ``[p, q0]`` is kept automatically.
+    ``p = 1`` gives 1; ``p = 0`` has the closed form ``1 - e^{-c}``.
+    """
+    p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
+    c = np.maximum(np.asarray(c, dtype=float), 0.0)
+    p, c = np.broadcast_arrays(p, c)
+    hi = 1.0 - 1e-15
+    q = np.minimum(p + np.sqrt(c / 2.0), hi)
+    q = np.maximum(q, p)
+    for _ in range(iterations):
+        g = bernoulli_kl(p, q) - c
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (q - p) / (q * (1.0 - q))
+        ok = np.isfinite(slope) & (slope > 0)
+        step = np.where(ok, g / np.where(ok, slope, 1.0), 0.0)
+        q_new = np.clip(q - np.maximum(step, 0.0), p, hi)
+        if np.all(np.abs(q_new - q) <= 1e-15):
+            q = q_new
+            break
+        q = q_new
+    q = np.where(p >= 1.0, 1.0, q)
+    return np.where(p <= 0.0, -np.expm1(-c), q)
+
+
+class _AdaP:
+    """Algorithm 1 of seed 000 with the index of a subclass (see the module docstring).
+
+    Parameters
+    ----------
+    epsilon:
+        Privacy budget of epsilon-global DP (> 0).
+    alpha:
+        Confidence exponent, ``alpha > 3`` for Theorems 7-8; the experiments use 3.1.
+    """
+
+    name = "AdaP"
+    _mean_over_all_rewards = False  # True only in the deliberately broken variant
+
+    def __init__(self, epsilon: float, *, alpha: float = 3.1) -> None:
+        self.epsilon = check_epsilon(epsilon)
+        self.alpha = check_real("alpha", alpha, low=0.0, low_open=True)
+
+    @property
+    def mean_window(self) -> str:
+        """Which rewards a release averages: ``"last episode"`` (the paper) or ``"all"``."""
+        return "all" if self._mean_over_all_rewards else "last episode"
+
+    def index(self, private_mean: np.ndarray, n: np.ndarray, t_l: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _bonus_terms(self, n: np.ndarray, t_l: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        half = 0.5 * n  # proof: Sec. 4, the last episode holds N_a / 2 rewards
+        log_t = np.log(t_l)[..., None] if np.ndim(t_l) else math.log(t_l)
+        return self.alpha * log_t / half, self.alpha * log_t / (self.epsilon * half)
+
+    def _noise_scale(self, n: np.ndarray) -> np.ndarray:
+        return 2.0 / (self.epsilon * n)  # proof: Lemma 1, Lap(2 / (eps N_a))
+
+    # -- episodic simulator ----------------------------------------------------------
+    def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: np.ndarray | None = None
+                 ) -> EpisodicResult:
+        """Simulate ``runs`` runs in lockstep, one reward-sum draw per episode and run."""
+        check_source(rewards, horizon)
+        k = rewards.n_arms
+        horizon = check_horizon(horizon, k)
+        runs = check_int("runs", runs, low=1)
+        cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
+        track = RegretTracker(runs, rewards.gaps, cps)
+        rows = np.arange(runs)
+        n = np.ones((runs, k))
+        total = np.zeros((runs, k))
+        pmean = np.zeros((runs, k))
+        for a in range(k):  # initialisation: every arm once (Alg. 1, line 3)
+            arm = np.full(runs, a)
+            start, one = np.full(runs, a, np.int64), np.ones(runs, np.int64)
+            s = rewards.block_sums(arm, start, one, rng)
+            track.add(arm, start, one)
+            total[:, a] = s
+            pmean[:, a] = s + rng.laplace(0.0, self._noise_scale(1.0), runs)
+        t = np.full(runs, k, dtype=np.int64)
+        max_eps = k * (int(math.log2(horizon)) + 2) + 1
+        decisions = np.full((runs, max_eps), -1, dtype=np.int8 if k < 128 else np.int16)
+        ep = np.zeros(runs, dtype=np.int64)
+        while True:
+            active = t < horizon
+            if not active.any():
+                break
+            idx = self.index(pmean, n, (t + 1).astype(float))
+            arm = argmax_random_ties(idx, rng)
+            n_arm = n[rows, arm]
+            length = np.where(active, np.minimum(n_arm.astype(np.int64), horizon - t), 0)
+            s = rewards.block_sums(arm, t, length, rng)
+            track.add(arm, t, length)
+            new_n = n_arm + length
+            if self._mean_over_all_rewards:
+                total[rows, arm] += s
+                mean = total[rows, arm] / new_n
+            else:  # proof: Thm 6, only the last episode's rewards enter the release
+                mean = s / np.maximum(length, 1)
+            noisy = mean + rng.laplace(0.0, 1.0, runs) * self._noise_scale(new_n)
+            pmean[rows, arm] = np.where(active, noisy, pmean[rows, arm])
+            n[rows, arm] = new_n
+            decisions[rows[active], ep[active]] = arm[active]
+            ep += active
+            t += length
+        return EpisodicResult(track.regret, track.counts, decisions, ep, cps, track.curve)
+
+    # -- plain per-step reference ----------------------------------------------------
+    def simulate_per_step(self, means: np.ndarray, horizon: int, *,
+                          rng: np.random.Generator) -> tuple[float, np.ndarray, list[int]]:
+        """One run, one Bernoulli reward per step (the naive reference; same law).
+
+        Returns ``(pseudo_regret, counts, episode_arms)``.
+        """
+        mu = BernoulliRewards(means).means
+        k = mu.size
+        horizon = check_horizon(horizon, k)
+        gaps = mu.max() - mu
+        n = np.ones(k)
+        total = np.zeros(k)
+        pmean = np.zeros(k)
+        counts = np.zeros(k, dtype=np.int64)
+        regret = 0.0
+        arms: list[int] = []
+        arm, left, ep_sum, ep_len = -1, 0, 0.0, 0
+        for t in range(horizon):
+            if t < k:
+                r = float(rng.random() < mu[t])
+                total[t] = r
+                pmean[t] = r + rng.laplace(0.0, self._noise_scale(1.0))
+                counts[t] += 1
+                regret += gaps[t]
+                continue
+            if left == 0:
+                idx = self.index(pmean[None, :], n[None, :], np.array([t + 1.0]))
+                arm = int(argmax_random_ties(idx, rng)[0])
+                arms.append(arm)
+                left, ep_sum, ep_len = int(n[arm]), 0.0, 0
+            ep_sum += float(rng.random() < mu[arm])
+            ep_len += 1
+            left -= 1
+            counts[arm] += 1
+            regret += gaps[arm]
+            if left == 0 or t == horizon - 1:
+                new_n = n[arm] + ep_len
+                if self._mean_over_all_rewards:
+                    total[arm] += ep_sum
+                    mean = total[arm] / new_n
+                else:
+                    mean = ep_sum / ep_len
+                pmean[arm] = mean + rng.laplace(0.0, 1.0) * self._noise_scale(new_n)
+                n[arm] = new_n
+        return regret, counts, arms
+
+
+class AdaPUCB(_AdaP):
+    """AdaP-UCB (seed 000, Alg. 1 with Eq. 7); epsilon-global DP by Theorem 6/7."""
+
+    name = "AdaP-UCB"
+
+    def index(self, private_mean: np.ndarray, n: np.ndarray, t_l: np.ndarray) -> np.ndarray:
+        conf, priv = self._bonus_terms(n, t_l)
+        return private_mean + np.sqrt(0.5 * conf + priv)  # Eq. (7): alpha ln t / (2 N/2)
+
+
+class AdaPKLUCB(_AdaP):
+    """AdaP-KLUCB (seed 000, Alg. 1 with Eq. 8); epsilon-global DP by Theorem 6/8."""
+
+    name = "AdaP-KLUCB"
+
+    def index(self, private_mean: np.ndarray, n: np.ndarray, t_l: np.ndarray) -> np.ndarray:
+        conf, priv = self._bonus_terms(n, t_l)
+        shifted = np.clip(private_mean + priv, 0.0, 1.0)  # mu~^alpha of Eq. (8)
+        return kl_ucb_index(shifted, conf)

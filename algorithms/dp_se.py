@@ -1,0 +1,134 @@
+"""DP-SE: differentially private Successive Elimination (Sajed & Sheffet, ICML 2019).
+
+T. Sajed and O. Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal
+Private Stopping Rule", ICML 2019 (PMLR 97:5579-5588), the private Successive Elimination
+algorithm (DP-SE); the baseline of seed 000's Fig. 2 (with ``beta = 1/T``) and of seed 003's
+experiments. Formulas as collected in shared/REFERENCE.md Sec. 4.4 (two public
+re-implementations agree; the seed texts only describe the algorithm in prose):
+
+Epoch ``e = 1, 2, ...`` with ``Delta_e = 2^-e`` and surviving set ``S``:
+
+* every arm of ``S`` is pulled ``R_e`` times, where
+  ``R_e = max{32 ln(8|S|e^2/beta) / Delta_e^2, 8 ln(4|S|e^2/beta) / (eps Delta_e)} + 1``
+  (rounded up);
+* only this epoch's rewards are used: ``mu~_a = mu^_a(e) + Lap(1/(eps R_e))``;
+* ``h_e = sqrt(ln(8|S|e^2/beta) / (2 R_e))``, ``c_e = ln(4|S|e^2/beta) / (eps R_e)``;
+  arm ``a`` is eliminated if ``max_b mu~_b - mu~_a > 2 (h_e + c_e)``;
+* once one arm survives it is played to the horizon.
+
+Choices: arms of ``S`` are pulled in blocks in index order (the order does not affect the law
+of the elimination decisions); the last epoch is truncated at ``T``; ``beta`` defaults to
+``1/T`` as in seed 000 (DP-SE is not anytime).
+
+Privacy: a changed reward is in one arm's block of one epoch, so it moves one released mean
+by at most ``1/R_e``; ``Lap(1/(eps R_e))`` makes that release eps-DP and everything else is
+post-processing (the same one-episode-touched argument as seed 000, Thm 6).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.validation import check_epsilon, check_horizon, check_int, check_real
+
+from ._episodic import (
+    BernoulliRewards,
+    EpisodicResult,
+    RegretTracker,
+    TableRewards,
+    check_source,
+)
+
+__all__ = ["DPSE"]
+
+
+class DPSE:
+    """DP-SE of Sajed & Sheffet (2019); see the module docstring.
+
+    Parameters
+    ----------
+    epsilon:
+        Privacy budget (epsilon-global DP), > 0.
+    beta:
+        Failure probability of the confidence bounds; ``None`` means ``1/T`` (seed 000, Sec. 5).
+    """
+
+    name = "DP-SE"
+
+    def __init__(self, epsilon: float, *, beta: float | None = None) -> None:
+        self.epsilon = check_epsilon(epsilon)
+        self.beta = None if beta is None else check_real(
+            "beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
+
+    def _beta(self, horizon: int) -> float:
+        return 1.0 / horizon if self.beta is None else self.beta
+
+    def epoch_length(self, e: int, n_alive: np.ndarray, beta: float) -> np.ndarray:
+        """``R_e`` for epoch ``e`` with ``n_alive`` surviving arms (vectorised)."""
+        d = 2.0 ** (-e)
+        l8 = np.log(8.0 * n_alive * e * e / beta)
+        l4 = np.log(4.0 * n_alive * e * e / beta)
+        return np.ceil(np.maximum(32.0 * l8 / d**2, 8.0 * l4 / (self.epsilon * d)) + 1.0)
+
+    def threshold(self, e: int, n_alive: np.ndarray, r_e: np.ndarray, beta: float) -> np.ndarray:
+        """Elimination threshold ``2 (h_e + c_e)``."""
+        h = np.sqrt(np.log(8.0 * n_alive * e * e / beta) / (2.0 * r_e))
+        c = np.log(4.0 * n_alive * e * e / beta) / (self.epsilon * r_e)
+        return 2.0 * (h + c)
+
+    def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: np.ndarray | None = None
+                 ) -> EpisodicResult:
+        """All runs in lockstep; one reward-sum draw per arm, epoch and run.
+
+        ``decisions[r, e-1]`` is the bit mask of arms alive after epoch ``e`` (it determines
+        the action sequence); the last column written is the final surviving mask.
+        """
+        check_source(rewards, horizon)
+        k = rewards.n_arms
+        horizon = check_horizon(horizon, k)
+        runs = check_int("runs", runs, low=1)
+        beta = self._beta(horizon)
+        cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
+        track = RegretTracker(runs, rewards.gaps, cps)
+        rows = np.arange(runs)
+        alive = np.ones((runs, k), dtype=bool)
+        t = np.zeros(runs, dtype=np.int64)
+        decisions = np.full((runs, 64), -1, dtype=np.int64)
+        epochs = np.zeros(runs, dtype=np.int64)
+        weights = 2 ** np.arange(k, dtype=np.int64) if k < 62 else None
+        e = 0
+        while (t < horizon).any():
+            e += 1
+            n_alive = alive.sum(axis=1)
+            single = n_alive == 1
+            last = np.argmax(alive, axis=1)
+            rest = np.where(single, horizon - t, 0)  # one survivor: play it to the end
+            track.add(last, t, rest)
+            t += rest
+            r_e = self.epoch_length(e, np.maximum(n_alive, 1), beta)
+            means = np.zeros((runs, k))
+            complete = (t < horizon) & ~single
+            for a in range(k):
+                play = alive[:, a] & (t < horizon) & ~single
+                length = np.where(play, np.minimum(r_e, horizon - t), 0).astype(np.int64)
+                arm = np.full(runs, a)
+                s = rewards.block_sums(arm, t, length, rng)
+                track.add(arm, t, length)
+                complete &= ~play | (length == r_e)
+                means[:, a] = s / np.maximum(length, 1)
+                t += length
+            noisy = means + rng.laplace(0.0, 1.0, (runs, k)) / (self.epsilon * r_e)[:, None]
+            # proof: one epoch's rewards per release
+            best = np.max(np.where(alive, noisy, -np.inf), axis=1, keepdims=True)
+            gap = np.where(alive, best - np.where(alive, noisy, 0.0), -np.inf)
+            thr = self.threshold(e, np.maximum(n_alive, 1), r_e, beta)
+            drop = alive & (gap > thr[:, None]) & complete[:, None]
+            alive &= ~drop
+            if weights is not None and e <= decisions.shape[1]:
+                upd = complete
+                decisions[rows[upd], e - 1] = (alive[upd] * weights).sum(axis=1)
+            epochs += complete
+        return EpisodicResult(track.regret, track.counts, decisions, epochs, cps, track.curve)

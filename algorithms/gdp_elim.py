@@ -1,0 +1,142 @@
+"""GDP-Elim-New: Wang & Zhu (seed 003), Algorithm 4 and Theorem 18.
+
+Algorithm 4 (seed 003, Sec. 7; the OCR of lines 4 and 6 is damaged, reconstruction below):
+
+* phase ``k = 1, 2, ...`` with ``Delta(k) = 2^-k``;
+* every arm is pulled ``N(k)`` times, with (line 4)
+  ``N(k) = max{32 ln T / Delta(k)^2, (4 / (Delta(k) eps)) ln X}``,
+  ``X = (T^2 (e^eps - 1) + T^2 delta) / (2 (e^eps - 1) + T^2 delta)``, rounded up;
+* ``theta_i(k)`` is drawn from the Lemma-15 law with centre ``x0 = mu^_i(k)`` (this phase's
+  rewards only) and ``N = N(k)`` (line 6);
+* if some ``theta_i(k) > max_{j != i} theta_j(k) + Delta(k)``, arm ``i`` is exploited to the
+  horizon (lines 7-8).
+
+Reconstruction of line 6 ("... Lemma 15 with €,/2, ..."): the OCR reads ``eps, delta/2`` with
+the delta glyph dropped, not ``eps/2``. The proof of Theorem 18 confirms it: its event
+``B(k) = {|theta_i(k) - mu^_i(k)| <= ln(X) / (N(k) eps)}`` has ``Pr[not B] <= 1/T^2``, and
+the Lemma-15 tail at distance ``ln(X)/(N eps)`` is *exactly* ``1/T^2`` with parameters
+``(eps, delta/2)`` (with ``c = (e^eps - 1)/delta + 1``, ``k = delta/(2(e^eps - 1))``:
+``k (c/X - 1) = 1/T^2``; checked in ``tests/test_gdp_elim.py``), whereas ``eps/2`` would
+halve the exponent and break that equality. The factors are named parameters
+(``lemma15_epsilon_factor = 1``, ``lemma15_delta_factor = 1/2``), the paper's values by
+default; shared/REFERENCE.md Sec. 4.5 reads the same. Line 4 is confirmed by the proof's two
+conditions ``sqrt(2 ln T / N(k)) <= Delta(k)/4`` and ``ln(X)/(N(k) eps) <= Delta(k)/4``.
+
+Other choices: arms are pulled in blocks in index order inside a phase; the last phase is
+truncated at ``T`` (no draw without a complete phase); ties in ``theta`` have probability 0.
+
+Privacy (Theorem 18 via Lemmas 9 and 15): a changed reward lies in one arm's block of one
+phase, so it shifts one centre ``x0`` by at most ``1/N(k)``; the Lemma-15 law is
+``(eps, delta/2)``-indistinguishable under such a shift and the rest is post-processing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.mechanisms import Lemma15Perturbation
+from dpaudit.validation import (
+    check_epsilon_delta,
+    check_horizon,
+    check_int,
+    check_real,
+)
+
+from ._episodic import (
+    BernoulliRewards,
+    EpisodicResult,
+    RegretTracker,
+    TableRewards,
+    check_source,
+)
+
+__all__ = ["GDPElimNew", "log_x"]
+
+
+def log_x(epsilon: float, delta: float, horizon: int) -> float:
+    """``ln X = ln((T^2 (e^eps-1) + T^2 delta) / (2 (e^eps-1) + T^2 delta))`` (Alg. 4, Thm 18)."""
+    a = math.expm1(epsilon)
+    t2 = float(horizon) ** 2
+    return math.log((t2 * a + t2 * delta) / (2.0 * a + t2 * delta))
+
+
+class GDPElimNew:
+    """GDP-Elim-New (seed 003, Algorithm 4); see the module docstring.
+
+    Parameters
+    ----------
+    epsilon, delta:
+        The (epsilon, delta)-global DP claim (Definition 3); ``epsilon > 0``.
+    lemma15_epsilon_factor, lemma15_delta_factor:
+        The Lemma-15 draw uses ``(epsilon * f_eps, delta * f_delta)``; the paper's values are
+        1 and 1/2 (see the reconstruction above).
+    """
+
+    name = "GDP-Elim-New"
+
+    def __init__(self, epsilon: float, delta: float, *, lemma15_epsilon_factor: float = 1.0,
+                 lemma15_delta_factor: float = 0.5) -> None:
+        self.epsilon, self.delta = check_epsilon_delta(epsilon, delta)
+        self.lemma15_epsilon_factor = check_real(
+            "lemma15_epsilon_factor", lemma15_epsilon_factor, low=0.0, low_open=True)
+        self.lemma15_delta_factor = check_real(
+            "lemma15_delta_factor", lemma15_delta_factor, low=0.0, high=1.0)
+        self.perturbation = Lemma15Perturbation(
+            self.epsilon * self.lemma15_epsilon_factor, self.delta * self.lemma15_delta_factor)
+
+    def phase_length(self, k: int, horizon: int) -> int:
+        """``N(k)`` of Algorithm 4, line 4 (rounded up)."""
+        d = 2.0 ** (-k)
+        first = 32.0 * math.log(horizon) / d**2
+        second = 4.0 / (d * self.epsilon) * log_x(self.epsilon, self.delta, horizon)
+        return int(math.ceil(max(first, second, 1.0)))
+
+    def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: np.ndarray | None = None
+                 ) -> EpisodicResult:
+        """All runs in lockstep; one reward-sum draw per arm, phase and run.
+
+        ``decisions[r]`` is ``(phase at which exploitation started or 0, exploited arm or
+        -1)``: together with the horizon they determine the whole action sequence.
+        """
+        check_source(rewards, horizon)
+        kk = rewards.n_arms
+        horizon = check_horizon(horizon, kk)
+        runs = check_int("runs", runs, low=1)
+        cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
+        track = RegretTracker(runs, rewards.gaps, cps)
+        t = np.zeros(runs, dtype=np.int64)
+        exploit = np.full(runs, -1, dtype=np.int64)
+        phase_of = np.zeros(runs, dtype=np.int64)
+        phases = np.zeros(runs, dtype=np.int64)
+        k = 0
+        while (t < horizon).any():
+            k += 1
+            n_k = self.phase_length(k, horizon)
+            d_k = 2.0 ** (-k)
+            exploiting = exploit >= 0
+            rest = np.where(exploiting & (t < horizon), horizon - t, 0)
+            track.add(np.maximum(exploit, 0), t, rest)
+            t += rest
+            explore = t < horizon
+            complete = explore & (t + kk * n_k <= horizon)
+            means = np.zeros((runs, kk))
+            for a in range(kk):
+                length = np.where(explore, np.minimum(n_k, horizon - t), 0).astype(np.int64)
+                arm = np.full(runs, a)
+                s = rewards.block_sums(arm, t, length, rng)
+                track.add(arm, t, length)
+                means[:, a] = s / max(n_k, 1)
+                t += length
+            theta = self.perturbation.sample(means, n_k, rng=rng)  # proof: Lemma 15, x0 = mu^(k)
+            order = np.sort(theta, axis=1)
+            best = np.argmax(theta, axis=1)
+            lead = order[:, -1] - (order[:, -2] if kk > 1 else -np.inf)
+            start = complete & (lead > d_k)
+            exploit = np.where(start, best, exploit)
+            phase_of = np.where(start, k, phase_of)
+            phases += complete
+        decisions = np.stack([phase_of, exploit], axis=1)
+        return EpisodicResult(track.regret, track.counts, decisions, phases, cps, track.curve)

@@ -1,0 +1,102 @@
+"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (seed 000)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from dpaudit.algorithms._episodic import TableRewards
+from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
+from dpaudit.engine import CheckContext, ClaimSpec
+from dpaudit.results import ClaimResult, Notion
+
+from ._global_common import (
+    EPS,
+    J,
+    N,
+    NeighbourPair,
+    ReleaseModel,
+    release_claim,
+    sampled_global_claim,
+    table_sampler,
+)
+
+FIG2_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
+PAPER = "Azize & Basu, NeurIPS 2022 (seed 000)"
+
+# The attack: K = 2 arms, T = 32, a fixed reward table (seed 000, Definition 2).
+# Arm 0 earns 0 except its initial pull (step 1), arm 1 earns 1. Pair 1 changes step 1
+# (arm 0's first reward, 1 -> 0): in the paper's algorithm it enters one release only (the
+# initial one, noise Lap(2/eps), loss <= eps/2); in the all-rewards variant it enters every
+# later release of arm 0. Pair 2 changes step 3 (the first episode's single pull, whichever
+# arm plays it) to the opposite rewards: a release of one reward with noise Lap(1/eps), loss
+# up to eps, the paper's worst case.
+AUDIT_HORIZON = 32
+
+
+def _table() -> TableRewards:
+    import numpy as np
+
+    tab = np.zeros((2, AUDIT_HORIZON))
+    tab[1, :] = 1.0
+    tab[0, 0] = 1.0
+    return TableRewards(tab)
+
+
+def neighbour_pairs(alg) -> list[NeighbourPair]:
+    import numpy as np
+
+    base = _table()
+    one = base.changed(1, np.array([0.0, 1.0]))
+    three = base.changed(3, np.array([1.0, 0.0]))
+    return [
+        NeighbourPair("pair 1: K=2, T=32, arm 0 earns 0 and arm 1 earns 1; step 1 (arm 0's "
+                      "initial reward) 1 vs 0", table_sampler(alg, base, AUDIT_HORIZON),
+                      table_sampler(alg, one, AUDIT_HORIZON)),
+        NeighbourPair("pair 2: same table; step 3 (first episode's pull) rewards (0, 1) vs "
+                      "(1, 0)", table_sampler(alg, base, AUDIT_HORIZON),
+                      table_sampler(alg, three, AUDIT_HORIZON)),
+    ]
+
+
+def release_model(alg) -> ReleaseModel:
+    if alg.mean_window == "all":
+        return ReleaseModel(1 / N, 2 / (EPS * N), J,
+                            "a release averages all N rewards of the arm (sensitivity 1/N), "
+                            "noise Lap(2/(eps N)); one reward enters every later release of "
+                            "its arm: J = up to log2 N(T) releases")
+    return ReleaseModel(1 / (N / 2), 2 / (EPS * N), sp.Integer(1),
+                        "a release averages the last episode's N/2 rewards (sensitivity "
+                        "2/N), noise Lap(2/(eps N)) (Sec. 4); episodes of one arm are "
+                        "disjoint, so one reward enters one release (Lemma 1, Thm 6)")
+
+
+def claims(make_alg) -> list[ClaimSpec]:
+    def symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        return release_claim(ctx, spec, release_model(make_alg(ctx)))
+
+    def sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        alg = make_alg(ctx)
+        n = 20_000 if ctx.quick else 250_000
+        return sampled_global_claim(ctx, spec, neighbour_pairs(alg),
+                                    ["action sequence", "pulls of arm 0"], n)
+
+    return [
+        ClaimSpec("episode-release", Notion.GLOBAL,
+                  "each private mean is eps-DP (Laplace, sensitivity of a last-episode mean) "
+                  "and a changed reward enters one release only",
+                  "seed 000, Lemma 1, Theorem 1 and Theorem 6 (Sec. 4, Eq. 7-8)", symbolic),
+        ClaimSpec("global-dp", Notion.GLOBAL,
+                  "the action sequence is eps-global DP: pi(a^T|r^T) <= e^eps pi(a^T|r'^T) for "
+                  "reward sequences differing at one step",
+                  "seed 000, Definition 2 and Theorems 6-8", sampled),
+    ]
+
+
+def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
+    k = len(FIG2_MEANS)
+    return [
+        f"Theorem 2 minimax lower bound (K={k}, T={horizon}): "
+        f"{thm2_minimax_lower(k, horizon, ctx.epsilon):.4g}",
+        f"Theorem 3 problem-dependent lower bound (asymptotic rate x ln T, Bernoulli: "
+        f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): {thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
+    ]

@@ -1,0 +1,38 @@
+"""``adap-klucb``: AdaP-KLUCB of Azize & Basu (seed 000, Alg. 1, Eq. 8).
+
+Same claims and attack as ``adap-ucb`` (see ``_adap_common``). Regret on Figure 2's instance
+at T = 10^7; Theorem 8's constants ``C1(alpha), C2`` are not given in the paper, so its shape
+(``C1 = C2 = 1``) is printed beside the lower bounds of Theorems 2-3, not used as a bound.
+"""
+
+from __future__ import annotations
+
+from dpaudit.algorithms.adap import AdaPKLUCB
+from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
+from dpaudit.engine import AuditSpec, CheckContext
+
+from ._adap_common import FIG2_MEANS, PAPER, claims, lower_bound_details
+from ._global_common import regret_result
+
+
+def _alg(ctx: CheckContext) -> AdaPKLUCB:
+    return AdaPKLUCB(ctx.epsilon)
+
+
+def _regret(ctx: CheckContext):
+    horizon = 10**5 if ctx.quick else 10**7
+    alg = _alg(ctx)
+    shape = thm8_adap_klucb_shape(FIG2_MEANS, horizon, ctx.epsilon, alg.alpha)
+    return regret_result(
+        ctx, alg, FIG2_MEANS, horizon, 20,
+        instance="Fig. 2: Bernoulli (0.75, 0.625, 0.5, 0.375, 0.25)", bound=None,
+        bound_name="Theorem 8 has unspecified constants C1(alpha), C2",
+        details=[f"Theorem 8 shape with C1 = C2 = 1 (not a bound): {shape:.4g}",
+                 *lower_bound_details(ctx, horizon)])
+
+
+AUDITS = [
+    AuditSpec("adap-klucb", "AdaP-KLUCB: epsilon-global DP via last-episode Laplace means",
+              "Azize & Basu, NeurIPS 2022 (seed 000)", claims(_alg), default_epsilon=1.0,
+              default_delta=0.0, regret=_regret),
+]
