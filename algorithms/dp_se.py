@@ -93,10 +93,9 @@ class DPSE:
         beta = self._beta(horizon)
         cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
         track = RegretTracker(runs, rewards.gaps, cps)
-        rows = np.arange(runs)
         alive = np.ones((runs, k), dtype=bool)
         t = np.zeros(runs, dtype=np.int64)
-        decisions = np.full((runs, 64), -1, dtype=np.int64)
+        masks: list[np.ndarray] = []
         epochs = np.zeros(runs, dtype=np.int64)
         weights = 2 ** np.arange(k, dtype=np.int64) if k < 62 else None
         e = 0
@@ -127,8 +126,8 @@ class DPSE:
             thr = self.threshold(e, np.maximum(n_alive, 1), r_e, beta)
             drop = alive & (gap > thr[:, None]) & complete[:, None]
             alive &= ~drop
-            if weights is not None and e <= decisions.shape[1]:
-                upd = complete
-                decisions[rows[upd], e - 1] = (alive[upd] * weights).sum(axis=1)
+            if weights is not None:
+                masks.append(np.where(complete, (alive * weights).sum(axis=1), -1))
             epochs += complete
+        decisions = (np.stack(masks, axis=1) if masks else np.full((runs, 1), -1))
         return EpisodicResult(track.regret, track.counts, decisions, epochs, cps, track.curve)

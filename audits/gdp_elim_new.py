@@ -1,0 +1,144 @@
+"""``gdp-elim-new``: GDP-Elim-New of Wang & Zhu (seed 003, Algorithm 4, Theorem 18).
+
+Claims:
+
+* ``phase-release`` (symbolic): the Lemma-15 law is ``(eps', delta')``-indistinguishable
+  under a centre shift ``|z| <= 1/N`` (the obligations of
+  :func:`dpaudit.mechanisms.lemma15.lemma15_proof_obligations`), the algorithm draws it with
+  ``eps' = eps * f_eps <= eps`` and ``delta' = delta * f_delta <= delta`` (paper: 1 and 1/2),
+  and a changed reward lies in one arm's block of one phase (one release).
+* ``global-dp`` (sampled), (eps, delta)-global DP of seed 003 Definition 3 with two
+  neighbouring inputs: (1) fixed tables (the revision rule ``p_t(1|a) = 1`` at one step with
+  the other rewards fixed, which implies the expectation form): arm 0 earns 1, arm 1 earns
+  1/2, and one reward of arm 1's phase-1 block is 1 or 0, so the exploitation test
+  ``theta_0 - theta_1 > Delta(1) = 1/2`` sits midway between the two inputs; (2) the
+  expectation form itself: Bernoulli(0.75, 0.25) rewards with and without the revision
+  "reward at that step := 0".
+
+Regret: seed 003's instance 1 (nine arms 0.30..0.70) at T = 10^5, 100 runs, against
+Theorem 18; Theorem 4's order term is printed beside it (its constant is OCR-damaged).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
+from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
+from dpaudit.algorithms.gdp_elim import GDPElimNew
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
+from dpaudit.results import ClaimResult, Notion
+from dpaudit.symbolic import Domain, Obligation
+
+from ._global_common import (
+    EPS,
+    N,
+    NeighbourPair,
+    ReleaseModel,
+    regret_result,
+    release_claim,
+    sampled_global_claim,
+    summaries_of,
+    table_sampler,
+)
+
+INSTANCE_1 = tuple(0.30 + 0.05 * i for i in range(9))
+PAPER = "Wang & Zhu (seed 003), Algorithm 4 and Theorem 18"
+
+
+def _alg(ctx: CheckContext) -> GDPElimNew:
+    return GDPElimNew(ctx.epsilon, ctx.delta)
+
+
+def _horizon(alg: GDPElimNew) -> int:
+    """Smallest T (on a coarse grid) whose phase 1 completes for K = 2 arms."""
+    horizon = 1000
+    while 2 * alg.phase_length(1, horizon) > horizon:
+        horizon = int(horizon * 1.25)
+    return horizon
+
+
+def _bernoulli_sampler(alg, env, horizon):
+    def sample(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        return summaries_of(alg.simulate(env, horizon, n, rng=rng))
+    return sample
+
+
+def neighbour_pairs(alg: GDPElimNew) -> list[NeighbourPair]:
+    horizon = _horizon(alg)
+    n1 = alg.phase_length(1, horizon)
+    step = n1 + 1  # arm 1's first pull in phase 1
+    tab = np.ones((2, horizon))
+    tab[1, :] = 0.5
+    d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
+    d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
+    env = BernoulliRewards([0.75, 0.25])
+    return [
+        NeighbourPair(f"pair 1: K=2, T={horizon}, N(1)={n1}; arm 0 earns 1, arm 1 earns 1/2; "
+                      f"step {step} (arm 1's first phase-1 pull) 1 vs 0",
+                      table_sampler(alg, d, horizon), table_sampler(alg, d2, horizon)),
+        NeighbourPair(f"pair 2: Bernoulli(0.75, 0.25), T={horizon}; revision rule: reward at "
+                      f"step {step} := 0 (seed 003, Def. 3, expectation over rewards)",
+                      _bernoulli_sampler(alg, env, horizon),
+                      _bernoulli_sampler(alg, env.revised(step, 0.0), horizon)),
+    ]
+
+
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    alg = _alg(ctx)
+    obligations, domain, assumptions = lemma15_proof_obligations()
+    f_eps, f_delta = sp.nsimplify(alg.lemma15_epsilon_factor), sp.nsimplify(
+        alg.lemma15_delta_factor)
+    dl = sp.Symbol("delta", positive=True)
+    extra = [*obligations,
+             Obligation("draw_epsilon_within_claim", f_eps * EPS - EPS, "<=",
+                        display=f"Lemma-15 epsilon = {f_eps} * epsilon <= epsilon"),
+             Obligation("draw_delta_within_claim", f_delta * dl - dl, "<=",
+                        display=f"Lemma-15 delta = {f_delta} * delta <= delta")]
+    # the Lemma-15 law's loss is proved by `extra`; the release model states the shift 1/N
+    # of one phase mean and the one-release argument (the Laplace line is its delta = 0 limit)
+    model = ReleaseModel(1 / N, 1 / (EPS * N), sp.Integer(1),
+                         "phase k draws theta_i(k) from Lemma 15 centred at this phase's mean "
+                         "of N = N(k) rewards (a changed reward shifts it by <= 1/N); phases "
+                         "and arm blocks are disjoint, so one reward enters one release")
+    return release_claim(ctx, spec, model, extra=extra,
+                         extra_domain={**domain, dl: Domain(0.0, 1.0, (ctx.delta or 0.01,))},
+                         extra_assumptions=assumptions)
+
+
+def _sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    n = 20_000 if ctx.quick else 200_000
+    return sampled_global_claim(ctx, spec, neighbour_pairs(_alg(ctx)),
+                                ["action sequence", "pulls of arm 1"], n)
+
+
+def _regret(ctx: CheckContext):
+    horizon = 10**4 if ctx.quick else 10**5
+    alg = _alg(ctx)
+    k = len(INSTANCE_1)
+    return regret_result(
+        ctx, alg, INSTANCE_1, horizon, 100, instance="seed 003 instance 1: nine arms "
+        "0.30, 0.35, ..., 0.70",
+        bound=thm18_gdp_elim_upper(INSTANCE_1, horizon, ctx.epsilon, ctx.delta),
+        bound_name="Theorem 18 (upper)",
+        details=[f"Theorem 4 order term (N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T)) "
+                 f"(constant unknown): {thm4_gdp_lower_order(k, horizon, ctx.epsilon, ctx.delta):.4g}",
+                 f"phase lengths N(1..4) = "
+                 f"{[alg.phase_length(i, horizon) for i in range(1, 5)]}"])
+
+
+AUDITS = [
+    AuditSpec(
+        "gdp-elim-new", "GDP-Elim-New: phased elimination with Lemma-15 perturbations",
+        PAPER,
+        [ClaimSpec("phase-release", Notion.GLOBAL,
+                   "each phase's Lemma-15 draw is (eps, delta)-DP in its phase mean and a "
+                   "changed reward enters one draw",
+                   "seed 003, Lemma 15, Lemma 9, Algorithm 4 line 6, Theorem 18", _symbolic),
+         ClaimSpec("global-dp", Notion.GLOBAL,
+                   "the action sequence is (eps, delta)-global DP (seed 003, Definition 3)",
+                   "seed 003, Definition 3 and Theorem 18", _sampled)],
+        default_epsilon=1.0, default_delta=0.01, regret=_regret),
+]
