@@ -203,15 +203,17 @@ def _count(mech: Any, data: Any, event: Any, n: int, rng: np.random.Generator,
 
 
 # -- event selection for one pair ----------------------------------------------------------
-def _output_kind(outputs: np.ndarray, features: Callable | None) -> str:
+def _output_kind(a: np.ndarray, b: np.ndarray, features: Callable | None) -> str:
+    """``scalar``, ``discrete`` (non-negative integers below 64), ``statistic`` or ``vector``."""
     if features is not None:
-        stat = np.asarray(features(outputs))
+        stat = np.asarray(features(np.concatenate([a[:2], b[:2]])))
         return "statistic" if stat.ndim == 1 or stat.shape[1:] == (1,) else "vector"
-    y = outputs.reshape(outputs.shape[0], -1)
-    if y.shape[1] != 1:
+    if a.reshape(a.shape[0], -1).shape[1] != 1:
         return "vector"
-    if outputs.dtype.kind in "biu" and y.min() >= 0 and y.max() < MAX_DISCRETE_OUTCOMES:
-        return "discrete"
+    if a.dtype.kind in "biu" and b.dtype.kind in "biu":
+        lo, hi = min(int(a.min()), int(b.min())), max(int(a.max()), int(b.max()))
+        if lo >= 0 and hi < MAX_DISCRETE_OUTCOMES:
+            return "discrete"
     return "scalar"
 
 
@@ -220,7 +222,7 @@ def _select(mech: Any, pair: tuple[Any, Any], n: int, n_measure: int, *, delta: 
     """Choose an event (and direction) for ``pair`` on ``n`` fresh samples per side."""
     a, b = _draw(mech, pair[0], n, rng), _draw(mech, pair[1], n, rng)
     features = getattr(mech, "features", None)
-    kind = _output_kind(np.concatenate([a[:2], b[:2]]), features)
+    kind = _output_kind(a, b, features)
     if kind == "scalar":
         return best_threshold_event(a, b, n_measure=n_measure, delta=delta, alpha=alpha,
                                     top=top), kind
@@ -234,7 +236,8 @@ def _select(mech: Any, pair: tuple[Any, Any], n: int, n_measure: int, *, delta: 
         n_out = int(getattr(mech, "n_outcomes", 0) or max(int(a.max()), int(b.max())) + 1)
         if n_out < 2:
             n_out = 2
-        return best_subset_event(a.ravel(), b.ravel(), n_out, n_measure=n_measure,
+        return best_subset_event(a.ravel().astype(np.int64), b.ravel().astype(np.int64), n_out,
+                                 n_measure=n_measure,
                                  delta=delta, alpha=alpha), kind
     half = n // 2  # vector: fit a score on one half, choose its threshold on the other
     score = fit_logistic_score(a[:half], b[:half], features=features)

@@ -236,3 +236,16 @@ def test_blackbox_evaluator_plugs_into_the_check_engine():
                      default_epsilon=1.0, default_delta=0.0, faulty=True)
     report = run_check(spec, quick=True)
     assert report.exit_code == 1 and report.claims[0].method.value == "sampled"
+
+
+def test_boolean_outputs_are_discrete():
+    class Coin:
+        epsilon, delta = 0.5, 0.0
+        neighbours = ((0, 1),)
+
+        def sample(self, data, size, rng):
+            p = math.exp(1.0) / (1 + math.exp(1.0))  # true eps 1 > claim 0.5
+            return (rng.random(size) < (p if data else 1 - p))
+
+    r = audit_mechanism(Coin(), budget=AuditBudget(samples=100_000), seed=9)
+    assert r.output_kind == "discrete" and r.verdict is Verdict.VIOLATED
