@@ -147,7 +147,7 @@ class BlackBoxResult:
     def details(self) -> tuple[str, ...]:
         p_side, q_side = ("D", "D'") if self.direction == DIRECTIONS[0] else ("D'", "D")
         lines = [
-            f"neighbours: D = {_short(self.data)}, D' = {_short(self.data_prime)} "
+            f"neighbours: {_pair_text(self.data, self.data_prime)} "
             f"(best of {self.pairs_tried} pair(s))",
             f"event ({self.output_kind} output, chosen on {self.n_select} fresh samples per "
             f"side): {self.event}; direction {self.direction}",
@@ -159,6 +159,22 @@ class BlackBoxResult:
             top = ", ".join(f"#{i}: {b:.3g}" for i, b in self.ranking[:5])
             lines.append(f"pair ranking (projected bounds on ranking samples): {top}")
         return tuple(lines)
+
+
+def _pair_text(data: Any, data_prime: Any) -> str:
+    """``D = .., D' = ..``; for equal-shape arrays, where they differ."""
+    try:
+        a, b = np.asarray(data, dtype=float), np.asarray(data_prime, dtype=float)
+    except (TypeError, ValueError):
+        a = b = None
+    if a is not None and b is not None and a.shape == b.shape and a.size > 4:
+        diff = np.argwhere(a != b)
+        where = ", ".join(str(tuple(int(i) for i in d)) for d in diff[:4])
+        more = f" and {len(diff) - 4} more" if len(diff) > 4 else ""
+        vals = ", ".join(f"{a[tuple(d)]:g}->{b[tuple(d)]:g}" for d in diff[:4])
+        return (f"D and D' of shape {a.shape} differing at {where}{more} ({vals})"
+                if len(diff) else f"D = D' (shape {a.shape})")
+    return f"D = {_short(data)}, D' = {_short(data_prime)}"
 
 
 def _short(value: Any) -> str:
