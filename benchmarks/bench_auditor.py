@@ -12,7 +12,7 @@ delta = 1e-5) with 10^6 samples per side and alpha = 0.05 this prints
   same run: a Python loop drawing one sample at a time, and a threshold search that calls
   statsmodels once per candidate.
 
-Run: ``python benchmarks/bench_auditor.py [--seeds 10]``; it takes seconds.
+Run: ``python benchmarks/bench_auditor.py [--seeds 5]``; it takes seconds.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def search_speed(mech):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=5)
     args = parser.parse_args()
     lap = Laplace(1.0)
     b = audit_power("Laplace", lap, np.linspace(-8, 9, 34001), args.seeds)

@@ -141,8 +141,12 @@ class BlackBoxResult:
 
     @property
     def verdict(self) -> Verdict:
-        return Verdict.VIOLATED if self.epsilon_lower_bound > self.epsilon else (
-            Verdict.CONSISTENT)
+        """VIOLATED above the claim; INCONCLUSIVE when no violation was detectable at all."""
+        if self.epsilon_lower_bound > self.epsilon:
+            return Verdict.VIOLATED
+        if math.isinf(self.detectable_epsilon):
+            return Verdict.INCONCLUSIVE
+        return Verdict.CONSISTENT
 
     def details(self) -> tuple[str, ...]:
         p_side, q_side = ("D", "D'") if self.direction == DIRECTIONS[0] else ("D'", "D")
@@ -158,6 +162,9 @@ class BlackBoxResult:
         if self.ranking:
             top = ", ".join(f"#{i}: {b:.3g}" for i, b in self.ranking[:5])
             lines.append(f"pair ranking (projected bounds on ranking samples): {top}")
+        if self.verdict is Verdict.INCONCLUSIVE:
+            lines.append("no violation of any size is detectable with this event and sample "
+                         "size (its probability is too small against delta): add samples")
         return tuple(lines)
 
 

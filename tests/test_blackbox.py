@@ -249,3 +249,18 @@ def test_boolean_outputs_are_discrete():
 
     r = audit_mechanism(Coin(), budget=AuditBudget(samples=100_000), seed=9)
     assert r.output_kind == "discrete" and r.verdict is Verdict.VIOLATED
+
+
+def test_inconclusive_when_nothing_is_detectable():
+    # delta = 0.99 with 200 measured samples: even a sure event has p_lo = 0.025^(1/200)
+    # = 0.982 <= delta, so no bound above 0 is possible at all
+    class Flat:
+        epsilon, delta = 1.0, 0.99
+        neighbours = ((0, 1),)
+
+        def sample(self, data, size, rng):
+            return rng.random(size)
+
+    r = audit_mechanism(Flat(), budget=AuditBudget(samples=300), seed=10)
+    assert r.verdict is Verdict.INCONCLUSIVE
+    assert to_claim_result(r, id="x", statement="s", reference="r").detectable_epsilon is None
