@@ -74,3 +74,10 @@ def test_malformed_arguments_exit_2():
     with pytest.raises(SystemExit) as exc:
         main(["audit", "laplace", "--samples", "many"])
     assert exc.value.code == 2
+
+
+def test_list_and_missing_target(capsys):
+    assert main(["audit", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "laplace-faulty" in out and "randomized-response" in out
+    assert main(["audit"]) == 2

@@ -25,8 +25,10 @@ from .common import float_arg, int_arg
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit", help="black-box epsilon lower bound for MODULE:OBJECT or a "
                                      "built-in reference mechanism")
-    p.add_argument("target", help="MODULE:OBJECT, or a built-in name (laplace, gaussian, "
-                                  "gaussian-classical, privbern, randomized-response, *-faulty)")
+    p.add_argument("target", nargs="?", default=None,
+                   help="MODULE:OBJECT, or a built-in name (laplace, gaussian, "
+                        "gaussian-classical, privbern, randomized-response, *-faulty)")
+    p.add_argument("--list", action="store_true", help="list the built-in reference names")
     p.add_argument("--epsilon", type=float_arg, default=None,
                    help="claimed epsilon (default: the object's, or the built-in's 1.0)")
     p.add_argument("--delta", type=float_arg, default=None,
@@ -89,6 +91,17 @@ def _resolve(args: argparse.Namespace) -> tuple[Any, str, str, float | None, flo
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..cli import UsageError
+
+    if args.list:
+        refs = _references()
+        width = max(len(n) for n in refs)
+        for ref in refs.values():
+            print(f"{ref.name:<{width}}  eps={ref.default_epsilon:g} delta={ref.default_delta:g}"
+                  f"  {ref.description}")
+        return 0
+    if args.target is None:
+        raise UsageError("audit needs a TARGET (MODULE:OBJECT or a built-in; see --list)")
     start = time.perf_counter()
     mech, description, paper, eps, dlt = _resolve(args)
     budget = AuditBudget(samples=args.samples, selection_fraction=args.selection_fraction)
