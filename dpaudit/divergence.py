@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import special
 
+from .conditions import bisect_sign_changes
 from .exact import piecewise_quadrature
 from .validation import InvalidParameterError, check_delta, check_epsilon, check_real
 
@@ -140,27 +141,6 @@ def beta_hockey_stick(
     return np.maximum(np.maximum(h_pq, h_qp), 0.0)
 
 
-def _sign_changes(
-    fn: Callable[[np.ndarray], np.ndarray], lo: float, hi: float, grid: int
-) -> list[float]:
-    xs = np.linspace(lo, hi, grid)
-    vals = fn(xs)
-    idx = np.nonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))[0]
-    roots = []
-    for i in idx:
-        a, b = xs[i], xs[i + 1]
-        fa = fn(np.array([a]))[0]
-        for _ in range(80):
-            m = 0.5 * (a + b)
-            fm = fn(np.array([m]))[0]
-            if np.sign(fm) == np.sign(fa):
-                a, fa = m, fm
-            else:
-                b = m
-        roots.append(0.5 * (a + b))
-    return roots
-
-
 def continuous_hockey_stick(
     pdf_p: Callable[[np.ndarray], np.ndarray],
     pdf_q: Callable[[np.ndarray], np.ndarray],
@@ -187,7 +167,7 @@ def continuous_hockey_stick(
         return pdf_p(x) - g * pdf_q(x)
 
     cuts = [lo, hi, *[b for b in breakpoints if lo < b < hi]]
-    cuts += _sign_changes(diff, lo, hi, grid)
+    cuts += bisect_sign_changes(diff, np.linspace(lo, hi, grid)).tolist()
     value, err = piecewise_quadrature(lambda x: np.maximum(diff(x), 0.0), np.array(cuts),
                                       nodes=nodes)
     return max(value, 0.0), err

@@ -1,0 +1,157 @@
+"""``check beta-perturbation``: DP-FTPL-Beta's padded Beta perturbation, decided exactly.
+
+Seed 003, Algorithm 2, Theorem 13 (privacy part) and Figure 2. ``theta ~ Beta(a + k, b + k)``
+with ``a = R + 1``, ``b = N - R + 1``, ``k = floor(N/8) + 1`` after a start phase ``N_B``
+(reconstruction in :mod:`dpaudit.mechanisms.beta_perturbation`). One flipped reward changes
+``R`` by one and leaves ``N`` (hence ``k``) unchanged. Claims:
+
+* ``start-phase-exact``: for every reachable ``(a, b)`` with ``N >= ceil(N_B)`` -- every
+  ``R in 0..N-1`` for each ``N`` in ``ceil(N_B) .. ceil(N_B) + span`` and on a geometric grid
+  of ``N`` up to ``n_max`` -- the exact divergence is at most ``delta``. (The range is finite;
+  the report states it. Beyond it the law concentrates at rate ``1/sqrt(N)`` while the change
+  is ``O(1/N)``; this is the paper's argument, not checked here.)
+* ``padding-necessary``: without ``k`` the worst divergence exceeds ``delta`` for every ``N``
+  checked (all ``N <= 2000``, Fig. 2 d-f's ``N = 10, 10^4, 10^7``) and in the limit
+  ``N -> inf`` (``N Beta(1, N+1) -> Exp(1)``, ``N Beta(2, N) -> Gamma(2)``, computed by
+  sympy: ``sup_t (1 - e^-t) - e^eps (1 - e^-t - t e^-t)``).
+* ``lemma8-generic``: Lemma 8 at ``N = ceil(N_B)``, ``R = 0`` (the paper's figures use
+  ``a = 1``) through :func:`dpaudit.conditions.lemma8_check`.
+
+The faulty variant drops the padding (plain Thompson sampling with a start phase).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.conditions import lemma8_check
+from dpaudit.divergence import beta_hockey_stick
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.mechanisms.beta_perturbation import (
+    beta_cdf_pair,
+    beta_parameters,
+    beta_start_phase,
+    beta_worst_delta,
+)
+from dpaudit.results import ClaimResult, Finding, Notion
+
+from ._verification import exact_claim, proof_claim
+
+REF = "Wang & Zhu (seed 003), Alg. 2, Thm 13 (privacy part), Fig. 2"
+CDF_PAIRS = {
+    "beta-perturbation": lambda epsilon, delta, n=None, successes=0: beta_cdf_pair(
+        n or math.ceil(beta_start_phase(epsilon, delta)), successes=successes),
+    "beta-perturbation-unpadded": lambda epsilon, delta, n=None, successes=0: beta_cdf_pair(
+        n or 10, successes=successes, padding=False),
+}
+
+
+def _scan(eps: float, counts: np.ndarray, padding: bool) -> tuple[float, int, int]:
+    worst, wn, wr = 0.0, 0, 0
+    for n in counts:
+        d, r = beta_worst_delta(eps, int(n), padding=padding)
+        if d > worst:
+            worst, wn, wr = d, int(n), r
+    return worst, wn, wr
+
+
+def _counts(ctx: CheckContext) -> np.ndarray:
+    start = math.ceil(beta_start_phase(ctx.epsilon, ctx.delta))
+    span = 100 if ctx.quick else 1000
+    n_max = 10**4 if ctx.quick else 10**5
+    dense = np.arange(start, start + span + 1)
+    sparse = np.unique(np.geomspace(start + span, max(n_max, start + span), 15).astype(int))
+    return np.unique(np.concatenate([dense, sparse]))
+
+
+def _start_phase(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        counts = _counts(ctx)
+        worst, wn, wr = _scan(ctx.epsilon, counts, padding=not faulty)
+        nb = beta_start_phase(ctx.epsilon, ctx.delta)
+        # smallest N from which every checked N passes (with padding), for the margin
+        small = np.arange(1, math.ceil(nb) + 1)
+        fails = [n for n in small if beta_worst_delta(ctx.epsilon, int(n))[0] > ctx.delta]
+        n_min = (max(fails) + 1) if fails else 1
+        return exact_claim(spec, ctx, worst <= ctx.delta, (
+            f"paper's N_B = {nb:.2f}; padding k = floor(N/8) + 1 "
+            + ("DROPPED (faulty)" if faulty else "applied"),
+            f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}"
+            f" ({sum(int(n) for n in counts)} neighbouring pairs)",
+            f"worst exact delta {worst:.4g} at N = {wn}, R = {wr} (claim {ctx.delta:g})",
+            f"with padding, every N >= {n_min} up to N_B passes: the paper's start phase is "
+            f"{math.ceil(nb) / n_min:.3g}x the smallest sufficient one"),
+            data={"N_B": nb, "worst_delta": worst, "N_min": n_min})
+    return evaluate
+
+
+def unpadded_limit(epsilon: float) -> float:
+    """``lim_{N->inf}`` of the unpadded divergence at ``R = 0`` (sympy, then maximised)."""
+    t = sp.Symbol("t", positive=True)
+    g = (1 - sp.exp(-t)) - sp.exp(sp.nsimplify(epsilon)) * (1 - sp.exp(-t) - t * sp.exp(-t))
+    crit = sp.solve(sp.diff(g, t), t)
+    vals = [float(g.subs(t, c)) for c in crit if c.is_real and c > 0] + [0.0]
+    return max(vals)
+
+
+def _padding(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    dense = np.arange(1, (200 if ctx.quick else 2000) + 1)
+    best = min(beta_worst_delta(ctx.epsilon, int(n), padding=False)[0] for n in dense)
+    fig = {}
+    for n in (10, 10**4, 10**7):
+        a, b1 = beta_parameters(n, 0, padding=False)
+        fig[n] = float(beta_hockey_stick(ctx.epsilon, a, b1 - 1.0))
+    limit = unpadded_limit(ctx.epsilon)
+    holds = best > ctx.delta and min(fig.values()) > ctx.delta and limit > ctx.delta
+    return exact_claim(spec, ctx, holds, (
+        f"without padding, min over N = 1..{dense.max()} of the worst delta: {best:.4g} "
+        f"(> {ctx.delta:g} means not private for any of them)",
+        "Fig. 2 d-f (R = 0): " + ", ".join(f"N={n:g}: {v:.4g}" for n, v in fig.items()),
+        f"limit N -> inf (exact, sympy): {limit:.6g}"),
+        data={"min_delta": best, "figure": fig, "limit": limit})
+
+
+def _lemma8(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        n = math.ceil(beta_start_phase(ctx.epsilon, ctx.delta))
+        proof = lemma8_check(beta_cdf_pair(n, padding=not faulty), ctx.epsilon, ctx.delta,
+                             grid=2001 if ctx.quick else 8001)
+        return proof_claim(spec, ctx, proof, data={"N": n})
+    return evaluate
+
+
+def _figure(ctx: CheckContext) -> Finding:
+    rows = [f"N={n}: worst delta {beta_worst_delta(ctx.epsilon, n)[0]:.3g} (padded)"
+            for n in (1, 5, 10, 20, 50, 100, 200)]
+    return Finding("padded-delta-by-count", "exact worst-case delta of the padded Beta "
+                   "perturbation for small counts (the start phase's job)", Notion.PER_STEP,
+                   details=tuple(rows))
+
+
+def _spec(faulty: bool) -> AuditSpec:
+    claims = [
+        ClaimSpec("start-phase-exact", Notion.PER_STEP,
+                  "after the start phase N_B, one flipped reward moves theta's law by at most "
+                  "(eps, delta) for every reachable (a, b)", REF, _start_phase(faulty)),
+        ClaimSpec("lemma8-generic", Notion.PER_STEP,
+                  "Lemma 8's CDF inequalities hold at N = ceil(N_B), a = 1",
+                  "seed 003 Lemma 8, Fig. 2 b", _lemma8(faulty)),
+    ]
+    if not faulty:
+        claims.append(ClaimSpec("padding-necessary", Notion.PER_STEP,
+                                "without the padding k the condition fails for every N",
+                                "seed 003 Fig. 2 d-f", _padding))
+    return AuditSpec(
+        name="beta-perturbation-faulty" if faulty else "beta-perturbation",
+        description="DP-FTPL-Beta perturbation Beta(a + k, b + k), k = floor(N/8) + 1"
+                    + (" -- padding dropped (deliberately broken)" if faulty else ""),
+        paper="Wang & Zhu, DP-FTPL (seed 003)", claims=claims,
+        findings=[] if faulty else [FindingSpec("padded-delta-by-count", _figure)],
+        default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, faulty=faulty,
+    )
+
+
+AUDITS = [_spec(False), _spec(True)]

@@ -1,0 +1,165 @@
+"""``check lemma15-perturbation``: the Lemma-15 perturbation of seed 003, four ways.
+
+Wang & Zhu (seed 003), Lemma 15 (reconstruction in :mod:`dpaudit.mechanisms.lemma15`, the
+lead's module, reused unchanged): a truncated-Laplace-like law centred at ``x0`` with rate
+``N eps`` and support half-width ``A``. One changed observation shifts ``x0`` by at most
+``1/N``. Claims:
+
+* ``lemma15-symbolic``: the lead's proof obligations (:func:`lemma15_proof_obligations`),
+  decided by sympy over all ``N > 0, eps > 0, 0 < delta < 1``;
+* ``lemma8-generic``: Lemma 8's CDF inequalities at the concrete ``(eps, delta, N)`` through
+  the generic checker (:func:`dpaudit.conditions.lemma8_check`); the condition is tight by
+  design (the edge band carries mass exactly ``delta``), so the check reports the value at
+  the critical points;
+* ``lemma9-generic``: Lemma 9's interval inequalities for the law GDP-Elim-New uses,
+  Lemma 15 at ``(eps, delta/2)``, with budget ``delta/2`` (see :mod:`dpaudit.conditions`);
+* ``exact-divergence``: ``max(H_eps(P||P_z), H_eps(P_z||P))`` with ``z = 1/N`` by
+  quadrature between the density breakpoints: at most ``delta``.
+
+The faulty variant is the lead's ``FaultyLemma15Perturbation`` (decay rate ``2 N eps``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.conditions import CdfPair, lemma8_check, lemma9_check
+from dpaudit.divergence import continuous_hockey_stick
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
+from dpaudit.mechanisms.lemma15 import (
+    Lemma15Perturbation,
+    lemma15_half_width,
+    lemma15_proof_obligations,
+    lemma15_sympy,
+)
+from dpaudit.results import ClaimResult, Notion
+from dpaudit.symbolic import prove
+
+from ._verification import exact_claim, proof_claim
+
+REF = "Wang & Zhu (seed 003), Lemma 15, Eq. 10-14; Thm 16 and 18 (privacy parts)"
+DEFAULT_N = 10
+X0 = 0.5
+
+
+def lemma15_cdf_pair(epsilon: float, delta: float, n: int = DEFAULT_N, *,
+                     rate_multiplier: float = 1.0, x0: float = X0) -> CdfPair:
+    """``F`` = Lemma-15 CDF at centre ``x0``; ``F'`` at ``x0 + 1/N`` (numeric parameters).
+
+    Density bound: the peak ``(1/2 + delta/(e^eps - 1)) s`` with ``s = rate * N * eps``.
+    """
+    cdf, syms = lemma15_sympy(rate_multiplier=rate_multiplier)
+    vals = {syms["N"]: sp.Integer(n), syms["epsilon"]: sp.nsimplify(epsilon),
+            syms["delta"]: sp.nsimplify(delta)}
+    f = cdf.subs(vals).subs(syms["x0"], sp.nsimplify(x0))
+    fp = cdf.subs(vals).subs(syms["x0"], sp.nsimplify(x0) + sp.Rational(1, n))
+    f, fp = (e.subs(syms["x"], sp.Symbol("x", real=True)) for e in (f, fp))
+    s = rate_multiplier * n * epsilon
+    a = float(lemma15_half_width(epsilon, delta, rate_multiplier * n))
+    peak = (0.5 + delta / math.expm1(epsilon)) * s
+    z = 1.0 / n
+    bps = (x0 - a, x0, x0 + a, x0 - a + z, x0 + z, x0 + a + z)
+    return CdfPair(
+        name=f"Lemma 15 N={n}" + ("" if rate_multiplier == 1 else f" (rate x{rate_multiplier:g})"),
+        x=sp.Symbol("x", real=True), cdf=f, neighbour=fp, density_bound=peak,
+        window=(x0 - a - 0.01, x0 + a + z + 0.01), breakpoints=bps,
+        description=f"centre {x0} vs {x0} + 1/N, eps={epsilon:g}, delta={delta:g}")
+
+
+CDF_PAIRS = {
+    "lemma15-perturbation": lambda epsilon, delta, n=None, successes=0: lemma15_cdf_pair(
+        epsilon, delta, n or DEFAULT_N),
+    "lemma15-perturbation-faulty": lambda epsilon, delta, n=None, successes=0:
+        lemma15_cdf_pair(epsilon, delta, n or DEFAULT_N, rate_multiplier=2.0),
+}
+
+
+def _rate(faulty: bool) -> float:
+    return 2.0 if faulty else 1.0
+
+
+def _symbolic(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        obligations, domain, assumptions = lemma15_proof_obligations(
+            rate_multiplier=_rate(faulty))
+        return proof_claim(spec, ctx, prove(obligations, domain, assumptions))
+    return evaluate
+
+
+def _n(ctx: CheckContext) -> int:
+    return int(ctx.options.get("n", DEFAULT_N))
+
+
+def _lemma8(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        pair = lemma15_cdf_pair(ctx.epsilon, ctx.delta, _n(ctx), rate_multiplier=_rate(faulty))
+        return proof_claim(spec, ctx, lemma8_check(pair, ctx.epsilon, ctx.delta,
+                                                   grid=1001 if ctx.quick else 4001))
+    return evaluate
+
+
+def _lemma9(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        pair = lemma15_cdf_pair(ctx.epsilon, ctx.delta / 2, _n(ctx),
+                                rate_multiplier=_rate(faulty))
+        proof = lemma9_check(pair, ctx.epsilon, ctx.delta, delta_share=0.5,
+                             grid=1001 if ctx.quick else 4001)
+        return proof_claim(spec, ctx, proof, details=(
+            "GDP-Elim-New draws from Lemma 15 with (eps, delta/2); budget delta/2",))
+    return evaluate
+
+
+def _exact(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+        n = _n(ctx)
+        mech = (FaultyLemma15Perturbation(ctx.epsilon, ctx.delta) if faulty
+                else Lemma15Perturbation(ctx.epsilon, ctx.delta))
+        z = 1.0 / n
+        a = float(mech.half_width(n))
+        bps = (X0 - a, X0, X0 + a, X0 - a + z, X0 + z, X0 + a + z)
+        support = (X0 - a - z, X0 + a + 2 * z)
+        p = lambda x: mech.pdf(x, X0, n)  # noqa: E731
+        q = lambda x: mech.pdf(x, X0 + z, n)  # noqa: E731
+        h1, e1 = continuous_hockey_stick(p, q, ctx.epsilon, support, breakpoints=bps)
+        h2, e2 = continuous_hockey_stick(q, p, ctx.epsilon, support, breakpoints=bps)
+        h, err = max(h1, h2), max(e1, e2)
+        tol = max(1e-12, 10 * err)
+        return exact_claim(spec, ctx, h <= ctx.delta + tol, (
+            f"N = {n}, shift 1/N; H_eps both directions: {h1:.12g}, {h2:.12g} "
+            f"(quadrature error estimate {err:.2g}; tolerance {tol:.2g})",
+            f"claim delta = {ctx.delta:g}: " + ("tight (equal within tolerance)"
+                                                if abs(h - ctx.delta) <= tol else
+                                                ("within" if h <= ctx.delta else "EXCEEDED"))),
+            data={"H": h, "quadrature_error": err})
+    return evaluate
+
+
+def _spec(faulty: bool) -> AuditSpec:
+    return AuditSpec(
+        name="lemma15-perturbation-faulty" if faulty else "lemma15-perturbation",
+        description="Lemma-15 perturbation of DP-FTPL-New / GDP-Elim-New"
+                    + (" with decay rate 2 N eps (deliberately broken)" if faulty else ""),
+        paper="Wang & Zhu, DP-FTPL / GDP-Elim-New (seed 003)",
+        claims=[
+            ClaimSpec("lemma15-symbolic", Notion.PER_STEP,
+                      "the Lemma-15 law satisfies Eq. (10)-(11) for every N, eps, delta",
+                      REF, _symbolic(faulty)),
+            ClaimSpec("lemma8-generic", Notion.PER_STEP,
+                      "Lemma 8's CDF inequalities hold (concrete N)", "seed 003 Lemma 8",
+                      _lemma8(faulty)),
+            ClaimSpec("lemma9-generic", Notion.GLOBAL,
+                      "Lemma 9's interval inequalities hold for Lemma 15 at (eps, delta/2)",
+                      "seed 003 Lemma 9, Thm 18", _lemma9(faulty)),
+            ClaimSpec("exact-divergence", Notion.PER_STEP,
+                      "the hockey-stick divergence under a 1/N shift is at most delta",
+                      REF, _exact(faulty)),
+        ],
+        default_epsilon=1.0, default_delta=0.01, faulty=faulty,
+    )
+
+
+AUDITS = [_spec(False), _spec(True)]
