@@ -264,3 +264,19 @@ def test_inconclusive_when_nothing_is_detectable():
     r = audit_mechanism(Flat(), budget=AuditBudget(samples=300), seed=10)
     assert r.verdict is Verdict.INCONCLUSIVE
     assert to_claim_result(r, id="x", statement="s", reference="r").detectable_epsilon is None
+
+
+@pytest.mark.slow
+@pytest.mark.statistical
+@pytest.mark.parametrize("name", CORRECT)
+def test_false_alarms_over_100_seeds(name):
+    # 100 audits at alpha = 0.05: VIOLATED counts are stochastically below Binomial(100, 0.05);
+    # failing above its 0.9999 quantile has false-failure probability <= 1e-4 per mechanism.
+    from scipy import stats
+
+    mech = _build(name)
+    limit = int(stats.binom.ppf(1 - 1e-4, 100, 0.05))
+    hits = sum(audit_mechanism(mech, budget=AuditBudget(samples=50_000), seed=s,
+                               key="slow-false-alarms").verdict is Verdict.VIOLATED
+               for s in range(100))
+    assert hits <= limit
