@@ -1,0 +1,93 @@
+"""Global-DP auditing glue (dpaudit/global_dp.py) and the four global-DP audits."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit.cli import main
+from dpaudit.engine import run_check
+from dpaudit.global_dp import code_outcomes, global_epsilon_lower_bound, select_event
+from dpaudit.registry import get_audit
+from dpaudit.results import Verdict
+from dpaudit.validation import InvalidParameterError
+
+
+def _rr(eps: float):
+    """Randomized response on one bit: P(1 | x=1) = e^eps / (1 + e^eps)."""
+    p1 = math.exp(eps) / (1 + math.exp(eps))
+
+    def make(bit: int):
+        def sample(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+            keep = rng.random(n) < p1
+            out = np.where(keep, bit, 1 - bit)
+            return {"bit": out, "pair": np.stack([out, np.zeros(n, int)], axis=1)}
+        return sample
+    return make(1), make(0)
+
+
+def test_code_outcomes_agree_across_arrays() -> None:
+    a = np.array([[0, 1], [1, 1], [0, 1]])
+    b = np.array([[1, 1, -1], [0, 1, -1]])
+    (ca, cb), n = code_outcomes(a, b)
+    assert n == 2 and ca[0] == ca[2] == cb[1] and ca[1] == cb[0]
+
+
+def test_select_event_prefers_the_lopsided_category() -> None:
+    a = np.repeat([0, 1, 2], [500, 300, 200])
+    b = np.repeat([0, 1, 2], [500, 450, 50])
+    mask = select_event(a, b, 3, epsilon=0.1, delta=0.0, alpha=0.05)
+    assert mask[2] and not mask[0]
+
+
+@pytest.mark.statistical
+def test_bound_is_valid_on_a_mechanism_with_known_epsilon() -> None:
+    """Randomized response with true eps = 0.5 audited at claim 0.5. The bound exceeds the
+    true loss with probability <= alpha = 1e-3 (the false-failure probability, seed fixed)."""
+    sp, sq = _rr(0.5)
+    audit = global_epsilon_lower_bound(
+        sp, sq, summaries=["bit", "pair"], epsilon=0.5, delta=0.0, alpha=1e-3,
+        n_select=20_000, n_measure=20_000, rng_select=np.random.default_rng(0),
+        rng_measure=np.random.default_rng(1))
+    assert audit.best.epsilon_lower_bound <= 0.5
+    assert audit.best.epsilon_lower_bound > 0.3  # power: 20k runs get close to the truth
+
+
+@pytest.mark.statistical
+def test_bound_catches_an_understated_epsilon() -> None:
+    """True eps = 1 claimed as 0.2. With 20k runs per sample the expected bound is ~0.95;
+    missing the violation would need the Clopper-Pearson limits to be off by far more than
+    their 1 - alpha coverage allows (probability << 1e-3)."""
+    sp, sq = _rr(1.0)
+    audit = global_epsilon_lower_bound(
+        sp, sq, summaries=["bit"], epsilon=0.2, delta=0.0, alpha=1e-3, n_select=20_000,
+        n_measure=20_000, rng_select=np.random.default_rng(2),
+        rng_measure=np.random.default_rng(3))
+    assert audit.best.epsilon_lower_bound > 0.2
+
+
+def test_unknown_summary_is_a_usage_error() -> None:
+    sp, sq = _rr(1.0)
+    with pytest.raises(InvalidParameterError):
+        global_epsilon_lower_bound(sp, sq, summaries=["nope"], epsilon=1.0, delta=0.0,
+                                   alpha=0.05, n_select=10, n_measure=10,
+                                   rng_select=np.random.default_rng(0),
+                                   rng_measure=np.random.default_rng(1))
+
+
+@pytest.mark.statistical
+def test_faulty_adap_ucb_is_rejected_from_the_cli(capsys) -> None:
+    """Default budget (the check's own seed): the all-rewards variant's bound is ~1.37 > 1."""
+    assert main(["check", "adap-ucb-faulty", "--no-regret"]) == 1
+    assert "VIOLATED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["adap-ucb", "adap-klucb", "dp-se", "gdp-elim-new"])
+def test_correct_algorithms_pass_quick_checks(name: str) -> None:
+    report = run_check(get_audit(name), quick=True)
+    verdicts = {c.id: c.verdict for c in report.claims}
+    assert Verdict.VIOLATED not in verdicts.values()
+    assert Verdict.PROVED in verdicts.values()
+    assert report.regret is not None and report.exit_code == 0
