@@ -13,3 +13,10 @@ from .randomized_response import RandomizedResponse
 __all__ = ["Lemma15Perturbation", "lemma15_half_width", "lemma15_sympy"]
 __all__ += ["Gaussian", "Laplace", "PrivBern", "RandomizedResponse", "analytic_sigma",
             "classical_sigma", "gaussian_delta"]
+from .beta_perturbation import BetaPerturbation, beta_start_phase, beta_worst_delta
+from .counting import BinaryTreeCounter, HybridCounter, tree_nodes_touched
+from .gauss_perturbation import GaussPerturbation, gauss_smallest_count, gauss_start_phase
+
+__all__ += ["BetaPerturbation", "BinaryTreeCounter", "GaussPerturbation", "HybridCounter",
+            "beta_start_phase", "beta_worst_delta", "gauss_smallest_count",
+            "gauss_start_phase", "tree_nodes_touched"]

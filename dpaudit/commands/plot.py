@@ -1,0 +1,117 @@
+"""``python -m dpaudit plot cdf NAME [--epsilon E] [--delta D] [--n N] [--successes R] --out F``.
+
+Draws a perturbation's CDF ``F``, its neighbour ``F'`` (one observation changed) and the
+feasible region of Lemma 8 (seed 003) for ``F'`` given ``F``, in the style of the paper's
+Figures 1-3: if ``F'`` stays inside the shaded band the condition holds. Names come from the
+``CDF_PAIRS`` dictionaries of the audit modules (the registry's source of truth), e.g.
+``gauss-perturbation``, ``beta-perturbation``, ``beta-perturbation-unpadded``,
+``lemma15-perturbation`` (``--list`` prints them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ..cli import UsageError
+from ..conditions import feasible_band
+from ..registry import UnknownNameError
+from ..validation import check_epsilon_delta, check_int
+from .common import float_arg, int_arg
+
+
+def cdf_pairs() -> dict[str, Callable]:
+    """Every plottable name -> builder ``(epsilon, delta, n=None, successes=0) -> CdfPair``."""
+    from .. import audits as audits_pkg
+
+    out: dict[str, Callable] = {}
+    for info in sorted(pkgutil.iter_modules(audits_pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{audits_pkg.__name__}.{info.name}")
+        out.update(getattr(module, "CDF_PAIRS", {}))
+    return out
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plot", help="draw a perturbation's CDF, its neighbour and Lemma 8's "
+                                    "feasible region")
+    p.add_argument("kind", choices=["cdf"], help="what to draw (only 'cdf' for now)")
+    p.add_argument("name", nargs="?", default=None, help="perturbation name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the plottable names")
+    p.add_argument("--epsilon", type=float_arg, default=1.0, help="epsilon (default 1)")
+    p.add_argument("--delta", type=float_arg, default=0.01, help="delta (default 0.01)")
+    p.add_argument("--n", type=int_arg, default=None,
+                   help="count N of the arm's observations (default: the start phase)")
+    p.add_argument("--successes", type=int_arg, default=0, help="successes R (default 0)")
+    p.add_argument("--out", default=None, help="output PNG file")
+
+
+def run(args: argparse.Namespace) -> int:
+    pairs = cdf_pairs()
+    if args.list:
+        print("\n".join(sorted(pairs)))
+        return 0
+    if args.name is None:
+        raise UsageError("plot cdf needs a NAME (see `python -m dpaudit plot cdf --list`)")
+    if args.name not in pairs:
+        import difflib
+        raise UnknownNameError(args.name, difflib.get_close_matches(args.name, list(pairs)))
+    if not args.out:
+        raise UsageError("--out FILE.png is required")
+    eps, dl = check_epsilon_delta(args.epsilon, args.delta, allow_zero_epsilon=True)
+    if args.n is not None:
+        check_int("n", args.n, low=1)
+    pair = pairs[args.name](eps, dl, n=args.n, successes=args.successes)
+    out = Path(args.out)
+    if out.suffix.lower() != ".png":
+        raise UsageError(f"--out {args.out!r} must end in .png")
+    draw(pair, eps, dl, out)
+    print(f"wrote {out}")
+    return 0
+
+
+def draw(pair, epsilon: float, delta: float, out: Path) -> None:
+    """Render the figure with matplotlib's Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    F, G, _, _ = pair.numpy_functions()
+    lo, hi = _visible_window(F, G, pair.window)
+    xs = np.linspace(lo, hi, 2000)
+    fx, gx = F(xs), G(xs)
+    lower, upper = feasible_band(fx, epsilon, delta)
+    inside = bool(np.all((gx >= lower - 1e-12) & (gx <= upper + 1e-12)))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    ax.fill_between(xs, lower, upper, color="tab:red", alpha=0.25,
+                    label=f"feasible region of F' (Lemma 8, eps={epsilon:g}, delta={delta:g})")
+    ax.plot(xs, fx, color="black", lw=1.6, label="F(x): original history")
+    ax.plot(xs, gx, color="tab:blue", lw=1.4, ls="--", label="F'(x): one observation changed")
+    ax.set_xlabel("x")
+    ax.set_ylabel("CDF")
+    ax.set_ylim(-0.02, 1.02)
+    verdict = "inside: Lemma 8 holds on this window" if inside else "F' leaves the region"
+    ax.set_title(f"{pair.name}\n{verdict}", fontsize=10)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def _visible_window(F, G, window: tuple[float, float]) -> tuple[float, float]:
+    """Shrink the window to where either CDF is between 1e-4 and 1 - 1e-4 (plus a margin)."""
+    xs = np.linspace(window[0], window[1], 20001)
+    fx, gx = F(xs), G(xs)
+    mid = np.nonzero(((fx > 1e-4) & (fx < 1 - 1e-4)) | ((gx > 1e-4) & (gx < 1 - 1e-4)))[0]
+    if mid.size == 0:
+        return window
+    a, b = xs[mid[0]], xs[mid[-1]]
+    pad = 0.1 * (b - a)
+    return max(window[0], a - pad), min(window[1], b + pad)
