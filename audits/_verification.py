@@ -7,13 +7,22 @@ They only turn engine results into :class:`~dpaudit.results.ClaimResult` objects
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dpaudit.engine import CheckContext, ClaimSpec, claim_from_proof
-from dpaudit.results import ClaimResult, Method, ProofResult, ProofStatus, Verdict
+from dpaudit.results import (
+    ClaimResult,
+    Finding,
+    Method,
+    Notion,
+    ProofResult,
+    ProofStatus,
+    Verdict,
+)
 
-NUMERIC_MARKERS = ("certified numeric", "exact at critical points", "fails at the witness")
+NUMERIC_MARKERS = ("certified numeric", "exact at critical points", "fails at the witness",
+                   "fails numerically")
 
 
 def proof_claim(spec: ClaimSpec, ctx: CheckContext, proof: ProofResult,
@@ -39,3 +48,15 @@ def exact_claim(spec: ClaimSpec, ctx: CheckContext, holds: bool, details: Sequen
         statement=spec.statement, reference=spec.reference,
         epsilon_lower_bound=epsilon_exact, details=tuple(details), data=dict(data or {}),
     )
+
+
+def curve_finding(fid: str, summary: str, delta_of: Callable[[float], float],
+                  epsilon: float, notion: Notion | None = None) -> Finding:
+    """The privacy curve ``delta(eps')`` at ``eps' = 0, eps/4, .., 2 eps`` and the epsilon
+    that the claimed-or-any delta needs (information only)."""
+    grid = [epsilon * f for f in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)] if epsilon > 0 else \
+        [0.0, 0.25, 0.5, 1.0, 2.0]
+    values = [float(delta_of(e)) for e in grid]
+    rows = tuple(f"eps'={e:.4g}: delta={d:.6g}" for e, d in zip(grid, values, strict=True))
+    return Finding(fid, summary, notion, details=rows,
+                   data={"epsilon": grid, "delta": values})

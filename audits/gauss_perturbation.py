@@ -29,7 +29,7 @@ from dpaudit.mechanisms.gauss_perturbation import (
 )
 from dpaudit.results import ClaimResult, Finding, Notion
 
-from ._verification import exact_claim, proof_claim
+from ._verification import curve_finding, exact_claim, proof_claim
 
 REF = "Wang & Zhu (seed 003), Alg. 1, Thm 11 (privacy part), Fig. 1"
 CDF_PAIRS = {
@@ -83,6 +83,15 @@ def _conventions(ctx: CheckContext) -> Finding:
                    Notion.PER_STEP, details=tuple(rows))
 
 
+def _curve(faulty: bool):
+    def evaluate(ctx: CheckContext) -> Finding:
+        n = _count(ctx, faulty)
+        return curve_finding("privacy-curve", f"exact privacy curve of theta at N = {n} "
+                             "(Gaussian shift 1/N, sd sqrt(2/N))",
+                             lambda e: gauss_exact_delta(e, n), ctx.epsilon, Notion.PER_STEP)
+    return evaluate
+
+
 def _spec(faulty: bool) -> AuditSpec:
     return AuditSpec(
         name="gauss-perturbation-faulty" if faulty else "gauss-perturbation",
@@ -97,7 +106,8 @@ def _spec(faulty: bool) -> AuditSpec:
                       "Lemma 8's CDF inequalities hold at N = ceil(N_G)",
                       "seed 003 Lemma 8", _lemma8(faulty)),
         ],
-        findings=[] if faulty else [FindingSpec("conventions", _conventions)],
+        findings=[FindingSpec("privacy-curve", _curve(faulty))]
+        + ([] if faulty else [FindingSpec("conventions", _conventions)]),
         default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, faulty=faulty,
     )
 

@@ -23,7 +23,7 @@ from dpaudit.divergence import (
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.results import ClaimResult, Finding, Notion
 
-from ._verification import exact_claim
+from ._verification import curve_finding, exact_claim
 
 
 def _sigma(ctx: CheckContext, faulty: bool) -> float:
@@ -87,6 +87,16 @@ def _region(ctx: CheckContext) -> Finding:
     )
 
 
+def _curve(faulty: bool):
+    def evaluate(ctx: CheckContext) -> Finding:
+        sigma = _sigma(ctx, faulty)
+        return curve_finding("privacy-curve", f"exact privacy curve at sigma = {sigma:.6g} "
+                             "(Balle & Wang closed form)",
+                             lambda e: gaussian_hockey_stick(e, 1.0, sigma), ctx.epsilon,
+                             Notion.LDP)
+    return evaluate
+
+
 def _spec(faulty: bool) -> AuditSpec:
     return AuditSpec(
         name="gaussian-faulty" if faulty else "gaussian",
@@ -102,7 +112,8 @@ def _spec(faulty: bool) -> AuditSpec:
                       "the analytic sigma of Balle & Wang meets (eps, delta) exactly",
                       "Balle & Wang 2018, Thm 8 / Alg. 1", _analytic),
         ],
-        findings=[FindingSpec("classical-calibration-region", _region)],
+        findings=[FindingSpec("classical-calibration-region", _region),
+                  FindingSpec("privacy-curve", _curve(faulty))],
         default_epsilon=1.0, default_delta=1e-5, faulty=faulty,
     )
 

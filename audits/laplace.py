@@ -24,12 +24,12 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.divergence import laplace_hockey_stick
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.mechanisms import Laplace
 from dpaudit.results import ClaimResult, Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
-from ._verification import exact_claim, proof_claim
+from ._verification import curve_finding, exact_claim, proof_claim
 
 PAPER = "Azize & Basu 2022 (seed 000), Lemma 1; Dwork & Roth Thm 3.6"
 _M = sp.Symbol("m", positive=True, integer=True)  # m = j - i >= 1
@@ -90,6 +90,17 @@ def _exact(faulty: bool):
     return evaluate
 
 
+def _curve(faulty: bool):
+    def evaluate(ctx: CheckContext):
+        m = 1  # the worst episode (two rewards)
+        scale = 1.0 / (((m + 1) if faulty else m) * ctx.epsilon)
+        return curve_finding("privacy-curve", f"exact privacy curve of one episode mean "
+                             f"(m = j - i = {m}; closed form, Laplace)",
+                             lambda e: laplace_hockey_stick(e, 1.0 / m, scale), ctx.epsilon,
+                             Notion.GLOBAL)
+    return evaluate
+
+
 def _spec(faulty: bool) -> AuditSpec:
     suffix = "-faulty" if faulty else ""
     scale = "1/((j-i+1) eps)" if faulty else "1/((j-i) eps)"
@@ -106,6 +117,7 @@ def _spec(faulty: bool) -> AuditSpec:
                       "the exact privacy loss of one episode mean is at most eps",
                       "seed 000 Lemma 1; closed-form Laplace privacy curve", _exact(faulty)),
         ],
+        findings=[FindingSpec("privacy-curve", _curve(faulty))],
         default_epsilon=1.0, default_delta=0.0, faulty=faulty,
     )
 

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import sympy as sp
 
 from dpaudit.conditions import CdfPair, lemma8_check, lemma9_check
 from dpaudit.divergence import continuous_hockey_stick
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 from dpaudit.mechanisms.lemma15 import (
     Lemma15Perturbation,
@@ -36,10 +35,10 @@ from dpaudit.mechanisms.lemma15 import (
     lemma15_proof_obligations,
     lemma15_sympy,
 )
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.results import ClaimResult, Finding, Notion
 from dpaudit.symbolic import prove
 
-from ._verification import exact_claim, proof_claim
+from ._verification import curve_finding, exact_claim, proof_claim
 
 REF = "Wang & Zhu (seed 003), Lemma 15, Eq. 10-14; Thm 16 and 18 (privacy parts)"
 DEFAULT_N = 10
@@ -113,28 +112,42 @@ def _lemma9(faulty: bool):
     return evaluate
 
 
+def _divergence(ctx: CheckContext, faulty: bool, eps: float) -> tuple[float, float]:
+    """``max(H_eps(P||P_z), H_eps(P_z||P))`` at ``z = 1/N`` by quadrature, with its error."""
+    n = _n(ctx)
+    mech = (FaultyLemma15Perturbation(ctx.epsilon, ctx.delta) if faulty
+            else Lemma15Perturbation(ctx.epsilon, ctx.delta))
+    z = 1.0 / n
+    a = float(mech.half_width(n))
+    bps = (X0 - a, X0, X0 + a, X0 - a + z, X0 + z, X0 + a + z)
+    support = (X0 - a - z, X0 + a + 2 * z)
+    p = lambda x: mech.pdf(x, X0, n)  # noqa: E731
+    q = lambda x: mech.pdf(x, X0 + z, n)  # noqa: E731
+    h1, e1 = continuous_hockey_stick(p, q, eps, support, breakpoints=bps)
+    h2, e2 = continuous_hockey_stick(q, p, eps, support, breakpoints=bps)
+    return max(h1, h2), max(e1, e2)
+
+
 def _exact(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        n = _n(ctx)
-        mech = (FaultyLemma15Perturbation(ctx.epsilon, ctx.delta) if faulty
-                else Lemma15Perturbation(ctx.epsilon, ctx.delta))
-        z = 1.0 / n
-        a = float(mech.half_width(n))
-        bps = (X0 - a, X0, X0 + a, X0 - a + z, X0 + z, X0 + a + z)
-        support = (X0 - a - z, X0 + a + 2 * z)
-        p = lambda x: mech.pdf(x, X0, n)  # noqa: E731
-        q = lambda x: mech.pdf(x, X0 + z, n)  # noqa: E731
-        h1, e1 = continuous_hockey_stick(p, q, ctx.epsilon, support, breakpoints=bps)
-        h2, e2 = continuous_hockey_stick(q, p, ctx.epsilon, support, breakpoints=bps)
-        h, err = max(h1, h2), max(e1, e2)
+        h, err = _divergence(ctx, faulty, ctx.epsilon)
         tol = max(1e-12, 10 * err)
         return exact_claim(spec, ctx, h <= ctx.delta + tol, (
-            f"N = {n}, shift 1/N; H_eps both directions: {h1:.12g}, {h2:.12g} "
+            f"N = {_n(ctx)}, shift 1/N; H_eps (worse direction) = {h:.12g} "
             f"(quadrature error estimate {err:.2g}; tolerance {tol:.2g})",
             f"claim delta = {ctx.delta:g}: " + ("tight (equal within tolerance)"
                                                 if abs(h - ctx.delta) <= tol else
                                                 ("within" if h <= ctx.delta else "EXCEEDED"))),
             data={"H": h, "quadrature_error": err})
+    return evaluate
+
+
+def _curve(faulty: bool):
+    def evaluate(ctx: CheckContext) -> Finding:
+        return curve_finding("privacy-curve", f"privacy curve under a 1/N shift, N = "
+                             f"{_n(ctx)} (quadrature)",
+                             lambda e: _divergence(ctx, faulty, e)[0], ctx.epsilon,
+                             Notion.PER_STEP)
     return evaluate
 
 
@@ -158,6 +171,7 @@ def _spec(faulty: bool) -> AuditSpec:
                       "the hockey-stick divergence under a 1/N shift is at most delta",
                       REF, _exact(faulty)),
         ],
+        findings=[FindingSpec("privacy-curve", _curve(faulty))],
         default_epsilon=1.0, default_delta=0.01, faulty=faulty,
     )
 

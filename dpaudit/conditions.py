@@ -116,15 +116,14 @@ class _Orientation:
     g: Callable
     Fm: Callable | None
     Gm: Callable | None
-    expr: sp.Expr
 
 
 def _orientations(pair: CdfPair, symmetric: bool) -> list[_Orientation]:
     F, G, f, g = pair.numpy_functions()
     Fm, Gm = pair.mpmath_functions() if pair.high_precision else (None, None)
-    out = [_Orientation("F vs F'", F, G, f, g, Fm, Gm, pair.cdf - 0 * pair.neighbour)]
+    out = [_Orientation("F vs F'", F, G, f, g, Fm, Gm)]
     if symmetric:
-        out.append(_Orientation("F' vs F", G, F, g, f, Gm, Fm, pair.neighbour))
+        out.append(_Orientation("F' vs F", G, F, g, f, Gm, Fm))
     return out
 
 
@@ -271,7 +270,6 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
     for o in _orientations(pair, symmetric):
         a, b = ("F", "F'") if o.label == "F vs F'" else ("F'", "F")
         prof = _profile(pair, o, eps, grid)
-        x_sym = pair.x
         first, second = ((pair.cdf, pair.neighbour) if o.label == "F vs F'"
                          else (pair.neighbour, pair.cdf))
         for which in ("lower", "upper"):

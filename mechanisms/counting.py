@@ -26,8 +26,6 @@ times ``1 .. 2^k - 1``, so an element touches at most ``k`` of its nodes. The pa
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dpaudit.validation import InvalidParameterError, check_choice, check_epsilon, check_int

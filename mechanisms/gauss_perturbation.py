@@ -21,7 +21,8 @@ Exact check
 -----------
 One changed Bernoulli observation moves the centre by exactly ``1/N`` and leaves the variance
 unchanged, so the pair is a Gaussian shift with ``mu = (1/N)/sqrt(v/N) = 1/sqrt(v N)`` and
-the exact ``delta(eps)`` is Balle & Wang's formula (:func:`dpaudit.divergence.gaussian_hockey_stick`).
+the exact ``delta(eps)`` is Balle & Wang's formula
+(:func:`dpaudit.divergence.gaussian_hockey_stick`).
 The likelihood ratio is monotone, so the optimal events are half-lines: Lemma 8 holds at
 ``(eps, delta)`` iff this exact ``delta(eps) <= delta``. ``delta(eps)`` decreases in ``N``,
 so the smallest sufficient count is found by doubling and bisection.
