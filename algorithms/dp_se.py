@@ -27,8 +27,6 @@ post-processing (the same one-episode-touched argument as seed 000, Thm 6).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dpaudit.validation import check_epsilon, check_horizon, check_int, check_real

@@ -58,6 +58,21 @@ def neighbour_pairs(alg) -> list[NeighbourPair]:
     ]
 
 
+def klucb_neighbour_pairs(alg) -> list[NeighbourPair]:
+    """For AdaP-KLUCB: early KL-UCB indexes are clipped at 1 (the privacy shift
+    alpha ln t / (eps N/2) exceeds 1 until N is about 6 ln t at eps = 1) and tie, so the data
+    matter only once an arm has ~30 pulls. Pair 1: K=2, T=64, every reward 0; step 32 (inside
+    the first long episode) becomes 1 for both arms. Pair 2 is adap-ucb's pair 2."""
+    import numpy as np
+
+    horizon = 64
+    base = TableRewards(np.zeros((2, horizon)))
+    pairs = [NeighbourPair("pair 1: K=2, T=64, every reward 0; step 32 rewards (0, 0) vs (1, 1)",
+                           table_sampler(alg, base, horizon),
+                           table_sampler(alg, base.changed(32, np.array([1.0, 1.0])), horizon))]
+    return pairs + [neighbour_pairs(alg)[1]]
+
+
 def release_model(alg) -> ReleaseModel:
     if alg.mean_window == "all":
         return ReleaseModel(1 / N, 2 / (EPS * N), J,
@@ -70,15 +85,16 @@ def release_model(alg) -> ReleaseModel:
                         "disjoint, so one reward enters one release (Lemma 1, Thm 6)")
 
 
-def claims(make_alg) -> list[ClaimSpec]:
+def claims(make_alg, pairs=neighbour_pairs,
+           summaries: tuple[str, ...] = ("action sequence",), n_quick: int = 150_000,
+           n_full: int = 400_000) -> list[ClaimSpec]:
     def symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
         return release_claim(ctx, spec, release_model(make_alg(ctx)))
 
     def sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
         alg = make_alg(ctx)
-        n = 150_000 if ctx.quick else 400_000
-        return sampled_global_claim(ctx, spec, neighbour_pairs(alg),
-                                    ["action sequence"], n)
+        n = n_quick if ctx.quick else n_full
+        return sampled_global_claim(ctx, spec, pairs(alg), list(summaries), n)
 
     return [
         ClaimSpec("episode-release", Notion.GLOBAL,
@@ -98,5 +114,6 @@ def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
         f"Theorem 2 minimax lower bound (K={k}, T={horizon}): "
         f"{thm2_minimax_lower(k, horizon, ctx.epsilon):.4g}",
         f"Theorem 3 problem-dependent lower bound (asymptotic rate x ln T, Bernoulli: "
-        f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): {thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
+        f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): "
+        f"{thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
     ]

@@ -1,6 +1,7 @@
 """``adap-klucb``: AdaP-KLUCB of Azize & Basu (seed 000, Alg. 1, Eq. 8).
 
-Same claims and attack as ``adap-ucb`` (see ``_adap_common``). Regret on Figure 2's instance
+Same claims as ``adap-ucb``; the attack's first table is adapted to KL-UCB's clipped early
+indexes (see ``_adap_common.klucb_neighbour_pairs``). Regret on Figure 2's instance
 at T = 10^7; Theorem 8's constants ``C1(alpha), C2`` are not given in the paper, so its shape
 (``C1 = C2 = 1``) is printed beside the lower bounds of Theorems 2-3, not used as a bound.
 """
@@ -11,7 +12,7 @@ from dpaudit.algorithms.adap import AdaPKLUCB
 from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
 from dpaudit.engine import AuditSpec, CheckContext
 
-from ._adap_common import FIG2_MEANS, PAPER, claims, lower_bound_details
+from ._adap_common import FIG2_MEANS, PAPER, claims, klucb_neighbour_pairs, lower_bound_details
 from ._global_common import regret_result
 
 
@@ -33,6 +34,8 @@ def _regret(ctx: CheckContext):
 
 AUDITS = [
     AuditSpec("adap-klucb", "AdaP-KLUCB: epsilon-global DP via last-episode Laplace means",
-              "Azize & Basu, NeurIPS 2022 (seed 000)", claims(_alg), default_epsilon=1.0,
+              PAPER, claims(_alg, klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"),
+                            n_quick=50_000),
+              default_epsilon=1.0,
               default_delta=0.0, regret=_regret),
 ]

@@ -124,7 +124,8 @@ def _regret(ctx: CheckContext):
         bound=thm18_gdp_elim_upper(INSTANCE_1, horizon, ctx.epsilon, ctx.delta),
         bound_name="Theorem 18 (upper)",
         details=[f"Theorem 4 order term (N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T)) "
-                 f"(constant unknown): {thm4_gdp_lower_order(k, horizon, ctx.epsilon, ctx.delta):.4g}",
+                 f"(constant unknown): "
+                 f"{thm4_gdp_lower_order(k, horizon, ctx.epsilon, ctx.delta):.4g}",
                  f"phase lengths N(1..4) = "
                  f"{[alg.phase_length(i, horizon) for i in range(1, 5)]}"])
 

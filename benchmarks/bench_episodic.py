@@ -53,7 +53,8 @@ def main() -> None:
               f"(mean of {ref_runs} runs)")
         for runs in (20, 1000):
             sec = per_run_seconds(
-                lambda runs=runs: alg.simulate(env, horizon, runs, rng=np.random.default_rng(2)),
+                lambda runs=runs, alg=alg: alg.simulate(env, horizon, runs,
+                                                        rng=np.random.default_rng(2)),
                 3)
             print(f"    episodic, {runs:>4} runs in lockstep: {sec * 1e3:8.2f} ms total, "
                   f"{sec / runs * 1e6:8.1f} us per run, ratio {ref / (sec / runs):8.0f}x")

@@ -120,7 +120,8 @@ def _fig2(horizon: int, runs: int, seed: int, out: Path) -> list[Path]:
         "", f"Bernoulli means {FIG2_MEANS}; alpha = 3.1; DP-SE beta = 1/T.", "", *rows, "",
         f"Theorem 7 upper bound for AdaP-UCB: {thm7_adap_ucb_upper(FIG2_MEANS, horizon, eps):.1f}",
         f"Theorem 2 minimax lower bound: {thm2_minimax_lower(5, horizon, eps):.1f}",
-        f"Theorem 3 lower bound (asymptotic rate x ln T): {thm3_lower(FIG2_MEANS, horizon, eps):.1f}",
+        "Theorem 3 lower bound (asymptotic rate x ln T): "
+        f"{thm3_lower(FIG2_MEANS, horizon, eps):.1f}",
         "", "Paper's claim: AdaP-KLUCB lowest, then AdaP-UCB, both about 10x lower than DP-SE "
         "and DP-UCB (plot only, no numbers in the text).", ""])
     md = out / "azize_basu_fig2.md"
