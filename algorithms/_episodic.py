@@ -182,7 +182,8 @@ class EpisodicResult:
     """Outcome of ``runs`` simulated runs.
 
     ``decisions[r]`` (padded with -1) determines run ``r``'s whole action sequence; ``curve``
-    holds pseudo-regret at ``checkpoints``.
+    holds pseudo-regret at ``checkpoints``; ``releases`` (only when asked for) holds the
+    pre-noise statistic of every release, in release order (NaN-padded).
     """
 
     regret: np.ndarray
@@ -191,3 +192,4 @@ class EpisodicResult:
     episodes: np.ndarray
     checkpoints: np.ndarray
     curve: np.ndarray
+    releases: np.ndarray | None = None

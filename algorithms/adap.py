@@ -132,9 +132,13 @@ class _AdaP:
 
     # -- episodic simulator ----------------------------------------------------------
     def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints: np.ndarray | None = None
-                 ) -> EpisodicResult:
-        """Simulate ``runs`` runs in lockstep, one reward-sum draw per episode and run."""
+                 rng: np.random.Generator, checkpoints: np.ndarray | None = None,
+                 record_releases: bool = False) -> EpisodicResult:
+        """Simulate ``runs`` runs in lockstep, one reward-sum draw per episode and run.
+
+        ``record_releases`` keeps the pre-noise statistic of every release (the initial
+        pulls, then one per episode) so an audit can count which releases one changed
+        reward touches on coupled runs (same generator state, same decisions)."""
         check_source(rewards, horizon)
         k = rewards.n_arms
         horizon = check_horizon(horizon, k)
@@ -155,6 +159,9 @@ class _AdaP:
         t = np.full(runs, k, dtype=np.int64)
         max_eps = k * (int(math.log2(horizon)) + 2) + 1
         decisions = np.full((runs, max_eps), -1, dtype=np.int8 if k < 128 else np.int16)
+        releases = np.full((runs, k + max_eps), np.nan) if record_releases else None
+        if releases is not None:
+            releases[:, :k] = total
         ep = np.zeros(runs, dtype=np.int64)
         while True:
             active = t < horizon
@@ -173,12 +180,15 @@ class _AdaP:
             else:  # proof: Thm 6, only the last episode's rewards enter the release
                 mean = s / np.maximum(length, 1)
             noisy = mean + rng.laplace(0.0, 1.0, runs) * self._noise_scale(new_n)
+            if releases is not None:
+                releases[rows[active], k + ep[active]] = mean[active]
             pmean[rows, arm] = np.where(active, noisy, pmean[rows, arm])
             n[rows, arm] = new_n
             decisions[rows[active], ep[active]] = arm[active]
             ep += active
             t += length
-        return EpisodicResult(track.regret, track.counts, decisions, ep, cps, track.curve)
+        return EpisodicResult(track.regret, track.counts, decisions, ep, cps, track.curve,
+                              releases)
 
     # -- plain per-step reference ----------------------------------------------------
     def simulate_per_step(self, means: np.ndarray, horizon: int, *,

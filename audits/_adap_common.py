@@ -6,8 +6,8 @@ import sympy as sp
 
 from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
-from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.engine import CheckContext, ClaimSpec, FindingSpec
+from dpaudit.results import ClaimResult, Finding, Notion
 
 from ._global_common import (
     EPS,
@@ -117,3 +117,42 @@ def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
         f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): "
         f"{thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
     ]
+
+
+def touched_releases_finding(make_alg) -> FindingSpec:
+    """Count, on the code itself, how many releases one changed reward touches.
+
+    Both neighbouring tables of each pair are simulated with the *same* generator state;
+    runs whose decisions agree on both inputs drew identical noise, so a release whose
+    pre-noise statistic differs between them was touched by the changed reward. Theorem 6's
+    premise is "exactly one"; the all-rewards variant touches every later release of the arm.
+    Information only (a finding): it checks the premise of the symbolic claim on the code.
+    """
+    import numpy as np
+
+    def evaluate(ctx: CheckContext) -> Finding:
+        alg = make_alg(ctx)
+        base = _table()
+        lines, worst = [], 0
+        for label, changed in (("step 1", base.changed(1, np.array([0.0, 1.0]))),
+                               ("step 3", base.changed(3, np.array([1.0, 0.0])))):
+            runs = 2_000 if ctx.quick else 20_000
+            a = alg.simulate(base, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
+                             record_releases=True)
+            b = alg.simulate(changed, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
+                             record_releases=True)
+            same = np.all(a.decisions == b.decisions, axis=1)
+            diff = ~np.isclose(a.releases, b.releases, rtol=0, atol=1e-12, equal_nan=True)
+            touched = diff[same].sum(axis=1)
+            hist = np.bincount(touched)
+            worst = max(worst, int(touched.max(initial=0)))
+            lines.append(f"{label} changed: {int(same.sum())} of {runs} coupled runs kept the "
+                         f"same decisions; releases touched -> runs: "
+                         + ", ".join(f"{j}: {c}" for j, c in enumerate(hist) if c))
+        return Finding(
+            "releases-touched",
+            f"one changed reward touched at most {worst} release(s) on coupled runs "
+            f"(Theorem 6's premise: exactly 1)", Notion.GLOBAL, details=tuple(lines),
+            data={"max_touched": worst})
+
+    return FindingSpec("releases-touched", evaluate)

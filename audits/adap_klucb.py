@@ -12,7 +12,14 @@ from dpaudit.algorithms.adap import AdaPKLUCB
 from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
 from dpaudit.engine import AuditSpec, CheckContext
 
-from ._adap_common import FIG2_MEANS, PAPER, claims, klucb_neighbour_pairs, lower_bound_details
+from ._adap_common import (
+    FIG2_MEANS,
+    PAPER,
+    claims,
+    klucb_neighbour_pairs,
+    lower_bound_details,
+    touched_releases_finding,
+)
 from ._global_common import regret_result
 
 
@@ -36,6 +43,6 @@ AUDITS = [
     AuditSpec("adap-klucb", "AdaP-KLUCB: epsilon-global DP via last-episode Laplace means",
               PAPER, claims(_alg, klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"),
                             n_quick=50_000),
-              default_epsilon=1.0,
-              default_delta=0.0, regret=_regret),
+              default_epsilon=1.0, default_delta=0.0,
+              findings=[touched_releases_finding(_alg)], regret=_regret),
 ]

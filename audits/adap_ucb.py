@@ -16,7 +16,13 @@ from dpaudit.algorithms.adap import AdaPUCB
 from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
 from dpaudit.engine import AuditSpec, CheckContext
 
-from ._adap_common import FIG2_MEANS, PAPER, claims, lower_bound_details
+from ._adap_common import (
+    FIG2_MEANS,
+    PAPER,
+    claims,
+    lower_bound_details,
+    touched_releases_finding,
+)
 from ._global_common import regret_result
 
 
@@ -43,8 +49,9 @@ def _faulty(ctx: CheckContext) -> AdaPUCBAllRewards:
 AUDITS = [
     AuditSpec("adap-ucb", "AdaP-UCB: epsilon-global DP via last-episode Laplace means",
               PAPER, claims(_correct), default_epsilon=1.0, default_delta=0.0,
-              regret=_regret(_correct)),
+              findings=[touched_releases_finding(_correct)], regret=_regret(_correct)),
     AuditSpec("adap-ucb-faulty", "AdaP-UCB averaging all past rewards (BROKEN, must fail)",
               PAPER, claims(_faulty), default_epsilon=1.0, default_delta=0.0,
-              regret=_regret(_faulty), faulty=True),
+              findings=[touched_releases_finding(_faulty)], regret=_regret(_faulty),
+              faulty=True),
 ]
