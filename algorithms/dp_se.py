@@ -81,8 +81,8 @@ class DPSE:
                  ) -> EpisodicResult:
         """All runs in lockstep; one reward-sum draw per arm, epoch and run.
 
-        ``decisions[r, e-1]`` is the bit mask of arms alive after epoch ``e`` (it determines
-        the action sequence); the last column written is the final surviving mask.
+        ``decisions[r, a]`` is the epoch after which arm ``a`` was eliminated (0: never); with
+        the horizon it determines the whole action sequence.
         """
         check_source(rewards, horizon)
         k = rewards.n_arms
@@ -93,9 +93,8 @@ class DPSE:
         track = RegretTracker(runs, rewards.gaps, cps)
         alive = np.ones((runs, k), dtype=bool)
         t = np.zeros(runs, dtype=np.int64)
-        masks: list[np.ndarray] = []
+        eliminated = np.zeros((runs, k), dtype=np.int64)
         epochs = np.zeros(runs, dtype=np.int64)
-        weights = 2 ** np.arange(k, dtype=np.int64) if k < 62 else None
         e = 0
         while (t < horizon).any():
             e += 1
@@ -124,8 +123,6 @@ class DPSE:
             thr = self.threshold(e, np.maximum(n_alive, 1), r_e, beta)
             drop = alive & (gap > thr[:, None]) & complete[:, None]
             alive &= ~drop
-            if weights is not None:
-                masks.append(np.where(complete, (alive * weights).sum(axis=1), -1))
+            eliminated[drop] = e
             epochs += complete
-        decisions = (np.stack(masks, axis=1) if masks else np.full((runs, 1), -1))
-        return EpisodicResult(track.regret, track.counts, decisions, epochs, cps, track.curve)
+        return EpisodicResult(track.regret, track.counts, eliminated, epochs, cps, track.curve)
