@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpaudit.cli import main
 from dpaudit.engine import CheckContext, run_check
@@ -106,3 +108,27 @@ def test_coupled_runs_count_the_releases_one_reward_touches() -> None:
             assert finding.data["max_touched"] == 1
         else:
             assert finding.data["max_touched"] > 2
+
+
+@given(st.lists(st.lists(st.integers(-1, 4), min_size=1, max_size=6), min_size=1, max_size=40),
+       st.integers(1, 39))
+def test_code_outcomes_equal_codes_iff_equal_padded_rows(rows, cut) -> None:
+    width = max(len(r) for r in rows)
+    mat = np.array([r + [-1] * (width - len(r)) for r in rows])
+    cut = min(cut, len(rows))
+    (ca, cb), n = code_outcomes(mat[:cut], mat[cut:]) if cut < len(rows) else (
+        (code_outcomes(mat)[0][0], np.zeros(0, int)), code_outcomes(mat)[1])
+    codes = np.concatenate([ca, cb])
+    keys = [tuple(r) for r in mat]
+    assert n == len(set(keys))
+    for i in range(len(keys)):
+        for j in range(len(keys)):
+            assert (codes[i] == codes[j]) == (keys[i] == keys[j])
+
+
+def test_code_outcomes_wide_rows_use_the_row_comparison_path() -> None:
+    rng = np.random.default_rng(0)
+    mat = rng.integers(-1, 5, size=(200, 40))  # 40 * log2(6) > 62 bits: no packed key
+    mat[100:] = mat[:100]
+    (codes,), n = code_outcomes(mat)
+    assert n == 100 and np.array_equal(codes[:100], codes[100:])
