@@ -126,3 +126,46 @@ class DPSE:
             eliminated[drop] = e
             epochs += complete
         return EpisodicResult(track.regret, track.counts, eliminated, epochs, cps, track.curve)
+
+    def simulate_per_step(self, means: np.ndarray, horizon: int, *,
+                          rng: np.random.Generator) -> tuple[float, np.ndarray, np.ndarray]:
+        """One run, one Bernoulli reward per step (the plain reference; same law).
+
+        Returns ``(pseudo_regret, counts, eliminated)`` with ``eliminated`` as in
+        :meth:`simulate`.
+        """
+        mu = BernoulliRewards(means).means
+        k = mu.size
+        horizon = check_horizon(horizon, k)
+        beta = self._beta(horizon)
+        gaps = mu.max() - mu
+        alive = np.ones(k, dtype=bool)
+        eliminated = np.zeros(k, dtype=np.int64)
+        counts = np.zeros(k, dtype=np.int64)
+        t, e = 0, 0
+        while t < horizon:
+            e += 1
+            arms = np.flatnonzero(alive)
+            if arms.size == 1:
+                counts[arms[0]] += horizon - t
+                break
+            r_e = int(self.epoch_length(e, np.array([arms.size]), beta)[0])
+            means_e = np.zeros(k)
+            for a in arms:
+                s, n = 0.0, 0
+                while n < r_e and t < horizon:
+                    s += float(rng.random() < mu[a])
+                    n += 1
+                    t += 1
+                counts[a] += n
+                means_e[a] = s / max(n, 1)
+            if t >= horizon and n < r_e:
+                break
+            noisy = means_e + rng.laplace(0.0, 1.0 / (self.epsilon * r_e), k)
+            best = noisy[arms].max()
+            thr = float(self.threshold(e, np.array([arms.size]), np.array([r_e]), beta)[0])
+            for a in arms:
+                if best - noisy[a] > thr:
+                    alive[a] = False
+                    eliminated[a] = e
+        return float(counts @ gaps), counts, eliminated

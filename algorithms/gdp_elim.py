@@ -140,3 +140,36 @@ class GDPElimNew:
             phases += complete
         decisions = np.stack([phase_of, exploit], axis=1)
         return EpisodicResult(track.regret, track.counts, decisions, phases, cps, track.curve)
+
+    def simulate_per_step(self, means: np.ndarray, horizon: int, *,
+                          rng: np.random.Generator) -> tuple[float, np.ndarray, tuple[int, int]]:
+        """One run, one Bernoulli reward per step (the plain reference; same law).
+
+        Returns ``(pseudo_regret, counts, (exploitation phase or 0, arm or -1))``.
+        """
+        mu = BernoulliRewards(means).means
+        kk = mu.size
+        horizon = check_horizon(horizon, kk)
+        gaps = mu.max() - mu
+        counts = np.zeros(kk, dtype=np.int64)
+        t, k = 0, 0
+        while t < horizon:
+            k += 1
+            n_k = self.phase_length(k, horizon)
+            sums = np.zeros(kk)
+            for a in range(kk):
+                n = 0
+                while n < n_k and t < horizon:
+                    sums[a] += float(rng.random() < mu[a])
+                    n += 1
+                    t += 1
+                counts[a] += n
+            if t >= horizon and n < n_k:
+                break
+            theta = self.perturbation.sample(sums / n_k, float(n_k), rng=rng, size=kk)
+            order = np.sort(theta)
+            if order[-1] - order[-2] > 2.0 ** (-k):
+                best = int(np.argmax(theta))
+                counts[best] += horizon - t
+                return float(counts @ gaps), counts, (k, best)
+        return float(counts @ gaps), counts, (0, -1)

@@ -93,3 +93,18 @@ def test_table_rewards_sum_blocks_exactly() -> None:
     assert changed.block_sums(np.array([1]), np.array([3]), np.array([1]), None)[0] == 1.0
     with pytest.raises(InvalidParameterError):
         tab.changed(11, 0.0)
+
+
+@pytest.mark.statistical
+def test_episodic_simulator_has_the_per_step_law() -> None:
+    """Exploitation (phase, arm) on Bernoulli(0.8, 0.3), T = 2600 (one decision after
+    phase 1): episodic vs the per-step reference, chi-square two-sample test, reject at
+    p < 1e-3 (false-failure probability 1e-3, seeds fixed)."""
+    alg, means, horizon = GDPElimNew(1.0, 0.01), np.array([0.8, 0.3]), 2600
+    rng = np.random.default_rng(7)
+    ref = np.array([alg.simulate_per_step(means, horizon, rng=rng)[2][0] for _ in range(300)])
+    epi = alg.simulate(BernoulliRewards(means), horizon, 20_000,
+                       rng=np.random.default_rng(8)).decisions[:, 0]
+    table = np.array([[np.sum(ref == v) for v in (0, 1)], [np.sum(epi == v) for v in (0, 1)]])
+    assert table.min() >= 10
+    assert stats.chi2_contingency(table)[1] > 1e-3
