@@ -70,7 +70,8 @@ class CdfPair:
     ``cdf``/``neighbour`` are sympy expressions in the real symbol ``x``;
     ``density_bound`` bounds both densities from above (for the Lipschitz argument; each
     builder derives it in its docstring); ``window`` holds all but a tiny tail of both laws;
-    ``breakpoints`` are where a density is not smooth; ``high_precision`` says whether the
+    ``breakpoints`` are where a density is not smooth; ``numeric`` optionally gives vectorised
+    ``(F, F', f, f')`` equal to the sympy forms (tests check it); ``high_precision`` says whether the
     expressions evaluate correctly in mpmath (elementary functions and erf do; sympy's
     regularised incomplete beta does not lambdify to mpmath correctly, so Beta pairs use
     scipy in double precision with :data:`DOUBLE_ALLOWANCE`).
@@ -85,9 +86,14 @@ class CdfPair:
     breakpoints: tuple[float, ...] = ()
     high_precision: bool = True
     description: str = ""
+    numeric: tuple[Callable, Callable, Callable, Callable] | None = None
 
     def numpy_functions(self) -> tuple[Callable, Callable, Callable, Callable]:
-        """Vectorised ``F, F', f, f'`` (scipy/numpy)."""
+        """Vectorised ``F, F', f, f'``: ``numeric`` if the builder gave it (e.g. scipy's
+        log-space Beta density, which does not overflow for large parameters), else the
+        sympy expressions lambdified to scipy/numpy."""
+        if self.numeric is not None:
+            return tuple(_vectorised(f) for f in self.numeric)  # type: ignore[return-value]
         mods = ["scipy", "numpy"]
         fns = [sp.lambdify(self.x, e, modules=mods) for e in
                (self.cdf, self.neighbour, sp.diff(self.cdf, self.x),

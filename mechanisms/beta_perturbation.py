@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import special
+from scipy import special, stats
 
 from dpaudit.conditions import CdfPair
 from dpaudit.divergence import beta_hockey_stick
@@ -95,6 +95,8 @@ def beta_cdf_pair(n: int, *, successes: int = 0, padding: bool = True) -> CdfPai
         x=x, cdf=cdf, neighbour=nb, density_bound=bound, window=(0.0, 1.0),
         high_precision=False,
         description=f"Beta({int(p)}, {int(q)}) vs Beta({int(p2)}, {int(q2)})",
+        numeric=(lambda v: special.betainc(p, q, v), lambda v: special.betainc(p2, q2, v),
+                 lambda v: stats.beta.pdf(v, p, q), lambda v: stats.beta.pdf(v, p2, q2)),
     )
 
 

@@ -100,8 +100,13 @@ def test_sympy_cdfs_equal_scipy(n, data):
         stats.norm.cdf(x, r / n, math.sqrt(2 / n)), abs=1e-12)
     b = beta_cdf_pair(n, successes=r)
     p, q = beta_parameters(n, r)
-    F, _, _, _ = b.numpy_functions()
+    F, _, f, _ = b.numpy_functions()
     assert F(np.array([x]))[0] == pytest.approx(stats.beta.cdf(x, p, q), abs=1e-12)
+    # the scipy override equals the sympy form (CDF and its derivative), 15 digits
+    assert float(b.cdf.subs(b.x, x).evalf(20)) == pytest.approx(F(np.array([x]))[0],
+                                                                abs=1e-12)
+    assert float(sp.diff(b.cdf, b.x).subs(b.x, x).evalf(20)) == pytest.approx(
+        f(np.array([x]))[0], rel=1e-9, abs=1e-12)
 
 
 @given(st.integers(1, 30), st.lists(st.floats(-3, 3), min_size=2, max_size=20))
