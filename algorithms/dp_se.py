@@ -146,8 +146,10 @@ class DPSE:
         while t < horizon:
             e += 1
             arms = np.flatnonzero(alive)
-            if arms.size == 1:
-                counts[arms[0]] += horizon - t
+            if arms.size == 1:  # play the survivor step by step (its rewards are unused)
+                for _ in range(horizon - t):
+                    rng.random()
+                    counts[arms[0]] += 1
                 break
             r_e = int(self.epoch_length(e, np.array([arms.size]), beta)[0])
             means_e = np.zeros(k)

@@ -170,6 +170,8 @@ class GDPElimNew:
             order = np.sort(theta)
             if order[-1] - order[-2] > 2.0 ** (-k):
                 best = int(np.argmax(theta))
-                counts[best] += horizon - t
+                for _ in range(horizon - t):  # exploit step by step (rewards unused)
+                    rng.random()
+                    counts[best] += 1
                 return float(counts @ gaps), counts, (k, best)
         return float(counts @ gaps), counts, (0, -1)

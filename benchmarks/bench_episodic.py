@@ -3,8 +3,9 @@
 Run: ``python benchmarks/bench_episodic.py [--quick]``. Prints times and ratios measured in
 this run (no stored numbers):
 
-1. AdaP-UCB and AdaP-KLUCB on Figure 2's instance at T = 10^5: the plain per-step reference
-   (:meth:`simulate_per_step`: one run, one Bernoulli draw and a Python step per time step)
+1. AdaP-UCB, AdaP-KLUCB, DP-SE and GDP-Elim-New on Figure 2's instance at T = 10^5: the plain
+   per-step reference (``simulate_per_step``: one run, one Bernoulli draw and a Python step
+   per time step)
    against the episodic simulator (:meth:`simulate`: one binomial draw per episode, runs in
    lockstep), per run, at 20 runs (the paper's count) and at 1000 runs in lockstep.
 2. The whole Figure 2 set of AdaP-UCB, AdaP-KLUCB and DP-SE at T = 10^7 with 20 runs each
@@ -21,6 +22,7 @@ import numpy as np
 from dpaudit.algorithms._episodic import BernoulliRewards, checkpoint_grid
 from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB
 from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.algorithms.gdp_elim import GDPElimNew
 
 MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
 
@@ -42,8 +44,7 @@ def main() -> None:
     horizon = 10**5
     ref_runs = 2 if args.quick else 5
     print(f"1. T = {horizon}, Figure 2 instance, epsilon = 1")
-    for cls in (AdaPUCB, AdaPKLUCB):
-        alg = cls(1.0)
+    for alg in (AdaPUCB(1.0), AdaPKLUCB(1.0), DPSE(1.0), GDPElimNew(1.0, 0.01)):
         rng = np.random.default_rng(1)
         t0 = time.perf_counter()
         for _ in range(ref_runs):
