@@ -81,7 +81,7 @@ def test_unknown_summary_is_a_usage_error() -> None:
 
 @pytest.mark.statistical
 def test_faulty_adap_ucb_is_rejected_from_the_cli(capsys) -> None:
-    """Quick budget, the check's own seed: the all-rewards variant's bound is ~1.3 > 1 (the
+    """Quick budget, the check's own seed: the all-rewards variant's bound is ~1.4 > 1 (the
     default budget gives ~1.47; `python -m dpaudit check adap-ucb-faulty` exits 1)."""
     assert main(["check", "adap-ucb-faulty", "--quick", "--no-regret"]) == 1
     assert "VIOLATED" in capsys.readouterr().out
