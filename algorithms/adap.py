@@ -18,9 +18,15 @@ Choices made explicit (paper's values as defaults):
 
 * The private mean of an episode is drawn *once*, when the episode ends (Lemma 1 releases
   one private mean per episode); later indexes reuse it with the current ``ln t_l``.
-* After the initial pull ``N_a = 1`` and the formulas are applied as printed (``N_a / 2 =
-  1/2`` and noise ``Lap(2/eps)``, twice the noise a one-sample mean needs): conservative,
-  never less private.
+* After the initial pull ``N_a = 1``. By default the formulas are applied as printed
+  (``N_a / 2 = 1/2`` in the index and noise ``Lap(2/eps)``, twice what a one-sample mean
+  needs; conservative, never less private). ``initial_noise="lemma1"`` uses Lemma 1's scale
+  ``1/(eps * samples) = 1/eps`` for that release instead. The printed choice has a heavy
+  regret tail: an initial release of the best arm far below its mean (``Lap(2)`` at eps = 1)
+  is refreshed only when that arm wins again, which its ``N = 1`` bonus
+  ``sqrt(3 alpha ln t)`` (eps = 1) can take until ``t`` is large; a few runs per thousand
+  at ``T = 10^7`` on Figure 2's instance pay 10^4 to 10^5 regret for it (none with
+  ``"lemma1"`` in 1000 runs).
 * Ties (KL-UCB indexes clipped at 1) are broken uniformly at random.
 * The last episode is truncated at the horizon ``T``.
 
@@ -41,7 +47,13 @@ import math
 import numpy as np
 from scipy.special import xlogy
 
-from dpaudit.validation import check_epsilon, check_horizon, check_int, check_real
+from dpaudit.validation import (
+    check_choice,
+    check_epsilon,
+    check_horizon,
+    check_int,
+    check_real,
+)
 
 from ._episodic import (
     BernoulliRewards,
@@ -110,9 +122,12 @@ class _AdaP:
     name = "AdaP"
     _mean_over_all_rewards = False  # True only in the deliberately broken variant
 
-    def __init__(self, epsilon: float, *, alpha: float = 3.1) -> None:
+    def __init__(self, epsilon: float, *, alpha: float = 3.1,
+                 initial_noise: str = "as printed") -> None:
         self.epsilon = check_epsilon(epsilon)
         self.alpha = check_real("alpha", alpha, low=0.0, low_open=True)
+        self.initial_noise = check_choice("initial_noise", initial_noise,
+                                          ("as printed", "lemma1"))
 
     @property
     def mean_window(self) -> str:
@@ -129,6 +144,10 @@ class _AdaP:
 
     def _noise_scale(self, n: np.ndarray) -> np.ndarray:
         return 2.0 / (self.epsilon * n)  # proof: Lemma 1, Lap(2 / (eps N_a))
+
+    def _initial_scale(self) -> float:
+        """Noise of the initial one-sample release (see the module docstring)."""
+        return 1.0 / self.epsilon if self.initial_noise == "lemma1" else 2.0 / self.epsilon
 
     # -- episodic simulator ----------------------------------------------------------
     def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
@@ -155,7 +174,7 @@ class _AdaP:
             s = rewards.block_sums(arm, start, one, rng)
             track.add(arm, start, one)
             total[:, a] = s
-            pmean[:, a] = s + rng.laplace(0.0, self._noise_scale(1.0), runs)
+            pmean[:, a] = s + rng.laplace(0.0, self._initial_scale(), runs)
         t = np.full(runs, k, dtype=np.int64)
         max_eps = k * (int(math.log2(horizon)) + 2) + 1
         decisions = np.full((runs, max_eps), -1, dtype=np.int8 if k < 128 else np.int16)
@@ -212,7 +231,7 @@ class _AdaP:
             if t < k:
                 r = float(rng.random() < mu[t])
                 total[t] = r
-                pmean[t] = r + rng.laplace(0.0, self._noise_scale(1.0))
+                pmean[t] = r + rng.laplace(0.0, self._initial_scale())
                 counts[t] += 1
                 regret += gaps[t]
                 continue
