@@ -63,7 +63,7 @@ def _lemma8(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
         n = _count(ctx, faulty)
         proof = lemma8_check(gauss_cdf_pair(n), ctx.epsilon, ctx.delta,
-                             grid=1001 if ctx.quick else 4001)
+                             grid=1001 if ctx.quick else 4001, symbolic=not ctx.quick)
         return proof_claim(spec, ctx, proof, data={"N": n})
     return evaluate
 

@@ -97,7 +97,8 @@ def _lemma8(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
         pair = lemma15_cdf_pair(ctx.epsilon, ctx.delta, _n(ctx), rate_multiplier=_rate(faulty))
         return proof_claim(spec, ctx, lemma8_check(pair, ctx.epsilon, ctx.delta,
-                                                   grid=1001 if ctx.quick else 4001))
+                                                   grid=1001 if ctx.quick else 4001,
+                                                   symbolic=not ctx.quick))
     return evaluate
 
 

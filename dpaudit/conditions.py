@@ -24,8 +24,11 @@ The neighbouring relation is symmetric, so by default both orders ``(F, F')`` an
 
 How each inequality is decided (three tiers, each labelled in the reduced inequality):
 
-1. **symbolic**: :func:`dpaudit.symbolic.decide` on ``g(x) - delta <= 0`` with ``x`` free
-   (sympy sign logic; its witness search turns a failure into a counterexample);
+1. **symbolic**: ``x`` is split at the breakpoints of the ``Piecewise`` pieces (exact
+   parameters via ``nsimplify``); on each region :func:`dpaudit.symbolic.decide` settles
+   ``g(x) - delta <= 0`` directly, or proves ``g`` monotone there and decides the sign of its
+   end value (a limit at infinity). All regions decided -> PROVED; a counterexample from the
+   prover's witness search -> DISPROVED; anything else falls through to the numeric tiers;
 2. **certified numeric**: ``g`` on a uniform grid of spacing ``h`` over a window
    ``[lo, hi]``; between grid points ``g`` moves by at most ``L h / 2`` with
    ``L = (1 + e^eps) * density_bound``; outside the window by at most the window's tail mass
@@ -71,8 +74,8 @@ class CdfPair:
     ``density_bound`` bounds both densities from above (for the Lipschitz argument; each
     builder derives it in its docstring); ``window`` holds all but a tiny tail of both laws;
     ``breakpoints`` are where a density is not smooth; ``numeric`` optionally gives vectorised
-    ``(F, F', f, f')`` equal to the sympy forms (tests check it); ``high_precision`` says whether the
-    expressions evaluate correctly in mpmath (elementary functions and erf do; sympy's
+    ``(F, F', f, f')`` equal to the sympy forms (tests check it); ``high_precision`` says
+    whether the expressions evaluate correctly in mpmath (elementary functions and erf do; sympy's
     regularised incomplete beta does not lambdify to mpmath correctly, so Beta pairs use
     scipy in double precision with :data:`DOUBLE_ALLOWANCE`).
     """
@@ -260,15 +263,97 @@ def _numeric_decision(name: str, statement: str, sup_value: float, argsup: dict[
         f"{TIGHT_TOLERANCE:g} ({how}); the slack alone certifies only sup <= {bound:.6g}")
 
 
+def _breakpoints(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+    """Where a ``Piecewise`` in ``expr`` switches piece (conditions solved for ``x``), sorted."""
+    found: list[sp.Expr] = []
+    for pw in expr.atoms(sp.Piecewise):
+        for _, cond in pw.args:
+            if isinstance(cond, sp.core.relational.Relational):
+                found += sp.solve(sp.Eq(cond.lhs, cond.rhs), x)
+    out: list[sp.Expr] = []
+    for b in sorted(found, key=lambda v: float(v)):
+        if not out or abs(float(b) - float(out[-1])) > 1e-12:
+            out.append(b)
+    return out
+
+
+def _active(expr: sp.Expr, x: sp.Symbol, point: float) -> sp.Expr:
+    """``expr`` with every ``Piecewise`` replaced by its piece active at ``x = point``."""
+    mapping = {}
+    for pw in expr.atoms(sp.Piecewise):
+        for piece, cond in pw.args:
+            if cond == sp.true or bool(cond.subs(x, point)):
+                mapping[pw] = piece
+                break
+    return expr.xreplace(mapping)
+
+
+def _region_decision(g: sp.Expr, x: sp.Symbol, lo: sp.Expr | None, hi: sp.Expr | None,
+                     window: tuple[float, float]
+                     ) -> tuple[ProofStatus, str, dict[str, float] | None]:
+    """Decide ``g <= 0`` on ``(lo, hi)``: directly, or by monotonicity and the end value."""
+    t, u = sp.Symbol("t", positive=True), sp.Symbol("u", positive=True)
+    if lo is None and hi is None:
+        sub, dom, ends = x, {x: Domain(window[0], window[1], (sum(window) / 2,))}, (-sp.oo, sp.oo)
+    elif lo is None:
+        sub, dom, ends = hi - t, {t: Domain(0.0, math.inf, (1.0,))}, (-sp.oo, hi)
+    elif hi is None:
+        sub, dom, ends = lo + t, {t: Domain(0.0, math.inf, (1.0,))}, (lo, sp.oo)
+    else:
+        sub, dom, ends = lo + (hi - lo) * u, {u: Domain(0.0, 1.0, (0.5,))}, (lo, hi)
+    direct = decide(Obligation("region", g.subs(x, sub), "<="), dom, n_random=10)
+    if direct.status is not ProofStatus.UNKNOWN:
+        w = direct.witness
+        if w is not None:  # map the region coordinate back to x
+            point = float(sub.subs({sym: w[sym.name] for sym in dom if sym.name in w}))
+            w = {"x": point, "value": w["value"]}
+        return direct.status, direct.reason, w
+    dg = sp.diff(g, x).subs(x, sub)
+    for end, sign, word in ((ends[1], -1, "increasing"), (ends[0], 1, "decreasing")):
+        mono = decide(Obligation("monotone", sign * dg, "<="), dom, n_random=10)
+        if mono.status is ProofStatus.PROVED:
+            value = sp.limit(g, x, end) if end in (sp.oo, -sp.oo) else g.subs(x, end)
+            value = sp.nsimplify(sp.simplify(value)) if value.is_number else sp.simplify(value)
+            if value.is_nonpositive:
+                return ProofStatus.PROVED, f"{word}; value at the end {sp.sstr(value)} <= 0", None
+            if value.is_positive and end not in (sp.oo, -sp.oo):
+                return (ProofStatus.DISPROVED, f"{word}; value at the end {sp.sstr(value)} > 0",
+                        {"x": float(end), "value": float(value)})
+    return ProofStatus.UNKNOWN, "undecided", None
+
+
 def _symbolic_attempt(pair: CdfPair, expr: sp.Expr, name: str,
                       display: str) -> ReducedInequality | None:
-    """Symbolic tier: only trusted when sympy decides (PROVED or a witness)."""
-    if expr.has(sp.Piecewise, sp.betainc_regularized):
-        return None  # sympy's sign logic does not see through these; go numeric
-    lo, hi = pair.window
-    res = decide(Obligation(name, expr, "<=", display=display),
-                 {pair.x: Domain(lo, hi, ((lo + hi) / 2,))}, n_random=50)
-    return None if res.status is ProofStatus.UNKNOWN else res
+    """Symbolic tier: split ``x`` at the pieces' breakpoints; on each region sympy decides
+    ``expr <= 0`` directly or proves monotonicity and decides the end value. Only trusted
+    when every region is decided (PROVED) or one is disproved; otherwise ``None``."""
+    if expr.has(sp.betainc_regularized):
+        return None  # sympy's incomplete beta is not usable here; go numeric
+    x = pair.x
+    bps = _breakpoints(expr, x)
+    edges: list[sp.Expr | None] = [None, *bps, None]
+    steps = []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        a = float(lo) if lo is not None else (float(hi) - 1.0 if hi is not None else 0.0)
+        b = float(hi) if hi is not None else a + 2.0
+        point = 0.5 * (a + b) if lo is not None and hi is not None else (
+            a if lo is None and hi is not None else a + 1.0)
+        g = _active(expr, x, point)
+        try:
+            status, why, witness = _region_decision(g, x, lo, hi, pair.window)
+        except (NotImplementedError, ValueError, TypeError, RecursionError):
+            return None
+        where = f"({'-oo' if lo is None else f'{float(lo):.6g}'}, " \
+                f"{'oo' if hi is None else f'{float(hi):.6g}'})"
+        if status is ProofStatus.DISPROVED and witness is not None:
+            return ReducedInequality(name, display, status, f"symbolic: on x in {where}: {why}",
+                                     witness)
+        if status is not ProofStatus.PROVED:
+            return None  # undecided (or disproved without a usable witness): go numeric
+        steps.append(f"x in {where}: {why}")
+    return ReducedInequality(name, display, ProofStatus.PROVED,
+                             "symbolic, by regions between the pieces' breakpoints: "
+                             + "; ".join(steps))
 
 
 def _validate(eps: float, delta: float, grid: int) -> tuple[float, float, int]:
@@ -277,8 +362,12 @@ def _validate(eps: float, delta: float, grid: int) -> tuple[float, float, int]:
 
 
 def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 4001,
-                 symmetric: bool = True) -> ProofResult:
-    """Decide seed 003 Lemma 8's two CDF inequalities for ``pair`` at ``(epsilon, delta)``."""
+                 symmetric: bool = True, symbolic: bool = True) -> ProofResult:
+    """Decide seed 003 Lemma 8's two CDF inequalities for ``pair`` at ``(epsilon, delta)``.
+
+    ``symbolic=False`` skips the sympy tier (it costs seconds and rarely succeeds on
+    non-elementary CDFs such as the Gaussian's ``erf``).
+    """
     eps, dl, grid = _validate(epsilon, delta, grid)
     k = math.exp(eps)
     results = []
@@ -297,7 +386,7 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
                 vals, extra = -prof.values, 1.0 - k
                 sym = (1 - first) - sp.exp(sp.nsimplify(eps)) * (1 - second) - sp.nsimplify(dl)
             name = f"lemma8_{which}[{o.label}]"
-            res = _symbolic_attempt(pair, sym, name, stmt)
+            res = _symbolic_attempt(pair, sym, name, stmt) if symbolic else None
             if res is None:
                 # the limits x -> -inf / +inf: g -> 0 and g -> 1 - e^eps
                 limit_vals = np.array([0.0 + (0.0 if which == "lower" else extra),
