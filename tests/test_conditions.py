@@ -40,7 +40,8 @@ def test_lemma8_sup_is_the_exact_delta():
 
 
 def test_lemma15_is_tight_and_faulty_fails():
-    good = lemma8_check(lemma15_cdf_pair(1.0, 0.01, 10), 1.0, 0.01, grid=1001)
+    good = lemma8_check(lemma15_cdf_pair(1.0, 0.01, 10), 1.0, 0.01, grid=1001,
+                        symmetric=False)
     assert good.status is ProofStatus.PROVED
     # sympy proves most inequalities region by region (exact parameters), e.g. the tight one
     assert any(i.reason.startswith("symbolic") for i in good.inequalities)
@@ -49,9 +50,17 @@ def test_lemma15_is_tight_and_faulty_fails():
     assert numeric.status is ProofStatus.PROVED
     assert any("exact at critical points" in i.reason for i in numeric.inequalities)
     bad = lemma8_check(lemma15_cdf_pair(1.0, 0.01, 10, rate_multiplier=2.0), 1.0, 0.01,
-                       grid=1001)
+                       grid=1001, symbolic=False)
     assert bad.status is ProofStatus.DISPROVED
     assert all(w["value"] > 0 for i in bad.inequalities if (w := i.witness) is not None)
+
+
+@pytest.mark.slow
+def test_lemma15_symbolic_both_orders():
+    # the full symmetric check, symbolic tier on (about 10 s): PROVED, mostly by sympy
+    proof = lemma8_check(lemma15_cdf_pair(1.0, 0.01, 10), 1.0, 0.01, grid=1001)
+    assert proof.status is ProofStatus.PROVED
+    assert sum(i.reason.startswith("symbolic") for i in proof.inequalities) >= 3
 
 
 def test_lemma9_interval_form_with_half_delta():
