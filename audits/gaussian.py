@@ -6,7 +6,8 @@ Zheng et al. (seed 004, Sec. 2) add ``N(0, sigma^2)`` with
 analytic curve of Balle & Wang 2018 (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the
 claim is decided exactly at the requested ``(eps, delta)``; a finding maps the region of the
 ``(eps, delta)`` plane where the classical calibration holds (it fails for large ``eps``).
-The faulty variant halves ``sigma`` (issue 3's ``FaultyGaussianHalfSigma``).
+The faulty variant halves ``sigma`` (the same bug as issue 3's ``FaultyGaussianHalfSigma``,
+applied here to the classical calibration).
 """
 
 from __future__ import annotations
