@@ -34,11 +34,10 @@ from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
     check_epsilon,
-    check_int,
     check_real,
 )
 
-from .laplace import as_real_data, check_generator
+from ._additive import AdditiveNoiseMechanism, as_real_data
 
 __all__ = ["CALIBRATIONS", "Gaussian", "analytic_sigma", "classical_sigma", "gaussian_delta"]
 
@@ -96,7 +95,7 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
     return sigma
 
 
-class Gaussian:
+class Gaussian(AdditiveNoiseMechanism):
     """Gaussian mechanism ``x + N(0, sigma^2 I)`` calibrated to an (epsilon, delta) claim.
 
     Parameters
@@ -135,18 +134,8 @@ class Gaussian:
         return (f"{type(self).__name__}(epsilon={self.epsilon!r}, delta={self.delta!r}, "
                 f"sensitivity={self.sensitivity!r}, calibration={self.calibration!r})")
 
-    @property
-    def neighbours(self) -> tuple[tuple[float, float], ...]:
-        """Query answers at the largest allowed distance: ``(0, sensitivity)``."""
-        return ((0.0, self.sensitivity),)
-
-    # -- black-box protocol --------------------------------------------------------------
-    def sample(self, data: object, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent releases; shape ``(size, *shape(data))``."""
-        x = as_real_data(data)
-        size = check_int("size", size, low=1)
-        rng = check_generator(rng)
-        return x + self.sigma * rng.standard_normal(size=(size, *x.shape))
+    def _noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return self.sigma * rng.standard_normal(size=shape)
 
     # -- law ------------------------------------------------------------------------------
     def cdf(self, y: object, data: object) -> np.ndarray:

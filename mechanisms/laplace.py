@@ -16,32 +16,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.validation import InvalidParameterError, check_epsilon, check_int, check_real
+from dpaudit.validation import check_epsilon, check_real
+
+from ._additive import AdditiveNoiseMechanism, as_real_data, check_generator
 
 __all__ = ["Laplace", "as_real_data", "check_generator"]
 
 
-def check_generator(rng: object) -> np.random.Generator:
-    """Samplers take an explicit ``numpy.random.Generator`` (never the global state)."""
-    if not isinstance(rng, np.random.Generator):
-        raise InvalidParameterError(
-            f"rng={rng!r} must be a numpy.random.Generator (e.g. dpaudit.rng.generator(seed))")
-    return rng
 
-
-def as_real_data(data: object, name: str = "data") -> np.ndarray:
-    """A query answer: a finite real scalar or array (returned as a float array)."""
-    try:
-        arr = np.asarray(data, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name}={data!r} must be a finite real number or array") \
-            from None
-    if isinstance(data, bool | np.bool_) or not np.all(np.isfinite(arr)):
-        raise InvalidParameterError(f"{name}={data!r} must be a finite real number or array")
-    return arr
-
-
-class Laplace:
+class Laplace(AdditiveNoiseMechanism):
     """Laplace mechanism ``x + Lap(sensitivity / epsilon)`` per coordinate.
 
     Parameters
@@ -73,18 +56,8 @@ class Laplace:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r})"
 
-    @property
-    def neighbours(self) -> tuple[tuple[float, float], ...]:
-        """Query answers at the largest allowed distance: ``(0, sensitivity)``."""
-        return ((0.0, self.sensitivity),)
-
-    # -- black-box protocol --------------------------------------------------------------
-    def sample(self, data: object, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent releases; shape ``(size, *shape(data))``."""
-        x = as_real_data(data)
-        size = check_int("size", size, low=1)
-        rng = check_generator(rng)
-        return x + rng.laplace(0.0, self.scale, size=(size, *x.shape))
+    def _noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.laplace(0.0, self.scale, size=shape)
 
     # -- law ------------------------------------------------------------------------------
     def cdf(self, y: object, data: object) -> np.ndarray:

@@ -22,7 +22,7 @@ import sympy as sp
 
 from dpaudit.validation import check_epsilon, check_int, check_rewards
 
-from .laplace import check_generator
+from ._additive import check_generator
 
 __all__ = ["PrivBern"]
 

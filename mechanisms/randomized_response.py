@@ -19,7 +19,7 @@ import sympy as sp
 
 from dpaudit.validation import InvalidParameterError, check_epsilon, check_int
 
-from .laplace import check_generator
+from ._additive import check_generator
 
 __all__ = ["RandomizedResponse"]
 
