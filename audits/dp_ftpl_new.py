@@ -2,7 +2,8 @@
 
     Theorem 16. DP-FTPL-New protects (eps, delta)-differential privacy [Definition 1,
     per-step], and its regret satisfies
-    Reg(T) <= sum_i max{16 log T / Delta_i, (4/eps) log((T(e^eps-1)+2T delta)/(2(e^eps-1)+2T delta))} + 4N.
+    Reg(T) <= sum_i max{16 log T / Delta_i,
+                        (4/eps) log((T(e^eps-1)+2T delta)/(2(e^eps-1)+2T delta))} + 4N.
 
     Proof (privacy): Lemma 8 and Lemma 15.
 

@@ -66,7 +66,8 @@ def main() -> None:
     regret, _ = alg.simulate(INSTANCE_1, runs, np.random.default_rng(0))
     lock_rate = runs * t / (time.perf_counter() - start)
     print(f"T={t}: naive {naive_rate:,.0f} run-steps/s ({naive_runs} runs), "
-          f"lockstep {lock_rate:,.0f} run-steps/s ({runs} runs): ratio {lock_rate / naive_rate:.1f}x")
+          f"lockstep {lock_rate:,.0f} run-steps/s ({runs} runs): "
+          f"ratio {lock_rate / naive_rate:.1f}x")
     print(f"  mean regret naive {np.mean(naive):.1f}, lockstep {regret.mean():.1f} "
           "(same law, different random streams)")
 

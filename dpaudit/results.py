@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-class Verdict(str, enum.Enum):
+class Verdict(enum.StrEnum):
     """Outcome of one claim (see shared/DESIGN.md, "Verdicts")."""
 
     PROVED = "PROVED"
@@ -38,7 +38,7 @@ class Verdict(str, enum.Enum):
     INCONCLUSIVE = "INCONCLUSIVE"
 
 
-class Notion(str, enum.Enum):
+class Notion(enum.StrEnum):
     """The three privacy notions of shared/DESIGN.md."""
 
     LDP = "ldp"
@@ -46,13 +46,13 @@ class Notion(str, enum.Enum):
     GLOBAL = "global"
 
 
-class Method(str, enum.Enum):
+class Method(enum.StrEnum):
     SYMBOLIC = "symbolic"
     EXACT = "exact"
     SAMPLED = "sampled"
 
 
-class ProofStatus(str, enum.Enum):
+class ProofStatus(enum.StrEnum):
     """Three-valued symbolic logic: ``UNKNOWN`` never counts as a pass."""
 
     PROVED = "PROVED"
@@ -153,7 +153,10 @@ class ClaimResult:
 
 @dataclass(frozen=True)
 class Finding:
-    """Information worth reporting that is not a verdict on a claim (never affects the exit code)."""
+    """Information worth reporting that is not a verdict on a claim.
+
+    Findings never affect the exit code.
+    """
 
     id: str
     summary: str

@@ -4,19 +4,33 @@ Each mechanism samples vectorised with an explicit ``numpy.random.Generator`` an
 law is known, exposes ``cdf``/``pdf`` and a sympy form.
 """
 
-from .lemma15 import Lemma15Perturbation, lemma15_half_width, lemma15_sympy
-from .gaussian import Gaussian, analytic_sigma, classical_sigma, gaussian_delta
-from .laplace import Laplace
-from .privbern import PrivBern
-from .randomized_response import RandomizedResponse
-
-__all__ = ["Lemma15Perturbation", "lemma15_half_width", "lemma15_sympy"]
-__all__ += ["Gaussian", "Laplace", "PrivBern", "RandomizedResponse", "analytic_sigma",
-            "classical_sigma", "gaussian_delta"]
 from .beta_perturbation import BetaPerturbation, beta_start_phase, beta_worst_delta
 from .counting import BinaryTreeCounter, HybridCounter, tree_nodes_touched
 from .gauss_perturbation import GaussPerturbation, gauss_smallest_count, gauss_start_phase
+from .gaussian import Gaussian, analytic_sigma, classical_sigma, gaussian_delta
+from .laplace import Laplace
+from .lemma15 import Lemma15Perturbation, lemma15_half_width, lemma15_sympy
+from .privbern import PrivBern
+from .randomized_response import RandomizedResponse
 
-__all__ += ["BetaPerturbation", "BinaryTreeCounter", "GaussPerturbation", "HybridCounter",
-            "beta_start_phase", "beta_worst_delta", "gauss_smallest_count",
-            "gauss_start_phase", "tree_nodes_touched"]
+__all__ = [
+    "BetaPerturbation",
+    "BinaryTreeCounter",
+    "GaussPerturbation",
+    "Gaussian",
+    "HybridCounter",
+    "Laplace",
+    "Lemma15Perturbation",
+    "PrivBern",
+    "RandomizedResponse",
+    "analytic_sigma",
+    "beta_start_phase",
+    "beta_worst_delta",
+    "classical_sigma",
+    "gauss_smallest_count",
+    "gauss_start_phase",
+    "gaussian_delta",
+    "lemma15_half_width",
+    "lemma15_sympy",
+    "tree_nodes_touched",
+]

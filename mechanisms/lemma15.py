@@ -48,7 +48,10 @@ __all__ = ["Lemma15Perturbation", "lemma15_half_width", "lemma15_sympy"]
 
 
 def lemma15_half_width(epsilon: float, delta: float, n: np.ndarray | float) -> np.ndarray:
-    """``A = log((e^eps - 1)/(2 delta) + 1)/(N eps)``; ``1/(2 N delta)`` at eps = 0; inf at delta = 0."""
+    """``A = log((e^eps - 1)/(2 delta) + 1)/(N eps)``.
+
+    ``1/(2 N delta)`` at eps = 0; ``inf`` at delta = 0 (the Laplace limit).
+    """
     n = np.asarray(n, dtype=float)
     if delta == 0.0:
         return np.full_like(n, np.inf)
@@ -94,7 +97,8 @@ class Lemma15Perturbation:
         return lemma15_half_width(self.epsilon, self.delta, self._n(n))
 
     # -- law ----------------------------------------------------------------------------
-    def cdf(self, x: np.ndarray | float, x0: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
+    def cdf(self, x: np.ndarray | float, x0: np.ndarray | float,
+            n: np.ndarray | float) -> np.ndarray:
         """``F(x)`` of Lemma 15 (see the module docstring for the reconstruction)."""
         x, x0, nn = np.broadcast_arrays(np.asarray(x, float), np.asarray(x0, float), self._n(n))
         d = np.abs(x - x0)
@@ -110,7 +114,8 @@ class Lemma15Perturbation:
             tail = np.clip((0.5 + k) * np.exp(-nn * eps * d) - k, 0.0, 0.5)
         return np.where(x <= x0, tail, 1.0 - tail)
 
-    def pdf(self, x: np.ndarray | float, x0: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
+    def pdf(self, x: np.ndarray | float, x0: np.ndarray | float,
+            n: np.ndarray | float) -> np.ndarray:
         """Density: ``(1/2 + k) N eps exp(-N eps |x - x0|)`` on ``|x - x0| <= A``, else 0."""
         x, x0, nn = np.broadcast_arrays(np.asarray(x, float), np.asarray(x0, float), self._n(n))
         d = np.abs(x - x0)
@@ -124,7 +129,8 @@ class Lemma15Perturbation:
             dens = (0.5 + dl / math.expm1(eps)) * nn * eps * np.exp(-nn * eps * d)
         return np.where(d <= half, dens, 0.0)
 
-    def ppf(self, u: np.ndarray | float, x0: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
+    def ppf(self, u: np.ndarray | float, x0: np.ndarray | float,
+            n: np.ndarray | float) -> np.ndarray:
         """Inverse CDF for ``u`` in ``(0, 1)``."""
         u, x0, nn = np.broadcast_arrays(np.asarray(u, float), np.asarray(x0, float), self._n(n))
         s = np.minimum(u, 1.0 - u)  # tail mass on the near side
@@ -149,7 +155,8 @@ class Lemma15Perturbation:
         u = np.where(u == 0.0, np.finfo(float).tiny, u)
         return self.ppf(u, x0, n)
 
-    def support(self, x0: np.ndarray | float, n: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    def support(self, x0: np.ndarray | float,
+                n: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
         a = self.half_width(n)
         return np.asarray(x0) - a, np.asarray(x0) + a
 

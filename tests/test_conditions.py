@@ -14,12 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dpaudit.audits.lemma15_perturbation import lemma15_cdf_pair
 from dpaudit.conditions import feasible_band, lemma8_check, lemma9_check
 from dpaudit.mechanisms.gauss_perturbation import gauss_cdf_pair, gauss_exact_delta
 from dpaudit.results import ProofStatus
 from dpaudit.validation import InvalidParameterError
-
-from dpaudit.audits.lemma15_perturbation import lemma15_cdf_pair
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 8])

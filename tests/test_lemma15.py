@@ -8,11 +8,11 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate, stats
+from strategies import centres, counts, deltas, epsilons, unit
 
 from dpaudit.mechanisms import Lemma15Perturbation, lemma15_sympy
 from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 from dpaudit.validation import InvalidParameterError
-from strategies import centres, counts, deltas, epsilons, unit
 
 
 @given(epsilons, deltas, counts, centres, st.lists(st.floats(-20, 20), min_size=2, max_size=20))

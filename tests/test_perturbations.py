@@ -73,7 +73,8 @@ def test_beta_worst_delta_small_case_by_mpmath():
         f, g = dens(a, b), dens(a2, b2)
         with mp.workdps(40):
             for p, q in ((f, g), (g, f)):
-                h = mp.quad(lambda x: max(0, p(x) - mp.e * q(x)), mp.linspace(0, 1, 41))
+                h = mp.quad(lambda x, p=p, q=q: max(0, p(x) - mp.e * q(x)),
+                            mp.linspace(0, 1, 41))
                 worst = max(worst, float(h))
     assert beta_worst_delta(eps, 3, padding=False)[0] == pytest.approx(worst, rel=1e-7)
 

@@ -9,6 +9,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
+from strategies import epsilons
 
 from dpaudit.mechanisms import (
     Gaussian,
@@ -22,8 +23,6 @@ from dpaudit.mechanisms import (
 from dpaudit.mechanisms import _faulty as faulty
 from dpaudit.rng import generator
 from dpaudit.validation import InvalidParameterError
-
-from strategies import epsilons
 
 reals = st.floats(min_value=-30.0, max_value=30.0, allow_nan=False)
 rewards = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)

@@ -29,7 +29,8 @@ def test_epsilon_zero_allowed_when_asked():
 
 @pytest.mark.parametrize("bad", [-0.1, 1.0, 1.5, math.nan, False, "0.1"])
 def test_delta_domain(bad):
-    with pytest.raises(InvalidParameterError, match=r"delta=.* must be a finite number in \[0, 1\)"):
+    message = r"delta=.* must be a finite number in \[0, 1\)"
+    with pytest.raises(InvalidParameterError, match=message):
         check_delta(bad)
 
 
