@@ -56,14 +56,15 @@ OTHER_COUNTS = (1, 2, 3, 5, 10, 20, 50)
 SEARCH_HORIZON = 10**5
 
 
-def _rate(faulty: bool) -> float:
-    return 2.0 if faulty else 1.0
+def _perturbation(epsilon: float, delta: float, faulty: bool) -> Lemma15Perturbation:
+    if faulty:
+        return FaultyLemma15Perturbation(epsilon, delta)
+    return Lemma15Perturbation(epsilon, delta)
 
 
-def _algorithm(ctx: CheckContext, horizon: int, faulty: bool) -> DPFTPLNew:
-    pert = (FaultyLemma15Perturbation(ctx.epsilon, ctx.delta) if faulty
-            else Lemma15Perturbation(ctx.epsilon, ctx.delta))
-    return DPFTPLNew(ctx.epsilon, ctx.delta, horizon, perturbation=pert)
+def _algorithm(epsilon: float, delta: float, horizon: int, faulty: bool) -> DPFTPLNew:
+    return DPFTPLNew(epsilon, delta, horizon,
+                     perturbation=_perturbation(epsilon, delta, faulty))
 
 
 def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
@@ -82,9 +83,7 @@ def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
 @lru_cache(maxsize=8)
 def worst_history_pair(epsilon: float, delta: float, faulty: bool, quick: bool) -> dict:
     """The exact search of claim 2, shared with claim 3 (no samples are involved)."""
-    pert = (FaultyLemma15Perturbation(epsilon, delta) if faulty
-            else Lemma15Perturbation(epsilon, delta))
-    alg = DPFTPLNew(epsilon, delta, SEARCH_HORIZON, perturbation=pert)
+    alg = _algorithm(epsilon, delta, SEARCH_HORIZON, faulty)
     return worst_pair_loss(history_pairs(quick), lambda h: alg.next_action_law(*h),
                            epsilon=epsilon, delta=delta)
 
@@ -97,7 +96,8 @@ def _symbolic(faulty: bool):
         else:
             regime = "general"
         obligations, domain, assumptions = lemma15_proof_obligations(
-            rate_multiplier=_rate(faulty), regime=regime)
+            rate_multiplier=_perturbation(ctx.epsilon, ctx.delta, faulty).rate_multiplier,
+            regime=regime)
         proof = prove(obligations, domain, assumptions, seed=ctx.seed)
         return claim_from_proof(spec, ctx, proof, details=(
             f"regime: {regime} (Lemma 15 with "
@@ -142,7 +142,7 @@ def _exact(faulty: bool):
 # -- claim 3: sampled attack on the worst pair --------------------------------------------
 def _sampled(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        alg = _algorithm(ctx, SEARCH_HORIZON, faulty)
+        alg = _algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON, faulty)
         # the pair is chosen by exact computation (no samples), so it cannot bias the bound
         h, h_prime = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)["pair"]
         n_select, n_measure = (20_000, 200_000) if ctx.quick else (200_000, 2_000_000)
@@ -183,7 +183,7 @@ def _sampled(faulty: bool):
 def _trajectory(faulty: bool):
     def evaluate(ctx: CheckContext) -> Finding:
         horizon, samples = (20, 60_000) if ctx.quick else (40, 300_000)
-        alg = _algorithm(ctx, horizon, faulty)
+        alg = _algorithm(ctx.epsilon, ctx.delta, horizon, faulty)
         # seed 000 Definition 2: fixed reward sequences that differ at one step; the heuristic
         # pairs change an early step (0, K, 2K) to an extreme value
         target = GlobalDPTarget(alg, epsilon=ctx.epsilon, delta=ctx.delta,

@@ -99,10 +99,11 @@ def worst_pair_loss(
 ) -> dict[str, object]:
     """Exact loss over candidate neighbouring pairs with a small discrete output law.
 
-    ``law(x)`` returns ``(probabilities, error_bound)``. For every pair the hockey-stick
-    divergence at ``epsilon`` (both directions) and the exact epsilon at ``delta`` are
-    computed; the pair with the largest divergence is returned with its numbers:
-    ``pair, delta_at_epsilon, epsilon_at_delta, error, p, q, evaluated``.
+    ``law(x)`` returns ``(probabilities, error_bound)`` and is called once per distinct input.
+    For every pair the hockey-stick divergence at ``epsilon`` (both directions) is computed;
+    the pair with the largest is returned with its numbers, including the exact epsilon at
+    ``delta`` for that pair: ``pair, delta_at_epsilon, epsilon_at_delta, error, p, q,
+    evaluated``.
     """
     cache: dict[str, tuple[np.ndarray, float]] = {}
 
