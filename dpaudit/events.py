@@ -24,7 +24,6 @@ validity of the final bound rests only on the event being fixed before that samp
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -144,7 +143,8 @@ def _wilson(p: np.ndarray, n: int, z: float, sign: float) -> np.ndarray:
     return np.clip((centre + sign * half) / (1 + z2n), 0.0, 1.0)
 
 
-def _log_ratio(p_lo: np.ndarray, q_hi: np.ndarray, delta: float) -> np.ndarray:
+def log_ratio_bound(p_lo: np.ndarray, q_hi: np.ndarray, delta: float) -> np.ndarray:
+    """``log((p_lo - delta)/q_hi)``, vectorised; ``-inf`` where ``p_lo <= delta`` (no NaN)."""
     num = p_lo - delta
     with np.errstate(divide="ignore"):
         return np.where(num > 0, np.log(np.maximum(num, 1e-300)) - np.log(q_hi), -np.inf)
@@ -174,7 +174,7 @@ def projected_bound(p_hat: np.ndarray, q_hat: np.ndarray, n_select: int, n_measu
         p_sel = _wilson(p_hat, n_select, zs, -1.0)
         q_sel = _wilson(q_hat, n_select, zs, 1.0)
         p_lo, q_hi = _wilson(p_sel, n_measure, z, -1.0), _wilson(q_sel, n_measure, z, 1.0)
-    return _log_ratio(p_lo, q_hi, delta)
+    return log_ratio_bound(p_lo, q_hi, delta)
 
 
 def _pick(p: np.ndarray, q: np.ndarray, n_select: int, n_measure: int, delta: float,
@@ -335,9 +335,3 @@ def fit_logistic_score(sel_a: np.ndarray, sel_b: np.ndarray, *,
                    options={"maxiter": 200})
     return LogisticScore(res.x[:-1].copy(), float(res.x[-1]), mean, scale, features)
 
-
-def log_ratio_bound(p_lo: float, q_hi: float, delta: float) -> float:
-    """``log((p_lo - delta)/q_hi)``, or ``-inf`` when ``p_lo <= delta`` (no NaN)."""
-    if p_lo <= delta:
-        return -math.inf
-    return math.log((p_lo - delta) / q_hi)

@@ -31,7 +31,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .empirical import (
     EventBound,
@@ -39,6 +38,7 @@ from .empirical import (
     epsilon_from_counts,
     select_discrete_event,
 )
+from .events import cp_lower, cp_upper, log_ratio_bound
 from .results import ClaimResult, Method, Verdict
 from .validation import InvalidParameterError, check_alpha, check_delta, check_int
 
@@ -133,11 +133,7 @@ def select_event(codes_a: np.ndarray, codes_b: np.ndarray, n_cat: int, *, epsilo
         return select_discrete_event(codes_a, codes_b, n_cat, epsilon=epsilon, delta=delta)
     sa = np.array([ca[m].sum() for m in masks])
     sb = np.array([cb[m].sum() for m in masks])
-    a2 = alpha / 2
-    p_lo = np.where(sa > 0, stats.beta.ppf(a2, np.maximum(sa, 1), na - sa + 1), 0.0)
-    q_hi = np.where(sb < nb, stats.beta.ppf(1 - a2, sb + 1, np.maximum(nb - sb, 1)), 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = np.where(p_lo > delta, np.log((p_lo - delta) / q_hi), -np.inf)
+    score = log_ratio_bound(cp_lower(sa, na, alpha / 2), cp_upper(sb, nb, alpha / 2), delta)
     return masks[int(np.argmax(score))]
 
 
