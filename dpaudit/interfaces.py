@@ -19,7 +19,15 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Audit", "AuditableMechanism", "Mechanism", "NextActionPolicy", "TrajectoryPolicy"]
+__all__ = [
+    "Audit",
+    "AuditableMechanism",
+    "Mechanism",
+    "NextActionPolicy",
+    "Policy",
+    "RewardSource",
+    "TrajectoryPolicy",
+]
 
 
 @runtime_checkable
@@ -88,3 +96,54 @@ class Audit(Protocol):
     default_epsilon: float
     default_delta: float
     faulty: bool
+
+
+# -- the one bandit-policy interface ---------------------------------------------------------
+# Conventions, everywhere in dpaudit: steps are 1-based (t = 1..T, as in the papers); a fixed
+# reward table has shape (T, K) (row t-1 holds the rewards of every arm at step t); arrays of
+# runs have the run on axis 0.
+
+
+@runtime_checkable
+class RewardSource(Protocol):
+    """Where the rewards of ``runs`` lockstep runs come from (see ``dpaudit.bandits``).
+
+    An instance of Bernoulli arms (optionally with Wang & Zhu 2023's data-revision rule,
+    Definition 3), or a fixed reward table (Azize & Basu 2022, Definition 2).
+    ``rewards(t, arms, rng)`` gives the reward each run observes for the arm it pulls at
+    step ``t``; ``block_sums(arms, first, length, rng)`` the sum of an arm's rewards over steps
+    ``first .. first + length - 1`` in each run (episodic algorithms draw it in one call);
+    ``changed(t, value)`` is the neighbouring source that differs at step ``t``.
+    ``gaps`` (``mu* - mu_a``) define pseudo-regret (zeros for a table without means).
+    """
+
+    n_arms: int
+    gaps: np.ndarray
+
+    def rewards(self, step: int, arms: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+
+    def block_sums(self, arms: np.ndarray, first: np.ndarray, length: np.ndarray,
+                   rng: np.random.Generator) -> np.ndarray: ...
+
+    def changed(self, step: int, value: Any) -> RewardSource: ...
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Every bandit algorithm: ``runs`` runs in lockstep on a reward source.
+
+    ``simulate(source, horizon, runs, *, rng, checkpoints=(), record=False)`` returns a
+    ``dpaudit.bandits.SimulationResult``: per-run pseudo-regret, pull counts, regret at the
+    checkpoints and, with ``record=True``, the ``(runs, T)`` action sequences (or a compact
+    code that determines them, ``decisions``). Randomness only from ``rng``. Parameters are
+    validated at construction (``InvalidParameterError``). Optional: ``simulate_per_step``
+    with the same signature (the plain one-step-at-a-time reference with the same law), and,
+    for per-step DP, ``next_action_law(sums, counts)`` / ``sample_next_actions(sums, counts,
+    size, rng)``.
+    """
+
+    name: str
+
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                 record: bool = False) -> Any: ...
