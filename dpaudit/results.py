@@ -64,9 +64,12 @@ class ProofStatus(enum.StrEnum):
 class ReducedInequality:
     """One inequality ``lhs <= rhs`` (or ``==``) the proof reduced a condition to.
 
-    ``statement`` is human readable (sympy's string form), ``status`` what sympy decided,
-    ``reason`` how (e.g. ``"simplifies to 0 <= 0"``), and ``witness`` the parameter values at
-    which it fails when disproved.
+    ``statement`` is human readable (sympy's string form), ``status`` what was decided,
+    ``reason`` how (e.g. ``"simplifies to 0 <= 0"``), ``witness`` the parameter values at
+    which it fails when disproved, ``tier`` which tier decided it (``"symbolic"``: sympy;
+    ``"certified-numeric"``: grid + Lipschitz + tail; ``"critical-points"``: not a
+    certificate; ``"witness-search"``: a high-precision counterexample) and ``seconds`` how
+    long that took.
     """
 
     name: str
@@ -74,6 +77,8 @@ class ReducedInequality:
     status: ProofStatus
     reason: str = ""
     witness: dict[str, float] | None = None
+    tier: str = "symbolic"
+    seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,6 +87,8 @@ class ReducedInequality:
             "status": self.status.value,
             "reason": self.reason,
             "witness": self.witness,
+            "tier": self.tier,
+            "seconds": round(self.seconds, 4),
         }
 
 
