@@ -43,28 +43,27 @@ the plain one-reward-per-step reference used by the benchmark and the law-equiva
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 from scipy.special import xlogy
 
-from dpaudit.validation import (
-    check_choice,
-    check_epsilon,
-    check_horizon,
-    check_int,
-    check_real,
-)
-
-from ._episodic import (
-    BernoulliRewards,
-    EpisodicResult,
+from dpaudit.bandits import (
+    PolicyEntry,
     RegretTracker,
-    TableRewards,
+    SimulationResult,
     argmax_random_ties,
-    check_source,
+    check_simulation,
+    pad_rows,
+    result_from_actions,
 )
+from dpaudit.interfaces import RewardSource
+from dpaudit.validation import check_choice, check_epsilon, check_real
 
-__all__ = ["AdaPKLUCB", "AdaPUCB", "bernoulli_kl", "kl_ucb_index"]
+from .papers import AZIZE_BASU_FIG2
+
+__all__ = ["POLICIES", "AdaPKLUCB", "AdaPUCB", "bernoulli_kl", "kl_ucb_index"]
 
 
 def bernoulli_kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -150,33 +149,38 @@ class _AdaP:
         return 1.0 / self.epsilon if self.initial_noise == "lemma1" else 2.0 / self.epsilon
 
     # -- episodic simulator ----------------------------------------------------------
-    def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints: np.ndarray | None = None,
-                 record_releases: bool = False) -> EpisodicResult:
+    def max_episodes(self, n_arms: int, horizon: int) -> int:
+        """An upper bound on the number of episodes (the width of ``decisions``)."""
+        return n_arms * (int(math.log2(horizon)) + 2) + 1
+
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                 record: bool = False, record_releases: bool = False) -> SimulationResult:
         """Simulate ``runs`` runs in lockstep, one reward-sum draw per episode and run.
 
-        ``record_releases`` keeps the pre-noise statistic of every release (the initial
-        pulls, then one per episode) so an audit can count which releases one changed
-        reward touches on coupled runs (same generator state, same decisions)."""
-        check_source(rewards, horizon)
-        k = rewards.n_arms
-        horizon = check_horizon(horizon, k)
-        runs = check_int("runs", runs, low=1)
-        cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
-        track = RegretTracker(runs, rewards.gaps, cps)
+        ``decisions[r]`` lists run ``r``'s episode arms (padded with -1): with the horizon
+        it determines the whole action sequence. ``extra["episodes"]`` counts the episodes.
+        ``record_releases`` keeps the pre-noise statistic of every release in
+        ``extra["releases"]`` (the initial pulls, then one per episode, NaN-padded) so an
+        audit can count which releases one changed reward touches on coupled runs (same
+        generator state, same decisions).
+        """
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         rows = np.arange(runs)
         n = np.ones((runs, k))
         total = np.zeros((runs, k))
         pmean = np.zeros((runs, k))
-        for a in range(k):  # initialisation: every arm once (Alg. 1, line 3)
+        one = np.ones(runs, np.int64)
+        for a in range(k):  # initialisation: every arm once (Alg. 1, line 3), step a + 1
             arm = np.full(runs, a)
-            start, one = np.full(runs, a, np.int64), np.ones(runs, np.int64)
-            s = rewards.block_sums(arm, start, one, rng)
-            track.add(arm, start, one)
+            s = source.block_sums(arm, one * (a + 1), one, rng)
+            track.add(arm, a + 1, one)
             total[:, a] = s
             pmean[:, a] = s + rng.laplace(0.0, self._initial_scale(), runs)
-        t = np.full(runs, k, dtype=np.int64)
-        max_eps = k * (int(math.log2(horizon)) + 2) + 1
+        t = np.full(runs, k, dtype=np.int64)  # steps played so far
+        max_eps = self.max_episodes(k, horizon)
         decisions = np.full((runs, max_eps), -1, dtype=np.int8 if k < 128 else np.int16)
         releases = np.full((runs, k + max_eps), np.nan) if record_releases else None
         if releases is not None:
@@ -186,12 +190,12 @@ class _AdaP:
             active = t < horizon
             if not active.any():
                 break
-            idx = self.index(pmean, n, (t + 1).astype(float))
+            idx = self.index(pmean, n, (t + 1).astype(float))  # t_l = t + 1
             arm = argmax_random_ties(idx, rng)
             n_arm = n[rows, arm]
             length = np.where(active, np.minimum(n_arm.astype(np.int64), horizon - t), 0)
-            s = rewards.block_sums(arm, t, length, rng)
-            track.add(arm, t, length)
+            s = source.block_sums(arm, t + 1, length, rng)
+            track.add(arm, t + 1, length)
             new_n = n_arm + length
             if self._mean_over_all_rewards:
                 total[rows, arm] += s
@@ -206,55 +210,57 @@ class _AdaP:
             decisions[rows[active], ep[active]] = arm[active]
             ep += active
             t += length
-        return EpisodicResult(track.regret, track.counts, decisions, ep, cps, track.curve,
-                              releases)
+        extra = {"episodes": ep}
+        if releases is not None:
+            extra["releases"] = releases
+        return track.result(decisions=decisions, extra=extra)
 
     # -- plain per-step reference ----------------------------------------------------
-    def simulate_per_step(self, means: np.ndarray, horizon: int, *,
-                          rng: np.random.Generator) -> tuple[float, np.ndarray, list[int]]:
-        """One run, one Bernoulli reward per step (the naive reference; same law).
-
-        Returns ``(pseudo_regret, counts, episode_arms)``.
-        """
-        mu = BernoulliRewards(means).means
-        k = mu.size
-        horizon = check_horizon(horizon, k)
-        gaps = mu.max() - mu
-        n = np.ones(k)
-        total = np.zeros(k)
-        pmean = np.zeros(k)
-        counts = np.zeros(k, dtype=np.int64)
-        regret = 0.0
-        arms: list[int] = []
-        arm, left, ep_sum, ep_len = -1, 0, 0.0, 0
-        for t in range(horizon):
-            if t < k:
-                r = float(rng.random() < mu[t])
-                total[t] = r
-                pmean[t] = r + rng.laplace(0.0, self._initial_scale())
-                counts[t] += 1
-                regret += gaps[t]
-                continue
-            if left == 0:
-                idx = self.index(pmean[None, :], n[None, :], np.array([t + 1.0]))
-                arm = int(argmax_random_ties(idx, rng)[0])
-                arms.append(arm)
-                left, ep_sum, ep_len = int(n[arm]), 0.0, 0
-            ep_sum += float(rng.random() < mu[arm])
-            ep_len += 1
-            left -= 1
-            counts[arm] += 1
-            regret += gaps[arm]
-            if left == 0 or t == horizon - 1:
-                new_n = n[arm] + ep_len
-                if self._mean_over_all_rewards:
-                    total[arm] += ep_sum
-                    mean = total[arm] / new_n
-                else:
-                    mean = ep_sum / ep_len
-                pmean[arm] = mean + rng.laplace(0.0, 1.0) * self._noise_scale(new_n)
-                n[arm] = new_n
-        return regret, counts, arms
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
+                          rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                          record: bool = False) -> SimulationResult:
+        """One run at a time, one reward per step (the plain reference; same law)."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        all_actions, all_arms = [], []
+        for _ in range(runs):
+            n = np.ones(k)
+            total = np.zeros(k)
+            pmean = np.zeros(k)
+            actions: list[int] = []
+            arms: list[int] = []
+            arm, left, ep_sum, ep_len = -1, 0, 0.0, 0
+            for t in range(1, horizon + 1):
+                if t <= k:
+                    r = float(source.rewards(t, np.array([t - 1]), rng)[0])
+                    total[t - 1] = r
+                    pmean[t - 1] = r + rng.laplace(0.0, self._initial_scale())
+                    actions.append(t - 1)
+                    continue
+                if left == 0:
+                    idx = self.index(pmean[None, :], n[None, :], np.array([float(t)]))
+                    arm = int(argmax_random_ties(idx, rng)[0])
+                    arms.append(arm)
+                    left, ep_sum, ep_len = int(n[arm]), 0.0, 0
+                ep_sum += float(source.rewards(t, np.array([arm]), rng)[0])
+                ep_len += 1
+                left -= 1
+                actions.append(arm)
+                if left == 0 or t == horizon:
+                    new_n = n[arm] + ep_len
+                    if self._mean_over_all_rewards:
+                        total[arm] += ep_sum
+                        mean = total[arm] / new_n
+                    else:
+                        mean = ep_sum / ep_len
+                    pmean[arm] = mean + rng.laplace(0.0, 1.0) * self._noise_scale(new_n)
+                    n[arm] = new_n
+            all_actions.append(actions)
+            all_arms.append(arms)
+        decisions = pad_rows(all_arms, self.max_episodes(k, horizon))
+        return result_from_actions(
+            np.array(all_actions), source.gaps, cps, record=record, decisions=decisions,
+            extra={"episodes": np.array([len(a) for a in all_arms])})
 
 
 class AdaPUCB(_AdaP):
@@ -276,3 +282,18 @@ class AdaPKLUCB(_AdaP):
         conf, priv = self._bonus_terms(n, t_l)
         shifted = np.clip(private_mean + priv, 0.0, 1.0)  # mu~^alpha of Eq. (8)
         return kl_ucb_index(shifted, conf)
+
+
+POLICIES = {
+    "adap-ucb": PolicyEntry(
+        partial(AdaPUCB, epsilon=1.0), AZIZE_BASU_FIG2,
+        "Azize & Basu 2022, Algorithm 1 with Eq. (7)",
+        small_instance=(0.7, 0.4, 0.3), small_horizon=80,
+        invalid=({"epsilon": -1.0}, {"epsilon": True}, {"alpha": 0.0},
+                 {"initial_noise": "none"})),
+    "adap-klucb": PolicyEntry(
+        partial(AdaPKLUCB, epsilon=1.0), AZIZE_BASU_FIG2,
+        "Azize & Basu 2022, Algorithm 1 with Eq. (8)",
+        small_instance=(0.7, 0.4, 0.3), small_horizon=80,
+        invalid=({"epsilon": 0.0}, {"alpha": float("nan")}, {"initial_noise": 1})),
+}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
+from dpaudit.bandits import TableRewards
 from dpaudit.engine import CheckContext, ClaimSpec, FindingSpec
 from dpaudit.results import ClaimResult, Finding, Notion
 
@@ -36,8 +36,8 @@ AUDIT_HORIZON = 32
 def _table() -> TableRewards:
     import numpy as np
 
-    tab = np.zeros((2, AUDIT_HORIZON))
-    tab[1, :] = 1.0
+    tab = np.zeros((AUDIT_HORIZON, 2))
+    tab[:, 1] = 1.0
     tab[0, 0] = 1.0
     return TableRewards(tab)
 
@@ -66,7 +66,7 @@ def klucb_neighbour_pairs(alg) -> list[NeighbourPair]:
     import numpy as np
 
     horizon = 64
-    base = TableRewards(np.zeros((2, horizon)))
+    base = TableRewards(np.zeros((horizon, 2)))
     pairs = [NeighbourPair("pair 1: K=2, T=64, every reward 0; step 32 rewards (0, 0) vs (1, 1)",
                            table_sampler(alg, base, horizon),
                            table_sampler(alg, base.changed(32, np.array([1.0, 1.0])), horizon))]
@@ -142,7 +142,8 @@ def touched_releases_finding(make_alg) -> FindingSpec:
             b = alg.simulate(changed, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
                              record_releases=True)
             same = np.all(a.decisions == b.decisions, axis=1)
-            diff = ~np.isclose(a.releases, b.releases, rtol=0, atol=1e-12, equal_nan=True)
+            diff = ~np.isclose(a.extra["releases"], b.extra["releases"], rtol=0, atol=1e-12,
+                               equal_nan=True)
             touched = diff[same].sum(axis=1)
             hist = np.bincount(touched)
             worst = max(worst, int(touched.max(initial=0)))

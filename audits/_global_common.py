@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards, checkpoint_grid
+from dpaudit.bandits import BernoulliRewards, TableRewards, checkpoint_grid
 from dpaudit.engine import CheckContext, ClaimSpec
 from dpaudit.global_dp import global_claim, global_epsilon_lower_bound
 from dpaudit.regret import summarise_regret
@@ -118,8 +118,8 @@ def sampled_global_claim(ctx: CheckContext, spec: ClaimSpec, pairs: Sequence[Nei
 
 
 def summaries_of(result) -> dict[str, np.ndarray]:
-    """Standard summaries of an :class:`EpisodicResult`: decisions (the whole action
-    sequence) and the pull count of every arm."""
+    """Standard summaries of a :class:`~dpaudit.bandits.SimulationResult`: decisions (the
+    whole action sequence) and the pull count of every arm."""
     out = {"action sequence": result.decisions}
     for a in range(result.counts.shape[1]):
         out[f"pulls of arm {a}"] = result.counts[:, a]

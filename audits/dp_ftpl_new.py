@@ -33,6 +33,7 @@ from functools import lru_cache, partial
 import numpy as np
 
 from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.blackbox import AuditBudget, audit_mechanism
 from dpaudit.empirical import detectable_epsilon, discrete_epsilon_lower_bound
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec, claim_from_proof
@@ -210,7 +211,9 @@ def _trajectory(faulty: bool):
 # -- regret --------------------------------------------------------------------------------
 def _regret_chunk(epsilon: float, delta: float, horizon: int, marks: tuple[int, ...],
                   runs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    return DPFTPLNew(epsilon, delta, horizon).simulate(INSTANCE_1, runs, rng, checkpoints=marks)
+    res = DPFTPLNew(epsilon, delta, horizon).simulate(BernoulliRewards(INSTANCE_1), horizon,
+                                                      runs, rng=rng, checkpoints=marks)
+    return res.regret, res.curve
 
 
 def _regret(ctx: CheckContext) -> RegretResult:

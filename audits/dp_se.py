@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.bandits import TableRewards
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.results import ClaimResult, Notion
 
@@ -42,8 +42,8 @@ def neighbour_pairs(alg: DPSE) -> list[NeighbourPair]:
     r1 = float(alg.epoch_length(1, np.array([2]), beta)[0])
     thr = float(alg.threshold(1, np.array([2]), np.array([r1]), beta)[0])
     v = (r1 * (1.0 - thr) - 0.5) / (r1 - 1.0)
-    tab = np.ones((2, horizon))
-    tab[1, :] = v
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = v
     step = int(r1) + 1  # first pull of arm 1 in epoch 1
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))

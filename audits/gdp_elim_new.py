@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
 from dpaudit.algorithms.gdp_elim import GDPElimNew
+from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
 from dpaudit.results import ClaimResult, Notion
@@ -70,8 +70,8 @@ def neighbour_pairs(alg: GDPElimNew) -> list[NeighbourPair]:
     horizon = _horizon(alg)
     n1 = alg.phase_length(1, horizon)
     step = n1 + 1  # arm 1's first pull in phase 1
-    tab = np.ones((2, horizon))
-    tab[1, :] = 0.5
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = 0.5
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
     env = BernoulliRewards([0.75, 0.25])
@@ -82,7 +82,7 @@ def neighbour_pairs(alg: GDPElimNew) -> list[NeighbourPair]:
         NeighbourPair(f"pair 2: Bernoulli(0.75, 0.25), T={horizon}; revision rule: reward at "
                       f"step {step} := 0 (seed 003, Def. 3, expectation over rewards)",
                       _bernoulli_sampler(alg, env, horizon),
-                      _bernoulli_sampler(alg, env.revised(step, 0.0), horizon)),
+                      _bernoulli_sampler(alg, env.changed(step, 0.0), horizon)),
     ]
 
 

@@ -93,9 +93,12 @@ def global_neighbour_pairs(horizon: int, n_arms: int, *, means: object = None,
 
 
 class GlobalDPTarget:
-    """A :class:`~dpaudit.interfaces.TrajectoryPolicy` seen as an auditable mechanism.
+    """A :class:`~dpaudit.interfaces.Policy` seen as an auditable mechanism.
 
-    ``sample(table, size, rng)`` returns ``policy.actions_on_rewards(table, size, rng)``.
+    ``sample(table, size, rng)`` returns the ``(size, T)`` actions of
+    ``policy.simulate(TableRewards(table), T, size, rng=rng, record=True)`` on the ``(T, K)``
+    table (entries are rewards; a policy that observes Bernoulli draws of rewards in [0, 1]
+    reads a table of means as the Bernoulli instance).
     """
 
     notion = "global"
@@ -104,9 +107,10 @@ class GlobalDPTarget:
                  neighbours: Sequence[tuple[Any, Any]],
                  features: Callable[[np.ndarray], np.ndarray] | None = None,
                  search_domain: Any = None) -> None:
-        if not callable(getattr(policy, "actions_on_rewards", None)):
+        if not callable(getattr(policy, "simulate", None)):
             raise InvalidParameterError(
-                f"policy={policy!r} must have actions_on_rewards(rewards, runs, rng)")
+                f"policy={policy!r} must have simulate(source, horizon, runs, *, rng, "
+                "checkpoints=(), record=False)")
         self.policy = policy
         self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
         self.neighbours = list(neighbours)
@@ -116,7 +120,11 @@ class GlobalDPTarget:
             self.search_domain = search_domain
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return np.asarray(self.policy.actions_on_rewards(np.asarray(data, float), size, rng))
+        from .bandits import TableRewards
+
+        source = TableRewards(np.asarray(data, float))
+        result = self.policy.simulate(source, source.length, size, rng=rng, record=True)
+        return np.asarray(result.actions)
 
 
 def per_step_neighbour_pairs(n_arms: int, *, counts: Sequence[int] = (1, 2, 8)

@@ -76,10 +76,10 @@ def _dp_ucb_status() -> str:
 
 
 def _fig2(horizon: int, runs: int, seed: int, out: Path) -> list[Path]:
-    from dpaudit.algorithms._episodic import BernoulliRewards
     from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB
     from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower, thm7_adap_ucb_upper
     from dpaudit.algorithms.dp_se import DPSE
+    from dpaudit.bandits import BernoulliRewards
 
     eps = 1.0
     env = BernoulliRewards(FIG2_MEANS)
@@ -130,9 +130,9 @@ def _fig2(horizon: int, runs: int, seed: int, out: Path) -> list[Path]:
 
 
 def _fig3(horizon: int, runs: int, seed: int, out: Path, quick: bool) -> list[Path]:
-    from dpaudit.algorithms._episodic import BernoulliRewards
     from dpaudit.algorithms.adap import AdaPKLUCB, bernoulli_kl
     from dpaudit.algorithms.bounds import thm3_lower
+    from dpaudit.bandits import BernoulliRewards
 
     env = BernoulliRewards(FIG3_MEANS)
     grid = np.geomspace(0.05, 10.0, 8 if quick else 16)
