@@ -119,7 +119,8 @@ class _AdaP:
     """
 
     name = "AdaP"
-    _mean_over_all_rewards = False  # True only in the deliberately broken variant
+    #: which rewards a release averages (Theorem 6's premise); broken twins override it
+    mean_window = "last episode"
 
     def __init__(self, epsilon: float, *, alpha: float = 3.1,
                  initial_noise: str = "as printed") -> None:
@@ -128,10 +129,12 @@ class _AdaP:
         self.initial_noise = check_choice("initial_noise", initial_noise,
                                           ("as printed", "lemma1"))
 
-    @property
-    def mean_window(self) -> str:
-        """Which rewards a release averages: ``"last episode"`` (the paper) or ``"all"``."""
-        return "all" if self._mean_over_all_rewards else "last episode"
+    def release_mean(self, total: np.ndarray, episode_sum: np.ndarray,
+                     episode_length: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """The statistic an episode releases (before noise): the mean of that episode's
+        rewards only (Sec. 4, Lemma 1). ``total`` is the sum of all the arm's rewards so far
+        and ``count`` its pull count (both unused here; a broken twin reads them)."""
+        return episode_sum / np.maximum(episode_length, 1)  # proof: Thm 6, last episode only
 
     def index(self, private_mean: np.ndarray, n: np.ndarray, t_l: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -197,11 +200,8 @@ class _AdaP:
             s = source.block_sums(arm, t + 1, length, rng)
             track.add(arm, t + 1, length)
             new_n = n_arm + length
-            if self._mean_over_all_rewards:
-                total[rows, arm] += s
-                mean = total[rows, arm] / new_n
-            else:  # proof: Thm 6, only the last episode's rewards enter the release
-                mean = s / np.maximum(length, 1)
+            total[rows, arm] += s
+            mean = self.release_mean(total[rows, arm], s, length, new_n)
             noisy = mean + rng.laplace(0.0, 1.0, runs) * self._noise_scale(new_n)
             if releases is not None:
                 releases[rows[active], k + ep[active]] = mean[active]
@@ -248,11 +248,8 @@ class _AdaP:
                 actions.append(arm)
                 if left == 0 or t == horizon:
                     new_n = n[arm] + ep_len
-                    if self._mean_over_all_rewards:
-                        total[arm] += ep_sum
-                        mean = total[arm] / new_n
-                    else:
-                        mean = ep_sum / ep_len
+                    total[arm] += ep_sum
+                    mean = float(self.release_mean(total[arm], ep_sum, ep_len, new_n))
                     pmean[arm] = mean + rng.laplace(0.0, 1.0) * self._noise_scale(new_n)
                     n[arm] = new_n
             all_actions.append(actions)

@@ -90,22 +90,22 @@ class DPFTPLNew:
         ``epsilon >= 0``, ``0 <= delta < 1``, not both zero (Remark 17 allows either to be 0).
     horizon:
         ``T``, used in the centre ``x0`` (the algorithm is not anytime).
-    perturbation:
-        The noise law; the paper's is ``Lemma15Perturbation(epsilon, delta)`` (default). The
-        deliberately broken ``FaultyLemma15Perturbation`` is passed here by the faulty audit.
+
+    The noise law is :meth:`make_perturbation` (Lemma 15 with the algorithm's ``epsilon``
+    and ``delta``); the deliberately broken twin in ``algorithms/_faulty.py`` overrides it.
     """
 
     name = "DP-FTPL-New"
 
-    def __init__(self, epsilon: float, delta: float, horizon: int, *,
-                 perturbation: Lemma15Perturbation | None = None) -> None:
+    def __init__(self, epsilon: float, delta: float, horizon: int) -> None:
         self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
         self.horizon = check_int("horizon", horizon, low=2)
-        self.perturbation = perturbation or Lemma15Perturbation(self.epsilon, self.delta)
-        if (self.perturbation.epsilon, self.perturbation.delta) != (self.epsilon, self.delta):
-            raise InvalidParameterError(
-                f"perturbation={self.perturbation!r} must use the algorithm's epsilon and delta")
+        self.perturbation = self.make_perturbation()
         self.log_term = ftpl_new_log_term(self.epsilon, self.delta, self.horizon)
+
+    def make_perturbation(self) -> Lemma15Perturbation:
+        """The Lemma-15 law ``D(N, x0)`` with this algorithm's ``(epsilon, delta)``."""
+        return Lemma15Perturbation(self.epsilon, self.delta)
 
     # -- the index ---------------------------------------------------------------------
     def centre(self, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:

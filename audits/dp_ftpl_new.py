@@ -32,14 +32,14 @@ from functools import lru_cache, partial
 
 import numpy as np
 
+from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
 from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound
 from dpaudit.bandits import BernoulliRewards
 from dpaudit.blackbox import AuditBudget, audit_mechanism
 from dpaudit.empirical import detectable_epsilon, discrete_epsilon_lower_bound
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec, claim_from_proof
 from dpaudit.exact import worst_pair_loss
-from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
-from dpaudit.mechanisms.lemma15 import Lemma15Perturbation, lemma15_proof_obligations
+from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
 from dpaudit.notions import GlobalDPTarget, global_neighbour_pairs
 from dpaudit.parallel import map_chunks
 from dpaudit.regret import summarise_regret
@@ -57,15 +57,9 @@ OTHER_COUNTS = (1, 2, 3, 5, 10, 20, 50)
 SEARCH_HORIZON = 10**5
 
 
-def _perturbation(epsilon: float, delta: float, faulty: bool) -> Lemma15Perturbation:
-    if faulty:
-        return FaultyLemma15Perturbation(epsilon, delta)
-    return Lemma15Perturbation(epsilon, delta)
-
-
 def _algorithm(epsilon: float, delta: float, horizon: int, faulty: bool) -> DPFTPLNew:
-    return DPFTPLNew(epsilon, delta, horizon,
-                     perturbation=_perturbation(epsilon, delta, faulty))
+    """The algorithm, or its broken twin (one place chooses; ``algorithms/_faulty.py``)."""
+    return (DPFTPLNewFaultyPerturbation if faulty else DPFTPLNew)(epsilon, delta, horizon)
 
 
 def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
@@ -97,7 +91,8 @@ def _symbolic(faulty: bool):
         else:
             regime = "general"
         obligations, domain, assumptions = lemma15_proof_obligations(
-            rate_multiplier=_perturbation(ctx.epsilon, ctx.delta, faulty).rate_multiplier,
+            rate_multiplier=_algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON,
+                                       faulty).perturbation.rate_multiplier,
             regime=regime)
         proof = prove(obligations, domain, assumptions, seed=ctx.seed)
         return claim_from_proof(spec, ctx, proof, details=(

@@ -196,3 +196,12 @@ def test_recorded_actions_agree_with_counts_regret_and_curve(name, method):
     assert res.curve.shape == (runs, len(cps)) and np.array_equal(res.checkpoints, cps)
     plain = getattr(policy, method)(source, horizon, runs, rng=np.random.default_rng(8))
     assert plain.actions is None and np.array_equal(plain.counts, res.counts)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if REGISTRY[n].faulty])
+def test_broken_twin_is_a_documented_subclass_of_a_correct_policy(name):
+    cls = type(REGISTRY[name].factory())
+    correct = {type(REGISTRY[n].factory()) for n in NAMES if not REGISTRY[n].faulty}
+    assert cls.__module__.endswith("algorithms._faulty")
+    assert any(issubclass(cls, c) and cls is not c for c in correct)
+    assert "what is wrong" in (cls.__doc__ or "").lower()
