@@ -46,14 +46,12 @@ from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
 from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon_delta,
-    check_horizon,
     check_int,
-    check_means,
 )
 
 from .papers import WANG_ZHU_INSTANCE_1
 
-__all__ = ["POLICIES", "DPFTPLNew", "dp_ftpl_new_regret_bound", "ftpl_new_log_term"]
+__all__ = ["POLICIES", "DPFTPLNew", "ftpl_new_log_term"]
 
 
 def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
@@ -63,22 +61,6 @@ def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
         return (t - 2.0) / (2.0 * t * delta)
     a = math.expm1(epsilon)
     return math.log((t * a + 2.0 * t * delta) / (2.0 * a + 2.0 * t * delta)) / epsilon
-
-
-def dp_ftpl_new_regret_bound(means: Sequence[float], epsilon: float, delta: float,
-                             horizon: int) -> float:
-    """Theorem 16: ``sum_i max{16 log T / Delta_i, 4 L} + 4N`` over suboptimal arms.
-
-    ``L`` is :func:`ftpl_new_log_term` (the theorem writes ``(4/eps) log(...)``); ``N`` is the
-    number of arms.
-    """
-    mu = check_means(means)
-    eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
-    t = check_horizon(horizon, mu.size)
-    gaps = mu.max() - mu
-    gaps = gaps[gaps > 0]
-    log_term = ftpl_new_log_term(eps, dlt, t)
-    return float(np.sum(np.maximum(16.0 * math.log(t) / gaps, 4.0 * log_term)) + 4 * mu.size)
 
 
 class DPFTPLNew:

@@ -1,10 +1,12 @@
-"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (seed 000)."""
+"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (Azize & Basu
+2022)."""
 
 from __future__ import annotations
 
 import sympy as sp
 
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
 from dpaudit.bandits import TableRewards
 from dpaudit.engine import CheckContext, ClaimSpec, FindingSpec
 from dpaudit.results import ClaimResult, Finding, Notion
@@ -20,8 +22,7 @@ from ._global_common import (
     table_sampler,
 )
 
-FIG2_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
-PAPER = "Azize & Basu, NeurIPS 2022 (seed 000)"
+PAPER = "Azize & Basu 2022 (NeurIPS)"
 
 # The attack: K = 2 arms, T = 32, a fixed reward table (seed 000, Definition 2).
 # Arm 0 earns 0 except its initial pull (step 1), arm 1 earns 1. Pair 1 changes step 1
@@ -109,13 +110,13 @@ def claims(make_alg, pairs=neighbour_pairs,
 
 
 def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
-    k = len(FIG2_MEANS)
+    k = AZIZE_BASU_FIG2.n_arms
     return [
         f"Theorem 2 minimax lower bound (K={k}, T={horizon}): "
         f"{thm2_minimax_lower(k, horizon, ctx.epsilon):.4g}",
         f"Theorem 3 problem-dependent lower bound (asymptotic rate x ln T, Bernoulli: "
         f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): "
-        f"{thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
+        f"{thm3_lower(AZIZE_BASU_FIG2.means, horizon, ctx.epsilon):.4g}",
     ]
 
 

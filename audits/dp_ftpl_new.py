@@ -33,8 +33,9 @@ from functools import lru_cache, partial
 import numpy as np
 
 from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
-from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound
-from dpaudit.bandits import BernoulliRewards
+from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
+from dpaudit.algorithms.ftpl import DPFTPLNew
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
 from dpaudit.blackbox import AuditBudget, audit_mechanism
 from dpaudit.empirical import detectable_epsilon, discrete_epsilon_lower_bound
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec, claim_from_proof
@@ -47,7 +48,6 @@ from dpaudit.results import ClaimResult, Finding, Method, Notion, RegretResult, 
 from dpaudit.symbolic import prove
 
 PAPER = "Wang & Zhu, DP-FTPL / GDP-Elim-New (seed 003)"
-INSTANCE_1 = tuple(round(0.30 + 0.05 * i, 2) for i in range(9))
 THEOREM_16 = "Theorem 16 (privacy via Lemma 8 and Lemma 15), Definition 1"
 
 # neighbouring histories searched by the exact claim: the changed arm has a small count; the
@@ -206,13 +206,13 @@ def _trajectory(faulty: bool):
 # -- regret --------------------------------------------------------------------------------
 def _regret_chunk(epsilon: float, delta: float, horizon: int, marks: tuple[int, ...],
                   runs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    res = DPFTPLNew(epsilon, delta, horizon).simulate(BernoulliRewards(INSTANCE_1), horizon,
+    res = DPFTPLNew(epsilon, delta, horizon).simulate(INSTANCE_1.source(), horizon,
                                                       runs, rng=rng, checkpoints=marks)
     return res.regret, res.curve
 
 
 def _regret(ctx: CheckContext) -> RegretResult:
-    horizon, runs = (10**4, 20) if ctx.quick else (10**5, 100)
+    horizon, runs = (10**4, 20) if ctx.quick else (INSTANCE_1.horizon, INSTANCE_1.runs)
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs, each with its own spawned seed: same numbers for any --workers
     # (chunks stay large because the simulator is lockstep: its cost is per step, not per run)
@@ -220,9 +220,10 @@ def _regret(ctx: CheckContext) -> RegretResult:
                        seed=ctx.seed, key="regret", chunk=50, workers=ctx.workers)
     regret = np.concatenate([p[0] for p in parts])
     curves = np.concatenate([p[1] for p in parts])
-    bound = dp_ftpl_new_regret_bound(INSTANCE_1, ctx.epsilon, ctx.delta, horizon)
+    bound = thm16_dp_ftpl_new_upper(INSTANCE_1.means, horizon, ctx.epsilon, ctx.delta)
     return summarise_regret(
-        regret, instance="Instance 1 (9 Bernoulli arms 0.30..0.70)", algorithm="DP-FTPL-New",
+        regret, instance=f"{INSTANCE_1.name} (9 Bernoulli arms 0.30..0.70)",
+        algorithm="DP-FTPL-New",
         horizon=horizon, bound=bound, bound_name="Theorem 16 bound", checkpoints=marks,
         curves=curves,
         details=("mean regret at T = " + ", ".join(
@@ -256,4 +257,4 @@ def _spec(faulty: bool) -> AuditSpec:
 
 AUDITS = [_spec(False), _spec(True)]
 
-__all__ = ["AUDITS", "INSTANCE_1", "history_pairs"]
+__all__ = ["AUDITS", "history_pairs"]

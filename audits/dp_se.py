@@ -17,11 +17,12 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
 from dpaudit.bandits import TableRewards
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.results import ClaimResult, Notion
 
-from ._adap_common import FIG2_MEANS, lower_bound_details
+from ._adap_common import lower_bound_details
 from ._global_common import (
     EPS,
     N,
@@ -72,10 +73,10 @@ def _sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else 10**7
+    horizon = 10**5 if ctx.quick else FIG2.horizon
     return regret_result(
-        ctx, _alg(ctx), FIG2_MEANS, horizon, 20,
-        instance="Fig. 2: Bernoulli (0.75, 0.625, 0.5, 0.375, 0.25)", bound=None,
+        ctx, _alg(ctx), FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=None,
         bound_name="DP-SE upper bound not evaluated (no explicit constants in the seeds)",
         details=lower_bound_details(ctx, horizon))
 

@@ -26,6 +26,7 @@ import sympy as sp
 
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
 from dpaudit.algorithms.gdp_elim import GDPElimNew
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
 from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
@@ -44,7 +45,6 @@ from ._global_common import (
     table_sampler,
 )
 
-INSTANCE_1 = tuple(0.30 + 0.05 * i for i in range(9))
 PAPER = "Wang & Zhu (seed 003), Algorithm 4 and Theorem 18"
 
 
@@ -115,13 +115,13 @@ def _sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**4 if ctx.quick else 10**5
+    horizon = 10**4 if ctx.quick else INSTANCE_1.horizon
     alg = _alg(ctx)
-    k = len(INSTANCE_1)
+    k = INSTANCE_1.n_arms
     return regret_result(
-        ctx, alg, INSTANCE_1, horizon, 100, instance="seed 003 instance 1: nine arms "
-        "0.30, 0.35, ..., 0.70",
-        bound=thm18_gdp_elim_upper(INSTANCE_1, horizon, ctx.epsilon, ctx.delta),
+        ctx, alg, INSTANCE_1.means, horizon, INSTANCE_1.runs,
+        instance=f"{INSTANCE_1.name}: nine arms 0.30, 0.35, ..., 0.70",
+        bound=thm18_gdp_elim_upper(INSTANCE_1.means, horizon, ctx.epsilon, ctx.delta),
         bound_name="Theorem 18 (upper)",
         details=[f"Theorem 4 order term (N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T)) "
                  f"(constant unknown): "

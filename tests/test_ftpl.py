@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound, ftpl_new_log_term
+from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
+from dpaudit.algorithms.ftpl import DPFTPLNew, ftpl_new_log_term
 from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.exact import discrete_hockey_stick
 from dpaudit.validation import InvalidParameterError
@@ -27,7 +28,7 @@ def test_theorem16_bound_by_hand():
     a = math.e - 1
     by_hand = max(16 * math.log(t) / 0.1,
                   (4 / eps) * math.log((t * a + 2 * t * dl) / (2 * a + 2 * t * dl))) + 4 * 2
-    assert dp_ftpl_new_regret_bound(mu, eps, dl, t) == pytest.approx(by_hand)
+    assert thm16_dp_ftpl_new_upper(mu, t, eps, dl) == pytest.approx(by_hand)
 
 
 def test_centre_shift_is_one_over_n():
@@ -67,7 +68,7 @@ def test_regret_below_theorem16_on_small_instance():
                        checkpoints=(3, 100, 3000))
     regret, curves = res.regret, res.curve
     upper = regret.mean() + stats.t.ppf(0.999, 29) * regret.std(ddof=1) / math.sqrt(30)
-    assert upper < dp_ftpl_new_regret_bound(mu, 1.0, 0.01, 3000)
+    assert upper < thm16_dp_ftpl_new_upper(mu, 3000, 1.0, 0.01)
     assert np.all(np.diff(curves, axis=1) >= 0) and np.allclose(curves[:, -1], regret)
     assert np.allclose(curves[:, 0], 0.2 + 0.4)  # first K steps: each arm once
 
