@@ -1,6 +1,6 @@
-"""AdaP-UCB and AdaP-KLUCB: Azize & Basu (NeurIPS 2022, seed 000), Algorithm 1, Eq. (7)-(8).
+"""AdaP-UCB and AdaP-KLUCB: Azize & Basu 2022 (NeurIPS), Algorithm 1, Eq. (7)-(8).
 
-Algorithm 1 (seed 000, Sec. 4): pull every arm once (``t = K``); then in episode ``l``
+Algorithm 1 (Azize & Basu 2022, Sec. 4): pull every arm once (``t = K``); then in episode ``l``
 starting at ``t_l = t + 1`` choose ``A_l = argmax_a I_a(t_l - 1, alpha)`` and pull it until
 its count doubles, ``N_A(t) = 2 N_A(t_l - 1)``. The index of an arm uses only the private
 mean of the rewards of the arm's *last active episode* (``N_a / 2`` rewards once an arm has
@@ -12,7 +12,7 @@ had an episode)::
                 mu~^alpha_a = clip_[0,1](mu~_a + alpha ln t_l / (eps * N_a/2))
 
 (the printed Eq. 8 writes ``d(mu~, q)``; the "where" clause right after it defines the
-clipped, shifted ``mu~^alpha`` that the inequality uses, and the REFERENCE agrees).
+clipped, shifted ``mu~^alpha`` that the inequality uses).
 
 Choices made explicit (paper's values as defaults):
 
@@ -108,7 +108,7 @@ def kl_ucb_index(p: np.ndarray, c: np.ndarray, *, newton_steps: int = 60,
 
 
 class _AdaP:
-    """Algorithm 1 of seed 000 with the index of a subclass (see the module docstring).
+    """Algorithm 1 of Azize & Basu 2022 with the index of a subclass (see the module docstring).
 
     Parameters
     ----------
@@ -261,7 +261,7 @@ class _AdaP:
 
 
 class AdaPUCB(_AdaP):
-    """AdaP-UCB (seed 000, Alg. 1 with Eq. 7); epsilon-global DP by Theorem 6/7."""
+    """AdaP-UCB (Azize & Basu 2022, Alg. 1 with Eq. 7); epsilon-global DP by Theorem 6/7."""
 
     name = "AdaP-UCB"
 
@@ -271,7 +271,7 @@ class AdaPUCB(_AdaP):
 
 
 class AdaPKLUCB(_AdaP):
-    """AdaP-KLUCB (seed 000, Alg. 1 with Eq. 8); epsilon-global DP by Theorem 6/8."""
+    """AdaP-KLUCB (Azize & Basu 2022, Alg. 1 with Eq. 8); epsilon-global DP by Theorem 6/8."""
 
     name = "AdaP-KLUCB"
 

@@ -2,9 +2,9 @@
 
 T. Sajed and O. Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal
 Private Stopping Rule", ICML 2019 (PMLR 97:5579-5588), the private Successive Elimination
-algorithm (DP-SE); the baseline of seed 000's Fig. 2 (with ``beta = 1/T``) and of seed 003's
-experiments. Formulas as collected in shared/REFERENCE.md Sec. 4.4 (two public
-re-implementations agree; the seed texts only describe the algorithm in prose):
+algorithm (DP-SE); the baseline of Azize & Basu 2022's Fig. 2 (with ``beta = 1/T``) and of
+Wang & Zhu 2023's experiments. Formulas as two public re-implementations agree on them (the
+papers that use DP-SE as a baseline only describe it in prose):
 
 Epoch ``e = 1, 2, ...`` with ``Delta_e = 2^-e`` and surviving set ``S``:
 
@@ -18,11 +18,11 @@ Epoch ``e = 1, 2, ...`` with ``Delta_e = 2^-e`` and surviving set ``S``:
 
 Choices: arms of ``S`` are pulled in blocks in index order (the order does not affect the law
 of the elimination decisions); the last epoch is truncated at ``T``; ``beta`` defaults to
-``1/T`` as in seed 000 (DP-SE is not anytime).
+``1/T`` as in Azize & Basu 2022 (DP-SE is not anytime).
 
 Privacy: a changed reward is in one arm's block of one epoch, so it moves one released mean
 by at most ``1/R_e``; ``Lap(1/(eps R_e))`` makes that release eps-DP and everything else is
-post-processing (the same one-episode-touched argument as seed 000, Thm 6).
+post-processing (the same one-episode-touched argument as Azize & Basu 2022, Thm 6).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class DPSE:
     epsilon:
         Privacy budget (epsilon-global DP), > 0.
     beta:
-        Failure probability of the confidence bounds; ``None`` means ``1/T`` (seed 000, Sec. 5).
+        Failure probability of the confidence bounds; ``None`` means ``1/T`` (Azize & Basu 2022, Sec. 5).
     """
 
     name = "DP-SE"

@@ -1,4 +1,4 @@
-"""DP-FTPL-New (Wang & Zhu, seed 003, Algorithm 3, Lemma 15, Theorem 16).
+"""DP-FTPL-New (Wang & Zhu 2023, Algorithm 3, Lemma 15, Theorem 16).
 
 Algorithm 3: pull every arm once; then at each step draw, for every arm ``i``, a sample
 ``theta_i`` from the Lemma-15 perturbation ``D(N_i, R_i)`` centred at::

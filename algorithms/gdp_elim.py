@@ -1,6 +1,6 @@
-"""GDP-Elim-New: Wang & Zhu (seed 003), Algorithm 4 and Theorem 18.
+"""GDP-Elim-New: Wang & Zhu 2023, Algorithm 4 and Theorem 18.
 
-Algorithm 4 (seed 003, Sec. 7; the OCR of lines 4 and 6 is damaged, reconstruction below):
+Algorithm 4 (Wang & Zhu 2023, Sec. 7; the OCR of lines 4 and 6 is damaged, reconstruction below):
 
 * phase ``k = 1, 2, ...`` with ``Delta(k) = 2^-k``;
 * every arm is pulled ``N(k)`` times, with (line 4)
@@ -19,7 +19,7 @@ the Lemma-15 tail at distance ``ln(X)/(N eps)`` is *exactly* ``1/T^2`` with para
 ``k (c/X - 1) = 1/T^2``; checked in ``tests/test_gdp_elim.py``), whereas ``eps/2`` would
 halve the exponent and break that equality. The factors are named parameters
 (``lemma15_epsilon_factor = 1``, ``lemma15_delta_factor = 1/2``), the paper's values by
-default; shared/REFERENCE.md Sec. 4.5 reads the same. Line 4 is confirmed by the proof's two
+default. Line 4 is confirmed by the proof's two
 conditions ``sqrt(2 ln T / N(k)) <= Delta(k)/4`` and ``ln(X)/(N(k) eps) <= Delta(k)/4``.
 
 Other choices: arms are pulled in blocks in index order inside a phase; the last phase is
@@ -62,7 +62,7 @@ def log_x(epsilon: float, delta: float, horizon: int) -> float:
 
 
 class GDPElimNew:
-    """GDP-Elim-New (seed 003, Algorithm 4); see the module docstring.
+    """GDP-Elim-New (Wang & Zhu 2023, Algorithm 4); see the module docstring.
 
     Parameters
     ----------
