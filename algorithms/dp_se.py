@@ -55,7 +55,8 @@ class DPSE:
     epsilon:
         Privacy budget (epsilon-global DP), > 0.
     beta:
-        Failure probability of the confidence bounds; ``None`` means ``1/T`` (Azize & Basu 2022, Sec. 5).
+        Failure probability of the confidence bounds; ``None`` means ``1/T`` (Azize & Basu
+        2022, Sec. 5).
     """
 
     name = "DP-SE"
