@@ -182,7 +182,7 @@ class _FirstRewardPolicy:
 @pytest.mark.statistical
 def test_global_dp_adaptor_with_learned_score():
     # faulty: eps_true = 2.5 > claim 1 (margin 1.5); correct: eps_true = 1 at alpha = 1e-4
-    pairs = global_neighbour_pairs(12, 2, steps=[2])
+    pairs = global_neighbour_pairs(12, 2, steps=[3])  # step K + 1, the toy's committing step
     for eps_true, expected in ((2.5, Verdict.VIOLATED), (1.0, Verdict.CONSISTENT)):
         policy = _FirstRewardPolicy(2, eps_true)
         assert isinstance(policy, Policy)
@@ -192,10 +192,12 @@ def test_global_dp_adaptor_with_learned_score():
 
 
 def test_revision_table_and_pairs():
-    t = revision_table([0.2, 0.7], 5, step=3, value=1.0)
+    t = revision_table([0.2, 0.7], 5, step=4, value=1.0)  # 1-based step 4 is row 3
     assert t.shape == (5, 2) and t[3].tolist() == [1.0, 1.0] and t[0].tolist() == [0.2, 0.7]
     with pytest.raises(InvalidParameterError):
-        revision_table([0.2, 0.7], 5, step=3, value=0.5)
+        revision_table([0.2, 0.7], 5, step=4, value=0.5)
+    with pytest.raises(InvalidParameterError):
+        revision_table([0.2, 0.7], 5, step=0, value=1.0)
     pairs = global_neighbour_pairs(10, 2, means=[0.5, 0.5])
     assert len(pairs) == 6  # steps K, 0, 2K times values 0, 1
     for a, b in pairs:
