@@ -261,7 +261,7 @@ def checkpoint_grid(horizon: int, n: int = 40) -> np.ndarray:
 
 
 # -- the one result type ---------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compare fields explicitly, not with ==
 class SimulationResult:
     """Outcome of ``runs`` simulated runs of one policy on one source.
 
@@ -289,6 +289,14 @@ class SimulationResult:
     actions: np.ndarray | None = None
     decisions: np.ndarray | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+
+    def __reduce__(self) -> tuple:
+        # a mappingproxy does not pickle; results cross process pools (dpaudit.parallel)
+        return (SimulationResult, (self.regret, self.counts, self.checkpoints, self.curve,
+                                   self.actions, self.decisions, dict(self.extra)))
 
 
 class RegretTracker:
@@ -406,11 +414,16 @@ class Instance:
     citation: str
     horizon: int | None = None
     runs: int | None = None
-    settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}),
+                                        hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "means", tuple(float(m) for m in check_means(self.means)))
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+
+    def __reduce__(self) -> tuple:
+        return (Instance, (self.name, self.means, self.citation, self.horizon, self.runs,
+                           dict(self.settings)))
 
     @property
     def n_arms(self) -> int:

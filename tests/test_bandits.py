@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -116,6 +118,8 @@ def test_tracker_step_path_and_stacking() -> None:
     assert both.regret.shape == (4,) and both.extra["n"].tolist() == [7, 8, 7, 8]
     with pytest.raises(TypeError):
         res.extra["n"] = 1  # read-only
+    again = pickle.loads(pickle.dumps(res))  # results cross process pools
+    assert np.array_equal(again.actions, res.actions) and again.extra["n"].tolist() == [7, 8]
 
 
 def test_simulate_preamble() -> None:
@@ -132,8 +136,9 @@ def test_simulate_preamble() -> None:
 def test_checkpoint_grid_and_instances() -> None:
     grid = checkpoint_grid(10**7, 30)
     assert grid[0] == 1 and grid[-1] == 10**7 and np.all(np.diff(grid) > 0)
-    inst = Instance("x", [0.5, 0.25], "Someone 2020, Fig. 1")
+    inst = Instance("x", [0.5, 0.25], "Someone 2020, Fig. 1", settings={"epsilon": 1.0})
     assert inst.means == (0.5, 0.25) and inst.n_arms == 2
+    assert pickle.loads(pickle.dumps(inst)) == inst and {inst: 1}[inst] == 1  # hashable
     assert np.allclose(inst.source().gaps, [0.0, 0.25])
     with pytest.raises(InvalidParameterError):
         Instance("bad", [0.5, 1.5], "Someone 2020")
