@@ -68,7 +68,18 @@ class _Categories:
         self.rows = rows[kept] if freq[kept].sum() >= 0.5 else None
         self.edges = None
         if self.rows is None:
-            self.edges = np.unique(np.quantile(_regret(pilot), np.linspace(0.1, 0.9, 9)))
+            regret = _regret(pilot)
+            edges = np.unique(np.quantile(regret, np.linspace(0.1, 0.9, 9)))
+            freq = np.bincount(np.searchsorted(edges, regret, side="right"),
+                               minlength=edges.size + 1) / regret.size
+            kept, mass = [], 0.0  # merge bins until each holds MIN_FREQUENCY of the pilot
+            for edge, f in zip(edges, freq[:-1], strict=True):
+                mass += f
+                if mass >= MIN_FREQUENCY:
+                    kept, mass = [*kept, edge], 0.0
+            if kept and mass + freq[-1] < MIN_FREQUENCY:
+                kept.pop()
+            self.edges = np.array(kept)
 
     def of(self, res: SimulationResult) -> np.ndarray:
         if self.rows is not None:
