@@ -81,7 +81,8 @@ def global_dp_claim(pairs: Callable[[CheckContext], Sequence[SamplerPair]],
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         return sampled_audit(pairs(ctx), delta=ctx.delta, alpha=ctx.alpha,
                              budget=AuditBudget(samples=ctx.size(runs)), seed=ctx.seed,
-                             key=f"claim:{spec.id}", who="simulate")
+                             key=f"claim:{spec.id}", who="simulate",
+                             workers=ctx.workers)
     return evaluate
 
 

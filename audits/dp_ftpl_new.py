@@ -143,7 +143,7 @@ def _sampled(faulty: bool):
                              budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
                                                 selection_fraction=1 / 11),
                              seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
-                             who="sample_next_actions")
+                             who="sample_next_actions", workers=ctx.workers)
 
     return evaluate
 
@@ -160,6 +160,7 @@ def _trajectory(faulty: bool):
         return sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
                              alpha=ctx.alpha, budget=AuditBudget(samples=samples),
                              seed=ctx.seed, key="trajectory", who="simulate",
+                             workers=ctx.workers,
                              details=("Definition 1 (per-step DP) does not promise "
                                       "trajectory-level privacy; this is information, not a "
                                       "violation",))
