@@ -56,7 +56,11 @@ class AuditBudget:
     candidate pair for ranking (only with several pairs; default ``min(samples // 10,
     50_000)``). ``search_budget``: how many pairs to request from a callable search domain.
     ``top``: candidates whose exact Clopper-Pearson projection is computed. ``chunk_bytes``:
-    memory per sampling call.
+    memory per sampling call of the measurement. ``max_select``: at most this many selection
+    draws per side (``None``: no cap). The event search holds its sample in memory while the
+    measurement streams, so with the cap an audit of 10^8 draws needs no more memory than one
+    of 10^6 (the draws above the cap go to the measurement; validity does not depend on the
+    selection's size, only power does). The default keeps every budget up to 10^6 as it was.
     """
 
     samples: int = 1_000_000
@@ -65,6 +69,7 @@ class AuditBudget:
     search_budget: int = 16
     top: int = 64
     chunk_bytes: int = 1 << 26
+    max_select: int | None = 200_000
 
     def __post_init__(self) -> None:
         check_int("samples", self.samples, low=200)
@@ -75,10 +80,13 @@ class AuditBudget:
         check_int("search_budget", self.search_budget, low=0)
         check_int("top", self.top, low=1)
         check_int("chunk_bytes", self.chunk_bytes, low=1 << 12)
+        if self.max_select is not None:
+            check_int("max_select", self.max_select, low=100)
 
     @property
     def n_select(self) -> int:
-        return max(100, int(round(self.samples * self.selection_fraction)))
+        wanted = max(100, int(round(self.samples * self.selection_fraction)))
+        return wanted if self.max_select is None else min(wanted, self.max_select)
 
     @property
     def n_measure(self) -> int:

@@ -59,3 +59,22 @@ def test_measured_counts_follow_the_law():
     hits = _count(lambda m, g: g.random(m), _Above(), n, child_seed(2, "m"), "p", 1 << 16,
                   "sample", 1, None)
     assert abs(hits - n / 2) < 5.5 * np.sqrt(n / 4)
+
+
+def test_selection_is_capped_so_audit_memory_does_not_grow_with_samples():
+    assert AuditBudget(samples=10**8).n_select == 200_000
+    assert AuditBudget(samples=10**6).n_select == 200_000  # budgets up to 10^6 are unchanged
+    assert AuditBudget(samples=10**8, max_select=None).n_select == 2 * 10**7
+    with pytest.raises(Exception, match="max_select=5"):
+        AuditBudget(max_select=5)
+
+    def peak(n):
+        tracemalloc.start()
+        try:
+            audit_mechanism(Laplace(1.0), budget=AuditBudget(samples=n), seed=3, key="m")
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(10**6), peak(5 * 10**6)
+    assert large < 1.1 * small + 2**20
