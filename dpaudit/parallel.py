@@ -28,7 +28,8 @@ import numpy as np
 from .rng import child_seed
 from .validation import InvalidParameterError, check_int
 
-__all__ = ["SCHEDULER_ENV", "chunk_sizes", "default_workers", "map_chunks", "resolve_scheduler"]
+__all__ = ["SCHEDULER_ENV", "chunk_runs", "chunk_sizes", "default_workers", "map_chunks",
+           "resolve_scheduler"]
 
 T = TypeVar("T")
 
@@ -39,6 +40,13 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
     """Split ``total`` items into chunks of ``chunk`` (the last may be smaller)."""
     full, rest = divmod(total, chunk)
     return [chunk] * full + ([rest] if rest else [])
+
+
+def chunk_runs(runs: int) -> int:
+    """Runs per chunk for simulated runs: a function of ``runs`` only (at most 16 chunks, at
+    least 10 runs each, so lockstep simulators keep their vector width; never the workers)."""
+    runs = check_int("runs", runs, low=1)
+    return max(min(runs, 10), -(-runs // 16))
 
 
 def default_workers() -> int:

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 from .bandits import BernoulliRewards, PolicyEntry
-from .parallel import default_workers, map_chunks, resolve_scheduler
+from .parallel import chunk_runs, default_workers, map_chunks, resolve_scheduler
 from .registry import all_policies
 from .rng import DEFAULT_SEED
 from .validation import InvalidParameterError, check_int, check_means, check_real
@@ -142,13 +142,6 @@ class SimulationReport:
         for k in ("seconds", "pulls_per_second", "workers", "scheduler"):
             out.pop(k)
         return out
-
-
-def chunk_runs(runs: int) -> int:
-    """Runs per chunk: a function of ``runs`` only (at most 16 chunks, at least 10 runs each,
-    so lockstep simulators keep their vector width and results never depend on workers)."""
-    runs = check_int("runs", runs, low=1)
-    return max(min(runs, 10), -(-runs // 16))
 
 
 def get_policy(name: str) -> PolicyEntry:
