@@ -280,16 +280,17 @@ for cls in (UCB, klUCB):
         pol = cls(len(means)); pol.startGame()
         for _t in range(horizon):
             arm = pol.choice(); pol.getReward(arm, float(rng.random() < means[arm]))
-    print(cls.__name__, (time.perf_counter() - start) / runs)
+    print("RESULT", cls.__name__, (time.perf_counter() - start) / runs)
 """
 
 
 def peers(*, quick: bool, peers_python: str | None = None, **_: object) -> Iterator[Row]:
     default = Path(__file__).resolve().parent / ".peers" / "bin" / "python"
     python = peers_python or (str(default) if default.exists() else None)
-    note = ("skipped: SMPyBandits needs a separate environment (it pins an older scipy); "
-            "create one with `python -m venv benchmarks/.peers && benchmarks/.peers/bin/pip "
-            "install SMPyBandits` or pass --peers-python; it is never a dependency")
+    note = ("skipped: SMPyBandits needs a separate environment (it imports scipy.special."
+            "btdtri, gone since scipy 1.14); create one with `python -m venv benchmarks/.peers "
+            "&& benchmarks/.peers/bin/pip install SMPyBandits 'scipy<1.14'` or pass "
+            "--peers-python; it is never a dependency")
     if python is None:
         yield Row("peers", "SMPyBandits UCB, klUCB", None, None, None, note)
         return
@@ -309,9 +310,9 @@ def peers(*, quick: bool, peers_python: str | None = None, **_: object) -> Itera
         return
     registry = all_policies()
     for line in proc.stdout.split("\n"):
-        if not line.strip():
-            continue
-        algo, secs = line.split()
+        if not line.startswith("RESULT "):
+            continue  # SMPyBandits prints banners
+        _, algo, secs = line.split()
         ours = {"UCB": "ucb", "klUCB": "kl-ucb"}[algo]
         if ours in registry:
             pol = registry[ours].factory()
