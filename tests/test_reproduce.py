@@ -1,4 +1,4 @@
-"""``python -m dpaudit reproduce azize-basu-fig2|fig3`` (reduced settings)."""
+"""``python -m dpaudit reproduce NAME`` (reduced settings): registered experiments, files."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ def test_reproduce_writes_png_and_table(name: str, tmp_path, capsys) -> None:
                  "--out", str(tmp_path)])
     assert code == 0
     stem = name.replace("-", "_")
-    png, md = tmp_path / f"{stem}.png", tmp_path / f"{stem}.md"
+    png, md, csv = (tmp_path / f"{stem}.{ext}" for ext in ("png", "md", "csv"))
     assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
     text = md.read_text()
-    assert "AdaP-KLUCB" in text and "|" in text
+    assert "AdaP-KLUCB" in text and "|" in text and "95%" in text
+    rows = csv.read_text().splitlines()
+    assert rows[0].count(",") == rows[1].count(",") and len(rows) >= 4
     if name == "azize-basu-fig2":
         assert "DP-UCB" in text  # named as missing
 
@@ -24,5 +26,32 @@ def test_reproduce_writes_png_and_table(name: str, tmp_path, capsys) -> None:
 def test_reproduce_usage_errors(tmp_path, capsys) -> None:
     assert main(["reproduce", "azize-basu-fig4", "--out", str(tmp_path)]) == 2
     assert "did you mean" in capsys.readouterr().err
-    assert main(["reproduce", "azize-basu-fig2", "--out", str(tmp_path / "nope")]) == 2
     assert main(["reproduce", "azize-basu-fig2", "--runs", "0", "--out", str(tmp_path)]) == 2
+    # a degenerate horizon is refused with its reason, not run into a NaN
+    assert main(["reproduce", "azize-basu-fig2", "--horizon", "5", "--out", str(tmp_path)]) == 2
+    assert "horizon=5 must be an integer in [500, inf)" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SystemExit) as exc:  # --out is a file: refused before any work
+        main(["reproduce", "azize-basu-fig2", "--out", str(tmp_path / "file")])
+    assert exc.value.code == 2
+
+
+def test_reproduce_list_and_missing_folder_created(tmp_path, capsys) -> None:
+    assert main(["reproduce", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "azize-basu-fig2" in listed and "azize-basu-fig3" in listed
+    out = tmp_path / "new" / "folder"
+    assert main(["reproduce", "azize-basu-fig2", "--horizon", "1e3", "--runs", "2",
+                 "--out", str(out)]) == 0
+    assert sorted(p.suffix for p in out.iterdir()) == [".csv", ".md", ".png"]
+
+
+def test_reproduce_imports_no_algorithm() -> None:
+    # the command knows no figure and no algorithm: the experiment files declare them
+    from pathlib import Path
+
+    import dpaudit.commands.reproduce as cmd
+
+    source = Path(cmd.__file__).read_text()
+    assert "algorithms" not in source and "azize" not in source.lower()
