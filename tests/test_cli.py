@@ -63,8 +63,9 @@ def test_other_parameters_accepted(capsys):
     (["check", "dp-ftpl-nw"], "did you mean dp-ftpl-new"),
     (["check", "no_such_module.audit"], "No module named 'no_such_module'"),
     (["check", "dp-ftpl-new", "--epsilon", "nan"], "epsilon=nan must be a finite number"),
+    # dp-ftpl-new is defined at epsilon = 0 (the uniform limit of Remark 17)
     (["check", "dp-ftpl-new", "--epsilon", "inf"], "epsilon=inf must be a finite number in "
-                                                   "(0, inf)"),
+                                                   "[0, inf)"),
     (["check", "dp-ftpl-new", "--seed", "-4"], "seed=-4 must be"),
     (["check", "dp-ftpl-new", "--alpha", "2"], "alpha=2.0 must be"),
 ])
