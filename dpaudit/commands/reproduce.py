@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
         table = all_experiments()
         width = max((len(n) for n in table), default=0)
         for exp in table.values():
-            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description} (T = {exp.horizon:g}, "
-                  f"{exp.runs} runs; --quick: T = {exp.quick_horizon:g}, {exp.quick_runs} runs)")
+            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description} (T = {exp.horizon}, "
+                  f"{exp.runs} runs; --quick: T = {exp.quick_horizon}, {exp.quick_runs} runs)")
         return 0
     if args.name is None:
         raise UsageError("reproduce needs a NAME (see `python -m dpaudit reproduce --list`)")
