@@ -47,6 +47,11 @@ class Exits(Base):
         raise SystemExit(1)
 
 
+class WrongShape(Base):
+    def sample(self, data, size, rng):
+        return np.zeros(3)
+
+
 class NeedsArguments(Base):
     def __init__(self, scale):
         self.scale = scale
@@ -186,6 +191,8 @@ def test_user_object_breaking_the_protocol_exits_2(user_module, capsys):
     user_module("ec_sampler_f", SAMPLER + "\nNOT_A_MECHANISM = 42\n")
     assert main(["audit", "ec_sampler_f:NOT_A_MECHANISM"]) == 2
     assert "has no attribute 'sample'" in _one_line(capsys.readouterr().err)
+    assert main(["audit", "ec_sampler_f:WrongShape", "--samples", "1000"]) == 2
+    assert "first axis has length size" in _one_line(capsys.readouterr().err)
     assert main(["audit", "ec_sampler_f:NeedsArguments"]) == 2
     assert "needs arguments" in _one_line(capsys.readouterr().err)
     user_module("ec_not_specs", "AUDITS = [1, 2]\n")
