@@ -18,10 +18,10 @@ import math
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB, bernoulli_kl
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower, thm7_adap_ucb_upper
 from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.algorithms.papers import AZIZE_BASU_2022, AZIZE_BASU_FIG2, AZIZE_BASU_FIG3
 from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
@@ -31,10 +31,9 @@ from dpaudit.experiments import (
     new_figure,
 )
 
-from ._adap_common import FIG2_MEANS
-
-PAPER = "Azize & Basu 2022 (NeurIPS)"
-FIG3_MEANS = (0.8, 0.1, 0.1, 0.1, 0.1)
+PAPER = f"{AZIZE_BASU_2022} (NeurIPS)"
+FIG2_MEANS = AZIZE_BASU_FIG2.means
+FIG3_MEANS = AZIZE_BASU_FIG3.means
 BAND = "shaded: 95% Student-t interval of the mean"
 # Below 100 pulls per arm the algorithms have not left their first episodes (DP-SE has not
 # finished one elimination epoch), and the lowest mean regret can be 0, making ratios
@@ -51,8 +50,8 @@ def _dp_ucb_status() -> str:
 
 def fig2(settings: ExperimentSettings) -> ExperimentOutput:
     """Regret over time at eps = 1 (Azize & Basu 2022, Fig. 2)."""
-    eps, horizon, runs = 1.0, settings.horizon, settings.runs
-    env = BernoulliRewards(FIG2_MEANS)
+    eps, horizon, runs = AZIZE_BASU_FIG2.settings["epsilon"], settings.horizon, settings.runs
+    env = AZIZE_BASU_FIG2.source()
     cps = np.unique(np.linspace(1, horizon, 200).astype(np.int64))
     fig, ax = new_figure()
     rows = []
@@ -92,8 +91,8 @@ def fig2(settings: ExperimentSettings) -> ExperimentOutput:
 def fig3(settings: ExperimentSettings) -> ExperimentOutput:
     """AdaP-KLUCB's regret at T against eps (Azize & Basu 2022, Fig. 3)."""
     horizon, runs = settings.horizon, settings.runs
-    env = BernoulliRewards(FIG3_MEANS)
-    grid = np.geomspace(0.05, 10.0, 8 if settings.quick else 16)
+    env = AZIZE_BASU_FIG3.source()
+    grid = np.geomspace(*AZIZE_BASU_FIG3.settings["epsilon_range"], 8 if settings.quick else 16)
     means, lows, highs, bounds = [], [], [], []
     for eps in grid:
         res = AdaPKLUCB(float(eps)).simulate(env, horizon, runs,
@@ -104,8 +103,10 @@ def fig3(settings: ExperimentSettings) -> ExperimentOutput:
         highs.append(hi)
         bounds.append(thm3_lower(FIG3_MEANS, horizon, float(eps)))
     means_a = np.array(means)
-    d_inf = float(bernoulli_kl(np.array(0.1), np.array(0.8)))
-    boundary = d_inf / (6.0 * 0.7)
+    claimed = AZIZE_BASU_FIG3.settings["claimed_regime_boundary"]
+    best, worst = max(FIG3_MEANS), min(FIG3_MEANS)
+    d_inf = float(bernoulli_kl(np.array(worst), np.array(best)))
+    boundary = d_inf / (6.0 * (best - worst))
     plateau = means_a[-1]
     moving = np.flatnonzero(np.abs(means_a - plateau) > 0.1 * plateau)
     settled = (float(grid[moving[-1] + 1]) if moving.size and moving[-1] + 1 < grid.size - 1
@@ -138,7 +139,7 @@ def fig3(settings: ExperimentSettings) -> ExperimentOutput:
         f"Theorem 3 regime boundary d_inf/(6 t_inf) = kl(0.1, 0.8)/(6 * 0.7) = {boundary:.3f}",
         measured, "",
         "Paper's claim (figure narration): high-privacy regime (regret depends on eps) for "
-        "eps < 0.3, low-privacy regime (independent of eps) for eps > 0.3."])
+        f"eps < {claimed:g}, low-privacy regime (independent of eps) for eps > {claimed:g}."])
     return ExperimentOutput(fig, table, summary)
 
 
@@ -146,9 +147,11 @@ EXPERIMENTS = [
     Experiment(name="azize-basu-fig2", paper=PAPER,
                description="Figure 2: regret over time of DP-SE, AdaP-UCB and AdaP-KLUCB "
                            "(eps = 1)",
-               run=fig2, min_horizon=MIN_HORIZON, min_horizon_reason=MIN_REASON),
+               run=fig2, horizon=AZIZE_BASU_FIG2.horizon, runs=AZIZE_BASU_FIG2.runs,
+               min_horizon=MIN_HORIZON, min_horizon_reason=MIN_REASON),
     Experiment(name="azize-basu-fig3", paper=PAPER,
                description="Figure 3: AdaP-KLUCB's regret at T against epsilon, with "
                            "Theorem 3's lower bound",
-               run=fig3, min_horizon=MIN_HORIZON, min_horizon_reason=MIN_REASON),
+               run=fig3, horizon=AZIZE_BASU_FIG3.horizon, runs=AZIZE_BASU_FIG3.runs,
+               min_horizon=MIN_HORIZON, min_horizon_reason=MIN_REASON),
 ]

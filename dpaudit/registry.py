@@ -23,6 +23,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from .bandits import PolicyEntry
 from .engine import AuditSpec
 from .errors import UsageError, UserCodeError
 from .experiments import Experiment
@@ -32,6 +33,7 @@ __all__ = [
     "all_audits",
     "all_cdf_pairs",
     "all_experiments",
+    "all_policies",
     "get_audit",
     "get_experiment",
     "import_user_module",
@@ -217,3 +219,25 @@ def get_audit(name: str) -> AuditSpec:
         return specs[0]
     names = ", ".join(f"{module_name}:{s.name}" for s in specs)
     raise UsageError(f"module {module_name!r} declares {len(specs)} audits; name one: {names}")
+
+
+# -- bandit policies -----------------------------------------------------------------------
+@cache
+def all_policies() -> dict[str, PolicyEntry]:
+    """Every registered bandit policy by name: the ``POLICIES`` of each algorithm module.
+
+    Scans every module of :mod:`dpaudit.algorithms` (``_faulty`` included: broken twins are
+    registered with ``faulty=True``); see :mod:`dpaudit.bandits` for how to declare one.
+    """
+    from . import algorithms as algorithms_pkg
+
+    registry: dict[str, PolicyEntry] = {}
+    for info in sorted(pkgutil.iter_modules(algorithms_pkg.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{algorithms_pkg.__name__}.{info.name}")
+        for name, entry in getattr(module, "POLICIES", {}).items():
+            if name in registry:
+                raise RuntimeError(f"policy name {name!r} is registered twice")
+            if not isinstance(entry, PolicyEntry):
+                raise TypeError(f"POLICIES[{name!r}] in {info.name} must be a PolicyEntry")
+            registry[name] = entry
+    return registry
