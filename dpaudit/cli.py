@@ -38,16 +38,10 @@ _USAGE_ERRORS = (InvalidParameterError, UnknownNameError, UsageError)
 
 
 def version() -> str:
-    """The installed distribution's version (package metadata), else the source's."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
+    """The installed distribution's version (package metadata; see ``dpaudit.__version__``)."""
+    from . import __version__
 
-    try:
-        return dist_version("dpaudit")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        from . import __version__
-
-        return __version__
+    return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,10 +81,26 @@ def _source_roots() -> tuple[Path, ...]:
     return tuple(roots)
 
 
-def _library_roots() -> tuple[Path, ...]:
+# third-party packages dpaudit calls into: an exception raised inside them during a check is
+# attributed to the nearest caller outside them (dpaudit's code or the user's)
+_DEPENDENCIES = frozenset({
+    "numpy", "scipy", "sympy", "statsmodels", "mpmath", "matplotlib", "dp_accounting",
+    "pandas", "patsy", "concurrent", "multiprocessing"})
+
+
+def _is_library(path: Path) -> bool:
+    """The standard library, or a dependency installed in site-packages (not user code)."""
     paths = sysconfig.get_paths()
-    return tuple(Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib")
-                 if k in paths)
+    for key in ("stdlib", "platstdlib"):
+        root = Path(paths[key]).resolve()
+        if root in path.parents and "site-packages" not in path.parts:
+            return True
+    for key in ("purelib", "platlib"):
+        root = Path(paths[key]).resolve()
+        if root in path.parents:
+            top = path.relative_to(root).parts[0]
+            return top.split(".")[0].split("-")[0] in _DEPENDENCIES
+    return False
 
 
 def _within(path: Path, roots: tuple[Path, ...]) -> bool:
@@ -100,16 +110,19 @@ def _within(path: Path, roots: tuple[Path, ...]) -> bool:
 def _origin(exc: BaseException) -> tuple[str, str]:
     """``(who, where)``: ``"user code"`` or ``"internal"``, and ``file:line in function``.
 
-    The innermost frame outside the standard library and installed packages decides: inside
-    dpaudit's own folders it is an internal error, anywhere else it is the user's code.
+    The innermost frame outside the standard library and dpaudit's dependencies decides: inside
+    dpaudit's own folders it is an internal error, anywhere else (a user's file, or a user's
+    package installed in site-packages) it is the user's code.
     """
     frames = traceback.extract_tb(exc.__traceback__)
-    own, libs = _source_roots(), _library_roots()
+    own = _source_roots()
     for frame in reversed(frames):
+        if frame.filename.startswith("<"):  # <frozen ...>, <string>: not a source file
+            continue
         path = Path(frame.filename).resolve()
         if _within(path, own):
             return "internal", f"{path.name}:{frame.lineno} in {frame.name}"
-        if not _within(path, libs) and not frame.filename.startswith("<frozen"):
+        if not _is_library(path):
             return "user code", f"{frame.filename}:{frame.lineno} in {frame.name}"
     if frames:
         last = frames[-1]
