@@ -55,3 +55,31 @@ def test_reproduce_imports_no_algorithm() -> None:
 
     source = Path(cmd.__file__).read_text()
     assert "algorithms" not in source and "azize" not in source.lower()
+
+
+@pytest.mark.parametrize("name", ["azize-basu-fig2", "azize-basu-fig3"])
+def test_bands_say_what_they_are(name: str) -> None:
+    from dpaudit.registry import get_experiment
+
+    exp = get_experiment(name)
+    output = exp.run(exp.settings(horizon=2000, runs=3, quick=True))
+    legend = output.figure.axes[0].get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert any("95% Student-t interval" in t for t in texts), texts
+    assert output.table.columns[2:4] == ("95% CI low", "95% CI high")
+
+
+def test_mean_interval_is_the_student_t_interval() -> None:
+    # independent source: scipy.stats.t.interval on the same sample
+    import numpy as np
+    from scipy import stats
+
+    from dpaudit.experiments import mean_interval
+
+    x = np.array([[1.0, 10.0], [2.0, 12.0], [4.0, 11.0], [7.0, 15.0]])
+    mean, low, high = mean_interval(x)
+    for j in range(2):
+        lo, hi = stats.t.interval(0.95, 3, loc=x[:, j].mean(), scale=stats.sem(x[:, j]))
+        assert (low[j], high[j]) == pytest.approx((lo, hi), rel=1e-12)
+    single = mean_interval(x[:1])
+    assert np.array_equal(single[1], single[2])  # one run: no spread to estimate
