@@ -20,7 +20,7 @@ def test_reproduce_writes_png_and_table(name: str, tmp_path, capsys) -> None:
     rows = csv.read_text().splitlines()
     assert rows[0].count(",") == rows[1].count(",") and len(rows) >= 4
     if name == "azize-basu-fig2":
-        assert "DP-UCB" in text  # named as missing
+        assert "dp-ucb | - | - | - | - | not registered yet" in text  # named as missing
 
 
 def test_reproduce_usage_errors(tmp_path, capsys) -> None:
