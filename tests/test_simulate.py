@@ -111,7 +111,6 @@ def test_cli_means_and_no_bound(tmp_path):
     (["adap-ucb", "--means", "0.5,1.5"], "must be"),
     (["adap-ucb", "--workers", "0"], "workers=0"),
     (["adap-ucb", "--scheduler", "nowhere"], "tcp://HOST:PORT"),
-    (["adap-ucb", "--json", "/nonexistent-dir/r.json"], "does not exist"),
     (["adap-ucb", "--horizon", "3"], "horizon=3"),
 ])
 def test_cli_usage_errors_exit_2(argv, message, capsys):
@@ -119,6 +118,13 @@ def test_cli_usage_errors_exit_2(argv, message, capsys):
     extra = [x for k, v in base.items() if k not in argv for x in (k, v)]
     assert main(["simulate", *argv, *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_json_path_is_checked_before_the_run(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:  # argparse: a folder is not an output file
+        main(["simulate", "adap-ucb", "--horizon", "100", "--runs", "2", "--json",
+              str(tmp_path)])
+    assert exc.value.code == 2 and "is a folder" in capsys.readouterr().err
 
 
 def test_epsilon_on_a_policy_without_one_is_a_usage_error():

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from pathlib import Path
 
+from ..errors import UsageError
 from ..parallel import SCHEDULER_ENV
 from ..rng import DEFAULT_SEED
 from ..simulation import SimulationReport, simulate_policy
-from .common import float_arg, int_arg
+from .common import float_arg, int_arg, output_file, write_text_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -39,34 +38,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "depend on it)")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help=f"Dask scheduler address tcp://HOST:PORT (default: ${SCHEDULER_ENV})")
-    p.add_argument("--json", metavar="PATH", default=None, help="also write the report as JSON")
+    p.add_argument("--json", metavar="PATH", type=output_file, default=None,
+                   help="also write the report as JSON (checked before the run; folders are "
+                        "created)")
 
 
 def _means(text: str | None) -> tuple[float, ...] | None:
-    from ..cli import UsageError
-
     if text is None:
         return None
     try:
         return tuple(float_arg(part) for part in text.split(","))
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"--means {text!r}: {exc}") from None
-
-
-def _check_output(path: str | None) -> None:
-    """Fail before a long run, not after it, when the JSON cannot be written."""
-    from ..cli import UsageError
-
-    if path is None:
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise UsageError(f"--json {path!r} is a directory")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"--json {path!r}: directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise UsageError(f"--json {path!r} is not writable")
 
 
 def format_report(r: SimulationReport) -> str:
@@ -92,12 +75,11 @@ def format_report(r: SimulationReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    _check_output(args.json)
     report = simulate_policy(
         args.name, horizon=args.horizon, runs=args.runs, epsilon=args.epsilon,
         delta=args.delta, means=_means(args.means), seed=args.seed, workers=args.workers,
         scheduler=args.scheduler)
     print(format_report(report))
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        write_text_output(args.json, json.dumps(report.to_dict(), indent=2) + "\n")
     return 0
