@@ -246,8 +246,8 @@ def memory(*, quick: bool, **_: object) -> Iterator[Row]:
     small, big = peak_bytes(laplace_audit(10**6)), peak_bytes(laplace_audit(10**7))
     yield Row("memory", "peak MB, Laplace audit of 10^7 samples per side", big / 2**20,
               small / 2**20, big / small,
-              "reference: 10^6 per side; measurement streams, the 20% selection sample is "
-              "held in memory (tracemalloc)")
+              "reference: 10^6 per side; measurement streams, the selection sample (capped "
+              "at 200000 per side) is held in memory (tracemalloc)")
     fig_horizon = 10**7
     entries = [all_policies()[n] for n in ("adap-ucb", "adap-klucb", "dp-se")
                if n in all_policies()]
