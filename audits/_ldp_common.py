@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from dpaudit.engine import CheckContext, ClaimSpec
+from dpaudit.events import best_subset_event, best_threshold_event
 from dpaudit.evidence import (
     ExactEvidence,
     InconclusiveEvidence,
@@ -23,7 +24,6 @@ from dpaudit.evidence import (
     decide,
     float_error_floor,
 )
-from dpaudit.events import best_subset_event, best_threshold_event
 from dpaudit.mechanisms.gaussian import gaussian_delta
 from dpaudit.results import ClaimResult, Finding, Notion
 
