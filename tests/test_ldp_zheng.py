@@ -58,31 +58,58 @@ def _ut(x: np.ndarray) -> np.ndarray:
     return np.outer(x, x)[iu]
 
 
+def _joint_sq(a, s, b, t) -> np.ndarray:
+    """Squared joint distance of the releases (ut(x x^T), y x) for batches of pairs."""
+    iu = np.triu_indices(a.shape[1])
+    va = (a[:, :, None] * a[:, None, :])[:, iu[0], iu[1]]
+    vb = (b[:, :, None] * b[:, None, :])[:, iu[0], iu[1]]
+    return np.sum((va - vb) ** 2, axis=1) + np.sum((s[:, None] * a - t[:, None] * b) ** 2,
+                                                   axis=1)
+
+
 @pytest.mark.parametrize("dim", [2, 3])
-@pytest.mark.parametrize("y_max", [0.5, 1.0, 1.5, 2.0])
+@pytest.mark.parametrize("y_max", [0.5, 1.0, 2.0])
 def test_linear_supremum_is_not_exceeded(dim, y_max):
-    """No pair found by 30 seeded local searches over the ball beats linear_mu_sup; the
-    witness attains it. (Deterministic given the seed.)"""
+    """No pair among 200000 seeded random candidates (norms and rewards pushed toward the
+    boundary), refined by Nelder-Mead from the best five, beats linear_mu_sup; the witness
+    attains it. (Deterministic given the seed.)"""
     sup = linear_mu_sup(y_max)
     x, y, xp, yp = linear_witness(y_max)
-    got = math.sqrt(np.sum((_ut(x) - _ut(xp)) ** 2) + np.sum((y * x - yp * xp) ** 2))
+    got = math.sqrt(_joint_sq(x[None], np.array([y]), xp[None], np.array([yp]))[0])
     assert got == pytest.approx(sup, rel=1e-12)
 
+    rng = np.random.default_rng(7)
+    n = 200_000
+
+    def points(m):
+        v = rng.standard_normal((m, dim))
+        r = 1.0 - rng.exponential(0.05, (m, 1)) * (rng.random((m, 1)) < 0.8)
+        return v / np.linalg.norm(v, axis=1, keepdims=True) * np.clip(r, 0.0, 1.0)
+
+    a, b = points(n), points(n)
+    s = y_max * np.clip(rng.choice([-1.0, 1.0], n) * (1 - rng.exponential(0.05, n)), -1, 1)
+    t = y_max * np.clip(rng.choice([-1.0, 1.0], n) * (1 - rng.exponential(0.05, n)), -1, 1)
+    vals = _joint_sq(a, s, b, t)
+    assert math.sqrt(vals.max()) <= sup * (1 + 1e-9)
+
     def ball(v):
-        n = np.linalg.norm(v)
-        return v * math.tanh(n) / max(n, 1e-300)
+        nv = np.linalg.norm(v)
+        return v * min(1.0, 1.0 / max(nv, 1e-300))
 
     def neg(q):
-        a, b = ball(q[:dim] * 3), ball(q[dim:2 * dim] * 3)
-        s, t = y_max * math.tanh(q[-2] * 3), y_max * math.tanh(q[-1] * 3)
-        return -(np.sum((_ut(a) - _ut(b)) ** 2) + np.sum((s * a - t * b) ** 2))
+        aa, bb = ball(q[:dim])[None], ball(q[dim:2 * dim])[None]
+        ss = np.clip(q[-2:-1], -y_max, y_max)
+        tt = np.clip(q[-1:], -y_max, y_max)
+        return -_joint_sq(aa, ss, bb, tt)[0]
 
-    rng = np.random.default_rng(7)
-    best = max(-minimize(neg, rng.standard_normal(2 * dim + 2), method="Nelder-Mead",
-                         options={"maxiter": 6000, "xatol": 1e-10, "fatol": 1e-13}).fun
-               for _ in range(30))
+    best = 0.0
+    for i in np.argsort(-vals)[:5]:
+        q0 = np.concatenate([a[i], b[i], [s[i], t[i]]])
+        res = minimize(neg, q0, method="Nelder-Mead",
+                       options={"maxiter": 3000, "xatol": 1e-10, "fatol": 1e-13})
+        best = max(best, -res.fun)
     assert math.sqrt(best) <= sup * (1 + 1e-9)
-    assert math.sqrt(best) >= 0.98 * sup  # the search does find the neighbourhood
+    assert math.sqrt(best) >= 0.99 * sup  # the search does reach the neighbourhood
 
 
 def test_glm_search_within_the_bound():
