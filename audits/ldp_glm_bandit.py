@@ -133,6 +133,6 @@ AUDITS = [spec(
     gaussian_claims(_report, "each user's three releases (x x^T + B, z x + xi, grad + r)",
                     "Algorithm 3, Theorem 9"),
     _mu, "sigma = 6 sqrt(2 ln(3.75/delta))/eps (upper bound on the joint sensitivity)",
-    findings=[regret_finding([CASE], (500, 2000, 8000), (1000, 4000, 16000), 30, 100,
+    findings=[regret_finding([CASE], (250, 1000, 4000), (1000, 4000, 16000), 30, 100,
                              "Non-private GLOC's order is sqrt(T) (up to logs).")],
-    regret=regret_at(CASE, 8000, 16000, 30, 100))]
+    regret=regret_at(CASE, 4000, 16000, 30, 100))]

@@ -72,6 +72,6 @@ AUDITS = [spec(
     PAPER + ", Section 4.1, Algorithm 5, Theorems 7-8",
     gaussian_claims(_report, "each user's (x x^T + B, y x + xi)", "Theorem 7"),
     _mu, "sigma = 4 sqrt(2 ln(2.5/delta))/eps (reconstructed)",
-    findings=[regret_finding([CASE], (500, 2000, 8000), (1000, 4000, 16000), 30, 100,
+    findings=[regret_finding([CASE], (250, 1000, 4000), (1000, 4000, 16000), 30, 100,
                              "Non-private LinUCB's order is sqrt(T) (up to logs).")],
-    regret=regret_at(CASE, 8000, 16000, 30, 100))]
+    regret=regret_at(CASE, 4000, 16000, 30, 100))]

@@ -87,11 +87,11 @@ def _spec(faulty: bool):
         gaussian_claims(_report(factor), "each user's noisy loss", "Algorithm 1, Theorem 2"),
         _mu(factor), f"sigma = {factor:g} B sqrt(2 ln(1.25/delta))/eps",
         findings=[] if faulty else [regret_finding(
-            CASES, (500, 2000, 8000), (1000, 4000, 16000, 64000), 50, 200,
+            CASES, (250, 1000, 4000), (1000, 4000, 16000, 64000), 50, 200,
             "At eps = 1 the Gaussian noise (sigma about 4.8 B) keeps the convex runs in "
             "their linear phase at these horizons (local slopes near 1): a pre-asymptotic "
             "measurement, not evidence against Corollary 4.")],
-        regret=None if faulty else regret_at(CASES[0], 8000, 64000, 50, 200),
+        regret=None if faulty else regret_at(CASES[0], 4000, 64000, 50, 200),
         faulty=faulty)
 
 

@@ -68,8 +68,8 @@ AUDITS = [spec(
     PAPER + ", Algorithm 2, Theorems 5-6",
     gaussian_claims(_report, "each user's noisy loss difference", "Algorithm 2, Theorem 5"),
     _mu, "sigma = 2 G sqrt(2 ln(1.25/delta))/eps on n, times |x1 - x2| = 2 rho",
-    findings=[regret_finding([CASE], (500, 2000, 8000), (1000, 4000, 16000, 64000), 50, 200,
+    findings=[regret_finding([CASE], (250, 1000, 4000), (1000, 4000, 16000, 64000), 50, 200,
                              "Theorem 6's order is sqrt(T)/eps^2: the noise enters the "
                              "gradient as d (n^T u) u, whose variance does not grow as rho "
                              "shrinks.")],
-    regret=regret_at(CASE, 8000, 64000, 50, 200))]
+    regret=regret_at(CASE, 4000, 64000, 50, 200))]
