@@ -4,9 +4,11 @@ Convention: the source is a :class:`UnitBallContexts` (the user's data): at each
 run's user draws ``K`` candidate actions uniformly in the unit ball of ``R^d`` and rewards
 ``y = g(x^T theta*) + eta`` with ``theta*`` in the ball (identity link: ``eta ~ U[-b, b]``;
 logistic link: ``y ~ Bernoulli(g(x^T theta*))``, the paper's worked example).
-``simulate(source, horizon, runs, *, rng)`` returns a :class:`ContextualRunResult` with the
-pseudo-regret ``sum_t max_x g(x^T theta*) - g(x_t^T theta*)`` of every run; all runs in
-lockstep (batched ``d x d`` solves).
+``simulate(source, horizon, runs, *, rng, checkpoints=())`` returns the one result type,
+:class:`~dpaudit.bandits.SimulationResult`, with the pseudo-regret
+``sum_t max_x g(x^T theta*) - g(x_t^T theta*)`` of every run and its curve at the checkpoints
+(``counts`` empty: continuous actions; ``extra["last"]``: the last estimate ``theta~``); all
+runs in lockstep (batched ``d x d`` solves).
 
 **LDP LinUCB** (:class:`LDPLinUCB`; the paper's Algorithm 5, Appendix D, which our copy does
 not contain). Each user sends ``x x^T + B_t`` (``B_t`` symmetric, i.i.d. ``N(0, sigma^2)`` on
@@ -36,11 +38,11 @@ classical calibration; this reading reproduces the printed constants 6 and 3.75 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
 
+from dpaudit.bandits import SimulationResult
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
@@ -49,9 +51,9 @@ from dpaudit.validation import (
     check_real,
 )
 
-from .ldp_reductions import GaussianRelease
+from .ldp_reductions import GaussianRelease, check_continuous, continuous_result
 
-__all__ = ["ContextualRunResult", "LDPGLMBandit", "LDPLinUCB", "UnitBallContexts",
+__all__ = ["LDPGLMBandit", "LDPLinUCB", "UnitBallContexts",
            "linear_mu_sup", "linear_witness"]
 
 
@@ -88,24 +90,18 @@ class UnitBallContexts:
         return (rng.random(m.shape) < m).astype(float)
 
 
-@dataclass(frozen=True)
-class ContextualRunResult:
-    """Pseudo-regret per run at the horizon."""
-
-    regret: np.ndarray
-
-
 def _ut_noise(runs: int, d: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """Symmetric matrices with i.i.d. ``N(0, sigma^2)`` on and above the diagonal."""
     b = np.triu(sigma * rng.standard_normal((runs, d, d)))
     return b + np.triu(b, 1).transpose(0, 2, 1)
 
 
-def _check_source(source: object, link: str) -> UnitBallContexts:
-    if not isinstance(source, UnitBallContexts) or source.link != link:
-        raise InvalidParameterError(f"source={source!r} must be UnitBallContexts with "
-                                    f"link={link!r}")
-    return source
+def _check(source: object, link: str, horizon: object, runs: object, rng: object,
+           checkpoints: object) -> tuple[int, int, np.ndarray]:
+    h, n, cps = check_continuous(source, UnitBallContexts, horizon, runs, rng, checkpoints)
+    if source.link != link:
+        raise InvalidParameterError(f"source={source!r} must have link={link!r}")
+    return h, n, cps
 
 
 def linear_mu_sup(reward_bound: float) -> float:
@@ -187,10 +183,10 @@ class LDPLinUCB(_NoisyRidge):
                                 ("y x", 2.0 * reward_bound, self.sigma)), mu, mu)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator) -> ContextualRunResult:
-        src = _check_source(source, "identity")
-        horizon, runs = check_int("horizon", horizon, low=1), check_int("runs", runs, low=1)
-        d, rows = src.dim, np.arange(runs)
+                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+        horizon, runs, cps = _check(source, "identity", horizon, runs, rng, checkpoints)
+        src, d, rows = source, source.dim, np.arange(runs)
+        curve = np.zeros((runs, cps.size))
         v, u = np.zeros((runs, d, d)), np.zeros((runs, d))
         regret, eye = np.zeros(runs), np.eye(d)
         for t in range(1, horizon + 1):
@@ -201,11 +197,12 @@ class LDPLinUCB(_NoisyRidge):
             beta = self.beta_scale * math.sqrt(c)
             x = acts[rows, self._choose(acts, theta, m_inv, beta)]
             regret += src.mean(acts).max(axis=1) - src.mean(x)
+            curve[:, cps == t] = regret[:, None]
             y = src.reward(x, rng)
             dv, du = self.report(x, y, rng)
             v += dv
             u += du
-        return ContextualRunResult(regret)
+        return continuous_result(regret, cps, curve, theta)
 
 
 class LDPGLMBandit(_NoisyRidge):
@@ -243,10 +240,10 @@ class LDPGLMBandit(_NoisyRidge):
                                mu_witness=0.0, mu_sup=up)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator) -> ContextualRunResult:
-        src = _check_source(source, "logistic")
-        horizon, runs = check_int("horizon", horizon, low=1), check_int("runs", runs, low=1)
-        d, rows = src.dim, np.arange(runs)
+                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+        horizon, runs, cps = _check(source, "logistic", horizon, runs, rng, checkpoints)
+        src, d, rows = source, source.dim, np.arange(runs)
+        curve = np.zeros((runs, cps.size))
         v, u = np.zeros((runs, d, d)), np.zeros((runs, d))
         theta_hat = np.zeros((runs, d))
         regret, eye = np.zeros(runs), np.eye(d)
@@ -261,6 +258,7 @@ class LDPGLMBandit(_NoisyRidge):
                              * math.sqrt(d * max(t - 1, 1)) / self.curvature)
             x = acts[rows, self._choose(acts, theta, m_inv, beta)]
             regret += src.mean(acts).max(axis=1) - src.mean(x)
+            curve[:, cps == t] = regret[:, None]
             y = src.reward(x, rng)
             dv, du, g = self.report(x, y, theta_hat, rng)
             v += dv
@@ -268,4 +266,4 @@ class LDPGLMBandit(_NoisyRidge):
             step = theta_hat - zeta * g
             norm = np.linalg.norm(step, axis=1, keepdims=True)
             theta_hat = np.where(norm > 1.0, step / np.maximum(norm, 1e-300), step)
-        return ContextualRunResult(regret)
+        return continuous_result(regret, cps, curve, theta)

@@ -33,29 +33,43 @@ range ``[-2 rho G, 2 rho G]``: the classical calibration for sensitivity ``4 rho
 
 Convention for the convex sources (:class:`QuadraticLosses`): ``f_t(x) = a |x - theta|^2 +
 q_t`` on the unit ball of ``R^d``, ``q_t ~ U[-b, b]`` i.i.d. (stochastic BCO, Agarwal et al.
-2011), ``theta`` interior. ``simulate(source, horizon, runs, *, rng)`` returns a
-:class:`ConvexRunResult` with the pseudo-regret ``sum_t E f(x_t) - min_x E f(x)`` of each run
-(two-point: the mean of the two queried points, Eq. (2)).
+2011), ``theta`` interior. ``simulate(source, horizon, runs, *, rng, checkpoints=())``
+returns the one result type, :class:`~dpaudit.bandits.SimulationResult`, with the
+pseudo-regret ``sum_t E f(x_t) - min_x E f(x)`` of each run (two-point: the mean of the two
+queried points, Eq. (2)) and its curve at the checkpoints; ``counts`` is empty (continuous
+actions) and ``extra["last"]`` is the last iterate. :class:`OnePointUCB` is a bandit
+``Policy`` on :mod:`dpaudit.bandits` reward sources (registered in ``POLICIES``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from dpaudit.bandits import (
+    Instance,
+    PolicyEntry,
+    RegretTracker,
+    SimulationResult,
+    bernoulli_observation,
+    check_simulation,
+    result_from_actions,
+)
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
     check_epsilon,
     check_int,
-    check_means,
     check_real,
 )
 
 __all__ = [
-    "ConvexRunResult",
+    "POLICIES",
+    "check_continuous",
+    "continuous_result",
     "GaussianRelease",
     "OnePointFKM",
     "OnePointUCB",
@@ -104,17 +118,6 @@ class GaussianRelease:
 
 
 # -- Algorithm 1 on a multi-armed bandit ---------------------------------------------------
-@dataclass(frozen=True)
-class BanditRunResult:
-    """Pseudo-regret per run, pull counts, regret curve at ``checkpoints``, actions."""
-
-    regret: np.ndarray
-    counts: np.ndarray
-    checkpoints: np.ndarray
-    curve: np.ndarray
-    actions: np.ndarray | None = None
-
-
 class OnePointUCB:
     """Algorithm 1 with UCB as the black box, on Bernoulli arms (see the module docstring).
 
@@ -158,54 +161,38 @@ class OnePointUCB:
         return sums / counts + self.r * np.sqrt(8.0 * math.log(t) / counts)
 
     def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
-                 checkpoints=(), record: bool = False) -> BanditRunResult:
+                 checkpoints=(), record: bool = False) -> SimulationResult:
         """``runs`` runs in lockstep; the server sees only ``report(1/2 - r)``."""
-        means = check_means(getattr(source, "means", None))
-        k = means.size
-        horizon, runs = check_int("horizon", horizon, low=k), check_int("runs", runs, low=1)
-        gaps = means.max() - means
-        cps = np.asarray(checkpoints, dtype=np.int64)
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        tracker = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         sums, counts = np.zeros((runs, k)), np.zeros((runs, k))
-        regret, curve = np.zeros(runs), np.zeros((runs, cps.size))
-        actions = np.zeros((runs, horizon), dtype=np.int64) if record else None
         rows = np.arange(runs)
         for t in range(1, horizon + 1):
             arm = np.full(runs, t - 1) if t <= k else np.argmax(
                 self._index(-sums, counts, t), axis=1)
-            r = (rng.random(runs) < means[arm]).astype(float)
+            r = bernoulli_observation(source.rewards(t, arm, rng), rng)
             sums[rows, arm] += self.report(0.5 - r, rng)
             counts[rows, arm] += 1
-            regret += gaps[arm]
-            curve[:, cps == t] = regret[:, None]
-            if record:
-                actions[:, t - 1] = arm
-        return BanditRunResult(regret, counts.astype(np.int64), cps, curve, actions)
+            tracker.step(arm, t)
+        return tracker.result()
 
     def simulate_per_step(self, source: object, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints=(), record: bool = False
-                          ) -> BanditRunResult:
+                          ) -> SimulationResult:
         """Plain reference: one run at a time, one step at a time."""
-        means = check_means(getattr(source, "means", None))
-        k = means.size
-        horizon, runs = check_int("horizon", horizon, low=k), check_int("runs", runs, low=1)
-        gaps = means.max() - means
-        cps = np.asarray(checkpoints, dtype=np.int64)
-        out_counts, regret = np.zeros((runs, k), dtype=np.int64), np.zeros(runs)
-        curve = np.zeros((runs, cps.size))
-        actions = np.zeros((runs, horizon), dtype=np.int64) if record else None
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        actions = np.zeros((runs, horizon), dtype=np.int64)
         for i in range(runs):
             s, n = np.zeros(k), np.zeros(k)
             for t in range(1, horizon + 1):
                 arm = t - 1 if t <= k else int(np.argmax(self._index(-s, n, t)))
-                r = float(rng.random() < means[arm])
-                s[arm] += float(self.report(np.array(0.5 - r), rng))
+                r = bernoulli_observation(source.rewards(t, np.array([arm]), rng), rng)
+                s[arm] += float(self.report(0.5 - r, rng)[0])
                 n[arm] += 1
-                regret[i] += gaps[arm]
-                curve[i, cps == t] = regret[i]
-                if record:
-                    actions[i, t - 1] = arm
-            out_counts[i] = n
-        return BanditRunResult(regret, out_counts, cps, curve, actions)
+                actions[i, t - 1] = arm
+        return result_from_actions(actions, source.gaps, cps, record=record)
 
 
 # -- convex sources and results ------------------------------------------------------------
@@ -240,12 +227,26 @@ class QuadraticLosses:
         return self.a * np.sum((x - self.theta) ** 2, axis=-1)
 
 
-@dataclass(frozen=True)
-class ConvexRunResult:
-    """Pseudo-regret per run at the horizon, and the last iterate ``y_T`` of every run."""
+def check_continuous(source: object, kind: type, horizon: object, runs: object,
+                      rng: object, checkpoints: object) -> tuple[int, int, np.ndarray]:
+    """Validate the arguments of a continuous-action ``simulate``."""
+    if not isinstance(source, kind):
+        raise InvalidParameterError(f"source={source!r} must be a {kind.__name__}")
+    h = check_int("horizon", horizon, low=2)
+    n = check_int("runs", runs, low=1)
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidParameterError(f"rng={rng!r} must be a numpy.random.Generator")
+    cps = [check_int("checkpoint", c, low=1, high=h) for c in np.asarray(
+        checkpoints, dtype=object).ravel().tolist()]
+    return h, n, np.unique(np.asarray(cps, dtype=np.int64))
 
-    regret: np.ndarray
-    last: np.ndarray
+
+def continuous_result(regret: np.ndarray, cps: np.ndarray, curve: np.ndarray,
+                      last: np.ndarray) -> SimulationResult:
+    """The one result type for continuous actions: ``counts`` is empty ``(runs, 0)``;
+    ``extra["last"]`` holds the last iterate (or ``None``) of every run."""
+    return SimulationResult(regret=regret, counts=np.zeros((regret.size, 0), dtype=np.int64),
+                            checkpoints=cps, curve=curve, extra={"last": last})
 
 
 def _sphere(runs: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -256,12 +257,6 @@ def _sphere(runs: int, d: int, rng: np.random.Generator) -> np.ndarray:
 def _project(y: np.ndarray, radius: float) -> np.ndarray:
     norm = np.linalg.norm(y, axis=1, keepdims=True)
     return np.where(norm > radius, y * (radius / np.maximum(norm, 1e-300)), y)
-
-
-def _check_source(source: object) -> QuadraticLosses:
-    if not isinstance(source, QuadraticLosses):
-        raise InvalidParameterError(f"source={source!r} must be a QuadraticLosses")
-    return source
 
 
 class OnePointFKM:
@@ -292,21 +287,22 @@ class OnePointFKM:
         return GaussianRelease((("loss", 2.0 * self.loss_bound, self.sigma),), mu, mu)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator) -> ConvexRunResult:
-        src = _check_source(source)
-        horizon, runs = check_int("horizon", horizon, low=2), check_int("runs", runs, low=1)
-        d = src.dim
+                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+        horizon, runs, cps = check_continuous(source, QuadraticLosses, horizon, runs, rng,
+                                               checkpoints)
+        src, d = source, source.dim
         rho = horizon ** (-1 / 6) if self.schedule == "smooth" else horizon ** (-1 / 4)
         y = np.zeros((runs, d))
-        regret = np.zeros(runs)
+        regret, curve = np.zeros(runs), np.zeros((runs, cps.size))
         for t in range(1, horizon + 1):
             eta = horizon ** (-2 / 3) / d if self.schedule == "smooth" else 1.0 / (self.mu * t)
             u = _sphere(runs, d, rng)
             x = y + rho * u
             seen = self.report(src.value(x, src.offsets(runs, rng)), rng)
             regret += src.mean_excess(x)
+            curve[:, cps == t] = regret[:, None]
             y = _project(y - eta * (d / rho) * seen[:, None] * u, 1.0 - rho)
-        return ConvexRunResult(regret, y)
+        return continuous_result(regret, cps, curve, y)
 
 
 class TwoPointBCO:
@@ -338,18 +334,35 @@ class TwoPointBCO:
                                  2.0 * rho * self.sigma),), mu, mu)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator) -> ConvexRunResult:
-        src = _check_source(source)
-        horizon, runs = check_int("horizon", horizon, low=2), check_int("runs", runs, low=1)
-        d = src.dim
+                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+        horizon, runs, cps = check_continuous(source, QuadraticLosses, horizon, runs, rng,
+                                               checkpoints)
+        src, d = source, source.dim
         eta, rho = 1.0 / math.sqrt(horizon), math.log(horizon) / horizon
         y = np.zeros((runs, d))
-        regret = np.zeros(runs)
-        for _ in range(horizon):
+        regret, curve = np.zeros(runs), np.zeros((runs, cps.size))
+        for t in range(1, horizon + 1):
             u = _sphere(runs, d, rng)
             x1, x2 = y + rho * u, y - rho * u
             q = src.offsets(runs, rng)
             seen = self.report(src.value(x1, q), src.value(x2, q), x1, x2, rng)
             regret += 0.5 * (src.mean_excess(x1) + src.mean_excess(x2))
+            curve[:, cps == t] = regret[:, None]
             y = _project(y - eta * (d / (2.0 * rho)) * seen[:, None] * u, 1.0 - rho)
-        return ConvexRunResult(regret, y)
+        return continuous_result(regret, cps, curve, y)
+
+
+ZHENG_2020_MAB = Instance(
+    "Zheng et al. 2020, MAB", (0.9, 0.1),
+    "Zheng et al. 2020 report no experiments; two Bernoulli arms 0.9 and 0.1 are dpaudit's "
+    "own instance for the one-point reduction with UCB (ldp-one-point)")
+
+POLICIES = {
+    "ldp-one-point-ucb": PolicyEntry(
+        partial(OnePointUCB, epsilon=1.0, delta=1e-5), ZHENG_2020_MAB,
+        "Zheng et al. 2020, Algorithm 1 with UCB as the black box (Appendix B)",
+        small_instance=(0.8, 0.3), small_horizon=60, small_overrides={"epsilon": 4.0,
+                                                                     "delta": 0.01},
+        invalid=({"epsilon": 0.0}, {"delta": 1.0}, {"range_factor": -1.0},
+                 {"private": "yes"})),
+}

@@ -27,30 +27,43 @@ al. 2014 (CLUCB); the checks of ``ldp-tbp-*`` test each step):
   and return ``{i : mu_hat^eps_i >= tau^eps}``. ``radius_constant`` (default 4, the ``4`` of
   ``4 K t^3``) and ``radius_power`` (default 3) are named parameters.
 
-Simulation convention: ``source`` is a Bernoulli reward source (``dpaudit`` reward sources;
-anything with ``rewards(step, arms, rng)``, or with ``means``). Steps are 1-based, runs on
-axis 0. ``simulate`` runs all runs in lockstep (one vectorised step for every run);
+Simulation convention: ``source`` is a :mod:`dpaudit.bandits` reward source (each reward in
+``[0, 1]`` goes through PrivBern; a Bernoulli instance or a fixed table). Steps are 1-based,
+runs on axis 0. ``simulate`` runs all runs in lockstep (one vectorised step for every run);
 ``simulate_per_step`` is the plain one-run-at-a-time reference with the same law.
+:class:`PrivateAPT` is a bandit ``Policy`` (registered in ``POLICIES``): it returns a
+:class:`~dpaudit.bandits.SimulationResult` whose ``extra`` holds the returned sets and, on a
+source with means, the loss of Eq. (2). :class:`PrivateThresholdLUCB` is a stopping rule, not
+a fixed-horizon policy (its runs end at different times, so counts do not sum to a horizon):
+``horizon`` is only a safety cap and it returns its own :class:`FixedConfidenceResult`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from dpaudit.bandits import (
+    Instance,
+    PolicyEntry,
+    RegretTracker,
+    SimulationResult,
+    check_simulation,
+    result_from_actions,
+)
 from dpaudit.mechanisms import PrivBern
 from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon,
-    check_int,
     check_means,
     check_real,
 )
 
 __all__ = [
-    "FixedBudgetResult",
+    "POLICIES",
     "FixedConfidenceResult",
     "PrivateAPT",
     "PrivateThresholdLUCB",
@@ -88,18 +101,6 @@ def thresholding_loss(accepted: np.ndarray, means: np.ndarray, tau: float,
 
 
 @dataclass(frozen=True)
-class FixedBudgetResult:
-    """``runs`` runs of Algorithm 1: ``accepted`` (runs, K) sets, ``loss`` (runs,) of Eq. (2),
-    ``counts`` (runs, K) pulls, ``private_means`` (runs, K) final ``mu_hat^eps``."""
-
-    accepted: np.ndarray
-    loss: np.ndarray
-    counts: np.ndarray
-    private_means: np.ndarray
-    horizon: int
-
-
-@dataclass(frozen=True)
 class FixedConfidenceResult:
     """``runs`` runs of Algorithm 2: ``stopping_time`` (runs,), ``accepted`` (runs, K),
     ``correct`` (runs,), ``counts`` (runs, K); ``stopped`` False where ``max_steps`` ran out
@@ -112,21 +113,10 @@ class FixedConfidenceResult:
     stopped: np.ndarray
 
 
-def _means_of(source: object) -> np.ndarray:
+def _means_of(source: object) -> np.ndarray | None:
+    """The arm means of a Bernoulli source (``None`` for a fixed table without means)."""
     means = getattr(source, "means", None)
-    if means is None:
-        raise InvalidParameterError(
-            f"source={source!r} must be a Bernoulli reward source with arm means")
-    return check_means(means)
-
-
-def _rewards(source: object, step: int, arms: np.ndarray, means: np.ndarray,
-             rng: np.random.Generator) -> np.ndarray:
-    """Each run's raw reward at ``step`` (never seen by the learner)."""
-    draw = getattr(source, "rewards", None)
-    if draw is not None:
-        return np.asarray(draw(step, arms, rng), dtype=float)
-    return (rng.random(arms.shape) < means[arms]).astype(float)
+    return None if means is None else check_means(means)
 
 
 class _PrivBernPolicy:
@@ -169,13 +159,13 @@ class PrivateAPT(_PrivBernPolicy):
 
     def simulate(self, source: object, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), record: bool = False
-                 ) -> FixedBudgetResult:
-        """``runs`` runs of ``horizon`` pulls in lockstep (``checkpoints``/``record`` unused:
-        pure exploration has no regret curve)."""
-        means = _means_of(source)
-        k = means.size
-        horizon = check_int("horizon", horizon, low=k)
-        runs = check_int("runs", runs, low=1)
+                 ) -> SimulationResult:
+        """``runs`` runs of ``horizon`` pulls in lockstep. ``extra``: ``accepted`` (runs, K),
+        ``private_means`` (runs, K) and, on a source with means, ``loss`` (runs,) of Eq. (2).
+        Regret is the pseudo-regret of the pulls (not the objective of pure exploration)."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        tracker = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         rows = np.arange(runs)
         sums = np.zeros((runs, k))
         counts = np.zeros((runs, k), dtype=np.int64)
@@ -185,21 +175,21 @@ class PrivateAPT(_PrivBernPolicy):
             else:
                 index = np.sqrt(counts) * (np.abs(sums / counts - self.tau_eps) + self.gamma_eps)
                 arm = np.argmin(index, axis=1)
-            y = self.report(_rewards(source, t, arm, means, rng), rng)
+            y = self.report(source.rewards(t, arm, rng), rng)
             sums[rows, arm] += y
             counts[rows, arm] += 1
-        return self._result(sums, counts, means, horizon)
+            tracker.step(arm, t)
+        return tracker.result(extra=self._extra(sums, counts, source))
 
     def simulate_per_step(self, source: object, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints=(), record: bool = False
-                          ) -> FixedBudgetResult:
+                          ) -> SimulationResult:
         """Plain reference: one run at a time, one pull at a time, scalar arithmetic."""
-        means = _means_of(source)
-        k = means.size
-        horizon = check_int("horizon", horizon, low=k)
-        runs = check_int("runs", runs, low=1)
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
         sums = np.zeros((runs, k))
         counts = np.zeros((runs, k), dtype=np.int64)
+        actions = np.zeros((runs, horizon), dtype=np.int64)
         for r in range(runs):
             s, n = [0.0] * k, [0] * k
             for t in range(1, horizon + 1):
@@ -209,17 +199,22 @@ class PrivateAPT(_PrivBernPolicy):
                     scores = [math.sqrt(n[i]) * (abs(s[i] / n[i] - self.tau_eps)
                                                  + self.gamma_eps) for i in range(k)]
                     arm = min(range(k), key=scores.__getitem__)
-                reward = float(_rewards(source, t, np.array([arm]), means, rng)[0])
+                reward = float(source.rewards(t, np.array([arm]), rng)[0])
                 s[arm] += float(rng.random() < self.mechanism.prob_one(reward))
                 n[arm] += 1
+                actions[r, t - 1] = arm
             sums[r], counts[r] = s, n
-        return self._result(sums, counts, means, horizon)
+        return result_from_actions(actions, source.gaps, cps, record=record,
+                                   extra=self._extra(sums, counts, source))
 
-    def _result(self, sums, counts, means, horizon) -> FixedBudgetResult:
+    def _extra(self, sums, counts, source) -> dict:
         mu_hat = sums / counts
         accepted = mu_hat >= self.tau_eps
-        loss = thresholding_loss(accepted, means, self.tau, self.gamma)
-        return FixedBudgetResult(accepted, loss, counts, mu_hat, int(horizon))
+        extra = {"accepted": accepted, "private_means": mu_hat}
+        means = _means_of(source)
+        if means is not None:
+            extra["loss"] = thresholding_loss(accepted, means, self.tau, self.gamma)
+        return extra
 
 
 class PrivateThresholdLUCB(_PrivBernPolicy):
@@ -261,10 +256,8 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
                  rng: np.random.Generator, checkpoints=(), record: bool = False
                  ) -> FixedConfidenceResult:
         """Lockstep runs until every run stops or ``horizon`` pulls (a safety cap) pass."""
-        means = _means_of(source)
-        k = means.size
-        horizon = check_int("horizon", horizon, low=k)
-        runs = check_int("runs", runs, low=1)
+        horizon, runs, _ = check_simulation(source, horizon, runs, rng)
+        k, means = source.n_arms, _means_of(source)
         sums = np.zeros((runs, k))
         counts = np.zeros((runs, k), dtype=np.int64)
         stop = np.full(runs, horizon, dtype=np.int64)
@@ -286,7 +279,7 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
                         break
                 # largest radius among U_t = fewest pulls; ties to the lowest index
                 arm = np.argmin(np.where(undecided, n, np.iinfo(np.int64).max), axis=1)
-            y = self.report(_rewards(source, t, arm, means, rng), rng)
+            y = self.report(source.rewards(t, arm, rng), rng)
             sums[live, arm] += y
             counts[live, arm] += 1
         return self._result(sums, counts, means, stop, stopped)
@@ -295,10 +288,8 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
                           rng: np.random.Generator, checkpoints=(), record: bool = False
                           ) -> FixedConfidenceResult:
         """Plain reference: one run at a time, scalar arithmetic."""
-        means = _means_of(source)
-        k = means.size
-        horizon = check_int("horizon", horizon, low=k)
-        runs = check_int("runs", runs, low=1)
+        horizon, runs, _ = check_simulation(source, horizon, runs, rng)
+        k, means = source.n_arms, _means_of(source)
         sums = np.zeros((runs, k))
         counts = np.zeros((runs, k), dtype=np.int64)
         stop = np.full(runs, horizon, dtype=np.int64)
@@ -316,7 +307,7 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
                         stop[r], stopped[r] = t - 1, True
                         break
                     arm = min(open_arms, key=lambda i: (n[i], i))
-                reward = float(_rewards(source, t, np.array([arm]), means, rng)[0])
+                reward = float(source.rewards(t, np.array([arm]), rng)[0])
                 s[arm] += float(rng.random() < self.mechanism.prob_one(reward))
                 n[arm] += 1
             sums[r], counts[r] = s, n
@@ -324,5 +315,24 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
 
     def _result(self, sums, counts, means, stop, stopped) -> FixedConfidenceResult:
         accepted = sums / counts >= self.tau_eps
+        if means is None:
+            raise InvalidParameterError("the fixed-confidence rule needs a source with arm "
+                                        "means (correctness is defined against them)")
         correct = ~thresholding_loss(accepted, means, self.tau, 0.0)
         return FixedConfidenceResult(accepted, correct, stop, counts, stopped)
+
+
+BLP_2025_INSTANCE = Instance(
+    "Barbara, Lazzaro & Pike-Burke 2025, fixed budget", (0.3, 0.4, 0.6, 0.7),
+    "Barbara, Lazzaro & Pike-Burke 2025 report no experiments; this instance (tau = 0.5, "
+    "gamma = 0.05) is dpaudit's own, used by the ldp-tbp-fixed-budget check",
+    settings={"tau": 0.5, "gamma": 0.05})
+
+POLICIES = {
+    "ldp-apt": PolicyEntry(
+        partial(PrivateAPT, epsilon=1.0, tau=0.5, gamma=0.05), BLP_2025_INSTANCE,
+        "Barbara, Lazzaro & Pike-Burke 2025, Algorithm 1 (APT of Locatelli et al. 2016 on "
+        "PrivBern bits)",
+        small_instance=(0.35, 0.55, 0.7), small_horizon=40,
+        invalid=({"epsilon": -1.0}, {"tau": 1.5}, {"gamma": -0.1}, {"tau": 0.0})),
+}

@@ -3,9 +3,8 @@
 Every report mechanism of Barbara, Lazzaro & Pike-Burke 2025 (one PrivBern bit) and of Zheng
 et al. 2020 (a Gaussian vector) has a known output law, so its LDP claim is decided exactly;
 each also gets a sampled bound, on the same code path the algorithm uses to build a user's
-report. Functions here return *evidence* (:mod:`dpaudit.evidence`); :func:`claim` turns one
-into a claim through :func:`dpaudit.evidence.decide`, the one evidence-to-verdict function,
-at this check's share of ``alpha`` (Bonferroni over its sampled claims).
+report, through the one sampled-bound engine (:func:`dpaudit.sampled.sampled_audit`).
+Functions here return *evidence* (:mod:`dpaudit.evidence`); the engine decides.
 """
 
 from __future__ import annotations
@@ -16,16 +15,16 @@ from collections.abc import Callable
 import numpy as np
 
 from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.events import best_subset_event, best_threshold_event
 from dpaudit.evidence import (
+    Evidence,
     ExactEvidence,
     InconclusiveEvidence,
     SampledEvidence,
-    decide,
     float_error_floor,
 )
 from dpaudit.mechanisms.gaussian import gaussian_delta
-from dpaudit.results import ClaimResult, Finding, Notion
+from dpaudit.results import Finding, Notion
+from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 
 __all__ = [
     "claim",
@@ -37,14 +36,10 @@ __all__ = [
 
 
 def claim(cid: str, statement: str, reference: str,
-          evidence: Callable[[CheckContext], object], *, sampled_claims: int) -> ClaimSpec:
-    """A :class:`ClaimSpec` whose verdict comes from ``decide(evidence(ctx))``.
-
-    ``sampled_claims`` is the number of sampled claims of the check (alpha is split evenly
-    among them, so the check's exit code errs with probability at most ``alpha``).
-    """
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        return decide(spec, ctx, evidence(ctx), alpha=ctx.alpha / max(sampled_claims, 1))
+          evidence: Callable[[CheckContext], Evidence]) -> ClaimSpec:
+    """A local-DP :class:`ClaimSpec` whose evidence is ``evidence(ctx)``."""
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> Evidence:
+        return evidence(ctx)
     return ClaimSpec(cid, Notion.LDP, statement, reference, evaluate)
 
 
@@ -72,19 +67,15 @@ def privbern_exact_evidence(policy, ctx: CheckContext) -> ExactEvidence:
 
 
 def privbern_sampled_evidence(policy, ctx: CheckContext, n: int) -> SampledEvidence:
-    """Reports of rewards 1 and 0 through ``policy.report``; event chosen on one sample,
-    measured on a fresh one."""
-    rng = ctx.rng("ldp-report-sampled")
-    n_sel = max(n // 4, 1000)
-    a, b = policy.report(np.ones(n_sel), rng), policy.report(np.zeros(n_sel), rng)
-    cand = best_subset_event(a, b, 2, n_measure=n, delta=ctx.delta, alpha=ctx.alpha)
-    ma, mb = policy.report(np.ones(n), rng), policy.report(np.zeros(n), rng)
-    ca, cb = int(cand.event.contains(ma).sum()), int(cand.event.contains(mb).sum())
-    kp, kq = (ca, cb) if cand.direction == "D vs D'" else (cb, ca)
-    return SampledEvidence(kp, n, kq, n, "report " + cand.event.description[7:],
-                           cand.direction, cand.p_hat, n_sel,
-                           details=("neighbours: reward r = 1 (D) vs r = 0 (D'), the pair "
-                                    "where PrivBern's ratio is largest",))
+    """Reports of rewards 1 and 0 through ``policy.report`` (the algorithm's own data path),
+    audited by the one sampled-bound engine (event chosen on one sample, measured on a fresh
+    one)."""
+    pair = SamplerPair("reward r = 1 (D) vs r = 0 (D'), the pair where PrivBern's ratio is "
+                       "largest", lambda m, g: policy.report(np.ones(m), g),
+                       lambda m, g: policy.report(np.zeros(m), g), 1.0, 0.0)
+    return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
+                         budget=AuditBudget(samples=n), seed=ctx.seed,
+                         key="claim:report-ldp-sampled", n_outcomes=2, who="report")
 
 
 # -- Gaussian vectors ----------------------------------------------------------------------
@@ -131,26 +122,19 @@ def gaussian_sampled_evidence(report_d: Callable[[int, np.random.Generator], np.
                               report_dp: Callable[[int, np.random.Generator], np.ndarray],
                               direction: np.ndarray, ctx: CheckContext, n: int,
                               pair: str) -> SampledEvidence:
-    """Reports of two data projected on ``direction`` (the Mahalanobis-whitened difference of
-    their means: the likelihood-ratio statistic); a tail event is chosen on a selection
-    sample and measured on a fresh one."""
-    rng = ctx.rng("ldp-report-sampled")
+    """Reports of two data (the algorithm's own report code) projected on ``direction`` (the
+    whitened difference of their means: the likelihood-ratio statistic, a scalar), audited by
+    the one sampled-bound engine."""
     w = np.asarray(direction, float).ravel()
-    n_sel = max(n // 4, 1000)
 
-    def stat(x: np.ndarray) -> np.ndarray:
-        return np.asarray(x, float).reshape(len(x), -1) @ w
+    def projected(report):
+        return lambda m, g: np.asarray(report(m, g), float).reshape(m, -1) @ w
 
-    cand = best_threshold_event(stat(report_d(n_sel, rng)), stat(report_dp(n_sel, rng)),
-                                n_measure=n, delta=ctx.delta, alpha=ctx.alpha)
-    ca = int(cand.event.contains(stat(report_d(n, rng))).sum())
-    cb = int(cand.event.contains(stat(report_dp(n, rng))).sum())
-    kp, kq = (ca, cb) if cand.direction == "D vs D'" else (cb, ca)
-    return SampledEvidence(kp, n, kq, n, "projected report " + cand.event.description[7:],
-                           cand.direction, cand.p_hat, n_sel,
-                           details=(f"neighbours: {pair}",
-                                    "statistic: report projected on the whitened difference "
-                                    "of the two report means (the likelihood-ratio direction)"))
+    return sampled_audit([SamplerPair(pair, projected(report_d), projected(report_dp))],
+                         delta=ctx.delta, alpha=ctx.alpha, budget=AuditBudget(samples=n),
+                         seed=ctx.seed, key="claim:report-ldp-sampled", who="report",
+                         details=("statistic: the report projected on the whitened difference "
+                                  "of the two report means (the likelihood-ratio direction)",))
 
 
 def calibration_finding(name: str, mu_of_eps: Callable[[float], float], delta: float,

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.ldp_reductions import OnePointFKM, OnePointUCB, QuadraticLosses
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import CheckContext
 
 from ._ldp_zheng import (

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.ldp_thresholding import PrivateAPT
 from dpaudit.algorithms.ldp_thresholding_bounds import thm31_upper, thm32_lower
-from dpaudit.empirical import clopper_pearson_lower, clopper_pearson_upper
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import AuditSpec, CheckContext, FindingSpec
+from dpaudit.events import cp_lower, cp_upper
 from dpaudit.results import Finding, Notion
 
 from ._ldp_common import claim, privbern_exact_evidence, privbern_sampled_evidence
@@ -40,7 +40,7 @@ def _policy(ctx: CheckContext) -> PrivateAPT:
 
 
 def _cp(k: int, n: int, a: float = 0.025) -> tuple[float, float]:
-    return clopper_pearson_lower(k, n, a), clopper_pearson_upper(k, n, a)
+    return float(cp_lower(k, n, a)), float(cp_upper(k, n, a))
 
 
 def _nontrivial_budget(eps: float) -> int:
@@ -59,7 +59,7 @@ def _upper_finding(ctx: CheckContext) -> Finding:
         alg = PrivateAPT(eps, tau=TAU, gamma=GAMMA)
         for t in budgets:
             res = alg.simulate(BernoulliRewards(MEANS), t, runs, rng=ctx.rng("ub", eps, t))
-            k = int(res.loss.sum())
+            k = int(res.extra["loss"].sum())
             lo, hi = _cp(k, runs)
             bound = thm31_upper(MEANS, TAU, GAMMA, t, eps)
             rows.append(f"eps={eps:<4g} T={t:<5d} loss {k / runs:.4f} (95% CI {lo:.4f}.."
@@ -93,7 +93,7 @@ def _lower_finding(ctx: CheckContext) -> Finding:
                     means[env - 1] = TAU - LOWER_GAP
                 res = alg.simulate(BernoulliRewards(means), t, runs,
                                    rng=ctx.rng("lb", eps, t, env))
-                worst = max(worst, float(res.loss.mean()))
+                worst = max(worst, float(res.extra["loss"].mean()))
             lo, hi = _cp(int(round(worst * runs)), runs, 0.025 / (k_arms + 1))
             bound = thm32_lower(np.full(k_arms, LOWER_GAP), t, eps)
             rows.append(f"eps={eps:<5g} T={t:<5d} max_i loss {worst:.4f} (CI upper {hi:.4f})"
@@ -119,11 +119,11 @@ def _spec() -> AuditSpec:
         claims=[
             claim("report-ldp-exact", "each user's report (one PrivBern bit) is eps-LDP, "
                   "decided exactly on the report law", "Lemma 2.1, Definition 2.2",
-                  lambda ctx: privbern_exact_evidence(_policy(ctx), ctx), sampled_claims=1),
+                  lambda ctx: privbern_exact_evidence(_policy(ctx), ctx)),
             claim("report-ldp-sampled", "the same, attacked by sampling the algorithm's "
                   "report path", "Lemma 2.1, Definition 2.2",
                   lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx, n(ctx)),
-                  sampled_claims=1),
+                  ),
         ],
         findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding),
                   FindingSpec("loss-vs-theorem-3.2", _lower_finding)],

@@ -12,11 +12,11 @@ which the theorem bounds by ``delta``) and Theorem 4.2's lower bound.
 
 from __future__ import annotations
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.ldp_thresholding import PrivateThresholdLUCB
 from dpaudit.algorithms.ldp_thresholding_bounds import thm41_upper, thm42_lower
-from dpaudit.empirical import clopper_pearson_lower, clopper_pearson_upper
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import AuditSpec, CheckContext, FindingSpec
+from dpaudit.events import cp_lower, cp_upper
 from dpaudit.results import Finding, Notion
 
 from ._ldp_common import claim, privbern_exact_evidence, privbern_sampled_evidence
@@ -41,11 +41,11 @@ def _finding(ctx: CheckContext) -> Finding:
         res = alg.simulate(BernoulliRewards(MEANS), int(20 * upper), runs,
                            rng=ctx.rng("fc", eps))
         k = int(res.correct.sum())
-        lo, hi = clopper_pearson_lower(k, runs, 0.025), clopper_pearson_upper(k, runs, 0.025)
+        lo, hi = float(cp_lower(k, runs, 0.025)), float(cp_upper(k, runs, 0.025))
         beyond = int((res.stopping_time > upper).sum())
         lower = thm42_lower(MEANS, TAU, eps, DELTA)
         # Theorem 4.1: wrong set, or a stopping time beyond the bound, has probability <= delta
-        if hi < 1 - DELTA or clopper_pearson_lower(beyond, runs, 0.025) > DELTA:
+        if hi < 1 - DELTA or float(cp_lower(beyond, runs, 0.025)) > DELTA:
             bad.append(eps)
         rows.append(f"eps={eps:<4g} correct {k}/{runs} = {k / runs:.3f} (95% CI {lo:.3f}.."
                     f"{hi:.3f}; claim >= {1 - DELTA:g})  mean tau {res.stopping_time.mean():.1f}"
@@ -71,11 +71,11 @@ def _spec() -> AuditSpec:
         claims=[
             claim("report-ldp-exact", "each user's report (one PrivBern bit) is eps-LDP, "
                   "decided exactly on the report law", "Theorem 4.1 (privacy part), Lemma 2.1",
-                  lambda ctx: privbern_exact_evidence(_policy(ctx), ctx), sampled_claims=1),
+                  lambda ctx: privbern_exact_evidence(_policy(ctx), ctx)),
             claim("report-ldp-sampled", "the same, attacked by sampling the algorithm's "
                   "report path", "Theorem 4.1 (privacy part), Lemma 2.1",
                   lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx, n(ctx)),
-                  sampled_claims=1),
+                  ),
         ],
         findings=[FindingSpec("correctness-and-sample-complexity", _finding)],
         default_epsilon=1.0, default_delta=0.0,

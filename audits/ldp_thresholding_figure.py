@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.ldp_thresholding import PrivateAPT, PrivateThresholdLUCB
 from dpaudit.algorithms.ldp_thresholding_bounds import thm31_upper, thm41_upper, thm42_lower
-from dpaudit.empirical import clopper_pearson_lower, clopper_pearson_upper
+from dpaudit.bandits import BernoulliRewards
+from dpaudit.events import cp_lower, cp_upper
 from dpaudit.rng import DEFAULT_SEED, generator
 from dpaudit.validation import check_int
 
@@ -40,9 +40,9 @@ def _measure(quick: bool, horizon: int | None, runs: int, seed: int):
         for eps in epsilons:
             res = PrivateAPT(float(eps), tau=TAU, gamma=GAMMA).simulate(
                 BernoulliRewards(MEANS), t, runs, rng=generator(seed, NAME, "fb", t, float(eps)))
-            k = int(res.loss.sum())
-            budget_rows.append((t, float(eps), k / runs, clopper_pearson_lower(k, runs, 0.025),
-                                clopper_pearson_upper(k, runs, 0.025),
+            k = int(res.extra["loss"].sum())
+            budget_rows.append((t, float(eps), k / runs, float(cp_lower(k, runs, 0.025)),
+                                float(cp_upper(k, runs, 0.025)),
                                 thm31_upper(MEANS, TAU, GAMMA, t, float(eps))))
     conf_rows = []
     for eps in epsilons[epsilons >= 0.5]:

@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.ldp_reductions import OnePointUCB
 from dpaudit.algorithms.ldp_thresholding import PrivateAPT, PrivateThresholdLUCB
+from dpaudit.bandits import BernoulliRewards
 
 
 def main() -> None:

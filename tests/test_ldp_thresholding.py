@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.ldp_thresholding import (
     PrivateAPT,
     PrivateThresholdLUCB,
@@ -30,7 +29,9 @@ from dpaudit.algorithms.ldp_thresholding_bounds import (
     thm41_upper,
     thm42_lower,
 )
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import CheckContext
+from dpaudit.evidence import decide
 from dpaudit.mechanisms import PrivBern
 from dpaudit.registry import get_audit
 from dpaudit.results import Verdict
@@ -120,7 +121,7 @@ def test_apt_fast_and_per_step_have_the_same_law():
     alg, src = PrivateAPT(1.0, tau=0.5, gamma=0.05), BernoulliRewards([0.35, 0.55, 0.7])
     fast = alg.simulate(src, 40, 4000, rng=np.random.default_rng(11))
     slow = alg.simulate_per_step(src, 40, 800, rng=np.random.default_rng(12))
-    code = lambda r: np.minimum(r.counts[:, 0], 20) * 2 + r.loss  # noqa: E731
+    code = lambda r: np.minimum(r.counts[:, 0], 20) * 2 + r.extra["loss"]  # noqa: E731
     assert _same_law(code(fast), code(slow)) > LAW_ALPHA
 
 
@@ -138,7 +139,7 @@ def test_lucb_fast_and_per_step_have_the_same_law():
 def test_lucb_is_delta_correct():
     """Theorem 4.1: P(wrong set) <= delta. Fails only if the Clopper-Pearson lower limit of
     the error rate (one-sided, level 1e-3: the false-failure probability) exceeds delta."""
-    from dpaudit.empirical import clopper_pearson_lower
+    from dpaudit.events import cp_lower
 
     delta = 0.2
     alg = PrivateThresholdLUCB(1.0, tau=0.5, delta=delta)
@@ -146,17 +147,17 @@ def test_lucb_is_delta_correct():
                        rng=np.random.default_rng(31))
     errors = int((~res.correct).sum())
     assert res.stopped.all()
-    assert clopper_pearson_lower(errors, 400, 1e-3) <= delta
+    assert float(cp_lower(errors, 400, 1e-3)) <= delta
 
 
 @pytest.mark.parametrize("name", ["ldp-tbp-fixed-budget", "ldp-tbp-fixed-confidence"])
 def test_checks_claims_hold(name):
-    """The correct mechanism is never VIOLATED (the sampled claim errs with prob. <= 0.05
-    at the default alpha; seeded)."""
+    """The correct mechanism is never VIOLATED: each sampled claim runs at alpha = 1e-3, so
+    the three together fail falsely with probability <= 3e-3 (seeded, hence deterministic)."""
     spec = get_audit(name)
     for eps in (0.1, 1.0, 5.0):
-        ctx = CheckContext(eps, 0.0, quick=True)
-        results = [c.evaluate(ctx, c) for c in spec.claims]
+        ctx = CheckContext(eps, 0.0, alpha=1e-3, quick=True)
+        results = [decide(c, ctx, c.evaluate(ctx, c)) for c in spec.claims]
         assert [r.verdict for r in results][0] is Verdict.EXACT
         assert all(r.verdict is not Verdict.VIOLATED for r in results)
         assert results[0].epsilon_lower_bound == pytest.approx(eps, rel=1e-9)
