@@ -90,6 +90,13 @@ class UnitBallContexts:
         return (rng.random(m.shape) < m).astype(float)
 
 
+def to_ball(x: np.ndarray) -> np.ndarray:
+    """Rows of ``x`` projected onto the unit ball."""
+    x = np.asarray(x, float)
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    return np.where(norm > 1.0, x / np.maximum(norm, 1e-300), x)
+
+
 def _ut_noise(runs: int, d: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """Symmetric matrices with i.i.d. ``N(0, sigma^2)`` on and above the diagonal."""
     b = np.triu(sigma * rng.standard_normal((runs, d, d)))
@@ -172,7 +179,9 @@ class LDPLinUCB(_NoisyRidge):
 
     def report(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator
                ) -> tuple[np.ndarray, np.ndarray]:
-        """``(x x^T + B, y x + xi)`` for a batch of users (x: (n, d), y: (n,))."""
+        """``(x x^T + B, y x + xi)`` for a batch of users (x: (n, d), y: (n,)); the user clips
+        ``x`` to the unit ball and ``y`` to ``[-1, 1]`` first (the domain of the sensitivity)."""
+        x, y = to_ball(x), np.clip(np.asarray(y, float), -1.0, 1.0)
         n, d = x.shape
         return (np.einsum("nd,ne->nde", x, x) + _ut_noise(n, d, self.sigma, rng),
                 y[:, None] * x + self.sigma * rng.standard_normal((n, d)))
@@ -220,7 +229,10 @@ class LDPGLMBandit(_NoisyRidge):
 
     def report(self, x: np.ndarray, y: np.ndarray, theta_hat: np.ndarray,
                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The three releases of Algorithm 3, line 9, for a batch of users."""
+        """The three releases of Algorithm 3, line 9, for a batch of users (``x``, ``theta^``
+        clipped to the unit ball and ``y`` to ``[0, 1]`` first: the domain of the bound)."""
+        x, theta_hat = to_ball(x), to_ball(theta_hat)
+        y = np.clip(np.asarray(y, float), 0.0, 1.0)
         n, d = x.shape
         a = np.einsum("nd,nd->n", x, theta_hat)
         grad = (expit(a) - y)[:, None] * x  # grad of l(a, y) = -a y + log(1 + e^a)

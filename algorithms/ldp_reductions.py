@@ -147,8 +147,9 @@ class OnePointUCB:
                 f"range_factor={self.range_factor!r})")
 
     def report(self, losses: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """What each user sends: its loss plus ``N(0, sigma^2)`` (the only data path)."""
-        losses = np.asarray(losses, float)
+        """What each user sends: its loss plus ``N(0, sigma^2)`` (the only data path). The
+        user clips its loss to ``[-B, B]`` first, so the sensitivity holds for any input."""
+        losses = np.clip(np.asarray(losses, float), -self.loss_bound, self.loss_bound)
         return losses + self.sigma * rng.standard_normal(losses.shape)
 
     def release(self) -> GaussianRelease:
@@ -279,7 +280,8 @@ class OnePointFKM:
             / self.epsilon if self.private else 0.0
 
     def report(self, losses: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        losses = np.asarray(losses, float)
+        """The user's loss, clipped to ``[-B, B]``, plus ``N(0, sigma^2)``."""
+        losses = np.clip(np.asarray(losses, float), -self.loss_bound, self.loss_bound)
         return losses + self.sigma * rng.standard_normal(losses.shape)
 
     def release(self) -> GaussianRelease:
@@ -322,9 +324,15 @@ class TwoPointBCO:
 
     def report(self, f1: np.ndarray, f2: np.ndarray, x1: np.ndarray, x2: np.ndarray,
                rng: np.random.Generator) -> np.ndarray:
-        """``f(x1) - f(x2) + n^T (x1 - x2)``, ``n ~ N(0, sigma^2 I_d)`` (Algorithm 2, line 5)."""
-        n = self.sigma * rng.standard_normal(np.shape(x1))
-        return np.asarray(f1, float) - f2 + np.sum(n * (x1 - x2), axis=-1)
+        """``f(x1) - f(x2) + n^T (x1 - x2)``, ``n ~ N(0, sigma^2 I_d)`` (Algorithm 2, line 5).
+
+        The user clips the difference to ``G |x1 - x2|`` (what ``G``-Lipschitz losses
+        guarantee), so the sensitivity holds for any input."""
+        x1, x2 = np.asarray(x1, float), np.asarray(x2, float)
+        span = self.lipschitz * np.linalg.norm(x1 - x2, axis=-1)
+        diff = np.clip(np.asarray(f1, float) - np.asarray(f2, float), -span, span)
+        n = self.sigma * rng.standard_normal(x1.shape)
+        return diff + np.sum(n * (x1 - x2), axis=-1)
 
     def release(self, rho: float) -> GaussianRelease:
         """The report is scalar: difference range ``[-2 rho G, 2 rho G]``, noise std

@@ -214,3 +214,22 @@ def test_classical_calibration_fails_beyond_its_hypothesis():
     assert 1.0 < limit < 20.0
     mu = OnePointUCB(limit * 1.01, 1e-5).release().mu_upper
     assert gaussian_delta(limit * 1.01, 1.0, mu) > 1e-5
+
+
+def test_reports_clip_data_to_the_declared_domain():
+    """Out-of-domain data are clipped by the user before noise, so the declared sensitivity
+    (and the exact claim) holds for every input: same seed, same report as the clipped datum."""
+    one = OnePointUCB(1.0, 1e-5)
+    a = one.report(np.array([7.0, -3.0]), np.random.default_rng(1))
+    b = one.report(np.array([0.5, -0.5]), np.random.default_rng(1))
+    assert np.array_equal(a, b)
+    lin = LDPLinUCB(1.0, 1e-5)
+    x = np.array([[3.0, 4.0]])
+    va, ua = lin.report(x, np.array([5.0]), np.random.default_rng(2))
+    vb, ub = lin.report(x / 5.0, np.array([1.0]), np.random.default_rng(2))
+    assert np.allclose(va, vb) and np.allclose(ua, ub)
+    two = TwoPointBCO(1.0, 1e-5, lipschitz=1.0)
+    x1, x2 = np.array([[0.01, 0.0]]), np.array([[-0.01, 0.0]])
+    r1 = two.report(np.array([9.0]), np.array([0.0]), x1, x2, np.random.default_rng(3))
+    r2 = two.report(np.array([0.02]), np.array([0.0]), x1, x2, np.random.default_rng(3))
+    assert np.allclose(r1, r2)
