@@ -18,7 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.algorithms.ldp_reductions import OnePointFKM, OnePointUCB, QuadraticLosses
+from dpaudit.algorithms.ldp_reductions import (
+    ZHENG_2020_MAB,
+    OnePointFKM,
+    OnePointUCB,
+    QuadraticLosses,
+)
 from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import CheckContext
 
@@ -32,7 +37,7 @@ from ._ldp_zheng import (
     spec,
 )
 
-MAB_MEANS = (0.9, 0.1)
+MAB_MEANS = ZHENG_2020_MAB.means  # defined once, beside the policy
 CONVEX = QuadraticLosses([0.3, -0.2], a=0.25, b=0.1)
 
 

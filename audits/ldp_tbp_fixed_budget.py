@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.algorithms.ldp_thresholding import PrivateAPT
+from dpaudit.algorithms.ldp_thresholding import BLP_2025_INSTANCE, PrivateAPT
 from dpaudit.algorithms.ldp_thresholding_bounds import thm31_upper, thm32_lower
 from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import AuditSpec, CheckContext, FindingSpec
@@ -30,8 +30,8 @@ from dpaudit.results import Finding, Notion
 from ._ldp_common import claim, privbern_exact_evidence, privbern_sampled_evidence
 
 PAPER = "Barbara, Lazzaro & Pike-Burke 2025, Locally Differentially Private Thresholding Bandits"
-MEANS = (0.3, 0.4, 0.6, 0.7)
-TAU, GAMMA = 0.5, 0.05
+MEANS = BLP_2025_INSTANCE.means  # defined once, beside the policy
+TAU, GAMMA = BLP_2025_INSTANCE.settings["tau"], BLP_2025_INSTANCE.settings["gamma"]
 LOWER_GAP = 0.1  # Theorem 3.2's family: arms at tau +- 0.1
 
 
