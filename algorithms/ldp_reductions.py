@@ -75,6 +75,7 @@ __all__ = [
     "OnePointUCB",
     "QuadraticLosses",
     "TwoPointBCO",
+    "ZHENG_2020_MAB",
     "classical_factor",
 ]
 

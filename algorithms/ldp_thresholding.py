@@ -63,6 +63,7 @@ from dpaudit.validation import (
 )
 
 __all__ = [
+    "BLP_2025_INSTANCE",
     "POLICIES",
     "FixedConfidenceResult",
     "PrivateAPT",
