@@ -161,3 +161,15 @@ def test_checks_claims_hold(name):
         assert [r.verdict for r in results][0] is Verdict.EXACT
         assert all(r.verdict is not Verdict.VIOLATED for r in results)
         assert results[0].epsilon_lower_bound == pytest.approx(eps, rel=1e-9)
+
+
+def test_reproduction_writes_figure_and_table(tmp_path):
+    from dpaudit.audits.ldp_thresholding_figure import run
+
+    paths = run(tmp_path, quick=True, horizon=100, runs=20, seed=3)
+    assert [p.name for p in paths] == ["ldp_thresholding.png", "ldp_thresholding.md"]
+    assert all(p.stat().st_size > 0 for p in paths)
+    assert "the paper has no" in paths[1].read_text().lower() or "no experiments" in \
+        paths[1].read_text()
+    with pytest.raises(InvalidParameterError):
+        run(tmp_path, quick=True, runs=1)
