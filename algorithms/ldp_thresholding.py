@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+from scipy.special import expit
 
 from dpaudit.bandits import (
     Instance,
@@ -75,9 +76,9 @@ __all__ = [
 
 
 def map_threshold(value: float, epsilon: float) -> float:
-    """PrivBern's affine map ``v -> kappa v + 1/(e^eps + 1)`` (Lemma 2.1, Eq. (4)-(5))."""
-    e = math.exp(epsilon)
-    return (e - 1.0) / (e + 1.0) * value + 1.0 / (e + 1.0)
+    """PrivBern's affine map ``v -> kappa v + 1/(e^eps + 1)`` (Lemma 2.1, Eq. (4)-(5)),
+    evaluated as ``tanh(eps/2) v + expit(-eps)`` (no overflow for large eps)."""
+    return _kappa(epsilon) * value + float(expit(-epsilon))
 
 
 def _kappa(epsilon: float) -> float:
