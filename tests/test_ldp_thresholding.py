@@ -164,12 +164,14 @@ def test_checks_claims_hold(name):
 
 
 def test_reproduction_writes_figure_and_table(tmp_path):
-    from dpaudit.audits.ldp_thresholding_figure import run
+    from dpaudit.experiments import run_experiment
+    from dpaudit.registry import get_experiment
 
-    paths = run(tmp_path, quick=True, horizon=100, runs=20, seed=3)
-    assert [p.name for p in paths] == ["ldp_thresholding.png", "ldp_thresholding.md"]
+    exp = get_experiment("ldp-thresholding")
+    paths = run_experiment(exp, exp.settings(horizon=128, runs=20, seed=3, quick=True),
+                           tmp_path)
+    assert [p.suffix for p in paths] == [".png", ".csv", ".md"]
     assert all(p.stat().st_size > 0 for p in paths)
-    assert "the paper has no" in paths[1].read_text().lower() or "no experiments" in \
-        paths[1].read_text()
+    assert "no experiments" in paths[2].read_text()
     with pytest.raises(InvalidParameterError):
-        run(tmp_path, quick=True, runs=1)
+        exp.settings(horizon=10)
