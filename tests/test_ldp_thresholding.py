@@ -175,3 +175,31 @@ def test_reproduction_writes_figure_and_table(tmp_path):
     assert "no experiments" in paths[2].read_text()
     with pytest.raises(InvalidParameterError):
         exp.settings(horizon=10)
+
+
+@pytest.mark.statistical
+def test_measured_losses_respect_theorems_3_1_and_3_2():
+    """Reconstructed constants (16 and 16) against measurements. Theorem 3.1 at eps = 4,
+    T = 16000 (the first budget where its bound is below 1): the one-sided 1e-3 Clopper-Pearson
+    lower limit of the loss must not exceed it. Theorem 3.2's family at eps = 0.1, T = 400:
+    the 1e-3 upper limit of the largest loss count over the 5 environments must reach the
+    lower bound (if the theorem holds, the environment attaining the max of the true losses
+    alone fails with probability <= 1e-3, and the largest count is at least its count).
+    False failure <= 1e-3 + 1e-3; seeded."""
+    from dpaudit.events import cp_lower, cp_upper
+
+    means = (0.3, 0.4, 0.6, 0.7)
+    res = PrivateAPT(4.0, tau=0.5, gamma=0.05).simulate(
+        BernoulliRewards(means), 16_000, 200, rng=np.random.default_rng(61))
+    bound = thm31_upper(means, 0.5, 0.05, 16_000, 4.0)
+    assert bound < 1.0
+    assert float(cp_lower(int(res.extra["loss"].sum()), 200, 1e-3)) <= bound
+    worst = 0
+    for env in range(5):
+        mu = np.full(4, 0.6)
+        if env:
+            mu[env - 1] = 0.4
+        r = PrivateAPT(0.1, tau=0.5).simulate(BernoulliRewards(mu), 400, 300,
+                                              rng=np.random.default_rng(70 + env))
+        worst = max(worst, int(r.extra["loss"].sum()))
+    assert float(cp_upper(worst, 300, 1e-3)) >= thm32_lower([0.1] * 4, 400, 0.1)
