@@ -17,7 +17,7 @@ from .validation import InvalidParameterError
 __all__ = ["COMMANDS", "UsageError", "main"]
 
 # subcommand name -> module in dpaudit.commands (each has add_parser and run)
-COMMANDS = ("list", "check", "audit", "reproduce", "plot")
+COMMANDS = ("list", "check", "audit", "audit_policy", "reproduce", "plot")
 
 
 class UsageError(Exception):
