@@ -186,8 +186,13 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
                                                       "reward_table"):
             interface = "run"
         else:
-            probe = _build(PolicyCode(factory, k, t, "select-update", ("select", "update"),
-                                      kwargs, pass_rng, pass_seed), np.random.SeedSequence(0))
+            state, pystate = np.random.get_state(), random.getstate()
+            try:
+                probe = _build(PolicyCode(factory, k, t, "select-update", ("select", "update"),
+                                          kwargs, pass_rng, pass_seed), np.random.SeedSequence(0))
+            finally:
+                np.random.set_state(state)
+                random.setstate(pystate)
             interface = _detect(probe, methods)
     if interface == "run":
         kwargs = {n: v for n, v in kwargs.items() if n not in _ALIASES["horizon"]}

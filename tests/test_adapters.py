@@ -18,7 +18,7 @@ from dpaudit.neighbour_search import (
     per_step_pairs,
     propose_pairs,
 )
-from dpaudit.policy_audit import ActionFeatures, _global_chunk, audit_policy
+from dpaudit.policy_audit import ActionFeatures, GlobalPolicyTarget, _global_chunk, audit_policy
 from dpaudit.validation import InvalidParameterError
 
 K, T = 2, 12
@@ -318,3 +318,36 @@ def test_cli_exit_2_on_protocol_break_and_json_shape(tmp_path, monkeypatch, caps
     assert code == 0 and claim["notion"] == "global" and claim["method"] == "sampled"
     assert claim["verdict"] in ("CONSISTENT", "INCONCLUSIVE")
     assert report["parameters"]["samples_used"] == 400
+
+
+def test_any_number_of_workers_gives_the_same_runs(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
+    from examples.privbandits.ucb import EpisodeLaplaceUCB  # importable by the workers
+
+    code = adapt(EpisodeLaplaceUCB, n_arms=2, horizon=16, epsilon=1.0)
+    data = global_bases(16, 2, rewards="instance", means=[0.7, 0.3])[0].input()
+    runs = [GlobalPolicyTarget(code, epsilon=1.0, delta=0.0, workers=w, chunk=30).sample(
+        data, 130, np.random.default_rng(4)) for w in (1, 2)]
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_time_budget_shrinks_the_samples_before_sampling_and_says_so():
+    code = adapt(NumpyGlobalPolicy, n_arms=K, horizon=T, epsilon=1.0)
+    audit = audit_policy(code, epsilon=1.0, samples=100_000, seconds=0.5, search_budget=1,
+                         seed=2)
+    assert 200 <= audit.samples < 100_000
+    assert audit.result.n_measure + audit.result.n_select == audit.samples
+    assert any("time budget" in line for line in audit.details())
+
+
+def test_progress_line_counts_runs(capsys):
+    import io
+
+    stream = io.StringIO()
+    code = adapt(NumpyGlobalPolicy, n_arms=K, horizon=T, epsilon=1.0)
+    audit = audit_policy(code, epsilon=1.0, samples=200, search_budget=1, progress=True,
+                         stream=stream)
+    text = stream.getvalue()
+    assert f"{audit.runs}/" in text and "runs/s" in text and text.endswith("\n")
