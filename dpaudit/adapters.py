@@ -275,34 +275,37 @@ def _arm(value: Any, k: int, where: str) -> int:
 
 def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np.ndarray:
     """Actions ``(T,)`` of one run of the user's code on the reward table ``table`` (T, K)."""
-    horizon, k = code.horizon, code.n_arms
-    rows = np.asarray(table, dtype=float).tolist()
-    actions = np.empty(horizon, dtype=np.int64)
     if code.interface == "run":
         return _play_run(code, np.asarray(table, dtype=float), seq)
+    horizon, k = code.horizon, code.n_arms
+    rows = table.tolist() if isinstance(table, np.ndarray) else table
+    actions: list[int] = []
     obj = _build(code, seq)
+    where = f"{code.name}.{code.methods[0]}()"
     t = 0
     try:
         if code.interface == "select-update":
             select, update = (_method(obj, m) for m in code.methods)
-            where = f"{code.name}.{code.methods[0]}()"
             for t in range(horizon):
-                a = _arm(select(), k, where)
-                actions[t] = a
+                a = select()
+                if type(a) is not int or not 0 <= a < k:  # fast path for plain ints
+                    a = _arm(a, k, where)
+                actions.append(a)
                 update(a, rows[t][a])
         else:
             step = _method(obj, code.methods[0])
-            where = f"{code.name}.{code.methods[0]}()"
             last_r, last_a = None, None
             for t in range(horizon):
-                a = _arm(step(last_r, last_a), k, where)
-                actions[t] = a
+                a = step(last_r, last_a)
+                if type(a) is not int or not 0 <= a < k:
+                    a = _arm(a, k, where)
+                actions.append(a)
                 last_r, last_a = rows[t][a], a
     except (InvalidParameterError, UserCodeError):
         raise
     except Exception as exc:
         raise _user_error(f"{code.name} at step {t + 1}", exc) from exc
-    return actions
+    return np.array(actions, dtype=np.int64)
 
 
 def _play_run(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np.ndarray:

@@ -27,6 +27,7 @@ import random
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -111,7 +112,7 @@ class ActionFeatures:
 def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Generator
                   ) -> np.ndarray:
     out = np.empty((size, code.horizon), dtype=np.int64)
-    fixed = (realise_rewards(source, code.horizon, None)
+    fixed = (realise_rewards(source, code.horizon, None).tolist()
              if getattr(source, "table", None) is not None else None)
     state, pystate = np.random.get_state(), random.getstate()
     try:
@@ -150,14 +151,23 @@ class _Sampler:
         self.chunk = check_int("chunk", chunk, low=1)
         self.progress = progress
         self.runs = 0
+        self._pool: ProcessPoolExecutor | None = None
+
+    def close(self) -> None:
+        """Shut the worker pool down (it is started at the first parallel sampling call)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
     def _map(self, fn: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         seed = int(rng.integers(2**63 - 1))
-        block = self.chunk * 8  # progress granularity; a fixed function of size, not workers
+        block = self.chunk * 8  # progress granularity; fixed, so seeds never depend on workers
+        if self.workers > 1 and self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
         parts = []
         for i, n in enumerate(chunk_sizes(size, block)):
             parts += map_chunks(fn, n, seed=seed, key=f"block:{i}", chunk=self.chunk,
-                                workers=self.workers)
+                                executor=self._pool)
             self.runs += n
             if self.progress is not None:
                 self.progress.add(n)
@@ -302,19 +312,20 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         probe = target.neighbours[0][0]
         reproducible = True
         pilot = 0
-    t0 = time.perf_counter()
-    n_timed = 20
-    target.sample(probe, n_timed, np.random.default_rng(seed))
-    rate = n_timed * workers / max(time.perf_counter() - t0, 1e-9)
-    pairs = len(target.neighbours) + (search_budget if search_budget else 0)
-    used, rank = _plan(samples, pairs, rate, seconds, pilot)
-    bar.total = 2 * (used + (pairs > 1) * pairs * rank) + pilot + n_timed
-    budget = AuditBudget(samples=used, rank_samples=rank, search_budget=search_budget)
     try:
+        t0 = time.perf_counter()
+        n_timed = 20  # one chunk, run in this process: the rate per worker
+        target.sample(probe, n_timed, np.random.default_rng(seed))
+        rate = n_timed * workers / max(time.perf_counter() - t0, 1e-9)
+        pairs = len(target.neighbours) + search_budget
+        used, rank = _plan(samples, pairs, rate, seconds, pilot)
+        bar.total = 2 * (used + (pairs > 1) * pairs * rank) + pilot + n_timed
+        budget = AuditBudget(samples=used, rank_samples=rank, search_budget=search_budget)
         result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=alpha, budget=budget,
                                  seed=seed, key=f"audit-policy:{notion}")
     finally:
         bar.close()
+        target.close()
     return PolicyAudit(result=result, notion=notion, samples=used, rank_samples=rank,
                        requested_samples=samples, pairs=result.pairs_tried,
                        runs=target.runs, seconds=time.perf_counter() - start,
