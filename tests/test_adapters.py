@@ -9,6 +9,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpaudit.adapters import UserCodeError, adapt, next_action, play, realise_rewards
 from dpaudit.cli import main
@@ -351,3 +353,25 @@ def test_progress_line_counts_runs(capsys):
                          stream=stream)
     text = stream.getvalue()
     assert f"{audit.runs}/" in text and "runs/s" in text and text.endswith("\n")
+
+
+@given(st.integers(2, 4), st.integers(2, 20), st.integers(0, 2**32 - 1),
+       st.sampled_from(["table", "instance"]), st.integers(1, 16))
+def test_every_proposed_pair_differs_in_one_step_at_an_extreme_value(k, horizon, seed,
+                                                                     rewards, n):
+    rng = np.random.default_rng(seed)
+    bases = global_bases(horizon, k, rewards=rewards)
+    pilots = [rng.integers(0, k, size=(3, horizon)) for _ in bases]
+    pairs = propose_pairs(bases, pilots, n, n_arms=k)
+    assert 1 <= len(pairs) <= n
+    keys = set()
+    for d, d2 in pairs:
+        assert d.step is None and 1 <= d2.step <= horizon and d2.value in (0.0, 1.0)
+        keys.add((d2.base, d2.step, d2.value))
+        if rewards == "table":
+            a, b = (realise_rewards(x.source, horizon, None) for x in (d, d2))
+            assert np.flatnonzero((a != b).any(axis=1)).tolist() == [d2.step - 1]
+            assert np.all(b[d2.step - 1] == d2.value)
+        else:
+            assert d2.source.revision_step == d2.step
+    assert len(keys) == len(pairs)  # no pair proposed twice
