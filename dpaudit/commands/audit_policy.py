@@ -15,6 +15,7 @@ import dataclasses
 import importlib
 import sys
 import time
+import traceback
 from typing import Any
 
 from ..adapters import INTERFACES, UserCodeError, adapt
@@ -98,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except UserCodeError as exc:  # exit 3, one line (the traceback's last user frame)
         print(f"dpaudit: error in user code: {exc}", file=sys.stderr)
+        if getattr(args, "debug", False) and exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
         return EXIT_USER_CODE
 
 
