@@ -33,14 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from .bandits import BernoulliRewards, TableRewards
 from .validation import InvalidParameterError, check_int, check_means
-
-try:  # the reward sources move to dpaudit.bandits ((T, K) tables, 1-based steps)
-    from .bandits import BernoulliRewards, TableRewards  # type: ignore[import-not-found]
-    _TABLE_TK = True
-except ImportError:  # pragma: no cover - until the policy branch is merged
-    from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
-    _TABLE_TK = False
 
 __all__ = [
     "HistoryInput",
@@ -88,27 +82,9 @@ class HistoryInput:
         return self.label or f"history of {len(self.arms)} pulls"
 
 
-def table_source(table: np.ndarray) -> Any:
+def table_source(table: np.ndarray) -> TableRewards:
     """A fixed-table reward source from a ``(T, K)`` table."""
-    arr = np.asarray(table, dtype=float)
-    return TableRewards(arr) if _TABLE_TK else _Table(arr)
-
-
-class _Table:
-    """(T, K) table with the attributes :func:`dpaudit.adapters.realise_rewards` reads.
-
-    Stands in for ``dpaudit.bandits.TableRewards`` until it exists (the old class stores
-    tables as (K, T)).
-    """
-
-    def __init__(self, table: np.ndarray) -> None:
-        self.table = table
-        self.n_arms = int(table.shape[1])
-        self.gaps = np.zeros(self.n_arms)
-
-
-def _bernoulli(means: np.ndarray, step: int | None = None, value: float = 0.0) -> Any:
-    return BernoulliRewards(means, revision_step=step, revision_value=value)
+    return TableRewards(np.asarray(table, dtype=float))
 
 
 @dataclass(frozen=True)
@@ -119,17 +95,12 @@ class _Base:
     means: np.ndarray | None = None
 
     def input(self) -> RewardInput:
-        src = table_source(self.table) if self.table is not None else _bernoulli(self.means)
+        src = table_source(self.table) if self.table is not None else BernoulliRewards(self.means)
         return RewardInput(src, self.name)
 
     def changed(self, step: int, value: float, reason: str) -> RewardInput:
-        if self.table is not None:
-            new = self.table.copy()
-            new[step - 1, :] = value
-            src = table_source(new)
-        else:
-            src = _bernoulli(self.means, step, value)
-        return RewardInput(src, self.name, step, value, reason)
+        return RewardInput(self.input().source.changed(step, value), self.name, step, value,
+                           reason)
 
 
 def global_bases(horizon: int, n_arms: int, *, rewards: str = "table",

@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpaudit.adapters import UserCodeError, adapt, next_action, play, realise_rewards
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.cli import main
 from dpaudit.neighbour_search import (
-    BernoulliRewards,
     global_bases,
     per_step_pairs,
     propose_pairs,
