@@ -7,17 +7,20 @@ tries. This module proposes them; the auditor (:mod:`dpaudit.blackbox`) ranks ev
 on fresh ranking samples, then chooses the event on a fresh selection sample and measures it
 on fresh samples, so proposing many pairs costs samples but never validity.
 
-Where leaks hide, hence what is proposed (per base input, in this order, round robin):
+Where leaks hide, hence what is proposed for each base input: first
 
-1. the **first pull of each arm** (initial means are released on one reward);
-2. the **last step of an episode or phase and the first step of the next** (a policy reveals
-   its episodes in a pilot run: its action switches there; a stopping rule computed on raw
-   rewards moves these boundaries);
-3. **early steps** (``1``, ``2``, ``K + 1``): a change early has the whole run to propagate;
+1. the **first pull of each arm** (initial means are released on one reward); then, round
+   robin,
+2. the **first step of an episode or phase** (a policy reveals its episodes in a pilot run
+   where its action switches; a stopping rule computed on raw rewards moves these
+   boundaries), most frequent first;
+3. **early steps** (``1 .. 4K``): a change early has the whole run to propagate, and the first
+   episodes of a doubling schedule end there whether or not the arm switches;
+4. the **last step before a switch**.
 
-each with an **extreme** value: the all-zero table gets a row of ones, the all-one table a row
-of zeros; an instance's step is revised to 0 and to 1. The pilot runs use the search
-generator, never the selection or measurement samples.
+Each step gets an **extreme** value: the all-zero table a row of ones, the all-one table a
+row of zeros; an instance's step is revised to 0 and to 1. Bases alternate. The pilot runs
+use the search generator, never the selection or measurement samples.
 
 Per-step DP (Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1): a history of
 ``(arm, reward)`` pairs and the same history with one reward changed; proposed histories have
@@ -154,16 +157,19 @@ def _steps(actions: np.ndarray, n_arms: int) -> list[tuple[int, str]]:
         switch = np.flatnonzero(row[1:] != row[:-1]) + 2  # 1-based step of a new episode
         starts.update(switch.tolist())
         ends.update((switch - 1).tolist())
-    cats = [[(s, "last step before a switch") for s in _ranked(ends, len(acts))],
-            [(s, "first step after a switch") for s in _ranked(starts, len(acts))],
-            [(s, "early step") for s in (1, 2, n_arms + 1) if s <= horizon]]
+    cats = [[(s, "first step after a switch") for s in _ranked(starts, len(acts))],
+            [(s, "early step") for s in range(1, min(4 * n_arms, horizon) + 1)],
+            [(s, "last step before a switch") for s in _ranked(ends, len(acts))]]
     out = list(dict(first[::-1]).items())[::-1]  # first pulls first (one per step)
     seen = {s for s, _ in out}
-    for i in range(max(len(c) for c in cats)):
-        for c in cats:
-            if i < len(c) and c[i][0] not in seen:
-                seen.add(c[i][0])
-                out.append(c[i])
+    queues = [[c for c in cat if c[0] not in seen] for cat in cats]
+    while any(queues):
+        for q in queues:  # round robin; each category moves on to its next unseen step
+            while q and q[0][0] in seen:
+                q.pop(0)
+            if q:
+                seen.add(q[0][0])
+                out.append(q.pop(0))
     return out
 
 

@@ -186,7 +186,7 @@ class GlobalPolicyTarget(_Sampler):
 
     def __init__(self, code: PolicyCode, *, epsilon: float, delta: float,
                  rewards: str = "table", means: object | None = None, workers: int = 1,
-                 chunk: int = 50, progress: Progress | None = None, pilot_runs: int = 8
+                 chunk: int = 50, progress: Progress | None = None, pilot_runs: int = 16
                  ) -> None:
         super().__init__(code, epsilon=epsilon, delta=delta, workers=workers, chunk=chunk,
                          progress=progress)
@@ -289,7 +289,7 @@ def _plan(samples: int, pairs: int, rate: float, seconds: float | None, pilot: i
 def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  notion: str = "global", rewards: str = "table", means: object | None = None,
                  samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
-                 workers: int = 1, seconds: float | None = None, search_budget: int = 12,
+                 workers: int = 1, seconds: float | None = None, search_budget: int = 16,
                  history_method: str | None = None, progress: bool | None = None,
                  stream: TextIO | None = None) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.

@@ -231,11 +231,13 @@ def test_step_interface_plays_against_the_table():
 def test_neighbour_search_proposes_first_pulls_and_episode_boundaries():
     bases = global_bases(10, 2)
     pilot = np.array([[0, 1, 0, 0, 1, 1, 1, 1, 0, 0]] * 3)
-    pairs = propose_pairs(bases, [pilot, pilot], 8, n_arms=2)
+    pairs = propose_pairs(bases, [pilot, pilot], 16, n_arms=2)
     reasons = {(p[1].step, p[1].reason) for p in pairs}
     assert (1, "first pull of arm 0") in reasons and (2, "first pull of arm 1") in reasons
-    assert any(r == "last step before a switch" for _, r in reasons)
-    assert len(pairs) == 8 and all(p[1].step is not None for p in pairs)
+    assert {(3, "first step after a switch"), (5, "first step after a switch"),
+            (9, "first step after a switch"), (8, "last step before a switch")} <= reasons
+    assert {s for s, r in reasons if r == "early step"} == {4, 6}
+    assert len(pairs) == 16 and all(p[1].step is not None for p in pairs)
     assert {p[0].base for p in pairs} == {b.name for b in bases}  # both bases represented
     d, d2 = pairs[0]
     assert np.count_nonzero(realise_rewards(d.source, 10, None)

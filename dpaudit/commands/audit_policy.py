@@ -62,8 +62,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="per-step DP: a method (arms, rewards) that sets the history")
     p.add_argument("--samples", type=int_arg, default=20_000,
                    help="samples per side for the audited pair (default 20000)")
-    p.add_argument("--search-budget", type=int_arg, default=12,
-                   help="candidate neighbour pairs from the automatic search (default 12)")
+    p.add_argument("--search-budget", type=int_arg, default=16,
+                   help="candidate neighbour pairs from the automatic search (default 16)")
     p.add_argument("--workers", type=int_arg, default=1, help="processes (same report for any)")
     p.add_argument("--seconds", type=float_arg, default=None,
                    help="time budget: sample sizes are cut, before sampling, to fit it")
