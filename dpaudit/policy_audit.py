@@ -179,26 +179,48 @@ class GlobalPolicyTarget(_Sampler):
 
     ``rewards`` is ``"table"`` (Azize & Basu 2022, Definition 2) or ``"instance"`` (Wang &
     Zhu 2023, Definition 3, with ``means``); ``pilot_runs`` runs per base input reveal first
-    pulls and episode boundaries to :func:`~dpaudit.neighbour_search.propose_pairs`.
+    pulls and episode boundaries to :func:`~dpaudit.neighbour_search.propose_pairs`, and
+    ``screen`` times the requested number of proposals are screened for influence on
+    ``screen_runs`` coupled runs each (:meth:`search_domain`).
     """
 
     notion = "global"
 
     def __init__(self, code: PolicyCode, *, epsilon: float, delta: float,
                  rewards: str = "table", means: object | None = None, workers: int = 1,
-                 chunk: int = 50, progress: Progress | None = None, pilot_runs: int = 16
-                 ) -> None:
+                 chunk: int = 50, progress: Progress | None = None, pilot_runs: int = 16,
+                 screen: int = 3, screen_runs: int = 16) -> None:
         super().__init__(code, epsilon=epsilon, delta=delta, workers=workers, chunk=chunk,
                          progress=progress)
         self.bases = global_bases(code.horizon, code.n_arms, rewards=rewards, means=means)
         self.pilot_runs = check_int("pilot_runs", pilot_runs, low=1)
+        self.screen = check_int("screen", screen, low=1)
+        self.screen_runs = check_int("screen_runs", screen_runs, low=1)
         self.neighbours = [first_pair(self.bases)]
         self.features = ActionFeatures(code.horizon, code.n_arms)
 
     def search_domain(self, rng: np.random.Generator, n: int) -> list[tuple[Any, Any]]:
+        """``n`` pairs: ``screen * n`` proposals from pilot runs, the ``n`` most influential.
+
+        Influence is screened with common random numbers: both inputs of a proposal are run
+        with the same ``screen_runs`` seeds and the proposal scores the mean number of steps
+        whose action differs. A leak needs the changed reward to move actions, so this puts
+        the pairs worth the engine's ranking samples first; ties keep the proposal order.
+        Everything here uses the search generator only.
+        """
         pilots = [self.sample(b.input(), self.pilot_runs, rng) for b in self.bases]
-        return propose_pairs(self.bases, pilots, n, n_arms=self.code.n_arms,
-                             exclude=self.neighbours)
+        pairs = propose_pairs(self.bases, pilots, self.screen * n, n_arms=self.code.n_arms,
+                              exclude=self.neighbours)
+        if len(pairs) <= n:
+            return pairs
+        scores = []
+        for d, d2 in pairs:
+            seed = int(rng.integers(2**63 - 1))
+            a, b = (self.sample(x, self.screen_runs, np.random.default_rng(seed))
+                    for x in (d, d2))
+            scores.append(float(np.mean(np.sum(a != b, axis=1))))
+        order = sorted(range(len(pairs)), key=lambda i: (-scores[i], i))
+        return [pairs[i] for i in sorted(order[:n])]
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``(size, T)`` action sequences, as floats.
@@ -291,14 +313,16 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
                  workers: int = 1, seconds: float | None = None, search_budget: int = 16,
                  history_method: str | None = None, progress: bool | None = None,
-                 stream: TextIO | None = None) -> PolicyAudit:
+                 stream: TextIO | None = None, selection_fraction: float = 0.2
+                 ) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
     ``samples`` per side for the audited pair (the auditor's selection + measurement);
     ``search_budget`` further candidate pairs from the neighbour search, each ranked on
     fresh samples; ``seconds`` shrinks the sample sizes, before any sampling, to what the
     pilot throughput says fits. ``progress``: a progress line (default: when ``stream`` is a
-    terminal). The bound holds with probability ``>= 1 - alpha``.
+    terminal). ``selection_fraction`` of ``samples`` choose the event. The bound holds with
+    probability ``>= 1 - alpha``.
     """
     eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
     notion = check_choice("notion", notion, NOTIONS)
@@ -316,7 +340,8 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         probe = target.neighbours[0][0]
         reproducible = is_reproducible(code, realise_rewards(
             probe.source, code.horizon, np.random.default_rng(0)))
-        pilot = target.pilot_runs * len(target.bases)
+        pilot = (target.pilot_runs * len(target.bases)
+                 + 2 * target.screen_runs * target.screen * search_budget)
     else:
         target = PerStepPolicyTarget(code, epsilon=eps, delta=dlt, workers=workers,
                                      progress=bar, history_method=history_method)
@@ -331,7 +356,8 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         pairs = len(target.neighbours) + search_budget
         used, rank = _plan(samples, pairs, rate, seconds, pilot)
         bar.total = 2 * (used + (pairs > 1) * pairs * rank) + pilot + n_timed
-        budget = AuditBudget(samples=used, rank_samples=rank, search_budget=search_budget)
+        budget = AuditBudget(samples=used, rank_samples=rank, search_budget=search_budget,
+                             selection_fraction=selection_fraction)
         result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=alpha, budget=budget,
                                  seed=seed, key=f"audit-policy:{notion}")
     finally:

@@ -62,6 +62,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="per-step DP: a method (arms, rewards) that sets the history")
     p.add_argument("--samples", type=int_arg, default=20_000,
                    help="samples per side for the audited pair (default 20000)")
+    p.add_argument("--selection-fraction", type=float_arg, default=0.2,
+                   help="share of the samples that chooses the event (default 0.2)")
     p.add_argument("--search-budget", type=int_arg, default=16,
                    help="candidate neighbour pairs from the automatic search (default 16)")
     p.add_argument("--workers", type=int_arg, default=1, help="processes (same report for any)")
@@ -116,7 +118,8 @@ def _run(args: argparse.Namespace) -> int:
                          rewards=args.rewards, means=means, samples=args.samples,
                          alpha=args.alpha, seed=args.seed, workers=args.workers,
                          seconds=args.seconds, search_budget=args.search_budget,
-                         history_method=args.history_method)
+                         history_method=args.history_method,
+                         selection_fraction=args.selection_fraction)
     notion = Notion.GLOBAL if args.notion == "global" else Notion.PER_STEP
     ref = REFERENCES[(args.notion, "table" if args.notion == "per-step" else args.rewards)]
     what = "action sequence" if args.notion == "global" else "next action"
