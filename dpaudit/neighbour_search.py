@@ -19,8 +19,10 @@ Where leaks hide, hence what is proposed for each base input: first
 4. the **last step before a switch**.
 
 Each step gets an **extreme** value: the all-zero table a row of ones, the all-one table a
-row of zeros; an instance's step is revised to 0 and to 1. Bases alternate. The pilot runs
-use the search generator, never the selection or measurement samples.
+row of zeros; an instance's step is revised to 0 and to 1. Bases alternate. The target
+(:class:`dpaudit.policy_audit.GlobalPolicyTarget`) proposes three times its budget and keeps
+the pairs whose change moves the most actions on coupled runs. Pilot and screening runs use
+the search generator, never the selection or measurement samples.
 
 Per-step DP (Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1): a history of
 ``(arm, reward)`` pairs and the same history with one reward changed; proposed histories have
