@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .bandits import BernoulliRewards, TableRewards
+from .rewards import BernoulliRewards, TableRewards
 from .validation import InvalidParameterError, check_int, check_means
 
 __all__ = [

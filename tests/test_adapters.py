@@ -13,7 +13,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpaudit.adapters import UserCodeError, adapt, next_action, play, realise_rewards
-from dpaudit.bandits import BernoulliRewards
 from dpaudit.cli import main
 from dpaudit.neighbour_search import (
     global_bases,
@@ -21,6 +20,7 @@ from dpaudit.neighbour_search import (
     propose_pairs,
 )
 from dpaudit.policy_audit import ActionFeatures, GlobalPolicyTarget, _global_chunk, audit_policy
+from dpaudit.rewards import BernoulliRewards
 from dpaudit.validation import InvalidParameterError
 
 K, T = 2, 12
