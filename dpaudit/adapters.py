@@ -164,9 +164,9 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
           feed: str = "table") -> PolicyCode:
     """Describe how to run ``factory``'s code; see the module docstring for every option.
 
-    ``interface="auto"`` decides from one probe instance: ``select``/``update`` methods, else
-    ``step``; a factory whose result has neither, but whose first parameter is ``rewards``,
-    ``table`` or ``reward_fn``, is a whole-run function (``"run"``).
+    ``interface="auto"``: a function whose first parameter is ``rewards``, ``table``,
+    ``reward_table`` or ``reward_fn`` is a whole-run function (``"run"``); otherwise one probe
+    instance decides (``select``/``update`` methods, else ``step``).
     """
     k = check_int("n_arms", n_arms, low=1)
     t = check_int("horizon", horizon, low=1)
@@ -180,32 +180,32 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     kwargs.update(factory_kwargs or {})
     if seeding == "none":
         pass_rng = pass_seed = False
-    first = next(iter(_signature(factory).parameters), None) if _signature(factory) else None
-    if interface == "auto":
-        if not inspect.isclass(factory) and first in ("rewards", "table", "reward_fn",
-                                                      "reward_table"):
-            interface = "run"
-        else:
-            state, pystate = np.random.get_state(), random.getstate()
-            try:
-                probe = _build(PolicyCode(factory, k, t, "select-update", ("select", "update"),
-                                          kwargs, pass_rng, pass_seed), np.random.SeedSequence(0))
-            finally:
-                np.random.set_state(state)
-                random.setstate(pystate)
-            interface = _detect(probe, methods)
+    sig = _signature(factory)
+    first = next(iter(sig.parameters), None) if sig is not None else None
+    if interface == "auto" and not inspect.isclass(factory) and first in (
+            "rewards", "table", "reward_fn", "reward_table"):
+        interface = "run"
     if interface == "run":
         kwargs = {n: v for n, v in kwargs.items() if n not in _ALIASES["horizon"]}
         _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=2)
-        names: tuple[str, ...] = ()
-    else:
-        _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=0)
-        names = tuple(methods) if methods else _DEFAULT_METHODS[interface]
-        want = len(_DEFAULT_METHODS[interface])
-        if len(names) != want or not all(isinstance(m, str) and m for m in names):
-            raise InvalidParameterError(
-                f"methods={tuple(names)!r} must name {want} method(s) for interface "
-                f"{interface!r} ({', '.join(_DEFAULT_METHODS[interface])})")
+        return PolicyCode(factory, k, t, "run", (), kwargs, pass_rng, pass_seed,
+                          seeding != "none", feed)
+    _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=0)
+    if interface == "auto":
+        state, pystate = np.random.get_state(), random.getstate()
+        try:
+            probe = _build(PolicyCode(factory, k, t, "select-update", ("select", "update"),
+                                      kwargs, pass_rng, pass_seed), np.random.SeedSequence(0))
+        finally:
+            np.random.set_state(state)
+            random.setstate(pystate)
+        interface = _detect(probe, methods)
+    names = tuple(methods) if methods else _DEFAULT_METHODS[interface]
+    want = len(_DEFAULT_METHODS[interface])
+    if len(names) != want or not all(isinstance(m, str) and m for m in names):
+        raise InvalidParameterError(
+            f"methods={tuple(names)!r} must name {want} method(s) for interface "
+            f"{interface!r} ({', '.join(_DEFAULT_METHODS[interface])})")
     return PolicyCode(factory, k, t, interface, names, kwargs, pass_rng, pass_seed,
                       seeding != "none", feed)
 

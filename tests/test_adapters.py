@@ -165,7 +165,7 @@ def test_protocol_breaks_are_usage_errors():
     with pytest.raises(InvalidParameterError, match="neither select"):
         adapt(Renamed, n_arms=K, horizon=T, epsilon=1.0)
     with pytest.raises(InvalidParameterError, match="requires temperature"):
-        adapt(NeedsMore, n_arms=K, horizon=T, epsilon=1.0, interface="select-update")
+        adapt(NeedsMore, n_arms=K, horizon=T, epsilon=1.0)
     bad = adapt(BadArm, n_arms=K, horizon=T, epsilon=1.0)
     with pytest.raises(InvalidParameterError, match=r"arm=7; it must be an integer in \[0, 2\)"):
         play(bad, _table(), np.random.SeedSequence(0))
