@@ -6,7 +6,8 @@
 
 * :class:`GlobalPolicyTarget` (global DP): data are reward inputs
   (:class:`~dpaudit.neighbour_search.RewardInput`), the output of a run is its ``(T,)`` action
-  sequence; neighbours come from :func:`~dpaudit.neighbour_search.propose_pairs` on pilot runs.
+  sequence; neighbours come from :func:`~dpaudit.neighbour_search.propose_pairs` on pilot runs,
+  screened for influence on coupled runs.
 * :class:`PerStepPolicyTarget` (per-step DP): data are histories, the output is the next arm.
 
 Throughput. User code runs one step at a time in Python, so runs are spread over a process
@@ -258,6 +259,7 @@ class PerStepPolicyTarget(_Sampler):
         self.neighbours = per_step_pairs(code.n_arms)
 
     def search_domain(self, rng: np.random.Generator, n: int) -> list[tuple[Any, Any]]:
+        """``n`` random histories of at most ``max_pulls`` pulls per arm, one reward flipped."""
         return random_history_pairs(self.code.n_arms, self.max_pulls, rng, n)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -377,3 +377,21 @@ def test_every_proposed_pair_differs_in_one_step_at_an_extreme_value(k, horizon,
         else:
             assert d2.source.revision_step == d2.step
     assert len(keys) == len(pairs)  # no pair proposed twice
+
+
+class Unseeded(NumpyGlobalPolicy):
+    """Draws from a generator seeded by the OS: valid runs, not reproducible ones."""
+
+    def __init__(self, n_arms):
+        super().__init__(n_arms)
+        self.rng = np.random.default_rng()
+
+    def select(self):
+        return int(self.rng.integers(self.k))
+
+
+def test_unreproducible_code_is_reported_not_refused():
+    code = adapt(Unseeded, n_arms=K, horizon=T, epsilon=1.0)
+    audit = audit_policy(code, epsilon=1.0, samples=200, search_budget=1, seed=3)
+    assert not audit.reproducible
+    assert any("not reproducible" in line for line in audit.details())
