@@ -49,13 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import UserCodeError
 from .validation import InvalidParameterError, check_choice, check_int
-
-try:  # the command line maps dpaudit.errors.UserCodeError to exit code 3 once it exists
-    from .errors import UserCodeError  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - depends on which branches are merged
-    class UserCodeError(Exception):  # type: ignore[no-redef]
-        """An exception raised inside user code (exit code 3); ``__cause__`` is the original."""
 
 __all__ = [
     "INTERFACES",

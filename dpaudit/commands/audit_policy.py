@@ -18,8 +18,9 @@ import time
 import traceback
 from typing import Any
 
-from ..adapters import INTERFACES, UserCodeError, adapt
+from ..adapters import INTERFACES, adapt
 from ..blackbox import to_claim_result
+from ..errors import UsageError, UserCodeError
 from ..policy_audit import audit_policy, parse_means
 from ..report import format_text, write_json
 from ..results import CheckReport, Notion
@@ -76,8 +77,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _load(target: str) -> Any:
-    from ..cli import UsageError
-
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise UsageError(f"target {target!r} must be MODULE:FACTORY (e.g. my_pkg.ucb:MyUCB)")
@@ -99,7 +98,8 @@ def _load(target: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
-    except UserCodeError as exc:  # exit 3, one line (the traceback's last user frame)
+    except UserCodeError as exc:  # exit 3, one line; raised in a worker it has lost its
+        # __cause__, so the message itself names the exception and the user's file and line
         print(f"dpaudit: error in user code: {exc}", file=sys.stderr)
         if getattr(args, "debug", False) and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
