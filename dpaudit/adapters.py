@@ -57,6 +57,7 @@ __all__ = [
     "PolicyCode",
     "UserCodeError",
     "adapt",
+    "describe_user_error",
     "is_reproducible",
     "next_action",
     "play",
@@ -81,6 +82,19 @@ def _where(exc: BaseException) -> str:
         return "unknown location"
     last = frames[-1]
     return f"{last.filename}:{last.lineno} in {last.name}"
+
+
+def describe_user_error(err: UserCodeError) -> str:
+    """One line for a :class:`UserCodeError`: its message, and its cause when not in it.
+
+    Errors raised in a worker process lose ``__cause__`` on the way back, so adapters put the
+    exception and the user's file and line into the message itself.
+    """
+    text, cause = " ".join(str(err).split()), err.__cause__
+    if cause is not None and type(cause).__name__ not in text:
+        detail = " ".join(str(cause).split())
+        text += f": {type(cause).__name__}: {detail} (at {_where(cause)})"
+    return text
 
 
 def _user_error(what: str, exc: Exception) -> UserCodeError:

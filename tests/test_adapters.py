@@ -395,3 +395,15 @@ def test_unreproducible_code_is_reported_not_refused():
     audit = audit_policy(code, epsilon=1.0, samples=200, search_budget=1, seed=3)
     assert not audit.reproducible
     assert any("not reproducible" in line for line in audit.details())
+
+
+def test_cli_user_module_that_fails_to_import(tmp_path, monkeypatch, capsys):
+    _write_module(tmp_path, monkeypatch, "def broken(:\n    pass\n")
+    args = ["audit-policy", "third_party_ucb:UCB", "--arms", "2", "--horizon", "8",
+            "--epsilon", "1"]
+    assert main(args) == 2 and "cannot import module 'third_party_ucb'" in \
+        capsys.readouterr().err
+    _write_module(tmp_path, monkeypatch, "raise RuntimeError('no GPU found')\n")
+    assert main(args) == 3
+    err = capsys.readouterr().err
+    assert "RuntimeError: no GPU found" in err and "third_party_ucb.py" in err

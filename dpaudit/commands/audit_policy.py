@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import sys
 import time
 import traceback
 from typing import Any
 
-from ..adapters import INTERFACES, adapt
+from ..adapters import INTERFACES, adapt, describe_user_error
 from ..blackbox import to_claim_result
 from ..errors import UsageError, UserCodeError
 from ..policy_audit import audit_policy, parse_means
+from ..registry import import_user_module
 from ..report import format_text, write_json
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
@@ -80,14 +80,7 @@ def _load(target: str) -> Any:
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise UsageError(f"target {target!r} must be MODULE:FACTORY (e.g. my_pkg.ucb:MyUCB)")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UsageError(f"cannot import module {module_name!r}: {exc}") from None
-    except Exception as exc:
-        raise UserCodeError(f"importing {module_name!r} raised {type(exc).__name__}: "
-                            f"{exc}") from exc
-    obj: Any = module
+    obj: Any = import_user_module(module_name)
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise UsageError(f"module {module_name!r} has no attribute {attr!r}")
@@ -100,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except UserCodeError as exc:  # exit 3, one line; raised in a worker it has lost its
         # __cause__, so the message itself names the exception and the user's file and line
-        print(f"dpaudit: error in user code: {exc}", file=sys.stderr)
+        print(f"dpaudit: error in user code: {describe_user_error(exc)}", file=sys.stderr)
         if getattr(args, "debug", False) and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
         return EXIT_USER_CODE
