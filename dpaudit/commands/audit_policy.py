@@ -22,10 +22,10 @@ from ..blackbox import to_claim_result
 from ..errors import UsageError, UserCodeError
 from ..policy_audit import audit_policy, parse_means
 from ..registry import import_user_module
-from ..report import format_text, write_json
+from ..report import format_text, to_json
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
-from .common import float_arg, int_arg
+from .common import float_arg, int_arg, output_file, write_text_output
 
 EXIT_USER_CODE = 3
 
@@ -73,7 +73,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
-    p.add_argument("--json", metavar="PATH", default=None, help="also write the report as JSON")
+    p.add_argument("--json", metavar="PATH", type=output_file, default=None,
+                   help="also write the report as JSON (path checked before any work)")
 
 
 def _load(target: str) -> Any:
@@ -135,6 +136,6 @@ def _run(args: argparse.Namespace) -> int:
                     "workers": args.workers, "seconds": args.seconds, "seed": args.seed},
         claims=(claim,), seconds=time.perf_counter() - start)
     print(format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))
-    if args.json:
-        write_json(report, args.json)
+    if args.json is not None:
+        write_text_output(args.json, to_json(report) + "\n")
     return report.exit_code
