@@ -130,7 +130,8 @@ def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvid
                    epsilon_lower_bound=bound, alpha=ctx.alpha,
                    details=(*claim.details, f"decided at the finding's own alpha = {ctx.alpha:g}"
                             " (a finding never changes the exit code)"),
-                   data={**claim.data, "detectable_epsilon": claim.detectable_epsilon})
+                   data={**claim.data, "verdict": claim.verdict.value,
+                         "detectable_epsilon": claim.detectable_epsilon})
 
 
 @dataclass(frozen=True)
