@@ -28,7 +28,7 @@ and 100 runs as in the paper (``--quick``: ``T = 10^4``, 20 runs), beside Theore
 
 from __future__ import annotations
 
-from functools import lru_cache, partial
+from functools import partial
 
 import numpy as np
 
@@ -83,12 +83,13 @@ def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
     return pairs
 
 
-@lru_cache(maxsize=8)
-def worst_history_pair(epsilon: float, delta: float, faulty: bool, quick: bool) -> dict:
-    """The exact search of claim 2, shared with claim 3 (no samples are involved)."""
-    alg = _algorithm(epsilon, delta, SEARCH_HORIZON, faulty)
-    return worst_pair_loss(history_pairs(quick), lambda h: alg.next_action_law(*h),
-                           epsilon=epsilon, delta=delta)
+def worst_history_pair(ctx: CheckContext, faulty: bool) -> dict:
+    """The exact search of claim 2, shared with claim 3 within one check (no samples)."""
+    def search() -> dict:
+        alg = _algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON, faulty)
+        return worst_pair_loss(history_pairs(ctx.quick), lambda h: alg.next_action_law(*h),
+                               epsilon=ctx.epsilon, delta=ctx.delta)
+    return ctx.shared(("worst-history-pair", faulty), search)
 
 
 # -- claim 1: symbolic -------------------------------------------------------------------
@@ -116,7 +117,7 @@ def _symbolic(faulty: bool):
 # -- claim 2: exact next-action law on the worst neighbouring histories found -------------
 def _exact(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        worst = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)
+        worst = worst_history_pair(ctx, faulty)
         (h, h_prime) = worst["pair"]
         div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
         return ExactEvidence(
@@ -138,7 +139,7 @@ def _sampled(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         alg = _algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON, faulty)
         # the pair is chosen by exact computation (no samples), so it cannot bias the bound
-        h, h_prime = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)["pair"]
+        h, h_prime = worst_history_pair(ctx, faulty)["pair"]
         pair = SamplerPair(f"histories: sums {h[0]} vs {h_prime[0]}, counts {h[1]} (the worst "
                            "pair of the exact search, chosen without samples)",
                            lambda m, g: alg.sample_next_actions(*h, m, g),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -60,6 +60,15 @@ class CheckContext:
     alpha: float = 0.05
     quick: bool = False
     workers: int = 1
+    _shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per check: work several claims of one check need (e.g. an exact
+        search whose result a sampled claim attacks). Lives as long as this context, so no
+        module-level cache makes results or durations depend on what ran before."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
