@@ -16,9 +16,10 @@ exit code) and says so.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ import numpy as np
 from .evidence import Evidence, SampledEvidence, decide, split_alpha
 from .results import CheckReport, Finding, Notion, RegretResult
 from .rng import DEFAULT_SEED, generator
-from .validation import check_alpha, check_epsilon_delta, check_int
+from .validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
 __all__ = [
     "AuditSpec",
@@ -51,7 +52,8 @@ class CheckContext:
     """What every claim, finding and regret function receives.
 
     ``epsilon``/``delta`` are the claim under test (the paper's defaults unless the user gave
-    others); ``quick`` asks for a reduced budget (used by tests and ``--quick``).
+    others); ``quick`` asks for a reduced budget (used by tests and ``--quick``); ``variant``
+    is the audit's :attr:`AuditSpec.variant` (what the claims build and attack).
     """
 
     epsilon: float
@@ -60,6 +62,7 @@ class CheckContext:
     alpha: float = 0.05
     quick: bool = False
     workers: int = 1
+    variant: Any = None
     _shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
@@ -110,7 +113,10 @@ class AuditSpec:
 
     ``allow_zero_epsilon`` says whether the mechanism is defined at ``epsilon = 0`` (then
     ``delta > 0`` is required). ``regret`` returns the regret experiment's result or ``None``.
-    ``faulty``: a deliberately broken twin (its ``description`` says what is wrong).
+    ``variant`` is what the claims audit (an algorithm or mechanism class, or a small frozen
+    configuration), handed to them as ``ctx.variant``. A broken twin is declared one way,
+    :meth:`twin`: the same audit on a broken ``variant``, whose docstring says what is wrong
+    (kept in ``broken``; :attr:`faulty` is true exactly when it is set).
     """
 
     name: str
@@ -122,7 +128,34 @@ class AuditSpec:
     allow_zero_epsilon: bool = False
     findings: Sequence[FindingSpec] = ()
     regret: Callable[[CheckContext], RegretResult] | None = None
-    faulty: bool = False
+    variant: Any = None
+    broken: str = ""
+
+    @property
+    def faulty(self) -> bool:
+        """A deliberately broken twin: must come out VIOLATED."""
+        return bool(self.broken)
+
+    def twin(self, variant: Any, *, claims: Sequence[ClaimSpec] | None = None,
+             findings: Sequence[FindingSpec] | None = None) -> AuditSpec:
+        """The broken twin ``NAME-faulty``: the same claims (or ``claims``) on ``variant``.
+
+        ``variant``'s docstring must say what is wrong; its first paragraph becomes
+        ``broken`` and ends the description. The twin has no regret experiment.
+        """
+        plain = isinstance(variant, int | float | str | tuple | list | dict) or variant is None
+        doc = "" if plain else (inspect.getdoc(variant) or "")
+        if not doc:
+            raise InvalidParameterError(
+                f"variant={variant!r} of {self.name}-faulty must have a docstring saying what "
+                "is wrong")
+        broken = " ".join(doc.split("\n\n")[0].replace("``", "").split())
+        broken = broken.removesuffix(" BROKEN.").removesuffix(" BROKEN")
+        return replace(self, name=f"{self.name}-faulty",
+                       description=f"{self.description} -- BROKEN: {broken}",
+                       claims=self.claims if claims is None else claims,
+                       findings=self.findings if findings is None else findings,
+                       regret=None, variant=variant, broken=broken)
 
 
 def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvidence
@@ -180,7 +213,7 @@ def run_check(
     check_int("seed", seed, low=0)
     check_alpha(alpha)
     check_int("workers", workers, low=1)
-    ctx = CheckContext(eps, dlt, seed, alpha, quick, workers)
+    ctx = CheckContext(eps, dlt, seed, alpha, quick, workers, spec.variant)
     start = time.perf_counter()
     evidences = [c.evaluate(ctx, c) for c in spec.claims]
     per_claim = split_alpha(alpha, evidences)

@@ -92,7 +92,7 @@ def test_coupled_runs_count_the_releases_one_reward_touches() -> None:
     for name, expect_one in (("adap-ucb", True), ("adap-klucb", True),
                              ("adap-ucb-faulty", False)):
         spec = get_audit(name)
-        ctx = CheckContext(epsilon=1.0, delta=0.0, quick=True)
+        ctx = CheckContext(epsilon=1.0, delta=0.0, quick=True, variant=spec.variant)
         (finding,) = [f.evaluate(ctx) for f in spec.findings if f.id == "releases-touched"]
         if expect_one:
             assert finding.data["max_touched"] == 1

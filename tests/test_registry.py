@@ -29,6 +29,17 @@ def test_names_unique_and_well_formed():
         assert spec.faulty == name.endswith("-faulty")
         if spec.faulty:
             assert name.removesuffix("-faulty") in NAMES, "a faulty variant needs its original"
+            # declared one way: a broken variant whose docstring says what is wrong
+            assert spec.broken and spec.description.endswith(spec.broken)
+            assert spec.variant is not get_audit(name.removesuffix("-faulty")).variant
+
+
+def test_a_twin_needs_a_docstring_saying_what_is_wrong():
+    from dpaudit.validation import InvalidParameterError
+
+    spec = get_audit("laplace")
+    with pytest.raises(InvalidParameterError, match="docstring"):
+        spec.twin(lambda m, eps: 1.0)
 
 
 @pytest.mark.statistical
