@@ -57,6 +57,7 @@ CHANGED_COUNTS = (1, 2, 3, 5, 10)
 OTHER_COUNTS = (1, 2, 3, 5, 10, 20, 50)
 SEARCH_HORIZON = 10**5
 NEXT_ACTIONS = Budget(full=2_200_000, quick=220_000)  # draws per history (select + measure)
+REGRET = Budget(full=(INSTANCE_1.horizon, INSTANCE_1.runs), quick=(10**4, 20))  # (T, runs)
 TRAJECTORY = Budget(full=(40, 300_000), quick=(20, 60_000))  # (horizon, runs per input)
 
 
@@ -164,7 +165,7 @@ def _regret_chunk(epsilon: float, delta: float, horizon: int, marks: tuple[int, 
 
 
 def _regret(ctx: CheckContext) -> RegretResult:
-    horizon, runs = (10**4, 20) if ctx.quick else (INSTANCE_1.horizon, INSTANCE_1.runs)
+    horizon, runs = ctx.size(REGRET)
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs, each with its own spawned seed: same numbers for any --workers
     # (chunks stay large because the simulator is lockstep: its cost is per step, not per run)

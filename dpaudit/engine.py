@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .evidence import Evidence, SampledEvidence, decide, split_alpha
-from .results import CheckReport, Finding, Notion, RegretResult
+from .results import CheckReport, Finding, Notion, RegretResult, Verdict
 from .rng import DEFAULT_SEED, generator
 from .validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
@@ -167,7 +167,7 @@ def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvid
                         "a Finding or SampledEvidence")
     claim = decide(_FindingAsClaim(spec), ctx, result, alpha=ctx.alpha)
     bound = float(claim.epsilon_lower_bound or 0.0)
-    above = " (above the claimed epsilon)" if bound > ctx.epsilon else ""
+    above = " (above the claimed epsilon)" if claim.verdict is Verdict.VIOLATED else ""
     return Finding(spec.id, f"{spec.summary}: epsilon >= {bound:.3f}{above}", spec.notion,
                    epsilon_lower_bound=bound, alpha=ctx.alpha,
                    details=(*claim.details, f"decided at the finding's own alpha = {ctx.alpha:g}"
