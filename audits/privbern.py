@@ -86,6 +86,13 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         f"(r, r') = {pair} (claim {ctx.epsilon:g})",))
 
 
+def _mechanism(faulty: bool):
+    def build(epsilon: float, delta: float) -> PrivBern:
+        """The black-box object of ``audit privbern`` (pure DP: ``delta`` is not used)."""
+        return (FaultyPrivBernMislabelled if faulty else PrivBern)(epsilon)
+    return build
+
+
 PRIVBERN = AuditSpec(
     name="privbern",
     description="PrivBern reward privatiser (Def. 2.1 of the LDP thresholding-bandit paper)",
@@ -98,7 +105,7 @@ PRIVBERN = AuditSpec(
         ClaimSpec("exact-loss", Notion.LDP, "PrivBern is eps-LDP (exact discrete loss)",
                   "seed 002 Lemma 2.1", _exact),
     ],
-    default_epsilon=1.0, default_delta=0.0, variant=Calibrated(),
+    default_epsilon=1.0, default_delta=0.0, variant=Calibrated(), mechanism=_mechanism(False),
 )
 
-AUDITS = [PRIVBERN, PRIVBERN.twin(Mislabelled())]
+AUDITS = [PRIVBERN, PRIVBERN.twin(Mislabelled(), mechanism=_mechanism(True))]

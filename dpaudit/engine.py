@@ -117,6 +117,9 @@ class AuditSpec:
     configuration), handed to them as ``ctx.variant``. A broken twin is declared one way,
     :meth:`twin`: the same audit on a broken ``variant``, whose docstring says what is wrong
     (kept in ``broken``; :attr:`faulty` is true exactly when it is set).
+    ``mechanism(epsilon, delta)``, when given, builds the object (black-box protocol of
+    :mod:`dpaudit.blackbox`) that ``python -m dpaudit audit NAME`` attacks: the same mechanism
+    the claims are about, so ``check NAME`` and ``audit NAME`` mean one thing.
     """
 
     name: str
@@ -130,6 +133,7 @@ class AuditSpec:
     regret: Callable[[CheckContext], RegretResult] | None = None
     variant: Any = None
     broken: str = ""
+    mechanism: Callable[[float, float], Any] | None = None
 
     @property
     def faulty(self) -> bool:
@@ -137,11 +141,13 @@ class AuditSpec:
         return bool(self.broken)
 
     def twin(self, variant: Any, *, claims: Sequence[ClaimSpec] | None = None,
-             findings: Sequence[FindingSpec] | None = None) -> AuditSpec:
+             findings: Sequence[FindingSpec] | None = None,
+             mechanism: Callable[[float, float], Any] | None = None) -> AuditSpec:
         """The broken twin ``NAME-faulty``: the same claims (or ``claims``) on ``variant``.
 
         ``variant``'s docstring must say what is wrong; its first paragraph becomes
-        ``broken`` and ends the description. The twin has no regret experiment.
+        ``broken`` and ends the description. The twin has no regret experiment; its
+        ``mechanism`` (for ``audit NAME-faulty``) is the broken one, or none.
         """
         plain = isinstance(variant, int | float | str | tuple | list | dict) or variant is None
         doc = "" if plain else (inspect.getdoc(variant) or "")
@@ -155,7 +161,7 @@ class AuditSpec:
                        description=f"{self.description} -- BROKEN: {broken}",
                        claims=self.claims if claims is None else claims,
                        findings=self.findings if findings is None else findings,
-                       regret=None, variant=variant, broken=broken)
+                       regret=None, variant=variant, broken=broken, mechanism=mechanism)
 
 
 def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvidence
