@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 from dpaudit.blackbox import AuditBudget, audit_mechanism, blackbox_evaluator
@@ -108,3 +110,22 @@ def test_family_wise_error_of_a_check_with_eight_sampled_claims():
     exits = sum(run_check(spec, seed=s, alpha=alpha, regret=False).exit_code for s in range(seeds))
     assert exits <= limit, (exits, limit)
     assert math.isclose(run_check(spec, seed=0, alpha=alpha).claims[0].alpha, alpha / 8)
+
+
+@given(st.lists(st.lists(st.integers(0, 3), min_size=3, max_size=3), min_size=1, max_size=30),
+       st.integers(1, 5))
+def test_row_set_event_contains_exactly_its_rows(rows, k):
+    from dpaudit.families import RowSetEvent
+
+    mat = np.array(rows)
+    chosen = mat[:k]
+    event = RowSetEvent(chosen)
+    expected = [any((r == c).all() for c in chosen) for r in mat]
+    assert event.contains(mat).tolist() == expected
+
+
+def test_atom_event_is_exact_equality():
+    from dpaudit.families import AtomEvent
+
+    y = np.array([0.0, 1e-12, 1.0, 0.0, -0.0])
+    assert AtomEvent((0.0,)).contains(y).tolist() == [True, False, False, True, True]
