@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import pickle
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
@@ -125,6 +125,7 @@ def map_chunks(
     chunk: int,
     workers: int | None = 1,
     scheduler: object = None,
+    executor: Executor | None = None,
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
 
@@ -137,10 +138,15 @@ def map_chunks(
     seed, key:
         Chunk ``i`` gets child ``i`` of ``child_seed(seed, key).spawn(n_chunks)``.
     workers:
-        Local processes (``None``: one per core); ignored when a scheduler is in use.
+        Local processes (``None``: one per core); ignored when a scheduler or an executor
+        is in use.
     scheduler:
         A Dask scheduler address or ``distributed.Client``; ``None`` reads
-        ``$DPAUDIT_SCHEDULER`` (unset or empty: no cluster).
+        ``$DPAUDIT_SCHEDULER`` (unset or empty: no cluster). It takes precedence.
+    executor:
+        An open pool to reuse (callers that map many times, e.g. a sampler called once per
+        audit stage, avoid starting a pool per call); otherwise one is started for this call
+        when ``workers > 1``.
     """
     total = check_int("total", total, low=0)
     chunk = check_int("chunk", chunk, low=1)
@@ -152,6 +158,9 @@ def map_chunks(
     address = resolve_scheduler(scheduler)
     if address is not None:
         return _map_dask(fn, sizes, seqs, address)
+    if executor is not None and len(sizes) > 1:
+        caller, payload = _portable(fn)
+        return list(executor.map(caller, [payload] * len(sizes), sizes, seqs))
     if workers <= 1 or len(sizes) <= 1:
         return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
     caller, payload = _portable(fn)
