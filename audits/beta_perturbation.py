@@ -54,8 +54,8 @@ def _scan(eps: float, counts: np.ndarray, padding: bool) -> tuple[float, int, in
     worst, wn, wr = 0.0, 0, 0
     for n in counts:
         d, r = beta_worst_delta(eps, int(n), padding=padding)
-        if d > worst:
-            worst, wn, wr = d, int(n), r
+        if d.value > worst:
+            worst, wn, wr = d.value, int(n), r
     return worst, wn, wr
 
 
@@ -77,7 +77,7 @@ def _start_phase(faulty: bool):
         # smallest N from which every checked N passes (with padding), for the margin
         top = min(math.ceil(nb), SEARCH_LIMIT)
         fails = [n for n in range(1, top + 1)
-                 if beta_worst_delta(ctx.epsilon, n)[0] > ctx.delta]
+                 if beta_worst_delta(ctx.epsilon, n)[0].value > ctx.delta]
         n_min = (max(fails) + 1) if fails else 1
         return exact_claim(spec, ctx, worst <= ctx.delta, (
             f"paper's N_B = {nb:.2f}; padding k = floor(N/8) + 1 "
@@ -103,11 +103,11 @@ def unpadded_limit(epsilon: float) -> float:
 
 def _padding(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
     dense = np.arange(1, (200 if ctx.quick else 2000) + 1)
-    best = min(beta_worst_delta(ctx.epsilon, int(n), padding=False)[0] for n in dense)
+    best = min(beta_worst_delta(ctx.epsilon, int(n), padding=False)[0].value for n in dense)
     fig = {}
     for n in (10, 10**4, 10**7):
         a, b1 = beta_parameters(n, 0, padding=False)
-        fig[n] = float(beta_hockey_stick(ctx.epsilon, a, b1 - 1.0))
+        fig[n] = float(beta_hockey_stick(ctx.epsilon, a, b1 - 1.0).value)
     limit = unpadded_limit(ctx.epsilon)
     holds = best > ctx.delta and min(fig.values()) > ctx.delta and limit > ctx.delta
     return exact_claim(spec, ctx, holds, (
@@ -128,7 +128,7 @@ def _lemma8(faulty: bool):
 
 
 def _figure(ctx: CheckContext) -> Finding:
-    rows = [f"N={n}: worst delta {beta_worst_delta(ctx.epsilon, n)[0]:.3g} (padded)"
+    rows = [f"N={n}: worst delta {beta_worst_delta(ctx.epsilon, n)[0].value:.3g} (padded)"
             for n in (1, 5, 10, 20, 50, 100, 200)]
     return Finding("padded-delta-by-count", "exact worst-case delta of the padded Beta "
                    "perturbation for small counts (the start phase's job)", Notion.PER_STEP,

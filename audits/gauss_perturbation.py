@@ -45,7 +45,7 @@ def _count(ctx: CheckContext, faulty: bool) -> int:
 def _start_phase(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
         n = _count(ctx, faulty)
-        d = gauss_exact_delta(ctx.epsilon, n)
+        d = gauss_exact_delta(ctx.epsilon, n).value
         n_min = gauss_smallest_count(ctx.epsilon, ctx.delta)
         ng = gauss_start_phase(ctx.epsilon, ctx.delta)
         return exact_claim(spec, ctx, d <= ctx.delta, (
@@ -53,7 +53,7 @@ def _start_phase(faulty: bool):
             f"start phase used: N = {n}" + (" (start phase skipped)" if faulty else ""),
             f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d:.6g} (claim {ctx.delta:g})",
             f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
-            f"{gauss_exact_delta(ctx.epsilon, n_min):.4g}); paper's start phase is "
+            f"{gauss_exact_delta(ctx.epsilon, n_min).value:.4g}); paper's start phase is "
             f"{n / n_min:.3g}x that", "variance convention sigma^2 = 2/N (seed 003 proof)"),
             data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d})
     return evaluate
@@ -74,7 +74,7 @@ def _conventions(ctx: CheckContext) -> Finding:
         for c in (1.0, 4.0):
             ng = math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta, branch_constant=c))
             n_min = gauss_smallest_count(ctx.epsilon, ctx.delta, variance_numerator=v)
-            d = gauss_exact_delta(ctx.epsilon, ng, variance_numerator=v)
+            d = gauss_exact_delta(ctx.epsilon, ng, variance_numerator=v).value
             rows.append(f"variance {v:g}/N, branch constant {c:g}: ceil(N_G) = {ng}, exact "
                         f"delta there {d:.3g} ({'ok' if d <= ctx.delta else 'FAILS'}); "
                         f"smallest sufficient N = {n_min}")
@@ -88,7 +88,8 @@ def _curve(faulty: bool):
         n = _count(ctx, faulty)
         return curve_finding("privacy-curve", f"exact privacy curve of theta at N = {n} "
                              "(Gaussian shift 1/N, sd sqrt(2/N))",
-                             lambda e: gauss_exact_delta(e, n), ctx.epsilon, Notion.PER_STEP)
+                             lambda e: gauss_exact_delta(e, n).value, ctx.epsilon,
+                             Notion.PER_STEP)
     return evaluate
 
 

@@ -35,7 +35,7 @@ def _sigma(ctx: CheckContext, faulty: bool) -> float:
 def _classical(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
         sigma = _sigma(ctx, faulty)
-        d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
+        d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma).value
         analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
         return exact_claim(spec, ctx, d <= ctx.delta, (
             f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
@@ -48,7 +48,7 @@ def _classical(faulty: bool):
 
 def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
     s = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
-    d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
+    d = gaussian_hockey_stick(ctx.epsilon, 1.0, s).value
     return exact_claim(spec, ctx, d <= ctx.delta, (
         f"analytic sigma {s:.8g}: exact delta {d:.8g} <= {ctx.delta:g}",))
 
@@ -56,7 +56,7 @@ def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
 def _eps_threshold(delta: float) -> float:
     """Largest eps (on [1e-3, 50]) at which the classical sigma still meets delta."""
     def ok(e: float) -> bool:
-        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)) <= delta
+        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)).value <= delta
     if not ok(1e-3):
         return 0.0
     lo, hi = 1e-3, 50.0
@@ -74,7 +74,7 @@ def _region(ctx: CheckContext) -> Finding:
     epsilons = np.array([0.1, 0.5, 1.0, 2.0, 5.0, 10.0])
     rows = []
     for d in deltas:
-        cells = ["ok " if gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, d)) <= d
+        cells = ["ok " if gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, d)).value <= d
                  else "NO " for e in epsilons]
         rows.append(f"delta={d:<7g} " + " ".join(cells) + f"   holds for eps <= "
                     f"{thresholds[d]:.4g}")
@@ -93,7 +93,7 @@ def _curve(faulty: bool):
         sigma = _sigma(ctx, faulty)
         return curve_finding("privacy-curve", f"exact privacy curve at sigma = {sigma:.6g} "
                              "(Balle & Wang closed form)",
-                             lambda e: gaussian_hockey_stick(e, 1.0, sigma), ctx.epsilon,
+                             lambda e: gaussian_hockey_stick(e, 1.0, sigma).value, ctx.epsilon,
                              Notion.LDP)
     return evaluate
 

@@ -77,7 +77,7 @@ def _exact(faulty: bool):
                 assert_same = Laplace(ctx.epsilon, sensitivity=1.0 / m).scale
                 if not math.isclose(assert_same, scale, rel_tol=1e-12):
                     raise RuntimeError("Laplace calibration disagrees with Lemma 1's scale")
-            deltas.append(laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale))
+            deltas.append(laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale).lower)
             if eps_m > worst:
                 worst, worst_m = eps_m, int(m)
         holds = worst <= ctx.epsilon * (1 + 1e-12) and max(deltas) <= ctx.delta
@@ -96,7 +96,7 @@ def _curve(faulty: bool):
         scale = 1.0 / (((m + 1) if faulty else m) * ctx.epsilon)
         return curve_finding("privacy-curve", f"exact privacy curve of one episode mean "
                              f"(m = j - i = {m}; closed form, Laplace)",
-                             lambda e: laplace_hockey_stick(e, 1.0 / m, scale), ctx.epsilon,
+                             lambda e: laplace_hockey_stick(e, 1.0 / m, scale).value, ctx.epsilon,
                              Notion.GLOBAL)
     return evaluate
 

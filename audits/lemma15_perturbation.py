@@ -124,9 +124,9 @@ def _divergence(ctx: CheckContext, faulty: bool, eps: float) -> tuple[float, flo
     support = (X0 - a - z, X0 + a + 2 * z)
     p = lambda x: mech.pdf(x, X0, n)  # noqa: E731
     q = lambda x: mech.pdf(x, X0 + z, n)  # noqa: E731
-    h1, e1 = continuous_hockey_stick(p, q, eps, support, breakpoints=bps)
-    h2, e2 = continuous_hockey_stick(q, p, eps, support, breakpoints=bps)
-    return max(h1, h2), max(e1, e2)
+    r1 = continuous_hockey_stick(p, q, eps, support, breakpoints=bps)
+    r2 = continuous_hockey_stick(q, p, eps, support, breakpoints=bps)
+    return max(r1.value, r2.value), max(r1.error, r2.error)
 
 
 def _exact(faulty: bool):

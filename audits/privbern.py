@@ -62,7 +62,7 @@ def _exact(faulty: bool):
         worst, pair = 0.0, (0.0, 0.0)
         for i in range(grid.size):
             for j in range(grid.size):
-                e = discrete_epsilon(probs[i], probs[j], 0.0)
+                e = discrete_epsilon(probs[i], probs[j], 0.0).value
                 if e > worst:
                     worst, pair = e, (float(grid[i]), float(grid[j]))
         holds = worst <= ctx.epsilon * (1 + 1e-9)

@@ -6,62 +6,146 @@ finite output space the supremum is attained by ``S = {o : P(o) > e^eps Q(o)}``,
 ``H_eps = sum_o max(0, P(o) - e^eps Q(o))``. A mechanism is ``(eps, delta)``-DP on a pair of
 neighbours iff ``H_eps`` is at most ``delta`` in both directions.
 
-Integrals are computed with composite Gauss-Legendre quadrature between the breakpoints where
-the integrand is not smooth; the error estimate is the difference between ``m`` and ``2m``
-nodes per piece, reported beside the value.
+Every computed loss comes back as a :class:`Bounded`: the value and a bound on its absolute
+error, so that :func:`dpaudit.evidence.decide` calls a violation only outside it. Integrals
+are computed with composite Gauss-Legendre quadrature between the breakpoints where the
+integrand is not smooth; the error estimate is the difference between ``m`` and ``2m`` nodes
+per piece (an estimate, not a proof: on smooth pieces the ``2m`` rule's own error is far
+smaller than that difference). Inverses (epsilon for a delta) are found with scipy's bracketing
+root finder and the bracket is returned as the error.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize.elementwise import find_root
 
 __all__ = [
+    "Bounded",
+    "OutOfRangeError",
     "discrete_epsilon",
     "discrete_hockey_stick",
     "piecewise_quadrature",
+    "smallest_passing",
 ]
 
-
-def discrete_hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> float:
-    """``sum_o max(0, p(o) - e^eps q(o))``: the smallest delta for ``epsilon``, one direction."""
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
-    return float(np.maximum(p - math.exp(epsilon) * q, 0.0).sum())
+#: unit roundoff of IEEE double precision
+UNIT_ROUNDOFF = 2.0**-53
 
 
-def discrete_epsilon(p: np.ndarray, q: np.ndarray, delta: float, *, tol: float = 1e-12) -> float:
-    """Smallest epsilon with ``H_eps(p||q) <= delta`` and ``H_eps(q||p) <= delta``.
+class OutOfRangeError(ArithmeticError):
+    """A loss cannot be computed in double precision at these parameters (the message says
+    why); callers report the claim INCONCLUSIVE with that reason, never a crash."""
 
-    ``inf`` when no finite epsilon suffices (an outcome has mass under one law only, more
-    than ``delta`` of it). Found by bisection on the monotone map ``eps -> H_eps``.
+
+@dataclass(frozen=True)
+class Bounded:
+    """A computed quantity and a bound on its absolute error (arrays for vectorised calls).
+
+    ``how`` names the method and the source of the error bound, for the report.
+    """
+
+    value: float | np.ndarray
+    error: float | np.ndarray
+    how: str = ""
+
+    @property
+    def upper(self) -> float | np.ndarray:
+        return self.value + self.error
+
+    @property
+    def lower(self) -> float | np.ndarray:
+        return self.value - self.error
+
+
+def discrete_hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> Bounded:
+    """``sum_o max(0, p(o) - e^eps q(o))``: the smallest delta for ``epsilon``, one direction.
+
+    Error: each term ``p - e^eps q`` is exact to ``3u (p + e^eps q)`` (one product, one
+    exponential, one subtraction, ``u`` the unit roundoff) and the sum of ``n`` terms adds at
+    most ``n u`` times their total, so ``error = (n + 3) u (sum p + e^eps sum q)`` over the
+    positive terms. The inputs' own errors are the caller's (see :func:`worst_pair_loss`).
+    ``epsilon`` above 700 (``e^eps`` not a finite double) is handled in log space: a term is
+    positive only where ``log p - log q > eps``.
     """
     p = np.asarray(p, dtype=float)
     q = np.asarray(q, dtype=float)
+    if epsilon > 700.0:
+        with np.errstate(divide="ignore"):
+            pos = np.log(p) - np.log(q) > epsilon
+        if not pos.any():
+            return Bounded(0.0, 0.0, "log space: no outcome has log-ratio above epsilon")
+        lq = np.log(q[pos]) + epsilon
+        terms = p[pos] * -np.expm1(lq - np.log(p[pos]))
+        return Bounded(float(terms.sum()), (pos.sum() + 3) * UNIT_ROUNDOFF * float(
+            p[pos].sum()), "log space")
+    k = math.exp(epsilon)
+    terms = p - k * q
+    pos = terms > 0
+    value = float(terms[pos].sum())
+    err = (p.size + 3) * UNIT_ROUNDOFF * float(p[pos].sum() + k * q[pos].sum())
+    return Bounded(value, err, "sum of positive terms, floating-point bound")
 
-    def worst(eps: float) -> float:
-        return max(discrete_hockey_stick(p, q, eps), discrete_hockey_stick(q, p, eps))
 
-    if worst(0.0) <= delta + tol:
-        return 0.0
+def smallest_passing(fails: Callable[[float], bool], lo: float, hi: float, *,
+                     xtol: float = 1e-12) -> Bounded:
+    """Smallest ``x`` in ``[lo, hi]`` where a monotone condition stops failing.
+
+    ``fails(lo)`` must be true and ``fails(hi)`` false. The sign change of
+    ``+1 if fails(x) else -1`` is located by scipy's bracketing root finder
+    (``scipy.optimize.elementwise.find_root``); the result is the bracket's passing end and
+    its error the bracket's width.
+    """
+    def sign(x: np.ndarray) -> np.ndarray:
+        xs = np.atleast_1d(np.asarray(x, dtype=float))
+        out = np.array([1.0 if fails(float(v)) else -1.0 for v in xs.ravel()])
+        return out.reshape(np.shape(x))
+
+    res = find_root(sign, (np.float64(lo), np.float64(hi)),
+                    tolerances={"xatol": xtol, "xrtol": 4 * UNIT_ROUNDOFF}, maxiter=400)
+    a, b = (float(v) for v in res.bracket)
+    left, right = min(a, b), max(a, b)
+    return Bounded(right, right - left, "bracketing root finder (scipy find_root)")
+
+
+def discrete_epsilon(p: np.ndarray, q: np.ndarray, delta: float) -> Bounded:
+    """Smallest epsilon with ``H_eps(p||q) <= delta`` and ``H_eps(q||p) <= delta``.
+
+    ``delta = 0``: the largest ``|log p - log q|`` (``inf`` if an outcome has mass under one
+    law only), computed in log space, error a few units of roundoff of the logs. Otherwise the
+    root of the monotone ``eps -> max(H_eps(p||q), H_eps(q||p)) - delta`` found by
+    :func:`smallest_passing` (a comparison within the sums' error bound counts as passing);
+    ``inf`` when no finite epsilon suffices.
+    """
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if delta == 0.0:
+        support = (p > 0) | (q > 0)
+        if np.any((p[support] == 0) | (q[support] == 0)):
+            return Bounded(math.inf, 0.0, "an outcome has mass under one law only")
+        lr = np.abs(np.log(p[support]) - np.log(q[support]))
+        value = float(lr.max()) if lr.size else 0.0
+        scale = float(np.abs(np.log(p[support])).max() + np.abs(np.log(q[support])).max())
+        return Bounded(value, 4 * UNIT_ROUNDOFF * (1.0 + scale), "max |log p - log q|")
+
+    def fails(eps: float) -> bool:
+        worst = max((discrete_hockey_stick(p, q, eps), discrete_hockey_stick(q, p, eps)),
+                    key=lambda b: b.value)
+        return worst.lower > delta
+
+    if not fails(0.0):
+        return Bounded(0.0, 0.0, "the laws are within delta at epsilon = 0")
     # an upper end: the largest finite log-ratio among outcomes positive under both laws
     both = (p > 0) & (q > 0)
     hi = float(np.max(np.abs(np.log(p[both] / q[both])))) if both.any() else 0.0
-    hi = max(hi, 1e-9)
-    if worst(hi) > delta + tol:
-        return math.inf
-    lo = 0.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if worst(mid) <= delta + tol:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo < 1e-12:
-            break
-    return hi
+    hi = max(hi, 1e-9) * (1 + 1e-9)
+    if fails(hi):
+        return Bounded(math.inf, 0.0, "no finite epsilon meets delta")
+    return smallest_passing(fails, 0.0, hi)
 
 
 def piecewise_quadrature(
@@ -73,7 +157,8 @@ def piecewise_quadrature(
     """Integrate ``integrand`` over ``[min(breakpoints), max(breakpoints)]``.
 
     ``integrand`` is vectorised and smooth between consecutive breakpoints. Returns
-    ``(value, error_estimate)`` where the error is ``|Q_m - Q_2m|``.
+    ``(value, error_estimate)`` where the error is ``|Q_m - Q_2m|`` plus the floating-point
+    allowance of the weighted sum (``2 m u`` times the integral of ``|integrand|``).
     """
     pts = np.unique(np.asarray(breakpoints, dtype=float))
     if pts.size < 2:
@@ -87,7 +172,7 @@ def piecewise_quadrature(
         return float((0.5 * (b - a) * vals * w[None, :]).sum())
 
     coarse, fine = rule(nodes), rule(2 * nodes)
-    return fine, abs(fine - coarse)
+    return fine, abs(fine - coarse) + 4 * nodes * UNIT_ROUNDOFF * abs(fine)
 
 
 def worst_pair_loss(
@@ -99,7 +184,8 @@ def worst_pair_loss(
 ) -> dict[str, object]:
     """Exact loss over candidate neighbouring pairs with a small discrete output law.
 
-    ``law(x)`` returns ``(probabilities, error_bound)`` and is called once per distinct input.
+    ``law(x)`` returns ``(probabilities, error_bound)`` (a bound on the L1 error of the
+    probability vector) and is called once per distinct input.
     For every pair the hockey-stick divergence at ``epsilon`` (both directions) is computed;
     the pair with the largest is returned with its numbers, including the exact epsilon at
     ``delta`` for that pair: ``pair, delta_at_epsilon, epsilon_at_delta, error, p, q,
@@ -114,14 +200,18 @@ def worst_pair_loss(
         return cache[key]
 
     best: dict[str, object] | None = None
+    k = math.exp(min(epsilon, 700.0))
     for d, d_prime in pairs:
         (p, ep), (q, eq) = get(d), get(d_prime)
-        div = max(discrete_hockey_stick(p, q, epsilon), discrete_hockey_stick(q, p, epsilon))
-        if best is None or div > best["delta_at_epsilon"]:
-            best = {"pair": (d, d_prime), "delta_at_epsilon": div, "error": ep + eq,
-                    "p": p, "q": q}
+        div = max(discrete_hockey_stick(p, q, epsilon), discrete_hockey_stick(q, p, epsilon),
+                  key=lambda b: b.value)
+        if best is None or div.value > best["delta_at_epsilon"]:
+            # laws with L1 errors ep, eq move sum max(0, p - e^eps q) by at most
+            # ep + e^eps eq (either direction); plus the sum's own floating-point bound
+            best = {"pair": (d, d_prime), "delta_at_epsilon": div.value,
+                    "error": div.error + max(ep + k * eq, eq + k * ep), "p": p, "q": q}
     if best is None:
         raise ValueError("worst_pair_loss needs at least one pair")
-    best["epsilon_at_delta"] = discrete_epsilon(best["p"], best["q"], delta)
+    best["epsilon_at_delta"] = discrete_epsilon(best["p"], best["q"], delta).value
     best["evaluated"] = len(pairs)
     return best
