@@ -20,16 +20,22 @@ from __future__ import annotations
 import math
 
 from dpaudit.conditions import lemma8_check
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.exact import OutOfRangeError
 from dpaudit.mechanisms.gauss_perturbation import (
     gauss_cdf_pair,
     gauss_exact_delta,
     gauss_smallest_count,
     gauss_start_phase,
 )
-from dpaudit.results import ClaimResult, Finding, Notion
+from dpaudit.results import Finding, Notion
+from dpaudit.validation import InvalidParameterError
 
-from ._verification import curve_finding, exact_claim, proof_claim
+from ._verification import curve_finding, out_of_range
+
+LEMMA8_GRID = Budget(full=4001, quick=1001)
+N_MAX = 10**15  # largest count searched for the smallest sufficient start phase
 
 REF = "Wang & Zhu (seed 003), Alg. 1, Thm 11 (privacy part), Fig. 1"
 CDF_PAIRS = {
@@ -43,28 +49,36 @@ def _count(ctx: CheckContext, faulty: bool) -> int:
 
 
 def _start_phase(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
         n = _count(ctx, faulty)
-        d = gauss_exact_delta(ctx.epsilon, n).value
-        n_min = gauss_smallest_count(ctx.epsilon, ctx.delta)
         ng = gauss_start_phase(ctx.epsilon, ctx.delta)
-        return exact_claim(spec, ctx, d <= ctx.delta, (
+        try:
+            d = gauss_exact_delta(ctx.epsilon, n)
+            n_min = gauss_smallest_count(ctx.epsilon, ctx.delta, n_max=N_MAX)
+        except OutOfRangeError as exc:
+            return out_of_range(exc)
+        except InvalidParameterError:
+            n_min = None  # no count up to N_MAX suffices (only reported)
+        smallest = (f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
+                    f"{gauss_exact_delta(ctx.epsilon, n_min).value:.4g}); paper's start phase "
+                    f"is {n / n_min:.3g}x that" if n_min is not None else
+                    f"no N up to {N_MAX:.0e} meets (eps, delta) exactly")
+        return ExactEvidence(d.value, d.error, details=(
             f"paper's N_G = min(1/(4 pi delta^2), ln(e/(4 pi delta^2))/eps^2) = {ng:.4f}; "
             f"start phase used: N = {n}" + (" (start phase skipped)" if faulty else ""),
-            f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d:.6g} (claim {ctx.delta:g})",
-            f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
-            f"{gauss_exact_delta(ctx.epsilon, n_min).value:.4g}); paper's start phase is "
-            f"{n / n_min:.3g}x that", "variance convention sigma^2 = 2/N (seed 003 proof)"),
-            data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d})
+            f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d.value:.6g} (claim "
+            f"{ctx.delta:g}; Gaussian shift 1/N, dp_accounting)", smallest,
+            "variance convention sigma^2 = 2/N (seed 003 proof)"),
+            data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d.value})
     return evaluate
 
 
 def _lemma8(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         n = _count(ctx, faulty)
         proof = lemma8_check(gauss_cdf_pair(n), ctx.epsilon, ctx.delta,
-                             grid=1001 if ctx.quick else 4001, symbolic=not ctx.quick)
-        return proof_claim(spec, ctx, proof, data={"N": n})
+                             grid=ctx.size(LEMMA8_GRID), symbolic=not ctx.quick)
+        return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
     return evaluate
 
 
@@ -73,7 +87,11 @@ def _conventions(ctx: CheckContext) -> Finding:
     for v in (2.0, 1.0):
         for c in (1.0, 4.0):
             ng = math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta, branch_constant=c))
-            n_min = gauss_smallest_count(ctx.epsilon, ctx.delta, variance_numerator=v)
+            try:
+                n_min = gauss_smallest_count(ctx.epsilon, ctx.delta, variance_numerator=v,
+                                             n_max=N_MAX)
+            except InvalidParameterError:
+                n_min = f"> {N_MAX:.0e}"
             d = gauss_exact_delta(ctx.epsilon, ng, variance_numerator=v).value
             rows.append(f"variance {v:g}/N, branch constant {c:g}: ceil(N_G) = {ng}, exact "
                         f"delta there {d:.3g} ({'ok' if d <= ctx.delta else 'FAILS'}); "
@@ -88,8 +106,7 @@ def _curve(faulty: bool):
         n = _count(ctx, faulty)
         return curve_finding("privacy-curve", f"exact privacy curve of theta at N = {n} "
                              "(Gaussian shift 1/N, sd sqrt(2/N))",
-                             lambda e: gauss_exact_delta(e, n).value, ctx.epsilon,
-                             Notion.PER_STEP)
+                             lambda e: gauss_exact_delta(e, n), ctx.epsilon, Notion.PER_STEP)
     return evaluate
 
 

@@ -1,11 +1,14 @@
 """``check gaussian``: the classical Gaussian calibration of seed 004, checked exactly.
 
-Zheng et al. (seed 004, Sec. 2) add ``N(0, sigma^2)`` with
-``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` and state ``(eps, delta)``-LDP. Dwork & Roth
-(Thm A.1) prove this only for ``eps < 1``. The exact ``delta`` of a Gaussian shift is the
-analytic curve of Balle & Wang 2018 (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the
-claim is decided exactly at the requested ``(eps, delta)``; a finding maps the region of the
-``(eps, delta)`` plane where the classical calibration holds (it fails for large ``eps``).
+Zheng et al. 2020 (Sec. 2) add ``N(0, sigma^2)`` with
+``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` and state ``(eps, delta)``-LDP, citing Dwork &
+Roth, whose Thm A.1 proves it only for ``eps < 1``. The exact ``delta`` of a Gaussian shift is
+Balle & Wang's (2018) curve (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the claim is
+decided exactly at the requested ``(eps, delta)`` **within the cited theorem's scope**
+(``eps <= 1``, :data:`SCOPE_EPSILON`). Above it the claim is INCONCLUSIVE with the exact
+delta in its details (the paper's unqualified sentence then fails for large ``eps``: a finding
+about the citation, not a violation of the mechanism's theorem); the finding
+``classical-calibration-region`` maps where in the ``(eps, delta)`` plane the calibration holds.
 The faulty variant halves ``sigma`` (the same bug as issue 3's ``FaultyGaussianHalfSigma``,
 applied here to the classical calibration).
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import optimize
 
 from dpaudit.divergence import (
     classical_gaussian_sigma,
@@ -22,9 +26,11 @@ from dpaudit.divergence import (
     gaussian_hockey_stick,
 )
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.results import ClaimResult, Finding, Notion
+from dpaudit.evidence import ExactEvidence, InconclusiveEvidence
+from dpaudit.exact import OutOfRangeError
+from dpaudit.results import Finding, Notion
 
-from ._verification import curve_finding, exact_claim
+from ._verification import curve_finding, out_of_range
 
 
 def _sigma(ctx: CheckContext, faulty: bool) -> float:
@@ -32,40 +38,61 @@ def _sigma(ctx: CheckContext, faulty: bool) -> float:
     return 0.5 * s if faulty else s  # the faulty variant halves sigma
 
 
+SCOPE_EPSILON = 1.0  # Dwork & Roth Thm A.1 assumes eps < 1 (eps = 1 included: it holds there)
+
+
 def _classical(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        sigma = _sigma(ctx, faulty)
-        d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma).value
-        analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
-        return exact_claim(spec, ctx, d <= ctx.delta, (
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
+        try:
+            sigma = _sigma(ctx, faulty)
+            d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
+            analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
+        except OutOfRangeError as exc:
+            return out_of_range(exc)
+        lines = (
             f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
-            f"{d:.6g} (claim {ctx.delta:g})",
+            f"{d.value:.6g} (claim {ctx.delta:g}; Balle & Wang's profile from dp_accounting)",
             f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
-            f"{sigma / analytic:.4f}"),
-            data={"sigma": sigma, "exact_delta": d, "analytic_sigma": analytic})
+            f"{sigma / analytic:.4f}")
+        data = {"sigma": sigma, "exact_delta": d.value, "analytic_sigma": analytic}
+        if ctx.epsilon > SCOPE_EPSILON:
+            verdict = "fails" if d.lower > ctx.delta else "holds"
+            return InconclusiveEvidence(
+                f"eps = {ctx.epsilon:g} is outside the scope of the cited theorem (Dwork & Roth "
+                f"Thm A.1, eps < 1); here the classical sigma {verdict} exactly (delta "
+                f"{d.value:.4g} vs {ctx.delta:g}): Zheng et al.'s unqualified sentence "
+                f"{'does not hold' if verdict == 'fails' else 'happens to hold'} at these "
+                "parameters (see classical-calibration-region)", details=lines, data=data)
+        return ExactEvidence(d.value, d.error, details=lines, data=data)
     return evaluate
 
 
-def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-    s = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
-    d = gaussian_hockey_stick(ctx.epsilon, 1.0, s).value
-    return exact_claim(spec, ctx, d <= ctx.delta, (
-        f"analytic sigma {s:.8g}: exact delta {d:.8g} <= {ctx.delta:g}",))
+def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
+    try:
+        s = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
+        d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
+    except OutOfRangeError as exc:
+        return out_of_range(exc)
+    return ExactEvidence(d.value, d.error, details=(
+        f"analytic sigma {s:.8g} (dp_accounting, upper end of the root's bracket): exact "
+        f"delta {d.value:.8g}",))
 
 
 def _eps_threshold(delta: float) -> float:
-    """Largest eps (on [1e-3, 50]) at which the classical sigma still meets delta."""
-    def ok(e: float) -> bool:
-        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)).value <= delta
-    if not ok(1e-3):
+    """Largest eps (on [1e-3, 50]) at which the classical sigma still meets delta.
+
+    Edges first, then ``scipy.optimize.brentq`` on ``log eps`` (the excess ``delta(eps) -
+    delta`` is continuous and changes sign once on the range).
+    """
+    def excess(log_e: float) -> float:
+        e = math.exp(log_e)
+        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)).value - delta
+    lo, hi = math.log(1e-3), math.log(50.0)
+    if excess(lo) > 0:
         return 0.0
-    lo, hi = 1e-3, 50.0
-    if ok(hi):
+    if excess(hi) <= 0:
         return math.inf
-    for _ in range(60):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-    return lo
+    return math.exp(optimize.brentq(excess, lo, hi, xtol=1e-10))
 
 
 def _region(ctx: CheckContext) -> Finding:
@@ -93,7 +120,7 @@ def _curve(faulty: bool):
         sigma = _sigma(ctx, faulty)
         return curve_finding("privacy-curve", f"exact privacy curve at sigma = {sigma:.6g} "
                              "(Balle & Wang closed form)",
-                             lambda e: gaussian_hockey_stick(e, 1.0, sigma).value, ctx.epsilon,
+                             lambda e: gaussian_hockey_stick(e, 1.0, sigma), ctx.epsilon,
                              Notion.LDP)
     return evaluate
 

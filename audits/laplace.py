@@ -24,17 +24,20 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.divergence import laplace_hockey_stick
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.exact import OutOfRangeError
 from dpaudit.mechanisms import Laplace
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.results import Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
-from ._verification import curve_finding, exact_claim, proof_claim
+from ._verification import curve_finding, out_of_range
 
 PAPER = "Azize & Basu 2022 (seed 000), Lemma 1; Dwork & Roth Thm 3.6"
 _M = sp.Symbol("m", positive=True, integer=True)  # m = j - i >= 1
 _EPS = sp.Symbol("epsilon", positive=True)
 _N = sp.Symbol("N", positive=True)
+MAX_M = Budget(full=4096, quick=64)  # longest episode m = j - i checked by the exact claim
 
 
 def _scale(m: sp.Expr, faulty: bool) -> sp.Expr:
@@ -43,7 +46,7 @@ def _scale(m: sp.Expr, faulty: bool) -> sp.Expr:
 
 
 def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         obligations = [
             Obligation("printed_normaliser", (1 / _M) / _scale(_M, faulty) - _EPS, "<=",
                        reason="loss = sensitivity/scale",
@@ -61,32 +64,42 @@ def _symbolic(faulty: bool):
             "m = j - i >= 1; the sum from i to j has m + 1 terms in [0, 1]",
             "scale = " + sp.sstr(_scale(_M, faulty)),
             "Laplace mechanism: loss = sensitivity / scale (Dwork & Roth Thm 3.6)"))
-        return proof_claim(spec, ctx, proof)
+        # the Laplace loss is exactly sensitivity/scale: the condition is also necessary
+        return ProofEvidence(proof, necessary=True)
     return evaluate
 
 
 def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        ms = np.unique(np.geomspace(1, 64 if ctx.quick else 4096, 40).astype(int))
-        worst, worst_m, deltas = 0.0, 1, []
-        for m in ms:
-            scale = 1.0 / (((m + 1) if faulty else m) * ctx.epsilon)
-            eps_m = (1.0 / m) / scale
-            # cross-check against the issue-3 Laplace class calibrated to sensitivity 1/m
-            if not faulty:
-                assert_same = Laplace(ctx.epsilon, sensitivity=1.0 / m).scale
-                if not math.isclose(assert_same, scale, rel_tol=1e-12):
-                    raise RuntimeError("Laplace calibration disagrees with Lemma 1's scale")
-            deltas.append(laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale).lower)
-            if eps_m > worst:
-                worst, worst_m = eps_m, int(m)
-        holds = worst <= ctx.epsilon * (1 + 1e-12) and max(deltas) <= ctx.delta
-        return exact_claim(spec, ctx, holds, (
-            f"episode lengths m + 1 for m in {ms.min()}..{ms.max()} ({ms.size} values)",
-            f"exact loss max_m (1/m)/scale = {worst:.12g} at m = {worst_m} "
-            f"(claim {ctx.epsilon:g})",
-            f"exact delta at the claimed epsilon (closed form): max {max(deltas):.3g}"),
-            epsilon_exact=worst, data={"m": ms.tolist(), "delta": deltas})
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
+        ms = np.unique(np.geomspace(1, ctx.size(MAX_M), 40).astype(int))
+        worst, worst_m, deltas, errors = 0.0, 1, [], []
+        try:
+            for m in ms:
+                # the audited mechanism: the Laplace class calibrated to sensitivity 1/m has
+                # Lemma 1's scale 1/(m eps); the faulty variant uses 1/((m + 1) eps)
+                scale = (1.0 / ((m + 1) * ctx.epsilon) if faulty
+                         else Laplace(ctx.epsilon, sensitivity=1.0 / m).scale)
+                if not scale >= np.finfo(float).tiny:
+                    raise OutOfRangeError(f"the noise scale 1/((m + 1) eps) = {scale:g} at "
+                                          f"m = {m} underflows double precision")
+                eps_m = (1.0 / m) / scale
+                d = laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale)
+                deltas.append(d.value)
+                errors.append(d.error)
+                if eps_m > worst:
+                    worst, worst_m = eps_m, int(m)
+        except OutOfRangeError as exc:
+            return out_of_range(exc)
+        i = int(np.argmax(deltas))
+        return ExactEvidence(
+            deltas[i], max(errors), epsilon_at_delta=worst, details=(
+                f"episode lengths m + 1 for m in {ms.min()}..{ms.max()} ({ms.size} values)",
+                f"exact loss max_m (1/m)/scale = {worst:.12g} at m = {worst_m} "
+                f"(claim {ctx.epsilon:g})",
+                f"delta at the claimed epsilon: {deltas[i]:.3g} at m = {int(ms[i])} "
+                "(dp_accounting's Laplace privacy loss, log space; error bound covers the "
+                "rounding of the scale and of the library's CDFs)"),
+            data={"m": ms.tolist(), "delta": deltas})
     return evaluate
 
 
@@ -96,7 +109,7 @@ def _curve(faulty: bool):
         scale = 1.0 / (((m + 1) if faulty else m) * ctx.epsilon)
         return curve_finding("privacy-curve", f"exact privacy curve of one episode mean "
                              f"(m = j - i = {m}; closed form, Laplace)",
-                             lambda e: laplace_hockey_stick(e, 1.0 / m, scale).value, ctx.epsilon,
+                             lambda e: laplace_hockey_stick(e, 1.0 / m, scale), ctx.epsilon,
                              Notion.GLOBAL)
     return evaluate
 

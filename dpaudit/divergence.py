@@ -127,9 +127,12 @@ def laplace_hockey_stick(epsilon: float, sensitivity: float, scale: float) -> Bo
         return Bounded(0.0, 0.0, "no shift")
     a = _shift_ratio("Laplace", d, b)
     loss = LaplacePrivacyLoss(b, sensitivity=d)
-    if eps >= float(loss.privacy_loss(-2.0 * d)):  # the loss never exceeds Delta/b
-        return Bounded(0.0, 0.5 * 4.0 * UNIT_ROUNDOFF * a,
-                       "Laplace (dp_accounting): epsilon at or above the largest privacy loss")
+    top = float(loss.privacy_loss(-2.0 * d))  # the largest privacy loss, Delta/b
+    if eps >= top * (1.0 - 8.0 * UNIT_ROUNDOFF):
+        # delta(eps) is zero from eps = top on and 1/2-Lipschitz in eps, so at most
+        # (top - eps)/2 here; plus the rounding of the ratio itself
+        return Bounded(0.0, 0.5 * max(top - eps, 0.0) + 2.0 * UNIT_ROUNDOFF * a,
+                       "Laplace (dp_accounting): epsilon at the largest privacy loss")
     return _profile(loss, eps, a, 0.5, "Laplace")
 
 
@@ -146,7 +149,8 @@ def gaussian_hockey_stick(epsilon: float, sensitivity: float, sigma: float) -> B
         return Bounded(0.0, 0.0, "no shift")
     mu = _shift_ratio("Gaussian", d, s)
     # d delta / d mu = phi(mu/2 - eps/mu) (the density terms cancel at the optimum)
-    slope = math.exp(-0.5 * (mu / 2.0 - eps / mu) ** 2) / math.sqrt(2.0 * math.pi)
+    z = mu / 2.0 - eps / mu
+    slope = math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) if abs(z) < 40.0 else 0.0
     return _profile(GaussianPrivacyLoss(s, sensitivity=d), eps, mu, slope, "Gaussian")
 
 
@@ -176,7 +180,7 @@ def gaussian_analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1
     try:
         with np.errstate(all="ignore"):
             root = float(dp_accounting.get_sigma_gaussian(eps, dl, tol=tol))
-    except (ValueError, ZeroDivisionError, FloatingPointError, RuntimeError) as exc:
+    except (ValueError, ArithmeticError, RuntimeError) as exc:
         raise OutOfRangeError(f"analytic Gaussian sigma at eps={eps:g}, delta={dl:g}: the "
                               f"library's root finder failed ({exc})") from exc
     sigma = d * (root + 2.0 * (tol + 4.0 * UNIT_ROUNDOFF * root))

@@ -29,6 +29,7 @@ __all__ = [
     "OutOfRangeError",
     "discrete_epsilon",
     "discrete_hockey_stick",
+    "log_hockey_stick",
     "piecewise_quadrature",
     "smallest_passing",
 ]
@@ -69,26 +70,41 @@ def discrete_hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> Bound
     exponential, one subtraction, ``u`` the unit roundoff) and the sum of ``n`` terms adds at
     most ``n u`` times their total, so ``error = (n + 3) u (sum p + e^eps sum q)`` over the
     positive terms. The inputs' own errors are the caller's (see :func:`worst_pair_loss`).
-    ``epsilon`` above 700 (``e^eps`` not a finite double) is handled in log space: a term is
-    positive only where ``log p - log q > eps``.
+    ``epsilon`` above 700 (``e^eps`` not a finite double) goes to :func:`log_hockey_stick`.
     """
     p = np.asarray(p, dtype=float)
     q = np.asarray(q, dtype=float)
     if epsilon > 700.0:
         with np.errstate(divide="ignore"):
-            pos = np.log(p) - np.log(q) > epsilon
-        if not pos.any():
-            return Bounded(0.0, 0.0, "log space: no outcome has log-ratio above epsilon")
-        lq = np.log(q[pos]) + epsilon
-        terms = p[pos] * -np.expm1(lq - np.log(p[pos]))
-        return Bounded(float(terms.sum()), (pos.sum() + 3) * UNIT_ROUNDOFF * float(
-            p[pos].sum()), "log space")
+            return log_hockey_stick(np.log(p), np.log(q), epsilon)
     k = math.exp(epsilon)
     terms = p - k * q
     pos = terms > 0
     value = float(terms[pos].sum())
     err = (p.size + 3) * UNIT_ROUNDOFF * float(p[pos].sum() + k * q[pos].sum())
     return Bounded(value, err, "sum of positive terms, floating-point bound")
+
+
+def log_hockey_stick(log_p: np.ndarray, log_q: np.ndarray, epsilon: float) -> Bounded:
+    """The same from log-probabilities, so that no ``e^eps`` and no tiny mass is formed.
+
+    A term is positive iff ``log p - log q > eps`` and then equals
+    ``p (1 - exp(eps + log q - log p))``. Error per positive term, relative:
+    ``u (6 + |eps| + 4 |log p| + 4 |log q|)`` (the logs are taken to carry ``4u`` relative
+    error each, as from ``logaddexp``/``log_expit``), plus ``n u`` of the total for the sum.
+    """
+    lp = np.asarray(log_p, dtype=float)
+    lq = np.asarray(log_q, dtype=float)
+    gap = np.where(np.isneginf(lp), -np.inf, lq + epsilon - lp)
+    pos = gap < 0
+    if not pos.any():
+        return Bounded(0.0, 0.0, "log space: no outcome has log-ratio above epsilon")
+    p = np.exp(lp[pos])
+    terms = p * -np.expm1(gap[pos])
+    finite_q = np.where(np.isneginf(lq[pos]), 0.0, np.abs(lq[pos]))
+    rel = UNIT_ROUNDOFF * (6.0 + abs(epsilon) + 4.0 * np.abs(lp[pos]) + 4.0 * finite_q)
+    err = float((p * rel).sum()) + (lp.size + 3) * UNIT_ROUNDOFF * float(p.sum())
+    return Bounded(float(terms.sum()), err, "log space, floating-point bound")
 
 
 def smallest_passing(fails: Callable[[float], bool], lo: float, hi: float, *,
@@ -215,3 +231,25 @@ def worst_pair_loss(
     best["epsilon_at_delta"] = discrete_epsilon(best["p"], best["q"], delta).value
     best["evaluated"] = len(pairs)
     return best
+
+
+def laplace_composition_delta(loss: float, coordinates: int, epsilon: float) -> Bounded:
+    """``delta`` at ``epsilon`` of a vector Laplace release, exact when 0, else a lower bound.
+
+    The changed datum moves ``coordinates`` independent Laplace coordinates; ``loss`` is the sum
+    of their ``sensitivity / scale``, the exact pure-DP loss. If ``loss <= epsilon`` the
+    divergence at ``epsilon`` is exactly 0. Otherwise the event "every moved coordinate's noise
+    lies on the far side" has probability ``2^-m`` under ``D`` and ``2^-m e^-loss`` under
+    ``D'``, so ``H_eps >= 2^-m (1 - e^(eps - loss))`` (any upper bound on ``m`` keeps it a
+    lower bound): positive, hence a violation of a pure-DP claim.
+
+    Error: ``loss`` is a floating sum of ``coordinates`` ratios, relative error at most
+    ``(coordinates + 2) u``; ``2^-m (1 - e^(eps - loss))`` is 1-Lipschitz in ``loss`` times
+    ``2^-m``, so the error bound is ``2^-m (m + 2) u loss`` (and the value is 0 when ``loss``
+    is within that of ``epsilon`` or below).
+    """
+    err = float(np.exp2(-coordinates)) * (coordinates + 2) * UNIT_ROUNDOFF * abs(loss)
+    if loss <= epsilon:
+        return Bounded(0.0, err, "loss within epsilon: divergence 0")
+    return Bounded(float(np.exp2(-coordinates) * -np.expm1(epsilon - loss)), err,
+                   "lower bound 2^-m (1 - e^(eps - loss))")

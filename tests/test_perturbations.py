@@ -159,3 +159,14 @@ def test_bad_parameters():
         gauss_exact_delta(1.0, 0)
     with pytest.raises(InvalidParameterError):
         BetaPerturbation(-1.0, 0.01)
+
+
+@pytest.mark.parametrize("eps", [sp.Rational(1, 2), sp.Integer(1), sp.Integer(3)])
+def test_unpadded_limit_closed_form_matches_sympy(eps):
+    # independent: sympy maximises g(t) = (1 - e^-t) - e^eps (1 - e^-t - t e^-t) itself
+    from dpaudit.audits.beta_perturbation import unpadded_limit
+    t = sp.Symbol("t", positive=True)
+    g = (1 - sp.exp(-t)) - sp.exp(eps) * (1 - sp.exp(-t) - t * sp.exp(-t))
+    crit = [c for c in sp.solve(sp.diff(g, t), t) if c.is_positive]
+    ref = max(float(g.subs(t, c)) for c in crit)
+    assert unpadded_limit(float(eps)) == pytest.approx(ref, rel=1e-12)
