@@ -32,7 +32,7 @@ import numpy as np
 from dpaudit.conditions import lemma8_check
 from dpaudit.divergence import beta_hockey_stick
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence
+from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
 from dpaudit.exact import Bounded
 from dpaudit.mechanisms.beta_perturbation import (
     beta_cdf_pair,
@@ -76,7 +76,16 @@ def _counts(ctx: CheckContext) -> np.ndarray:
 
 
 def _start_phase(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
+        start = math.ceil(beta_start_phase(ctx.epsilon, ctx.delta))
+        if 10 * start > ctx.size(PAIRS):
+            # every R for each of at least 10 counts: more pairs than the budget allows (at
+            # eps = 1e-3, delta = 1e-12 the start phase is 5e9: 40 GB for one count)
+            return InconclusiveEvidence(
+                f"the start phase N_B = {start:.3g} makes the exact scan (every R for at least "
+                f"10 counts from N_B on) exceed its budget of {ctx.size(PAIRS):.0e} "
+                "neighbouring pairs; the Lemma 8 claim at N_B (R = 0) still runs",
+                data={"N_B": start})
         counts = _counts(ctx)
         worst, wn, wr = _scan(ctx.epsilon, counts, padding=not faulty)
         nb = beta_start_phase(ctx.epsilon, ctx.delta)
