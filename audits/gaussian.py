@@ -108,7 +108,7 @@ def _region(ctx: CheckContext) -> Finding:
     return Finding(
         "classical-calibration-region",
         "sigma = sqrt(2 ln(1.25/delta))/eps meets (eps, delta) exactly when eps is at most "
-        "the listed threshold (bisection on the exact curve; monotone on the grid checked)",
+        "the listed threshold (Brent's method on the exact curve; monotone on the grid checked)",
         Notion.LDP,
         details=("eps grid: " + " ".join(f"{e:g}" for e in epsilons), *rows),
         data={"thresholds": {str(k): v for k, v in thresholds.items()}},
