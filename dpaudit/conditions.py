@@ -37,8 +37,9 @@ How each inequality is decided (three tiers, each labelled in the reduced inequa
 3. **critical points**: when the condition is tight (slack cannot certify), ``sup g`` is
    attained at ``+-inf``, at a density breakpoint, or where ``g' = f - e^eps f'`` changes
    sign; those points are located on the grid, refined by scipy's bracketing root finder
-   and evaluated (mpmath at 30 digits where the family allows it). The result is exact to the stated tolerance but not
-   a certificate: a pair of sign changes inside one grid cell could be missed.
+   and evaluated (mpmath at 30 digits where the family allows it). The result is exact to
+   the stated tolerance but not a certificate: a pair of sign changes inside one grid cell
+   could be missed.
 
 A grid point (or critical point) where the inequality fails by more than the tolerance is a
 witness: ``DISPROVED``.
