@@ -1,11 +1,13 @@
-"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (seed 000)."""
+"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (Azize & Basu
+2022)."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.bandits import TableRewards
 from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ProofEvidence
 from dpaudit.results import Finding, Notion
@@ -21,10 +23,9 @@ from ._global_common import (
     table_sampler,
 )
 
-FIG2_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
-PAPER = "Azize & Basu, NeurIPS 2022 (seed 000)"
+PAPER = "Azize & Basu 2022 (NeurIPS)"
 
-# The attack: K = 2 arms, T = 32, a fixed reward table (seed 000, Definition 2).
+# The attack: K = 2 arms, T = 32, a fixed reward table (Azize & Basu 2022, Definition 2).
 # Arm 0 earns 0 except its initial pull (step 1), arm 1 earns 1. Pair 1 changes step 1
 # (arm 0's first reward, 1 -> 0): in the paper's algorithm it enters one release only (the
 # initial one, noise Lap(2/eps), loss <= eps/2); in the all-rewards variant it enters every
@@ -37,8 +38,8 @@ AUDIT_HORIZON = 32
 def _table() -> TableRewards:
     import numpy as np
 
-    tab = np.zeros((2, AUDIT_HORIZON))
-    tab[1, :] = 1.0
+    tab = np.zeros((AUDIT_HORIZON, 2))
+    tab[:, 1] = 1.0
     tab[0, 0] = 1.0
     return TableRewards(tab)
 
@@ -69,7 +70,7 @@ def klucb_neighbour_pairs(alg, summaries: tuple[str, ...] = ("action sequence",)
     import numpy as np
 
     horizon = 64
-    base = TableRewards(np.zeros((2, horizon)))
+    base = TableRewards(np.zeros((horizon, 2)))
     changed = base.changed(32, np.array([1.0, 1.0]))
     pairs = [SamplerPair("pair 1: K=2, T=64, every reward 0; step 32 rewards (0, 0) vs (1, 1)",
                          table_sampler(alg, base, horizon, summaries),
@@ -89,43 +90,55 @@ def release_model(alg) -> ReleaseModel:
                         "disjoint, so one reward enters one release (Lemma 1, Thm 6)")
 
 
-RUNS = Budget(full=800_000, quick=300_000)  # simulated runs per input of the audited pair
+# simulated runs per input of the audited pair (selection + measurement); with the ranking
+# runs this costs what the former engine spent (2 pairs x 4 samples of 400k / 150k runs)
+RUNS = Budget(full=1_600_000, quick=600_000)
 
 
-def claims(make_alg, pairs=neighbour_pairs,
+def audited(ctx: CheckContext):
+    """The audited variant (``AuditSpec.variant``: an AdaP class) at the claimed epsilon."""
+    return ctx.variant(ctx.epsilon)
+
+
+def claims(pairs=neighbour_pairs,
            summaries: tuple[str, ...] = ("action sequence",),
            runs: Budget = RUNS) -> list[ClaimSpec]:
     """The two claims of an AdaP audit; ``runs``: simulated runs per input of the audited
     pair (selection and measurement, :func:`dpaudit.sampled.sampled_audit`)."""
     def symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        return release_evidence(ctx, release_model(make_alg(ctx)))
+        return release_evidence(ctx, release_model(audited(ctx)))
 
-    sampled = global_dp_claim(lambda ctx: pairs(make_alg(ctx), summaries), runs)
+    sampled = global_dp_claim(lambda ctx: pairs(audited(ctx), summaries), runs)
 
     return [
         ClaimSpec("episode-release", Notion.GLOBAL,
                   "each private mean is eps-DP (Laplace, sensitivity of a last-episode mean) "
                   "and a changed reward enters one release only",
-                  "seed 000, Lemma 1, Theorem 1 and Theorem 6 (Sec. 4, Eq. 7-8)", symbolic),
+                  "Azize & Basu 2022, Lemma 1, Theorem 1 and Theorem 6 (Sec. 4, Eq. 7-8)",
+                  symbolic),
         ClaimSpec("global-dp", Notion.GLOBAL,
                   "the action sequence is eps-global DP: pi(a^T|r^T) <= e^eps pi(a^T|r'^T) for "
                   "reward sequences differing at one step",
-                  "seed 000, Definition 2 and Theorems 6-8", sampled),
+                  "Azize & Basu 2022, Definition 2 and Theorems 6-8", sampled),
     ]
 
 
 def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
-    k = len(FIG2_MEANS)
+    k = AZIZE_BASU_FIG2.n_arms
     return [
         f"Theorem 2 minimax lower bound (K={k}, T={horizon}): "
         f"{thm2_minimax_lower(k, horizon, ctx.epsilon):.4g}",
         f"Theorem 3 problem-dependent lower bound (asymptotic rate x ln T, Bernoulli: "
         f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): "
-        f"{thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
+        f"{thm3_lower(AZIZE_BASU_FIG2.means, horizon, ctx.epsilon):.4g}",
     ]
 
 
-def touched_releases_finding(make_alg) -> FindingSpec:
+TOUCHED_RUNS = Budget(full=20_000, quick=2_000)  # coupled runs per changed step
+REGRET_HORIZON = Budget(full=AZIZE_BASU_FIG2.horizon, quick=10**5)
+
+
+def touched_releases_finding() -> FindingSpec:
     """Count, on the code itself, how many releases one changed reward touches.
 
     Both neighbouring tables of each pair are simulated with the *same* generator state;
@@ -137,18 +150,19 @@ def touched_releases_finding(make_alg) -> FindingSpec:
     import numpy as np
 
     def evaluate(ctx: CheckContext) -> Finding:
-        alg = make_alg(ctx)
+        alg = audited(ctx)
         base = _table()
         lines, worst = [], 0
         for label, changed in (("step 1", base.changed(1, np.array([0.0, 1.0]))),
                                ("step 3", base.changed(3, np.array([1.0, 0.0])))):
-            runs = 2_000 if ctx.quick else 20_000
+            runs = ctx.size(TOUCHED_RUNS)
             a = alg.simulate(base, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
                              record_releases=True)
             b = alg.simulate(changed, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
                              record_releases=True)
             same = np.all(a.decisions == b.decisions, axis=1)
-            diff = ~np.isclose(a.releases, b.releases, rtol=0, atol=1e-12, equal_nan=True)
+            diff = ~np.isclose(a.extra["releases"], b.extra["releases"], rtol=0, atol=1e-12,
+                               equal_nan=True)
             touched = diff[same].sum(axis=1)
             hist = np.bincount(touched)
             worst = max(worst, int(touched.max(initial=0)))

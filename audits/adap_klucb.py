@@ -1,4 +1,4 @@
-"""``adap-klucb``: AdaP-KLUCB of Azize & Basu (seed 000, Alg. 1, Eq. 8).
+"""``adap-klucb``: AdaP-KLUCB of Azize & Basu 2022 (Alg. 1, Eq. 8).
 
 Same claims as ``adap-ucb``; the attack's first table is adapted to KL-UCB's clipped early
 indexes (see ``_adap_common.klucb_neighbour_pairs``). Regret on Figure 2's instance
@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dpaudit.algorithms.adap import AdaPKLUCB
 from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
 from dpaudit.engine import AuditSpec, Budget, CheckContext
 
 from ._adap_common import (
-    FIG2_MEANS,
     PAPER,
+    REGRET_HORIZON,
+    audited,
     claims,
     klucb_neighbour_pairs,
     lower_bound_details,
@@ -22,18 +24,15 @@ from ._adap_common import (
 )
 from ._global_common import regret_result
 
-
-def _alg(ctx: CheckContext) -> AdaPKLUCB:
-    return AdaPKLUCB(ctx.epsilon)
+RUNS = Budget(full=800_000, quick=100_000)  # simulated runs per input of the audited pair
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else 10**7
-    alg = _alg(ctx)
-    shape = thm8_adap_klucb_shape(FIG2_MEANS, horizon, ctx.epsilon, alg.alpha)
+    horizon, alg = ctx.size(REGRET_HORIZON), audited(ctx)
+    shape = thm8_adap_klucb_shape(FIG2.means, horizon, ctx.epsilon, alg.alpha)
     return regret_result(
-        ctx, alg, FIG2_MEANS, horizon, 20,
-        instance="Fig. 2: Bernoulli (0.75, 0.625, 0.5, 0.375, 0.25)", bound=None,
+        ctx, alg, FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=None,
         bound_name="Theorem 8 has unspecified constants C1(alpha), C2",
         details=[f"Theorem 8 shape with C1 = C2 = 1 (not a bound): {shape:.4g}",
                  *lower_bound_details(ctx, horizon)])
@@ -41,8 +40,7 @@ def _regret(ctx: CheckContext):
 
 AUDITS = [
     AuditSpec("adap-klucb", "AdaP-KLUCB: epsilon-global DP via last-episode Laplace means",
-              PAPER, claims(_alg, klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"),
-                            runs=Budget(full=800_000, quick=100_000)),
+              PAPER, claims(klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"), RUNS),
               default_epsilon=1.0, default_delta=0.0,
-              findings=[touched_releases_finding(_alg)], regret=_regret),
+              findings=[touched_releases_finding()], regret=_regret, variant=AdaPKLUCB),
 ]

@@ -1,13 +1,13 @@
 """``dp-se``: DP-SE, private Successive Elimination (Sajed & Sheffet, ICML 2019).
 
-The baseline of seed 000's Figure 2 (``beta = 1/T``). Claims: each epoch's private mean is
+The baseline of Azize & Basu 2022's Figure 2 (``beta = 1/T``). Claims: each epoch's private mean is
 eps-DP (Laplace, sensitivity ``1/R_e``, scale ``1/(eps R_e)``) and a changed reward enters one
 release (symbolic); eps-global DP of the action sequence (sampled). The attack: K = 2, a
 fixed table where arm 0 earns 1 and arm 1 earns a constant ``v`` chosen so that the
 elimination threshold ``2 (h_1 + c_1)`` lies midway between arm 1's epoch-1 means on the two
 neighbouring tables (one reward of arm 1's epoch-1 block is 1 or 0): the elimination decision
 after epoch 1 is then as sensitive to that reward as it can be. Regret: Figure 2's instance at
-T = 10^7 with seed 000's lower bounds beside it (DP-SE's own upper bound has no explicit
+T = 10^7 with Azize & Basu 2022's lower bounds beside it (DP-SE's own upper bound has no explicit
 constants in the seed papers, so none is used).
 """
 
@@ -16,14 +16,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
+from dpaudit.bandits import TableRewards
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ProofEvidence
 from dpaudit.results import Notion
 from dpaudit.sampled import SamplerPair
 
-from ._adap_common import FIG2_MEANS, lower_bound_details
+from ._adap_common import REGRET_HORIZON, lower_bound_details
 from ._global_common import (
     EPS,
     N,
@@ -46,8 +47,8 @@ def neighbour_pairs(alg: DPSE) -> list[SamplerPair]:
     r1 = float(alg.epoch_length(1, np.array([2]), beta)[0])
     thr = float(alg.threshold(1, np.array([2]), np.array([r1]), beta)[0])
     v = (r1 * (1.0 - thr) - 0.5) / (r1 - 1.0)
-    tab = np.ones((2, horizon))
-    tab[1, :] = v
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = v
     step = int(r1) + 1  # first pull of arm 1 in epoch 1
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
@@ -58,7 +59,7 @@ def neighbour_pairs(alg: DPSE) -> list[SamplerPair]:
 
 
 def _alg(ctx: CheckContext) -> DPSE:
-    return DPSE(ctx.epsilon)
+    return ctx.variant(ctx.epsilon)
 
 
 def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
@@ -74,10 +75,10 @@ _sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else 10**7
+    horizon = ctx.size(REGRET_HORIZON)
     return regret_result(
-        ctx, _alg(ctx), FIG2_MEANS, horizon, 20,
-        instance="Fig. 2: Bernoulli (0.75, 0.625, 0.5, 0.375, 0.25)", bound=None,
+        ctx, _alg(ctx), FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=None,
         bound_name="DP-SE upper bound not evaluated (no explicit constants in the seeds)",
         details=lower_bound_details(ctx, horizon))
 
@@ -85,12 +86,13 @@ def _regret(ctx: CheckContext):
 AUDITS = [
     AuditSpec(
         "dp-se", "DP-SE: private successive elimination with per-epoch Laplace means",
-        "Sajed & Sheffet, ICML 2019 (baseline of seeds 000 and 003)",
+        "Sajed & Sheffet 2019 (baseline of Azize & Basu 2022 and Wang & Zhu 2023)",
         [ClaimSpec("episode-release", Notion.GLOBAL,
                    "each epoch's private mean is eps-DP and a changed reward enters one release",
-                   "Sajed & Sheffet 2019, DP-SE; seed 000 Lemma 1 (same argument)", _symbolic),
+                   "Sajed & Sheffet 2019, DP-SE; Azize & Basu 2022, Lemma 1 (same argument)",
+                   _symbolic),
          ClaimSpec("global-dp", Notion.GLOBAL,
-                   "the action sequence is eps-global DP (seed 000, Definition 2)",
+                   "the action sequence is eps-global DP (Azize & Basu 2022, Definition 2)",
                    "Sajed & Sheffet 2019, privacy of DP-SE", _sampled)],
-        default_epsilon=1.0, default_delta=0.0, regret=_regret),
+        default_epsilon=1.0, default_delta=0.0, regret=_regret, variant=DPSE),
 ]

@@ -11,13 +11,15 @@ observation. Reconstruction of ``N_G`` and of the variance in
 * ``lemma8-generic``: Lemma 8's CDF inequalities at ``N = ceil(N_G)`` through the generic
   checker :func:`dpaudit.conditions.lemma8_check` (certified numeric).
 
-The faulty variant skips the start phase (one pull per arm, as if ``N_G = 1``), which the
+The broken twin (:class:`SkippedStartPhase`) skips the start phase (one pull per arm, as if
+``N_G = 1``), which the
 paper's Fig. 1(a) shows is not private.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from dpaudit.conditions import lemma8_check
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
@@ -44,42 +46,63 @@ CDF_PAIRS = {
 }
 
 
-def _count(ctx: CheckContext, faulty: bool) -> int:
-    return 1 if faulty else math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta))
+@dataclass(frozen=True)
+class StartPhase:
+    """Every arm is pulled ceil(N_G) times before the perturbation is used (Alg. 1)."""
+
+    skip_start_phase: bool = False
 
 
-def _start_phase(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
-        n = _count(ctx, faulty)
-        ng = gauss_start_phase(ctx.epsilon, ctx.delta)
-        try:
-            d = gauss_exact_delta(ctx.epsilon, n)
-            n_min = gauss_smallest_count(ctx.epsilon, ctx.delta, n_max=N_MAX)
-        except OutOfRangeError as exc:
-            return out_of_range(exc)
-        except InvalidParameterError:
-            n_min = None  # no count up to N_MAX suffices (only reported)
-        smallest = (f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
-                    f"{gauss_exact_delta(ctx.epsilon, n_min).value:.4g}); paper's start phase "
-                    f"is {n / n_min:.3g}x that" if n_min is not None else
-                    f"no N up to {N_MAX:.0e} meets (eps, delta) exactly")
-        return ExactEvidence(d.value, d.error, details=(
-            f"paper's N_G = min(1/(4 pi delta^2), ln(e/(4 pi delta^2))/eps^2) = {ng:.4f}; "
-            f"start phase used: N = {n}" + (" (start phase skipped)" if faulty else ""),
-            f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d.value:.6g} (claim "
-            f"{ctx.delta:g}; Gaussian shift 1/N, dp_accounting)", smallest,
-            "variance convention sigma^2 = 2/N (seed 003 proof)"),
-            data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d.value})
-    return evaluate
+@dataclass(frozen=True)
+class SkippedStartPhase(StartPhase):
+    """Skips the start phase (one pull per arm, as if N_G = 1), which the paper's Fig. 1(a)
+    shows is not private."""
+
+    skip_start_phase: bool = True
 
 
-def _lemma8(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        n = _count(ctx, faulty)
-        proof = lemma8_check(gauss_cdf_pair(n), ctx.epsilon, ctx.delta,
-                             grid=ctx.size(LEMMA8_GRID), symbolic=not ctx.quick)
-        return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
-    return evaluate
+def _count(ctx: CheckContext) -> int:
+    if ctx.variant.skip_start_phase:
+        return 1
+    return math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta))
+
+
+def _smallest(ctx: CheckContext, variance_numerator: float = 2.0) -> int | None:
+    """Smallest sufficient count, or ``None`` when none up to :data:`N_MAX` suffices."""
+    try:
+        return gauss_smallest_count(ctx.epsilon, ctx.delta, n_max=N_MAX,
+                                    variance_numerator=variance_numerator)
+    except InvalidParameterError:
+        return None
+
+
+def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
+    n = _count(ctx)
+    ng = gauss_start_phase(ctx.epsilon, ctx.delta)
+    try:
+        d = gauss_exact_delta(ctx.epsilon, n)
+    except OutOfRangeError as exc:
+        return out_of_range(exc)
+    n_min = _smallest(ctx)
+    smallest = (f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
+                f"{gauss_exact_delta(ctx.epsilon, n_min).value:.4g}); paper's start phase is "
+                f"{n / n_min:.3g}x that" if n_min is not None else
+                f"no N up to {N_MAX:.0e} meets (eps, delta) exactly")
+    return ExactEvidence(d.value, d.error, details=(
+        f"paper's N_G = min(1/(4 pi delta^2), ln(e/(4 pi delta^2))/eps^2) = {ng:.4f}; "
+        f"start phase used: N = {n}"
+        + (" (start phase skipped)" if ctx.variant.skip_start_phase else ""),
+        f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d.value:.6g} (claim {ctx.delta:g}; "
+        "Gaussian shift 1/N, dp_accounting)", smallest,
+        "variance convention sigma^2 = 2/N (seed 003 proof)"),
+        data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d.value})
+
+
+def _lemma8(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    n = _count(ctx)
+    proof = lemma8_check(gauss_cdf_pair(n), ctx.epsilon, ctx.delta,
+                         grid=ctx.size(LEMMA8_GRID), symbolic=not ctx.quick)
+    return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
 
 
 def _conventions(ctx: CheckContext) -> Finding:
@@ -87,11 +110,7 @@ def _conventions(ctx: CheckContext) -> Finding:
     for v in (2.0, 1.0):
         for c in (1.0, 4.0):
             ng = math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta, branch_constant=c))
-            try:
-                n_min = gauss_smallest_count(ctx.epsilon, ctx.delta, variance_numerator=v,
-                                             n_max=N_MAX)
-            except InvalidParameterError:
-                n_min = f"> {N_MAX:.0e}"
+            n_min = _smallest(ctx, v) or f"> {N_MAX:.0e}"
             d = gauss_exact_delta(ctx.epsilon, ng, variance_numerator=v).value
             rows.append(f"variance {v:g}/N, branch constant {c:g}: ceil(N_G) = {ng}, exact "
                         f"delta there {d:.3g} ({'ok' if d <= ctx.delta else 'FAILS'}); "
@@ -101,33 +120,27 @@ def _conventions(ctx: CheckContext) -> Finding:
                    Notion.PER_STEP, details=tuple(rows))
 
 
-def _curve(faulty: bool):
-    def evaluate(ctx: CheckContext) -> Finding:
-        n = _count(ctx, faulty)
-        return curve_finding("privacy-curve", f"exact privacy curve of theta at N = {n} "
-                             "(Gaussian shift 1/N, sd sqrt(2/N))",
-                             lambda e: gauss_exact_delta(e, n), ctx.epsilon, Notion.PER_STEP)
-    return evaluate
+def _curve(ctx: CheckContext) -> Finding:
+    n = _count(ctx)
+    return curve_finding("privacy-curve", f"exact privacy curve of theta at N = {n} "
+                         "(Gaussian shift 1/N, sd sqrt(2/N))",
+                         lambda e: gauss_exact_delta(e, n), ctx.epsilon, Notion.PER_STEP)
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    return AuditSpec(
-        name="gauss-perturbation-faulty" if faulty else "gauss-perturbation",
-        description="DP-FTPL-Gauss perturbation N(R/N, 2/N) after its start phase"
-                    + (" -- start phase skipped (deliberately broken)" if faulty else ""),
-        paper="Wang & Zhu, DP-FTPL (seed 003)",
-        claims=[
-            ClaimSpec("start-phase-exact", Notion.PER_STEP,
-                      "after the start phase N_G, one changed observation moves theta's law "
-                      "by at most (eps, delta)", REF, _start_phase(faulty)),
-            ClaimSpec("lemma8-generic", Notion.PER_STEP,
-                      "Lemma 8's CDF inequalities hold at N = ceil(N_G)",
-                      "seed 003 Lemma 8", _lemma8(faulty)),
-        ],
-        findings=[FindingSpec("privacy-curve", _curve(faulty))]
-        + ([] if faulty else [FindingSpec("conventions", _conventions)]),
-        default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, faulty=faulty,
-    )
+GAUSS = AuditSpec(
+    name="gauss-perturbation",
+    description="DP-FTPL-Gauss perturbation N(R/N, 2/N) after its start phase",
+    paper="Wang & Zhu 2023, DP-FTPL",
+    claims=[
+        ClaimSpec("start-phase-exact", Notion.PER_STEP,
+                  "after the start phase N_G, one changed observation moves theta's law "
+                  "by at most (eps, delta)", REF, _start_phase),
+        ClaimSpec("lemma8-generic", Notion.PER_STEP,
+                  "Lemma 8's CDF inequalities hold at N = ceil(N_G)",
+                  "Wang & Zhu 2023, Lemma 8", _lemma8),
+    ],
+    findings=[FindingSpec("privacy-curve", _curve), FindingSpec("conventions", _conventions)],
+    default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, variant=StartPhase(),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [GAUSS, GAUSS.twin(SkippedStartPhase(), findings=[FindingSpec("privacy-curve", _curve)])]

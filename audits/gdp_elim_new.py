@@ -1,4 +1,4 @@
-"""``gdp-elim-new``: GDP-Elim-New of Wang & Zhu (seed 003, Algorithm 4, Theorem 18).
+"""``gdp-elim-new``: GDP-Elim-New of Wang & Zhu 2023 (Algorithm 4, Theorem 18).
 
 Claims:
 
@@ -7,7 +7,7 @@ Claims:
   :func:`dpaudit.mechanisms.lemma15.lemma15_proof_obligations`), the algorithm draws it with
   ``eps' = eps * f_eps <= eps`` and ``delta' = delta * f_delta <= delta`` (paper: 1 and 1/2),
   and a changed reward lies in one arm's block of one phase (one release).
-* ``global-dp`` (sampled), (eps, delta)-global DP of seed 003 Definition 3 with two
+* ``global-dp`` (sampled), (eps, delta)-global DP of Wang & Zhu 2023, Definition 3 with two
   neighbouring inputs: (1) fixed tables (the revision rule ``p_t(1|a) = 1`` at one step with
   the other rewards fixed, which implies the expectation form): arm 0 earns 1, arm 1 earns
   1/2, and one reward of arm 1's phase-1 block is 1 or 0, so the exploitation test
@@ -15,7 +15,7 @@ Claims:
   expectation form itself: Bernoulli(0.75, 0.25) rewards with and without the revision
   "reward at that step := 0".
 
-Regret: seed 003's instance 1 (nine arms 0.30..0.70) at T = 10^5, 100 runs, against
+Regret: Wang & Zhu 2023's instance 1 (nine arms 0.30..0.70) at T = 10^5, 100 runs, against
 Theorem 18; Theorem 4's order term is printed beside it (its constant is OCR-damaged).
 """
 
@@ -24,9 +24,10 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
 from dpaudit.algorithms.gdp_elim import GDPElimNew
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ProofEvidence
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
@@ -44,12 +45,11 @@ from ._global_common import (
     table_sampler,
 )
 
-INSTANCE_1 = tuple(0.30 + 0.05 * i for i in range(9))
-PAPER = "Wang & Zhu (seed 003), Algorithm 4 and Theorem 18"
+PAPER = "Wang & Zhu 2023, Algorithm 4 and Theorem 18"
 
 
 def _alg(ctx: CheckContext) -> GDPElimNew:
-    return GDPElimNew(ctx.epsilon, ctx.delta)
+    return ctx.variant(ctx.epsilon, ctx.delta)
 
 
 def _horizon(alg: GDPElimNew) -> int:
@@ -67,8 +67,8 @@ def neighbour_pairs(alg: GDPElimNew) -> list[SamplerPair]:
     horizon = _horizon(alg)
     n1 = alg.phase_length(1, horizon)
     step = n1 + 1  # arm 1's first pull in phase 1
-    tab = np.ones((2, horizon))
-    tab[1, :] = 0.5
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = 0.5
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
     env = BernoulliRewards([0.75, 0.25])
@@ -80,7 +80,7 @@ def neighbour_pairs(alg: GDPElimNew) -> list[SamplerPair]:
         SamplerPair(f"pair 2: Bernoulli(0.75, 0.25), T={horizon}; revision rule: reward at "
                     f"step {step} := 0 (Wang & Zhu 2023, Def. 3, expectation over rewards)",
                     table_sampler(alg, env, horizon, SUMMARIES),
-                    table_sampler(alg, env.revised(step, 0.0), horizon, SUMMARIES)),
+                    table_sampler(alg, env.changed(step, 0.0), horizon, SUMMARIES)),
     ]
 
 
@@ -106,18 +106,19 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
                          extra_assumptions=assumptions)
 
 
+REGRET_HORIZON = Budget(full=INSTANCE_1.horizon, quick=10**4)
 _sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
                            Budget(full=400_000, quick=40_000))
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**4 if ctx.quick else 10**5
+    horizon = ctx.size(REGRET_HORIZON)
     alg = _alg(ctx)
-    k = len(INSTANCE_1)
+    k = INSTANCE_1.n_arms
     return regret_result(
-        ctx, alg, INSTANCE_1, horizon, 100, instance="seed 003 instance 1: nine arms "
-        "0.30, 0.35, ..., 0.70",
-        bound=thm18_gdp_elim_upper(INSTANCE_1, horizon, ctx.epsilon, ctx.delta),
+        ctx, alg, INSTANCE_1.means, horizon, INSTANCE_1.runs,
+        instance=f"{INSTANCE_1.name}: nine arms 0.30, 0.35, ..., 0.70",
+        bound=thm18_gdp_elim_upper(INSTANCE_1.means, horizon, ctx.epsilon, ctx.delta),
         bound_name="Theorem 18 (upper)",
         details=[f"Theorem 4 order term (N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T)) "
                  f"(constant unknown): "
@@ -133,9 +134,9 @@ AUDITS = [
         [ClaimSpec("phase-release", Notion.GLOBAL,
                    "each phase's Lemma-15 draw is (eps, delta)-DP in its phase mean and a "
                    "changed reward enters one draw",
-                   "seed 003, Lemma 15, Lemma 9, Algorithm 4 line 6, Theorem 18", _symbolic),
+                   "Wang & Zhu 2023, Lemma 15, Lemma 9, Algorithm 4 line 6, Theorem 18", _symbolic),
          ClaimSpec("global-dp", Notion.GLOBAL,
-                   "the action sequence is (eps, delta)-global DP (seed 003, Definition 3)",
-                   "seed 003, Definition 3 and Theorem 18", _sampled)],
-        default_epsilon=1.0, default_delta=0.01, regret=_regret),
+                   "the action sequence is (eps, delta)-global DP (Wang & Zhu 2023, Definition 3)",
+                   "Wang & Zhu 2023, Definition 3 and Theorem 18", _sampled)],
+        default_epsilon=1.0, default_delta=0.01, regret=_regret, variant=GDPElimNew),
 ]

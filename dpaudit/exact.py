@@ -17,6 +17,7 @@ root finder and the bracket is returned as the error.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,6 +165,16 @@ def discrete_epsilon(p: np.ndarray, q: np.ndarray, delta: float) -> Bounded:
     return smallest_passing(fails, 0.0, hi)
 
 
+@functools.cache
+def _gauss_legendre(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [-1, 1] (read-only). Computing them is an
+    eigenvalue problem that cost 90% of an exact next-action law; they are constants of ``m``,
+    so a cache changes no result."""
+    x, w = np.polynomial.legendre.leggauss(m)
+    x.flags.writeable = w.flags.writeable = False
+    return x, w
+
+
 def piecewise_quadrature(
     integrand: Callable[[np.ndarray], np.ndarray],
     breakpoints: np.ndarray,
@@ -181,7 +192,7 @@ def piecewise_quadrature(
         return 0.0, 0.0
 
     def rule(m: int) -> float:
-        x, w = np.polynomial.legendre.leggauss(m)
+        x, w = _gauss_legendre(m)
         a, b = pts[:-1, None], pts[1:, None]
         xs = 0.5 * (b - a) * x[None, :] + 0.5 * (a + b)
         vals = integrand(xs.ravel()).reshape(xs.shape)
