@@ -50,7 +50,7 @@ _AB = [
               note="DP-SE (beta = 1/T) measures about 2x AdaP-KLUCB, not 10x (F2)"),
     Statement(AZIZE_BASU_2022, "Fig. 3", EXP, FIG,
               "AdaP-KLUCB's regret depends on eps below about 0.3 and not above",
-              (experiment("azize-basu-fig3"),),
+              (experiment("azize-basu-fig3"), experiment("azize-basu-fig3-variants")),
               note="0.3 matches Theorem 3's regime change d_inf/(6 t_inf) = 0.273, a property "
                    "of the lower bound, not of Eq. (8) (F4)"),
 ]
