@@ -49,6 +49,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
                    help="write JUnit XML: each claim a test case (VIOLATED fails, "
                         "INCONCLUSIVE is skipped)")
+    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
+                   help="write one self-contained HTML report (verdicts, proofs, witnesses, "
+                        "plots)")
 
 
 def mechanisms() -> dict[str, AuditSpec]:

@@ -8,7 +8,14 @@ from ..engine import run_check
 from ..registry import get_audit
 from ..report import format_text
 from ..rng import DEFAULT_SEED
-from .common import emit_reports, float_arg, int_arg, json_output, output_file
+from .common import (
+    ProgressLine,
+    emit_reports,
+    float_arg,
+    int_arg,
+    json_output,
+    output_file,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,13 +39,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
                    help="write JUnit XML: each claim a test case (VIOLATED fails, "
                         "INCONCLUSIVE is skipped)")
+    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
+                   help="write one self-contained HTML report (verdicts, proofs, witnesses, "
+                        "plots)")
 
 
 def run(args: argparse.Namespace) -> int:
     spec = get_audit(args.name)
-    report = run_check(
-        spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
-        quick=args.quick, workers=args.workers, regret=not args.no_regret,
-    )
+    line = ProgressLine(args, f"check {spec.name}")
+    try:
+        report = run_check(
+            spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
+            quick=args.quick, workers=args.workers, regret=not args.no_regret, progress=line,
+        )
+    finally:
+        line.close()
     emit_reports(args, report, command="check", text=format_text(report))
     return report.exit_code

@@ -8,13 +8,12 @@ how the paper states it, what tests it and its status, computed by running each 
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..errors import UsageError
 from ..ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
 from ..registry import UnknownNameError, suggest
 from ..rng import DEFAULT_SEED
-from .common import int_arg, json_output, write_text_output
+from .common import ProgressLine, int_arg, json_output, write_text_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -68,15 +67,12 @@ def run(args: argparse.Namespace) -> int:
     if not statements:  # pragma: no cover - every declared paper has statements
         raise UsageError(f"no statements declared for {args.paper!r}")
     quiet = args.json is not None and str(args.json) == "-"
-
-    def progress(label: str) -> None:
-        if not quiet and sys.stderr.isatty():
-            print(f"\r\033[Kclaims: {label}", end="", file=sys.stderr, flush=True)
-
-    rows = build_ledger(statements, runner=Runner(source=args.source, seed=args.seed),
-                        progress=progress)
-    if not quiet and sys.stderr.isatty():
-        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    line = ProgressLine(args, "claims")
+    try:
+        rows = build_ledger(statements, runner=Runner(source=args.source, seed=args.seed),
+                            progress=line)
+    finally:
+        line.close()
     code = 1 if any(r.status == "VIOLATED" for r in rows) else 0
     if args.json is not None:
         text = to_json_text(envelope("claims", code, {"statements": ledger_json(rows)}))

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-__all__ = ["emit_reports", "float_arg", "int_arg", "json_output", "output_dir", "output_file",
-           "prepare_output", "write_text_output"]
+__all__ = ["ProgressLine", "emit_reports", "float_arg", "int_arg", "json_output", "output_dir",
+           "output_file", "prepare_output", "write_text_output"]
 
 
 def float_arg(text: str) -> float:
@@ -126,3 +126,27 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
             write_text_output(json_target, to_json(report, command=command) + "\n")
     if getattr(args, "junit", None) is not None:
         write_text_output(args.junit, to_junit(report, command=command))
+    if getattr(args, "html", None) is not None:
+        from ..html_report import to_html
+
+        write_text_output(args.html, to_html(report, command=command))
+
+
+class ProgressLine:
+    """A one-line progress display on standard error, drawn only on a terminal and never
+    under ``--json -`` (standard output is then a JSON document for a program)."""
+
+    def __init__(self, args: argparse.Namespace, prefix: str) -> None:
+        import sys
+
+        self.stream = sys.stderr
+        self.prefix = prefix
+        self.active = self.stream.isatty() and getattr(args, "json", None) != "-"
+
+    def __call__(self, label: str) -> None:
+        if self.active:
+            print(f"\r\033[K{self.prefix}: {label}", end="", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.active:
+            print("\r\033[K", end="", file=self.stream, flush=True)
