@@ -263,7 +263,7 @@ def format_markdown(rows: Sequence[LedgerRow]) -> str:
             out += ["", f"## {paper}", "",
                     "| location | kind | stated as | statement | tested by | status |",
                     "|---|---|---|---|---|---|"]
-        tests = "<br>".join(f"`{t.test.command}` ({t.status})" for t in row.tests) or "-"
+        tests = "<br>".join(f"`{t.test.label}` ({t.status})" for t in row.tests) or "-"
         text = _md(s.text) + (f" *Note: {_md(s.note)}*" if s.note else "")
         out.append(f"| {s.location} | {s.kind} | {s.reading} | {text} | {tests} | "
                    f"**{row.status}** |")

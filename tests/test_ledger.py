@@ -118,3 +118,29 @@ def test_every_declared_experiment_name_is_registered_or_reported_missing() -> N
     for name in ("azize-basu-fig2", "azize-basu-fig3", "adap-ucb-index-thm7",
                  "azize-basu-fig2-ratio", "azize-basu-fig3-variants"):
         assert name in names and name in registered
+
+
+def _readme_ledger_commands() -> list[str]:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## The reviewer's ledger", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_readme_ledger_commands_run_verbatim(capsys) -> None:
+    """The first README command runs here as written; the second (which runs the quick checks
+    and reproductions of a paper, about a minute) in the slow test below."""
+    commands = _readme_ledger_commands()
+    assert commands[0] == "python -m dpaudit claims --list-papers"
+    assert main(commands[0].split()[3:]) == 0
+    assert "azize-basu-2022" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_readme_ledger_markdown_for_azize_basu(capsys) -> None:
+    command = _readme_ledger_commands()[1]
+    assert main(command.split()[3:]) == 0
+    out = capsys.readouterr().out
+    assert "| Theorem 7, Eq. (7) |" in out and "**not reproduced**" in out
