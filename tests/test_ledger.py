@@ -98,13 +98,21 @@ def test_claims_cli_json_from_folder_validates(tmp_path, capsys) -> None:
                           "epsilon": 0.5, "delta": 1e-5, "epsilon_lower_bound": None}],
               "regret": None}
     (tmp_path / "gaussian.json").write_text(json.dumps(canned))
+    ldp = {"claims": [{"id": f"report-ldp-{m}", "verdict": v, "epsilon": 1.0, "delta": 1e-5,
+                       "epsilon_lower_bound": None}
+                      for m, v in (("exact", "EXACT"), ("sampled", "CONSISTENT"))],
+           "regret": {"within_bound": None, "bound": None, "bound_name": "no bound",
+                      "mean": 500.0, "horizon": 4000, "runs": 30}}
+    for name in ("ldp-one-point", "ldp-two-point-bco", "ldp-linear-bandit", "ldp-glm-bandit"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(ldp))
     assert main(["claims", "zheng", "--from", str(tmp_path), "--json", "-"]) == 0
     doc = json.loads(capsys.readouterr().out)
     jsonschema.validate(doc, load_schema())
     assert doc["exit_code"] == 0 and doc["command"] == "claims"
     first = doc["statements"][0]
     assert first["status"] == "EXACT" and "eps=0.5" in first["tests"][0]["detail"]
-    assert {s["status"] for s in doc["statements"][1:]} == {NOT_IMPLEMENTED}
+    statuses = [s["status"] for s in doc["statements"][1:]]
+    assert statuses == ["CONSISTENT", "INCONCLUSIVE"] * 4  # privacy, then regret (no bound)
 
 
 def test_claims_cli_unknown_paper_is_a_usage_error(capsys) -> None:
