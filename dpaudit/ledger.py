@@ -146,14 +146,17 @@ class Runner:
     """Runs (and caches) the checks and reproductions a ledger needs.
 
     ``source``: a folder of ``check --json`` reports named ``<audit>.json`` to read instead
-    of running; an audit without a report there is run. Experiments are run with ``--quick``
-    budgets.
+    of running; an audit without a report there is run. ``save``: a folder where each check
+    run here is written as ``<audit>.json`` as soon as it completes, so an interrupted ledger
+    resumes with ``--from DIR --save DIR``. Experiments are run with ``--quick`` budgets.
     """
 
-    def __init__(self, *, source: Path | None = None, seed: int | None = None) -> None:
+    def __init__(self, *, source: Path | None = None, seed: int | None = None,
+                 save: Path | None = None) -> None:
         from .rng import DEFAULT_SEED
 
         self.source = source
+        self.save = save
         self.seed = DEFAULT_SEED if seed is None else seed
         self._checks: dict[str, dict[str, Any]] = {}
         self._experiments: dict[str, tuple[str, str]] = {}
@@ -174,7 +177,13 @@ class Runner:
                 spec = all_audits().get(name)
                 if spec is None:
                     return None
-                self._checks[name] = run_check(spec, seed=self.seed, quick=True).to_dict()
+                report = run_check(spec, seed=self.seed, quick=True)
+                self._checks[name] = report.to_dict()
+                if self.save is not None:
+                    from .report import to_json
+
+                    self.save.mkdir(parents=True, exist_ok=True)
+                    (self.save / f"{name}.json").write_text(to_json(report) + "\n")
         return self._checks[name]
 
     def experiment(self, name: str) -> tuple[str, str] | None:

@@ -152,3 +152,16 @@ def test_readme_ledger_markdown_for_azize_basu(capsys) -> None:
     assert main(command.split()[3:]) == 0
     out = capsys.readouterr().out
     assert "| Theorem 7, Eq. (7) |" in out and "**not reproduced**" in out
+
+
+def test_saved_checks_resume_without_rerunning(tmp_path, monkeypatch) -> None:
+    """``--save DIR`` writes each completed check; ``--from DIR`` reads it back (resume)."""
+    first = Runner(save=tmp_path)
+    report = first.check("laplace")
+    assert json.loads((tmp_path / "laplace.json").read_text())["claims"] == report["claims"]
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a saved check was run again")
+
+    monkeypatch.setattr("dpaudit.engine.run_check", boom)
+    assert Runner(source=tmp_path).check("laplace")["claims"] == report["claims"]

@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
 from ..registry import UnknownNameError, suggest
 from ..rng import DEFAULT_SEED
-from .common import ProgressLine, int_arg, json_output, write_text_output
+from .common import ProgressLine, int_arg, json_output, output_dir, write_text_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +28,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--from", dest="source", metavar="DIR", type=_existing_dir, default=None,
                    help="read `check NAME --json` reports named NAME.json from DIR instead "
                         "of running those checks")
+    p.add_argument("--save", metavar="DIR", type=output_dir, default=None,
+                   help="write each check run as DIR/NAME.json when it completes (resume an "
+                        "interrupted ledger with --from DIR --save DIR)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     p.add_argument("--list-papers", action="store_true", help="print the paper keys")
 
@@ -69,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     quiet = args.json is not None and str(args.json) == "-"
     line = ProgressLine(args, "claims")
     try:
-        rows = build_ledger(statements, runner=Runner(source=args.source, seed=args.seed),
-                            progress=line)
+        runner = Runner(source=args.source, seed=args.seed, save=args.save)
+        rows = build_ledger(statements, runner=runner, progress=line)
     finally:
         line.close()
     code = 1 if any(r.status == "VIOLATED" for r in rows) else 0
