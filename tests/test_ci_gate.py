@@ -214,3 +214,23 @@ def test_progress_line_on_a_terminal_only(monkeypatch, capsys, json_arg, drawn) 
 def test_no_progress_when_not_a_terminal(capsys) -> None:
     assert main(["check", "laplace", "--quick"]) == 0
     assert "claim 1/2" not in capsys.readouterr().err
+
+
+def test_audit_policy_json_follows_the_schema(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / "uniform_policy_for_schema.py").write_text(textwrap.dedent("""
+        class Uniform:
+            def __init__(self, n_arms):
+                self.k, self.t = n_arms, 0
+            def select(self):
+                self.t += 1
+                return self.t % self.k
+            def update(self, arm, reward):
+                pass
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = main(["audit-policy", "uniform_policy_for_schema:Uniform", "--arms", "2",
+                 "--horizon", "6", "--epsilon", "1", "--samples", "400", "--search-budget", "2",
+                 "--json", "-"])
+    doc = json.loads(capsys.readouterr().out)
+    _validate(doc)
+    assert code == 0 and doc["command"] == "audit-policy" and doc["exit_code"] == 0
