@@ -35,7 +35,8 @@ def _claim_lines(c: ClaimResult) -> list[str]:
     if c.proof is not None:
         lines.append("      assumptions: " + "; ".join(c.proof.assumptions))
         for ineq in c.proof.inequalities:
-            lines.append(f"      {ineq.status.value:<9} {ineq.statement}")
+            lines.append(f"      {ineq.status.value:<9} {ineq.statement}   [{ineq.tier}, "
+                         f"{ineq.seconds:.2f} s]")
             if ineq.reason:
                 lines.append(f"                {ineq.reason}")
     lines += [f"      {d}" for d in c.details]
