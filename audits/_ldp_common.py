@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dpaudit.divergence import gaussian_hockey_stick
 from dpaudit.engine import CheckContext, ClaimSpec
 from dpaudit.evidence import (
     Evidence,
@@ -22,7 +23,7 @@ from dpaudit.evidence import (
     SampledEvidence,
     float_error_floor,
 )
-from dpaudit.mechanisms.gaussian import analytic_sigma, gaussian_delta
+from dpaudit.mechanisms.gaussian import analytic_sigma
 from dpaudit.results import Finding, Notion
 from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 
@@ -88,34 +89,41 @@ def gaussian_exact_evidence(mu_low: float, mu_high: float, ctx: CheckContext,
     witness pair; when they coincide the decision is exact. If the witness already exceeds
     the claim it is a violation; if only the bound does, the evidence is inconclusive.
     """
-    d_hi = gaussian_delta(ctx.epsilon, 1.0, mu_high)
-    d_lo = gaussian_delta(ctx.epsilon, 1.0, mu_low)
+    b_hi = gaussian_hockey_stick(ctx.epsilon, mu_high, 1.0)  # value and error bound
+    b_lo = gaussian_hockey_stick(ctx.epsilon, mu_low, 1.0)
+    d_hi, d_lo = b_hi.value, b_lo.value
     details = (*lines, f"Mahalanobis sensitivity: witness {mu_low:.6g}, supremum "
                f"{mu_high:.6g}; exact delta at eps = {ctx.epsilon:g}: {d_lo:.6g} .. {d_hi:.6g} "
                f"(claim {ctx.delta:g})")
     eps_at = _epsilon_at(ctx.delta, mu_high)
     data = {"mu_low": mu_low, "mu_high": mu_high, "delta_low": d_lo, "delta_high": d_hi,
             "epsilon_at_claimed_delta": eps_at}
-    if d_lo <= ctx.delta < d_hi - float_error_floor(d_hi):
+    if b_lo.lower <= ctx.delta < b_hi.lower:
         return InconclusiveEvidence(
             "the witness pair meets the claim but the supremum bound does not: a tighter "
             "bound on the worst pair would settle it", details=details, data=data)
     # within the claim: the supremum decides; beyond it: the witness pair alone does
-    value = d_hi if d_hi <= ctx.delta else d_lo
-    return ExactEvidence(value, float_error_floor(value), epsilon_at_delta=eps_at,
+    chosen = b_hi if b_hi.lower <= ctx.delta else b_lo
+    return ExactEvidence(chosen.value, chosen.error, epsilon_at_delta=eps_at,
                          details=details, data=data)
+
+
+def gaussian_delta(epsilon: float, mu: float) -> float:
+    """``delta(eps)`` of a unit Gaussian shifted by ``mu`` (value of
+    :func:`dpaudit.divergence.gaussian_hockey_stick`; its error bound is used where decided)."""
+    return float(gaussian_hockey_stick(epsilon, mu, 1.0).value)
 
 
 def _epsilon_at(delta: float, mu: float) -> float:
     """Smallest eps with ``delta(eps; mu) <= delta`` (the curve decreases in eps)."""
     from scipy.optimize import brentq
 
-    if gaussian_delta(0.0, 1.0, mu) <= delta:
+    if gaussian_delta(0.0, mu) <= delta:
         return 0.0
     hi = 1.0
-    while gaussian_delta(hi, 1.0, mu) > delta:
+    while gaussian_delta(hi, mu) > delta:
         hi *= 2.0
-    return float(brentq(lambda e: gaussian_delta(e, 1.0, mu) - delta, 0.0, hi, xtol=1e-12))
+    return float(brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-12))
 
 
 def gaussian_sampled_evidence(report_d: Callable[[int, np.random.Generator], np.ndarray],
@@ -151,7 +159,7 @@ def calibration_finding(name: str, mu_of_eps: Callable[[float], float], delta: f
     rows = []
     for eps in (0.1, 0.5, 1.0, 2.0, 5.0, 10.0):
         mu = mu_of_eps(eps)
-        d = gaussian_delta(eps, 1.0, mu)
+        d = gaussian_delta(eps, mu)
         # noise relative to the smallest sigma meeting (eps, delta) at the same sensitivity
         ratio = 1.0 / (mu * analytic_sigma(eps, delta, 1.0))
         rows.append(f"eps={eps:<5g} mu={mu:.4g}  exact delta {d:.3g} "
@@ -161,7 +169,7 @@ def calibration_finding(name: str, mu_of_eps: Callable[[float], float], delta: f
 
     def gap(log_e: float) -> float:
         e = math.exp(log_e)
-        return math.log(gaussian_delta(e, 1.0, mu_of_eps(e)) + 1e-300) - math.log(delta)
+        return math.log(gaussian_delta(e, mu_of_eps(e)) + 1e-300) - math.log(delta)
 
     limit = math.inf
     if gap(math.log(200.0)) > 0:

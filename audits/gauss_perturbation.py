@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from dpaudit.conditions import lemma8_check
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence
+from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.exact import OutOfRangeError
 from dpaudit.mechanisms.gauss_perturbation import (
     gauss_cdf_pair,
     gauss_exact_delta,
@@ -31,10 +32,12 @@ from dpaudit.mechanisms.gauss_perturbation import (
     gauss_start_phase,
 )
 from dpaudit.results import Finding, Notion
+from dpaudit.validation import InvalidParameterError
 
-from ._verification import curve_finding
+from ._verification import curve_finding, out_of_range
 
 LEMMA8_GRID = Budget(full=4001, quick=1001)
+N_MAX = 10**15  # largest count searched for the smallest sufficient start phase
 
 REF = "Wang & Zhu (seed 003), Alg. 1, Thm 11 (privacy part), Fig. 1"
 CDF_PAIRS = {
@@ -64,20 +67,35 @@ def _count(ctx: CheckContext) -> int:
     return math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta))
 
 
-def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+def _smallest(ctx: CheckContext, variance_numerator: float = 2.0) -> int | None:
+    """Smallest sufficient count, or ``None`` when none up to :data:`N_MAX` suffices."""
+    try:
+        return gauss_smallest_count(ctx.epsilon, ctx.delta, n_max=N_MAX,
+                                    variance_numerator=variance_numerator)
+    except InvalidParameterError:
+        return None
+
+
+def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
     n = _count(ctx)
-    d = gauss_exact_delta(ctx.epsilon, n)
-    n_min = gauss_smallest_count(ctx.epsilon, ctx.delta)
     ng = gauss_start_phase(ctx.epsilon, ctx.delta)
-    return ExactEvidence(d, 0.0, details=(
+    try:
+        d = gauss_exact_delta(ctx.epsilon, n)
+    except OutOfRangeError as exc:
+        return out_of_range(exc)
+    n_min = _smallest(ctx)
+    smallest = (f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
+                f"{gauss_exact_delta(ctx.epsilon, n_min).value:.4g}); paper's start phase is "
+                f"{n / n_min:.3g}x that" if n_min is not None else
+                f"no N up to {N_MAX:.0e} meets (eps, delta) exactly")
+    return ExactEvidence(d.value, d.error, details=(
         f"paper's N_G = min(1/(4 pi delta^2), ln(e/(4 pi delta^2))/eps^2) = {ng:.4f}; "
         f"start phase used: N = {n}"
         + (" (start phase skipped)" if ctx.variant.skip_start_phase else ""),
-        f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d:.6g} (claim {ctx.delta:g})",
-        f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
-        f"{gauss_exact_delta(ctx.epsilon, n_min):.4g}); paper's start phase is "
-        f"{n / n_min:.3g}x that", "variance convention sigma^2 = 2/N (seed 003 proof)"),
-        data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d})
+        f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d.value:.6g} (claim {ctx.delta:g}; "
+        "Gaussian shift 1/N, dp_accounting)", smallest,
+        "variance convention sigma^2 = 2/N (seed 003 proof)"),
+        data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d.value})
 
 
 def _lemma8(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
@@ -92,8 +110,8 @@ def _conventions(ctx: CheckContext) -> Finding:
     for v in (2.0, 1.0):
         for c in (1.0, 4.0):
             ng = math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta, branch_constant=c))
-            n_min = gauss_smallest_count(ctx.epsilon, ctx.delta, variance_numerator=v)
-            d = gauss_exact_delta(ctx.epsilon, ng, variance_numerator=v)
+            n_min = _smallest(ctx, v) or f"> {N_MAX:.0e}"
+            d = gauss_exact_delta(ctx.epsilon, ng, variance_numerator=v).value
             rows.append(f"variance {v:g}/N, branch constant {c:g}: ceil(N_G) = {ng}, exact "
                         f"delta there {d:.3g} ({'ok' if d <= ctx.delta else 'FAILS'}); "
                         f"smallest sufficient N = {n_min}")

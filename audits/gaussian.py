@@ -1,11 +1,14 @@
 """``check gaussian``: the classical Gaussian calibration of Zheng et al. 2020, checked exactly.
 
 Zheng et al. (2020, Sec. 2) add ``N(0, sigma^2)`` with
-``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` and state ``(eps, delta)``-LDP. Dwork & Roth
-(Thm A.1) prove this only for ``eps < 1``. The exact ``delta`` of a Gaussian shift is the
-analytic curve of Balle & Wang 2018 (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the
-claim is decided exactly at the requested ``(eps, delta)``; a finding maps the region of the
-``(eps, delta)`` plane where the classical calibration holds (it fails for large ``eps``).
+``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` and state ``(eps, delta)``-LDP. Dwork & Roth,
+whose Thm A.1 proves it only for ``eps < 1``. The exact ``delta`` of a Gaussian shift is
+Balle & Wang's (2018) curve (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the claim is
+decided exactly at the requested ``(eps, delta)`` **within the cited theorem's scope**
+(``eps <= 1``, :data:`SCOPE_EPSILON`). Above it the claim is INCONCLUSIVE with the exact delta
+in its details: Zheng et al.'s unqualified sentence then fails for large ``eps``, a finding
+about the citation rather than a violation of the theorem the mechanism rests on; the finding
+``classical-calibration-region`` maps where in the ``(eps, delta)`` plane the calibration holds.
 The broken twin (:class:`HalvedSigma`) halves ``sigma``.
 
 ``python -m dpaudit audit gaussian`` attacks this same mechanism (classical sigma, at any
@@ -29,11 +32,12 @@ from dpaudit.divergence import (
     gaussian_hockey_stick,
 )
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence
+from dpaudit.evidence import ExactEvidence, InconclusiveEvidence
+from dpaudit.exact import OutOfRangeError
 from dpaudit.mechanisms import Gaussian
 from dpaudit.results import Finding, Notion
 
-from ._verification import curve_finding
+from ._verification import curve_finding, out_of_range
 
 
 @dataclass(frozen=True)
@@ -45,28 +49,50 @@ class ClassicalSigma:
 
 
 class HalvedSigma(ClassicalSigma):
-    """Halves the classical sigma: too little noise for (eps, delta) at every eps."""
+    """Halves the classical sigma: too little noise for (eps, delta) near eps = 1 (exact delta
+    0.0014 at the default (1, 1e-5)); at eps = 1e-3 the classical formula's slack absorbs the
+    halving."""
 
     def sigma(self, epsilon: float, delta: float) -> float:
         return 0.5 * classical_gaussian_sigma(epsilon, delta, 1.0)
 
 
-def _classical(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-    sigma = ctx.variant.sigma(ctx.epsilon, ctx.delta)
-    d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
-    analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
-    return ExactEvidence(d, 0.0, details=(
+SCOPE_EPSILON = 1.0  # Dwork & Roth Thm A.1 assumes eps < 1 (eps = 1 included: it holds there)
+
+
+def _classical(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
+    try:
+        sigma = ctx.variant.sigma(ctx.epsilon, ctx.delta)
+        d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
+        analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
+    except OutOfRangeError as exc:
+        return out_of_range(exc)
+    lines = (
         f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
-        f"{d:.6g} (claim {ctx.delta:g}; Balle & Wang closed form in floating point)",
+        f"{d.value:.6g} (claim {ctx.delta:g}; Balle & Wang's profile from dp_accounting)",
         f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
-        f"{sigma / analytic:.4f}"),
-        data={"sigma": sigma, "exact_delta": d, "analytic_sigma": analytic})
+        f"{sigma / analytic:.4f}")
+    data = {"sigma": sigma, "exact_delta": d.value, "analytic_sigma": analytic}
+    if ctx.epsilon > SCOPE_EPSILON:
+        fails = d.lower > ctx.delta
+        return InconclusiveEvidence(
+            f"eps = {ctx.epsilon:g} is outside the scope of the cited theorem (Dwork & Roth "
+            f"Thm A.1, eps < 1); here the classical sigma {'fails' if fails else 'holds'} "
+            f"exactly (delta {d.value:.4g} vs {ctx.delta:g}), so Zheng et al.'s unqualified "
+            f"sentence {'does not hold' if fails else 'happens to hold'} at these parameters "
+            "(see classical-calibration-region)", details=lines, data=data)
+    return ExactEvidence(d.value, d.error, details=lines, data=data)
 
 
-def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-    s = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
-    d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
-    return ExactEvidence(d, 0.0, details=(f"analytic sigma {s:.8g}: exact delta {d:.8g}",))
+def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
+    try:
+        s = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
+        d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
+    except OutOfRangeError as exc:
+        return out_of_range(exc)
+    return ExactEvidence(d.value, d.error, details=(
+        f"analytic sigma {s:.8g} (dp_accounting, upper end of the root's bracket): exact "
+        f"delta {d.value:.8g}",))
 
 
 def _eps_threshold(delta: float) -> float:
@@ -77,7 +103,7 @@ def _eps_threshold(delta: float) -> float:
     """
     def excess(log_e: float) -> float:
         e = math.exp(log_e)
-        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)) - delta
+        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)).value - delta
     lo, hi = math.log(1e-3), math.log(50.0)
     if excess(lo) > 0:
         return 0.0
@@ -92,7 +118,7 @@ def _region(ctx: CheckContext) -> Finding:
     epsilons = np.array([0.1, 0.5, 1.0, 2.0, 5.0, 10.0])
     rows = []
     for d in deltas:
-        cells = ["ok " if gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, d)) <= d
+        cells = ["ok " if gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, d)).value <= d
                  else "NO " for e in epsilons]
         rows.append(f"delta={d:<7g} " + " ".join(cells) + f"   holds for eps <= "
                     f"{thresholds[d]:.4g}")

@@ -48,7 +48,8 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
     c = HybridCounter(ctx.epsilon, horizon, faulty_no_split=ctx.variant.no_split)
     eps, t = c.epsilon_exact()
     coords = 1 + horizon.bit_length()  # one block sum and at most log2 T + 1 tree nodes
-    return ExactEvidence(laplace_composition_delta(eps, coords, ctx.epsilon), 0.0,
+    delta = laplace_composition_delta(eps, coords, ctx.epsilon)
+    return ExactEvidence(delta.value, delta.error,
                          epsilon_at_delta=eps, details=(
         f"T = {horizon}, {len(c.blocks())} blocks; eps_log = {c.eps_log:g}, "
         f"eps_bin = {c.eps_bin:g}",

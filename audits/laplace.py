@@ -32,13 +32,14 @@ import sympy as sp
 from dpaudit.conditions import CdfPair
 from dpaudit.divergence import laplace_hockey_stick
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence
+from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.exact import OutOfRangeError
 from dpaudit.mechanisms import Laplace
 from dpaudit.mechanisms._faulty import FaultyLaplaceHalfScale
 from dpaudit.results import Finding, Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
-from ._verification import curve_finding
+from ._verification import curve_finding, out_of_range
 
 PAPER = "Azize & Basu 2022, Lemma 1; Dwork & Roth 2014, Thm 3.6"
 _M = sp.Symbol("m", positive=True, integer=True)  # m = j - i >= 1
@@ -86,23 +87,32 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     return ProofEvidence(proof, necessary=True)
 
 
-def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEvidence:
     ms = np.unique(np.geomspace(1, ctx.size(MAX_M), 40).astype(int))
-    worst, worst_m, deltas = 0.0, 1, []
-    for m in ms:
-        scale = ctx.variant.scale(float(m), ctx.epsilon)
-        if type(ctx.variant) is EpisodeMean:  # cross-check: the Laplace class, sensitivity 1/m
-            if not math.isclose(Laplace(ctx.epsilon, sensitivity=1.0 / m).scale, scale,
-                                rel_tol=1e-12):
-                raise RuntimeError("Laplace calibration disagrees with Lemma 1's scale")
-        deltas.append(laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale))
-        if (1.0 / m) / scale > worst:
-            worst, worst_m = (1.0 / m) / scale, int(m)
-    return ExactEvidence(max(deltas), 0.0, epsilon_at_delta=worst, details=(
+    worst, worst_m, deltas, errors = 0.0, 1, [], []
+    try:
+        for m in ms:
+            # the printed calibration is the Laplace class at sensitivity 1/m (same scale)
+            scale = (Laplace(ctx.epsilon, sensitivity=1.0 / m).scale
+                     if type(ctx.variant) is EpisodeMean
+                     else ctx.variant.scale(float(m), ctx.epsilon))
+            if not scale >= np.finfo(float).tiny:
+                raise OutOfRangeError(f"the noise scale {scale:g} at m = {m} underflows "
+                                      "double precision")
+            d = laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale)
+            deltas.append(d.value)
+            errors.append(d.error)
+            if (1.0 / m) / scale > worst:
+                worst, worst_m = (1.0 / m) / scale, int(m)
+    except OutOfRangeError as exc:
+        return out_of_range(exc)
+    i = int(np.argmax(deltas))
+    return ExactEvidence(deltas[i], max(errors), epsilon_at_delta=worst, details=(
         f"episode lengths m + 1 for m in {ms.min()}..{ms.max()} ({ms.size} values)",
         f"exact loss max_m (1/m)/scale = {worst:.12g} at m = {worst_m} (claim {ctx.epsilon:g})",
-        "delta at the claimed epsilon: closed form max(0, 1 - e^((eps - loss)/2)) in floating "
-        "point"), data={"m": ms.tolist(), "delta": deltas})
+        f"delta at the claimed epsilon: {deltas[i]:.3g} at m = {int(ms[i])} (dp_accounting's "
+        "Laplace privacy loss, log space; the error bound covers the rounding of the scale "
+        "and of the library's CDFs)"), data={"m": ms.tolist(), "delta": deltas})
 
 
 def _curve(ctx: CheckContext) -> Finding:

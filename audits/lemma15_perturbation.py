@@ -68,7 +68,12 @@ def lemma15_cdf_pair(epsilon: float, delta: float, n: int = DEFAULT_N, *,
     """``F`` = Lemma-15 CDF at centre ``x0``; ``F'`` at ``x0 + 1/N`` (numeric parameters).
 
     Density bound: the peak ``(1/2 + delta/(e^eps - 1)) s`` with ``s = rate * N * eps``.
+    ``delta = 0`` is the Laplace limit (Wang & Zhu's Remark 17): ``F = e^(s (x - x0))/2``
+    left of ``x0`` and ``1 - e^(s (x0 - x))/2`` right of it (the general form divides by
+    ``delta``); its window is ``x0 +- 40/s`` (tail mass ``e^-40/2`` each side).
     """
+    if delta == 0.0:
+        return _laplace_limit_pair(epsilon, n, rate_multiplier=rate_multiplier, x0=x0)
     cdf, syms = lemma15_sympy(rate_multiplier=rate_multiplier)
     vals = {syms["N"]: sp.Integer(n), syms["epsilon"]: sp.nsimplify(epsilon),
             syms["delta"]: sp.nsimplify(delta)}
@@ -85,6 +90,27 @@ def lemma15_cdf_pair(epsilon: float, delta: float, n: int = DEFAULT_N, *,
         x=sp.Symbol("x", real=True), cdf=f, neighbour=fp, density_bound=peak,
         window=(x0 - a - 0.01, x0 + a + z + 0.01), breakpoints=bps,
         description=f"centre {x0} vs {x0} + 1/N, eps={epsilon:g}, delta={delta:g}")
+
+
+def _laplace_limit_pair(epsilon: float, n: int, *, rate_multiplier: float,
+                        x0: float) -> CdfPair:
+    x = sp.Symbol("x", real=True)
+    rate = sp.nsimplify(rate_multiplier) * n * sp.nsimplify(epsilon)
+
+    def laplace_cdf(centre: sp.Expr) -> sp.Expr:
+        return sp.Piecewise((sp.exp(rate * (x - centre)) / 2, x <= centre),
+                            (1 - sp.exp(rate * (centre - x)) / 2, True))
+
+    c0 = sp.nsimplify(x0)
+    s = rate_multiplier * n * epsilon
+    z = 1.0 / n
+    return CdfPair(
+        name=f"Lemma 15 N={n}, delta = 0 (Laplace limit)"
+             + ("" if rate_multiplier == 1 else f" (rate x{rate_multiplier:g})"),
+        x=x, cdf=laplace_cdf(c0), neighbour=laplace_cdf(c0 + sp.Rational(1, n)),
+        density_bound=s / 2, window=(x0 - 40.0 / s, x0 + z + 40.0 / s),
+        breakpoints=(x0, x0 + z),
+        description=f"centre {x0} vs {x0} + 1/N, eps={epsilon:g}, delta=0 (Laplace limit)")
 
 
 CDF_PAIRS = {
@@ -127,13 +153,19 @@ def _divergence(ctx: CheckContext, eps: float) -> tuple[float, float]:
             else Lemma15Perturbation(ctx.epsilon, ctx.delta))
     z = 1.0 / n
     a = float(mech.half_width(n))
+    tail = 0.0
+    if not math.isfinite(a):
+        # delta = 0, the Laplace limit: unbounded support. Cut at 40/(N eps) (the rate is at
+        # least N eps), where each law keeps all but e^-40 of its mass; the integrand outside
+        # is at most that mass, added to the error
+        a, tail = 40.0 / (n * ctx.epsilon), 2.0 * math.exp(-40.0)
     bps = (X0 - a, X0, X0 + a, X0 - a + z, X0 + z, X0 + a + z)
     support = (X0 - a - z, X0 + a + 2 * z)
     p = lambda x: mech.pdf(x, X0, n)  # noqa: E731
     q = lambda x: mech.pdf(x, X0 + z, n)  # noqa: E731
-    h1, e1 = continuous_hockey_stick(p, q, eps, support, breakpoints=bps)
-    h2, e2 = continuous_hockey_stick(q, p, eps, support, breakpoints=bps)
-    return max(h1, h2), max(e1, e2)
+    r1 = continuous_hockey_stick(p, q, eps, support, breakpoints=bps)
+    r2 = continuous_hockey_stick(q, p, eps, support, breakpoints=bps)
+    return max(r1.value, r2.value), max(r1.error, r2.error) + tail
 
 
 def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:

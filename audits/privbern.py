@@ -20,7 +20,7 @@ import sympy as sp
 
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ExactEvidence, ProofEvidence
-from dpaudit.exact import discrete_epsilon, discrete_hockey_stick
+from dpaudit.exact import Bounded, discrete_epsilon, log_hockey_stick
 from dpaudit.mechanisms import PrivBern
 from dpaudit.mechanisms._faulty import FaultyPrivBernMislabelled
 from dpaudit.results import Notion
@@ -73,17 +73,21 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
 def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
     mech = ctx.variant.mechanism(ctx.epsilon)
     grid = np.linspace(0.0, 1.0, ctx.size(GRID))
-    probs = mech.output_probabilities(grid)
-    worst, pair, delta = 0.0, (0.0, 0.0), 0.0
+    logs = mech.log_output_probabilities(grid)  # log space: any epsilon, no underflow
+    probs = np.exp(logs)
+    worst, pair, delta = Bounded(0.0, 0.0), (0.0, 0.0), Bounded(0.0, 0.0)
     for i in range(grid.size):
         for j in range(grid.size):
-            delta = max(delta, discrete_hockey_stick(probs[i], probs[j], ctx.epsilon))
-            e = discrete_epsilon(probs[i], probs[j], ctx.delta)
-            if e > worst:
+            d = log_hockey_stick(logs[i], logs[j], ctx.epsilon)
+            if d.value > delta.value or (d.value == delta.value and d.error > delta.error):
+                delta = d
+            e = (discrete_epsilon(probs[i], probs[j], ctx.delta) if ctx.delta > 0 else
+                 Bounded(float(np.abs(logs[i] - logs[j]).max()), 0.0))
+            if e.value > worst.value:
                 worst, pair = e, (float(grid[i]), float(grid[j]))
-    return ExactEvidence(delta, 0.0, epsilon_at_delta=worst, details=(
-        f"exact discrete loss over {grid.size}^2 reward pairs: max {worst:.12g} at "
-        f"(r, r') = {pair} (claim {ctx.epsilon:g})",))
+    return ExactEvidence(delta.value, delta.error, epsilon_at_delta=worst.value, details=(
+        f"exact discrete loss over {grid.size}^2 reward pairs: max {worst.value:.12g} at "
+        f"(r, r') = {pair} (claim {ctx.epsilon:g}); computed from log-probabilities",))
 
 
 def _mechanism(faulty: bool):

@@ -36,9 +36,10 @@ How each inequality is decided (three tiers, each labelled in the reduced inequa
    holds everywhere (up to the stated floating-point allowance of the CDF library);
 3. **critical points**: when the condition is tight (slack cannot certify), ``sup g`` is
    attained at ``+-inf``, at a density breakpoint, or where ``g' = f - e^eps f'`` changes
-   sign; those points are located on the grid, refined by bisection and evaluated (mpmath at
-   30 digits where the family allows it). The result is exact to the stated tolerance but not
-   a certificate: a pair of sign changes inside one grid cell could be missed.
+   sign; those points are located on the grid, refined by scipy's bracketing root finder
+   and evaluated (mpmath at 30 digits where the family allows it). The result is exact to
+   the stated tolerance but not a certificate: a pair of sign changes inside one grid cell
+   could be missed.
 
 A grid point (or critical point) where the inequality fails by more than the tolerance is a
 witness: ``DISPROVED``.
@@ -47,13 +48,16 @@ witness: ``DISPROVED``.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import mpmath
 import numpy as np
 import sympy as sp
+from scipy.optimize.elementwise import find_root
 
+from .budget import DEFAULT_SYMBOLIC_BUDGET, run_with_budget
 from .results import ProofResult, ProofStatus, ReducedInequality
 from .symbolic import Domain, Obligation, decide
 from .validation import InvalidParameterError, check_delta, check_epsilon, check_int
@@ -62,6 +66,8 @@ __all__ = ["CdfPair", "lemma8_check", "lemma9_check", "feasible_band"]
 
 #: absolute floating-point allowance for CDF values computed in double precision
 DOUBLE_ALLOWANCE = 1e-12
+#: largest epsilon for which ``e^eps`` is a finite double (with room for products)
+MAX_EPSILON = 700.0
 #: tolerance below which a critical-point value counts as "equal to delta"
 TIGHT_TOLERANCE = 1e-10
 
@@ -147,12 +153,15 @@ def _g_values(o: _Orientation, xs: np.ndarray, eps: float, precise: bool) -> np.
 
 
 def bisect_sign_changes(fn: Callable[[np.ndarray], np.ndarray], xs: np.ndarray, *,
-                        steps: int = 60, rel_tol: float = 1e-12) -> np.ndarray:
-    """Both ends of every bracketed sign change of ``fn`` on the grid ``xs`` (vectorised).
+                        rel_tol: float = 1e-12) -> np.ndarray:
+    """Both ends of the final bracket of every sign change of ``fn`` on the grid ``xs``.
 
-    Values within ``rel_tol`` of zero (relative to the largest ``|fn|``) count as zero, so a
-    function that vanishes on an interval (a tight condition) is not mistaken for thousands of
-    sign changes caused by rounding.
+    Every grid cell where ``fn`` changes sign is handed, all at once, to scipy's vectorised
+    bracketing root finder (``scipy.optimize.elementwise.find_root``, Chandrupatla's method)
+    run to the last bit; both ends of each final bracket are returned, so a caller that
+    evaluates at them sees both signs. Values within ``rel_tol`` of zero (relative to the
+    largest ``|fn|``) count as zero, so a function that vanishes on an interval (a tight
+    condition) is not mistaken for thousands of sign changes caused by rounding.
     """
     vals = fn(xs)
     tol = rel_tol * max(1.0, float(np.max(np.abs(vals))))
@@ -160,13 +169,11 @@ def bisect_sign_changes(fn: Callable[[np.ndarray], np.ndarray], xs: np.ndarray, 
     idx = np.nonzero(sg[:-1] * sg[1:] < 0)[0]
     if idx.size == 0:
         return np.empty(0)
-    a, b, sa = xs[idx].copy(), xs[idx + 1].copy(), sg[idx]
-    for _ in range(steps):
-        m = 0.5 * (a + b)
-        same = np.sign(fn(m)) == sa
-        a = np.where(same, m, a)
-        b = np.where(same, b, m)
-    return np.concatenate([a, b])
+    a, b = xs[idx].astype(float), xs[idx + 1].astype(float)
+    res = find_root(fn, (a, b), tolerances={"xatol": 0.0, "xrtol": 4 * np.finfo(float).eps},
+                    maxiter=200)
+    lo, hi = np.minimum(*res.bracket), np.maximum(*res.bracket)
+    return np.concatenate([lo, hi])
 
 
 def _critical_points(o: _Orientation, eps: float, xs: np.ndarray,
@@ -193,9 +200,11 @@ class _Profile:
     allowance: float
     grid: int
     h: float
+    seconds: float = 0.0  # time to build it (shared by the orientation's two inequalities)
 
 
 def _profile(pair: CdfPair, o: _Orientation, eps: float, grid: int) -> _Profile:
+    start = time.perf_counter()
     lo, hi = pair.window
     xs = np.linspace(lo, hi, grid)
     h = (hi - lo) / (grid - 1)
@@ -206,7 +215,7 @@ def _profile(pair: CdfPair, o: _Orientation, eps: float, grid: int) -> _Profile:
     fe, ge = o.F(ends), o.G(ends)
     tail = max(fe[0] + k * ge[0], (1 - fe[1]) + k * (1 - ge[1]))
     return _Profile(cands, values, 0.5 * h * (1 + k) * pair.density_bound, float(tail),
-                    DOUBLE_ALLOWANCE * (1 + k), grid, h)
+                    DOUBLE_ALLOWANCE * (1 + k), grid, h, time.perf_counter() - start)
 
 
 def _refined_max(o: _Orientation, eps: float, sign: float, offset: float, xs: np.ndarray,
@@ -302,7 +311,7 @@ def _region_decision(g: sp.Expr, x: sp.Symbol, lo: sp.Expr | None, hi: sp.Expr |
         sub, dom, ends = lo + t, {t: Domain(0.0, math.inf, (1.0,))}, (lo, sp.oo)
     else:
         sub, dom, ends = lo + (hi - lo) * u, {u: Domain(0.0, 1.0, (0.5,))}, (lo, hi)
-    direct = decide(Obligation("region", g.subs(x, sub), "<="), dom, n_random=10)
+    direct = decide(Obligation("region", g.subs(x, sub), "<="), dom, n_random=10, budget=None)
     if direct.status is not ProofStatus.UNKNOWN:
         w = direct.witness
         if w is not None:  # map the region coordinate back to x
@@ -311,7 +320,7 @@ def _region_decision(g: sp.Expr, x: sp.Symbol, lo: sp.Expr | None, hi: sp.Expr |
         return direct.status, direct.reason, w
     dg = sp.diff(g, x).subs(x, sub)
     for end, sign, word in ((ends[1], -1, "increasing"), (ends[0], 1, "decreasing")):
-        mono = decide(Obligation("monotone", sign * dg, "<="), dom, n_random=10)
+        mono = decide(Obligation("monotone", sign * dg, "<="), dom, n_random=10, budget=None)
         if mono.status is ProofStatus.PROVED:
             value = sp.limit(g, x, end) if end in (sp.oo, -sp.oo) else g.subs(x, end)
             value = sp.nsimplify(sp.simplify(value)) if value.is_number else sp.simplify(value)
@@ -357,21 +366,52 @@ def _symbolic_attempt(pair: CdfPair, expr: sp.Expr, name: str,
                              + "; ".join(steps))
 
 
+def _budgeted_symbolic(pair: CdfPair, expr: sp.Expr, name: str, display: str,
+                       budget: float | None) -> tuple[ReducedInequality | None, str, bool]:
+    """The symbolic tier under its time budget: ``(result or None, note, timed out)``."""
+    run = run_with_budget(_symbolic_attempt, (pair, expr, name, display), seconds=budget)
+    if not run.finished:
+        return None, (f"; the symbolic tier ran out of its {budget:g} s budget after "
+                      f"{run.seconds:.1f} s and was abandoned"), True
+    if run.value is None:
+        return None, f"; the symbolic tier was inconclusive ({run.seconds:.2f} s)", False
+    return replace(run.value, tier="symbolic", seconds=run.seconds), "", False
+
+
+def _out_of_range(pair: CdfPair, eps: float, dl: float, what: str) -> ProofResult:
+    """``UNKNOWN`` with the reason: ``e^eps`` is not representable in double precision."""
+    ineq = ReducedInequality(
+        "epsilon-range", f"e^eps representable (eps <= {MAX_EPSILON:g})", ProofStatus.UNKNOWN,
+        f"epsilon = {eps:g}: e^eps overflows double precision, so neither the grid nor the "
+        "critical points can be evaluated; the exact divergence (log space) decides instead",
+        tier="undecided")
+    return _combine([ineq], pair, eps, dl, what)
+
+
 def _validate(eps: float, delta: float, grid: int) -> tuple[float, float, int]:
     return (check_epsilon(eps, allow_zero=True), check_delta(delta),
             check_int("grid", grid, low=11, high=10**6))
 
 
 def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 4001,
-                 symmetric: bool = True, symbolic: bool = True) -> ProofResult:
+                 symmetric: bool = True, symbolic: bool = True,
+                 symbolic_budget: float | None = DEFAULT_SYMBOLIC_BUDGET) -> ProofResult:
     """Decide seed 003 Lemma 8's two CDF inequalities for ``pair`` at ``(epsilon, delta)``.
 
     ``symbolic=False`` skips the sympy tier (it costs seconds and rarely succeeds on
-    non-elementary CDFs such as the Gaussian's ``erf``).
+    non-elementary CDFs such as the Gaussian's ``erf``); ``symbolic_budget`` is its wall-clock
+    budget per inequality (seconds; :func:`dpaudit.budget.run_with_budget`), after which the
+    inequality falls to the numeric tiers. The four inequalities of one pair are the same
+    expression up to orientation, so once one has run out of its budget the others skip the
+    symbolic tier (saying so): a check costs at most one budget in sympy, not four. Each
+    reduced inequality records its ``tier`` and ``seconds``.
     """
     eps, dl, grid = _validate(epsilon, delta, grid)
+    if eps > MAX_EPSILON:
+        return _out_of_range(pair, eps, dl, "Lemma 8 (seed 003)")
     k = math.exp(eps)
     results = []
+    budget_spent = False  # after one timeout, the sibling inequalities go straight to numeric
     for o in _orientations(pair, symmetric):
         a, b = ("F", "F'") if o.label == "F vs F'" else ("F'", "F")
         prof = _profile(pair, o, eps, grid)
@@ -387,7 +427,13 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
                 vals, extra = -prof.values, 1.0 - k
                 sym = (1 - first) - sp.exp(sp.nsimplify(eps)) * (1 - second) - sp.nsimplify(dl)
             name = f"lemma8_{which}[{o.label}]"
-            res = _symbolic_attempt(pair, sym, name, stmt) if symbolic else None
+            start = time.perf_counter()
+            if symbolic and not budget_spent:
+                res, note, budget_spent = _budgeted_symbolic(pair, sym, name, stmt,
+                                                             symbolic_budget)
+            else:
+                res, note = None, ("; symbolic tier skipped: a sibling inequality of this pair "
+                                   "ran out of its budget" if symbolic else "")
             if res is None:
                 # the limits x -> -inf / +inf: g -> 0 and g -> 1 - e^eps
                 limit_vals = np.array([0.0 + (0.0 if which == "lower" else extra),
@@ -411,8 +457,8 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
                        f"Lipschitz constant {(1 + k) * pair.density_bound:.4g}, tail slack "
                        f"{prof.tail_slack:.3g}")
                 res = _numeric_decision(name, stmt, sup, {"x": float(prof.xs[i])}, bound,
-                                        dl, how)
-            results.append(res)
+                                        dl, how + note)
+            results.append(replace(res, seconds=time.perf_counter() - start + prof.seconds / 2))
     return _combine(results, pair, eps, dl, "Lemma 8 (seed 003)")
 
 
@@ -436,6 +482,9 @@ def lemma9_check(pair: CdfPair, epsilon: float, delta: float, *, delta_share: fl
     if not (isinstance(delta_share, int | float) and 0 < delta_share <= 1):
         raise InvalidParameterError(f"delta_share={delta_share!r} must be a number in (0, 1]")
     budget = delta_share * dl
+    what = f"Lemma 9 (seed 003), delta_9 = {delta_share:g} * delta"
+    if eps > MAX_EPSILON:
+        return _out_of_range(pair, eps, dl, what)
     k = math.exp(eps)
     results = []
     for o in _orientations(pair, symmetric):
@@ -448,6 +497,7 @@ def lemma9_check(pair: CdfPair, epsilon: float, delta: float, *, delta_share: fl
         how = (f"grid of {prof.grid} points, h={prof.h:.3g}, slack {slack:.3g} for both ends "
                "of the interval")
         for which in ("inside", "outside"):
+            start = time.perf_counter()
             if which == "inside":
                 stmt = f"{a}(y) - {a}(x) <= e^eps ({b}(y) - {b}(x)) + delta_9 for x < y"
                 sup, i, j = _max_increase(g)
@@ -459,9 +509,8 @@ def lemma9_check(pair: CdfPair, epsilon: float, delta: float, *, delta_share: fl
             res = _numeric_decision(f"lemma9_{which}[{o.label}]", stmt, sup,
                                     {"x": float(xs[i]), "y": float(xs[j])}, sup + slack,
                                     budget, how)
-            results.append(res)
-    return _combine(results, pair, eps, dl, f"Lemma 9 (seed 003), delta_9 = {delta_share:g} "
-                    "* delta")
+            results.append(replace(res, seconds=time.perf_counter() - start + prof.seconds / 2))
+    return _combine(results, pair, eps, dl, what)
 
 
 def _combine(results: list[ReducedInequality], pair: CdfPair, eps: float, dl: float,

@@ -211,8 +211,17 @@ def run_check(
     quick: bool = False,
     workers: int = 1,
     regret: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> CheckReport:
-    """Run every claim (and findings and regret) of ``spec``; see the module docstring."""
+    """Run every claim (and findings and regret) of ``spec``; see the module docstring.
+
+    ``progress(label)``, when given, is called before each piece of work (a claim, a finding,
+    the regret experiment): the CLI draws its progress line with it. It changes no result.
+    """
+    def step(label: str) -> None:
+        if progress is not None:
+            progress(label)
+
     eps = spec.default_epsilon if epsilon is None else epsilon
     dlt = spec.default_delta if delta is None else delta
     eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon)
@@ -221,13 +230,22 @@ def run_check(
     check_int("workers", workers, low=1)
     ctx = CheckContext(eps, dlt, seed, alpha, quick, workers, spec.variant)
     start = time.perf_counter()
-    evidences = [c.evaluate(ctx, c) for c in spec.claims]
+    evidences = []
+    for i, c in enumerate(spec.claims, 1):
+        step(f"claim {i}/{len(spec.claims)}: {c.id}")
+        evidences.append(c.evaluate(ctx, c))
     per_claim = split_alpha(alpha, evidences)
     claims = tuple(decide(c, ctx, ev, alpha=per_claim)
                    for c, ev in zip(spec.claims, evidences, strict=True))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
-    findings = tuple(_finding(f, ctx, f.evaluate(ctx)) for f in spec.findings)
-    regret_result = spec.regret(ctx) if (regret and spec.regret is not None) else None
+    findings = []
+    for f in spec.findings:
+        step(f"finding: {f.id}")
+        findings.append(_finding(f, ctx, f.evaluate(ctx)))
+    regret_result = None
+    if regret and spec.regret is not None:
+        step("regret experiment")
+        regret_result = spec.regret(ctx)
     return CheckReport(
         name=spec.name,
         description=spec.description,
@@ -235,7 +253,7 @@ def run_check(
         parameters={"epsilon": eps, "delta": dlt, "seed": seed, "alpha": alpha,
                     "quick": quick, "workers": workers},
         claims=claims,
-        findings=findings,
+        findings=tuple(findings),
         regret=regret_result,
         seconds=time.perf_counter() - start,
         alpha_split={"method": "Bonferroni", "alpha": alpha, "sampled_claims": sampled,

@@ -35,7 +35,8 @@ def _claim_lines(c: ClaimResult) -> list[str]:
     if c.proof is not None:
         lines.append("      assumptions: " + "; ".join(c.proof.assumptions))
         for ineq in c.proof.inequalities:
-            lines.append(f"      {ineq.status.value:<9} {ineq.statement}")
+            lines.append(f"      {ineq.status.value:<9} {ineq.statement}   [{ineq.tier}, "
+                         f"{ineq.seconds:.2f} s]")
             if ineq.reason:
                 lines.append(f"                {ineq.reason}")
     lines += [f"      {d}" for d in c.details]
@@ -91,9 +92,13 @@ def format_text(report: CheckReport) -> str:
     return "\n".join(out)
 
 
-def to_json(report: CheckReport) -> str:
-    return json.dumps(report.to_dict(), indent=2, allow_nan=False)
+def to_json(report: CheckReport, *, command: str = "check") -> str:
+    """The report in the versioned ``--json`` format (``dpaudit/schema/report-v1.json``)."""
+    from .schema import envelope
+
+    doc = envelope(command, report.exit_code, report.to_dict())
+    return json.dumps(doc, indent=2, allow_nan=False)
 
 
-def write_json(report: CheckReport, path: str | Path) -> None:
-    Path(path).write_text(to_json(report) + "\n")
+def write_json(report: CheckReport, path: str | Path, *, command: str = "check") -> None:
+    Path(path).write_text(to_json(report, command=command) + "\n")

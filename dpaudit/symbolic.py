@@ -12,6 +12,11 @@ A proof in dpaudit is a list of *obligations*: named relations ``expr <= 0``, ``
    where the relation fails by more than a relative ``1e-9`` is a *witness* and the
    obligation is ``DISPROVED``.
 
+Tier 1-2 run under a wall-clock budget per obligation (``budget``, default
+:data:`dpaudit.budget.DEFAULT_SYMBOLIC_BUDGET` = 5 s) in a forked worker that is killed when
+the budget is spent; the obligation then goes on to tier 3. Each reduced inequality records the
+``tier`` that decided it (``symbolic``, ``witness-search`` or ``undecided``) and its ``seconds``.
+
 What survives all three is ``UNKNOWN``, which never counts as a pass (a proof with one
 ``UNKNOWN`` obligation is ``UNKNOWN``).
 """
@@ -19,12 +24,14 @@ What survives all three is ``UNKNOWN``, which never counts as a pass (a proof wi
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
+from .budget import DEFAULT_SYMBOLIC_BUDGET, run_with_budget
 from .results import ProofResult, ProofStatus, ReducedInequality
 
 __all__ = ["Domain", "Obligation", "decide", "prove"]
@@ -166,41 +173,58 @@ def _search_witness(
     return None
 
 
-def decide(
-    ob: Obligation, domain: dict[sp.Symbol, Domain], *, n_random: int = 200, seed: int = 0
-) -> ReducedInequality:
-    """Decide one obligation (see the module docstring for the strategy)."""
+def _sympy_tier(ob: Obligation, domain: dict[sp.Symbol, Domain]
+                ) -> tuple[ProofStatus | None, str]:
+    """sympy's sign logic on the candidate forms: ``(status or None, reduced form)``."""
     tried: list[sp.Expr] = []
     for cand in _candidates(ob.expr, domain):
-        if True:
-            tried.append(cand)
-            status = _sign_decision(cand, ob.relation)
-            if status is ProofStatus.PROVED:
-                reason = ob.reason or "sympy sign logic"
-                return ReducedInequality(
-                    ob.name, ob.statement(), status,
-                    f"{reason}; reduces to {sp.sstr(cand)} {ob.relation} 0",
-                )
-            if status is ProofStatus.DISPROVED:
-                witness = _search_witness(ob, domain, n_random, seed)
-                return ReducedInequality(
-                    ob.name, ob.statement(), status,
-                    f"reduces to {sp.sstr(cand)}, which sympy shows violates {ob.relation} 0 "
-                    "everywhere on the domain", witness,
-                )
+        tried.append(cand)
+        status = _sign_decision(cand, ob.relation)
+        if status is not None:
+            return status, sp.sstr(cand)
+    simplest = min(tried, key=sp.count_ops) if tried else ob.expr
+    return None, sp.sstr(simplest)
+
+
+def decide(
+    ob: Obligation, domain: dict[sp.Symbol, Domain], *, n_random: int = 200, seed: int = 0,
+    budget: float | None = DEFAULT_SYMBOLIC_BUDGET,
+) -> ReducedInequality:
+    """Decide one obligation (see the module docstring for the strategy).
+
+    ``budget``: wall-clock seconds for the sympy tier (run in a worker that is abandoned
+    when the budget is spent, :func:`dpaudit.budget.run_with_budget`; ``None``: no limit).
+    Past the budget the obligation goes to the witness search; without a witness it is
+    ``UNKNOWN``, never a hang. The result records the deciding ``tier`` and ``seconds``.
+    """
+    start = time.perf_counter()
+    run = run_with_budget(_sympy_tier, (ob, domain), seconds=budget)
+    status, form = run.value if run.finished else (None, sp.sstr(ob.expr))
+    if status is ProofStatus.PROVED:
+        reason = ob.reason or "sympy sign logic"
+        return ReducedInequality(
+            ob.name, ob.statement(), status, f"{reason}; reduces to {form} {ob.relation} 0",
+            tier="symbolic", seconds=time.perf_counter() - start)
+    if status is ProofStatus.DISPROVED:
+        witness = _search_witness(ob, domain, n_random, seed)
+        return ReducedInequality(
+            ob.name, ob.statement(), status,
+            f"reduces to {form}, which sympy shows violates {ob.relation} 0 everywhere on the "
+            "domain", witness, tier="symbolic", seconds=time.perf_counter() - start)
+    timed_out = "" if run.finished else (
+        f"sympy ran out of its {budget:g} s budget (abandoned); ")
     witness = _search_witness(ob, domain, n_random, seed)
     if witness is not None:
         return ReducedInequality(
             ob.name, ob.statement(), ProofStatus.DISPROVED,
-            f"fails numerically (40-digit mpmath) at the witness; value {witness['value']:.6g}",
-            witness, tier="witness-search",
-        )
-    simplest = min(tried, key=sp.count_ops) if tried else ob.expr
+            f"{timed_out}fails numerically (40-digit mpmath) at the witness; value "
+            f"{witness['value']:.6g}", witness, tier="witness-search",
+            seconds=time.perf_counter() - start)
     return ReducedInequality(
         ob.name, ob.statement(), ProofStatus.UNKNOWN,
-        f"sympy could not decide {sp.sstr(simplest)} {ob.relation} 0 and no counterexample was "
-        f"found at {n_random} random points; this is not a pass",
-    )
+        f"{timed_out}sympy could not decide {form} {ob.relation} 0 and no counterexample was "
+        f"found at {n_random} random points; this is not a pass", tier="undecided",
+        seconds=time.perf_counter() - start)
 
 
 def prove(
@@ -209,9 +233,13 @@ def prove(
     assumptions: Sequence[str],
     *,
     seed: int = 0,
+    budget: float | None = DEFAULT_SYMBOLIC_BUDGET,
 ) -> ProofResult:
-    """Decide every obligation; PROVED only if all are, DISPROVED if any is."""
-    results = tuple(decide(ob, domain, seed=seed) for ob in obligations)
+    """Decide every obligation; PROVED only if all are, DISPROVED if any is.
+
+    ``budget`` is the sympy time budget of *each* obligation (see :func:`decide`).
+    """
+    results = tuple(decide(ob, domain, seed=seed, budget=budget) for ob in obligations)
     statuses = {r.status for r in results}
     if ProofStatus.DISPROVED in statuses:
         status = ProofStatus.DISPROVED

@@ -7,7 +7,7 @@ law is known, exposes ``cdf``/``pdf`` and a sympy form.
 from .beta_perturbation import BetaPerturbation, beta_start_phase, beta_worst_delta
 from .counting import BinaryTreeCounter, HybridCounter, tree_nodes_touched
 from .gauss_perturbation import GaussPerturbation, gauss_smallest_count, gauss_start_phase
-from .gaussian import Gaussian, analytic_sigma, classical_sigma, gaussian_delta
+from .gaussian import Gaussian, analytic_sigma, classical_sigma
 from .laplace import Laplace
 from .lemma15 import Lemma15Perturbation, lemma15_half_width, lemma15_sympy
 from .privbern import PrivBern
@@ -29,7 +29,6 @@ __all__ = [
     "classical_sigma",
     "gauss_smallest_count",
     "gauss_start_phase",
-    "gaussian_delta",
     "lemma15_half_width",
     "lemma15_sympy",
     "tree_nodes_touched",

@@ -100,8 +100,8 @@ class FaultyPrivBernMislabelled(_PrivBern):
     the likelihood ratio at ``(r, r') = (1, 0)`` is ``e^(2 eps)``.
     """
 
-    def _calibrated_exp(self) -> float:
-        return _math.exp(2.0 * self.epsilon)
+    def _calibrated_log_ratio(self) -> float:
+        return 2.0 * self.epsilon
 
 
 class FaultyRandomizedResponseMislabelled(_RandomizedResponse):

@@ -31,6 +31,7 @@ from scipy import special, stats
 
 from dpaudit.conditions import CdfPair
 from dpaudit.divergence import beta_hockey_stick
+from dpaudit.exact import Bounded
 from dpaudit.validation import InvalidParameterError, check_epsilon_delta, check_int, check_real
 
 __all__ = ["BetaPerturbation", "beta_cdf_pair", "beta_parameters", "beta_start_phase",
@@ -61,19 +62,20 @@ def beta_parameters(n: np.ndarray | int, r: np.ndarray | int, *, padding: bool =
     return r + 1.0 + k, n - r + 1.0 + k
 
 
-def beta_worst_delta(epsilon: float, n: int, *, padding: bool = True) -> tuple[float, int]:
+def beta_worst_delta(epsilon: float, n: int, *, padding: bool = True) -> tuple[Bounded, int]:
     """``max_R`` exact divergence between ``R`` and ``R + 1`` successes out of ``n``.
 
-    Returns ``(delta, R)`` at the worst ``R`` in ``0..n-1``. In the notation of Thm 13's
-    proof ``Beta(A, B + 1)`` vs ``Beta(A + 1, B)`` with ``A = R + 1 + k``,
-    ``B = n - R + k``.
+    Returns ``(delta with its error bound, R)`` at the worst ``R`` in ``0..n-1`` (the error
+    is the largest over all ``R``, so it also covers a wrong choice of the worst ``R``). In the
+    notation of Thm 13's proof ``Beta(A, B + 1)`` vs ``Beta(A + 1, B)`` with
+    ``A = R + 1 + k``, ``B = n - R + k``.
     """
     n = check_int("n", n, low=1)
     r = np.arange(n)
     a, b1 = beta_parameters(n, r, padding=padding)  # Beta(A, B + 1) with B + 1 = b1
     d = beta_hockey_stick(epsilon, a, b1 - 1.0)
-    i = int(np.argmax(d))
-    return float(d[i]), int(r[i])
+    i = int(np.argmax(d.value))
+    return Bounded(float(d.value[i]), float(np.max(d.error)), d.how), int(r[i])
 
 
 def beta_cdf_pair(n: int, *, successes: int = 0, padding: bool = True) -> CdfPair:

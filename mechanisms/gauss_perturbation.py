@@ -25,7 +25,7 @@ the exact ``delta(eps)`` is Balle & Wang's formula
 (:func:`dpaudit.divergence.gaussian_hockey_stick`).
 The likelihood ratio is monotone, so the optimal events are half-lines: Lemma 8 holds at
 ``(eps, delta)`` iff this exact ``delta(eps) <= delta``. ``delta(eps)`` decreases in ``N``,
-so the smallest sufficient count is found by doubling and bisection.
+so the smallest sufficient count is found by a bracketing root finder on ``log N``.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import sympy as sp
 
 from dpaudit.conditions import CdfPair
 from dpaudit.divergence import gaussian_hockey_stick
+from dpaudit.exact import Bounded, smallest_passing
 from dpaudit.validation import InvalidParameterError, check_epsilon_delta, check_int, check_real
 
 __all__ = ["GaussPerturbation", "gauss_cdf_pair", "gauss_exact_delta", "gauss_smallest_count",
@@ -57,31 +58,45 @@ def gauss_start_phase(epsilon: float, delta: float, *, branch_constant: float = 
     return min(first, second) if second > 0 else first
 
 
-def gauss_exact_delta(epsilon: float, n: int, *, variance_numerator: float = 2.0) -> float:
-    """Exact ``delta(eps)`` between ``N(mu, v/N)`` and ``N(mu + 1/N, v/N)``."""
+def gauss_exact_delta(epsilon: float, n: int, *, variance_numerator: float = 2.0) -> Bounded:
+    """Exact ``delta(eps)`` between ``N(mu, v/N)`` and ``N(mu + 1/N, v/N)``, with its error."""
     n = check_int("n", n, low=1)
+    return _delta_at_count(epsilon, float(n), variance_numerator)
+
+
+def _delta_at_count(epsilon: float, n: float, variance_numerator: float) -> Bounded:
+    """The same for a real count ``n`` (the curve the integer search brackets)."""
     v = check_real("variance_numerator", variance_numerator, low=0.0, low_open=True)
     return gaussian_hockey_stick(epsilon, 1.0 / n, math.sqrt(v / n))
 
 
 def gauss_smallest_count(epsilon: float, delta: float, *, variance_numerator: float = 2.0,
                          n_max: int = 10**12) -> int:
-    """Smallest ``N`` with ``gauss_exact_delta(eps, N) <= delta`` (monotone in ``N``)."""
+    """Smallest integer ``N`` with ``gauss_exact_delta(eps, N) <= delta``.
+
+    ``delta(eps)`` at a real count ``N`` is ``delta(eps)`` of a Gaussian shift
+    ``mu = 1/sqrt(v N)``, decreasing in ``N``; its crossing is bracketed by scipy's root
+    finder on ``log N`` (:func:`dpaudit.exact.smallest_passing`) and the integers at the
+    bracket's ends decide. "Meets" compares the computed value itself with ``delta``.
+    """
     eps, dl = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
 
-    def ok(n: int) -> bool:
-        return gauss_exact_delta(eps, n, variance_numerator=variance_numerator) <= dl
+    def fails(log_n: float) -> bool:
+        return _delta_at_count(eps, math.exp(log_n), variance_numerator).value > dl
 
-    hi = 1
-    while not ok(hi):
-        hi *= 2
-        if hi > n_max:
-            raise InvalidParameterError(f"no count below n_max={n_max} meets ({eps}, {dl})")
-    lo = hi // 2  # fails (or is 0)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
+    if not fails(0.0):
+        return 1
+    top = math.log(n_max)
+    if fails(top):
+        raise InvalidParameterError(f"no count below n_max={n_max} meets ({eps}, {dl})")
+    root = smallest_passing(fails, 0.0, top, xtol=1e-9)
+    n = max(1, math.floor(math.exp(root.value - root.error)))
+    while gauss_exact_delta(eps, n, variance_numerator=variance_numerator).value > dl:
+        n += 1
+    while n > 1 and gauss_exact_delta(eps, n - 1,
+                                      variance_numerator=variance_numerator).value <= dl:
+        n -= 1
+    return n
 
 
 def gauss_cdf_pair(n: int, *, successes: int = 0, variance_numerator: float = 2.0) -> CdfPair:
@@ -138,7 +153,7 @@ class GaussPerturbation:
             raise InvalidParameterError("need counts >= 1 and 0 <= successes <= counts")
         return r / n + np.sqrt(self.variance_numerator / n) * rng.standard_normal(n.shape)
 
-    def exact_delta(self, n: int) -> float:
+    def exact_delta(self, n: int) -> Bounded:
         return gauss_exact_delta(self.epsilon, n, variance_numerator=self.variance_numerator)
 
     def smallest_count(self) -> int:

@@ -12,13 +12,13 @@ Two calibrations (parameter ``calibration``):
 ``"analytic"`` (Balle & Wang 2018, "Improving the Gaussian mechanism", Theorem 8)
     The smallest ``sigma`` with ``delta(eps; sigma) <= delta`` for the exact privacy profile
     ``delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) -
-    eps sigma/Delta)``. Solved numerically (Brent's method in ``log sigma`` on the log of the
-    profile, which is strictly decreasing in sigma), rather than by the paper's Algorithm 1;
-    both find the same root. :meth:`Gaussian.delta_at` evaluates the profile, so the exact
-    helper can confirm that the calibrated mechanism is tight.
+    eps sigma/Delta)``, from Google's ``dp_accounting`` (Brent's method), taking the upper end
+    of the root's bracket so the mechanism never under-noises.
 
-The profile is evaluated as ``Phi(a) * (-expm1(eps + log Phi(b) - log Phi(a)))`` with
-``scipy.special.log_ndtr`` so that it stays accurate for delta down to 1e-300.
+The profile and both calibrations live once, in :mod:`dpaudit.divergence`
+(:func:`~dpaudit.divergence.gaussian_hockey_stick`, :func:`~dpaudit.divergence.
+gaussian_analytic_sigma`, :func:`~dpaudit.divergence.classical_gaussian_sigma`); this module
+re-exports the sigmas under their short names.
 """
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr
+from scipy.special import ndtr
 
+from dpaudit.divergence import classical_gaussian_sigma as classical_sigma
+from dpaudit.divergence import gaussian_analytic_sigma as analytic_sigma
+from dpaudit.divergence import gaussian_hockey_stick
+from dpaudit.exact import Bounded
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
@@ -39,60 +42,9 @@ from dpaudit.validation import (
 
 from ._additive import AdditiveNoiseMechanism, as_real_data
 
-__all__ = ["CALIBRATIONS", "Gaussian", "analytic_sigma", "classical_sigma", "gaussian_delta"]
+__all__ = ["CALIBRATIONS", "Gaussian", "analytic_sigma", "classical_sigma"]
 
 CALIBRATIONS = ("analytic", "classical")
-
-
-def gaussian_delta(epsilon: float, sigma: float, distance: float = 1.0) -> float:
-    """Exact privacy profile of ``N(x, sigma^2)`` vs ``N(x', sigma^2)``, ``|x - x'| = distance``.
-
-    Balle & Wang (2018), Theorem 8: the tight ``delta`` at ``epsilon`` (``epsilon >= 0``).
-    """
-    eps = check_real("epsilon", epsilon, low=0.0)
-    sigma = check_real("sigma", sigma, low=0.0, low_open=True)
-    dist = check_real("distance", distance, low=0.0)
-    if dist == 0.0:
-        return 0.0
-    return math.exp(_log_profile(eps, sigma, dist))
-
-
-def _log_profile(eps: float, sigma: float, dist: float) -> float:
-    a = dist / (2.0 * sigma) - eps * sigma / dist
-    b = -dist / (2.0 * sigma) - eps * sigma / dist
-    la, lb = float(log_ndtr(a)), float(log_ndtr(b))
-    inner = eps + lb - la  # < 0 since b < a
-    if inner >= 0.0:  # only reachable through rounding when both terms underflow together
-        return -math.inf
-    return la + math.log(-math.expm1(inner))
-
-
-def classical_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
-    """``Delta sqrt(2 log(1.25/delta)) / epsilon`` (Dwork & Roth 2014, Thm A.1; eps <= 1)."""
-    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
-
-
-def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
-    """Smallest sigma whose exact profile at ``epsilon`` is ``<= delta`` (Balle & Wang 2018)."""
-    eps = check_epsilon(epsilon)
-    dlt = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-    sens = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-    target = math.log(dlt)
-
-    def gap(log_sigma: float) -> float:
-        return _log_profile(eps, math.exp(log_sigma), sens) - target
-
-    lo, hi = math.log(sens) - 2.0, math.log(sens) + 2.0
-    while gap(lo) < 0:  # profile too small: sigma must be smaller
-        lo -= 2.0
-    while gap(hi) > 0:
-        hi += 2.0
-    root = brentq(gap, lo, hi, xtol=1e-13, rtol=1e-13, maxiter=500)
-    sigma = math.exp(root)
-    # step up to the first float whose profile is within the claim (never under-noise)
-    while math.exp(_log_profile(eps, sigma, sens)) > dlt:
-        sigma = math.nextafter(sigma, math.inf) * (1 + 1e-15)
-    return sigma
 
 
 class Gaussian(AdditiveNoiseMechanism):
@@ -157,14 +109,16 @@ class Gaussian(AdditiveNoiseMechanism):
         loss = self.logpdf(y, x) - self.logpdf(y, xp)
         return loss.reshape(loss.shape[: loss.ndim - x.ndim] + (-1,)).sum(axis=-1)
 
-    def delta_at(self, epsilon: float, data: object = None, data_prime: object = None) -> float:
-        """Tight ``delta`` at ``epsilon`` between two inputs (default: the neighbour pair)."""
+    def delta_at(self, epsilon: float, data: object = None,
+                 data_prime: object = None) -> Bounded:
+        """Tight ``delta`` at ``epsilon`` between two inputs (default: the neighbour pair),
+        with its error bound (:func:`dpaudit.divergence.gaussian_hockey_stick`)."""
         if data is None and data_prime is None:
             dist = self.sensitivity
         else:
             x, xp = as_real_data(data), as_real_data(data_prime, "data_prime")
             dist = float(np.sqrt(((x - xp) ** 2).sum()))
-        return gaussian_delta(epsilon, self.sigma, dist)
+        return gaussian_hockey_stick(epsilon, dist, self.sigma)
 
     def sympy_logpdf(self, y: sp.Symbol | None = None, x: sp.Symbol | None = None) -> sp.Expr:
         """Sympy form of the scalar log density, in symbols ``y`` and ``x``."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from scipy import stats
 
 from dpaudit.validation import check_epsilon, check_real
 
@@ -59,20 +60,19 @@ class Laplace(AdditiveNoiseMechanism):
     def _noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         return rng.laplace(0.0, self.scale, size=shape)
 
-    # -- law ------------------------------------------------------------------------------
+    # -- law (scipy.stats.laplace) ----------------------------------------------------------
     def cdf(self, y: object, data: object) -> np.ndarray:
         """``P[M(x) <= y]`` per coordinate."""
-        z = (np.asarray(y, float) - as_real_data(data)) / self.scale
-        return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1.0 - 0.5 * np.exp(-np.abs(z)))
+        return stats.laplace.cdf(np.asarray(y, float), loc=as_real_data(data), scale=self.scale)
 
     def sf(self, y: object, data: object) -> np.ndarray:
         """``P[M(x) > y]`` per coordinate (accurate in the far upper tail)."""
-        return self.cdf(2.0 * as_real_data(data) - np.asarray(y, float), data)
+        return stats.laplace.sf(np.asarray(y, float), loc=as_real_data(data), scale=self.scale)
 
     def logpdf(self, y: object, data: object) -> np.ndarray:
         """``-log(2 b) - |y - x| / b`` per coordinate."""
-        return -np.log(2.0 * self.scale) - np.abs(np.asarray(y, float)
-                                                  - as_real_data(data)) / self.scale
+        return stats.laplace.logpdf(np.asarray(y, float), loc=as_real_data(data),
+                                    scale=self.scale)
 
     def pdf(self, y: object, data: object) -> np.ndarray:
         return np.exp(self.logpdf(y, data))

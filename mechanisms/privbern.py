@@ -15,10 +15,9 @@ equality at ``(r, r') = (1, 0)`` (the extreme neighbour pair): eps-LDP is tight 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import sympy as sp
+from scipy import special
 
 from dpaudit.validation import check_epsilon, check_int, check_rewards
 
@@ -39,11 +38,11 @@ class PrivBern:
     def __init__(self, epsilon: float) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        self._e = self._calibrated_exp()
+        self._log_ratio = self._calibrated_log_ratio()
 
-    def _calibrated_exp(self) -> float:
-        """``e^eps`` as used in ``p(r)`` (what a mislabelled variant gets wrong)."""
-        return math.exp(self.epsilon)
+    def _calibrated_log_ratio(self) -> float:
+        """The exponent ``eps`` in ``p(r)`` (what a mislabelled variant gets wrong)."""
+        return self.epsilon
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(epsilon={self.epsilon!r})"
@@ -54,14 +53,31 @@ class PrivBern:
         return ((1.0, 0.0),)
 
     def prob_one(self, r: object) -> np.ndarray:
-        """``P[Y = 1 | r] = (r (e^eps - 1) + 1) / (e^eps + 1)``."""
+        """``P[Y = 1 | r] = (r (e^eps - 1) + 1) / (e^eps + 1)``.
+
+        Written as ``r expit(eps) + (1 - r) expit(-eps)`` (the same number), which no epsilon
+        overflows (``e^1000`` is not a double; ``expit(1000)`` is 1).
+        """
         r = check_rewards(r, name="r")
-        return (r * (self._e - 1.0) + 1.0) / (self._e + 1.0)
+        return r * special.expit(self._log_ratio) + (1.0 - r) * special.expit(-self._log_ratio)
 
     def output_probabilities(self, r: object) -> np.ndarray:
         """``[P(Y=0), P(Y=1)]`` along a new last axis."""
-        p1 = self.prob_one(r)
-        return np.stack([1.0 - p1, p1], axis=-1)
+        return np.exp(self.log_output_probabilities(r))
+
+    def log_output_probabilities(self, r: object) -> np.ndarray:
+        """``[log P(Y=0), log P(Y=1)]`` along a new last axis, accurate for any epsilon.
+
+        ``log P(Y=1) = logaddexp(log r + log expit(eps), log(1 - r) + log expit(-eps))`` and
+        ``P(Y=0 | r) = P(Y=1 | 1 - r)``.
+        """
+        r = check_rewards(r, name="r")
+        c = self._log_ratio
+        with np.errstate(divide="ignore"):
+            lr, l1r = np.log(r), np.log1p(-r)
+        one = np.logaddexp(lr + special.log_expit(c), l1r + special.log_expit(-c))
+        zero = np.logaddexp(l1r + special.log_expit(c), lr + special.log_expit(-c))
+        return np.stack([zero, one], axis=-1)
 
     def sample(self, data: object, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent bits for reward(s) ``data``; shape ``(size, *shape(data))``."""
@@ -71,9 +87,10 @@ class PrivBern:
         return (rng.random(size=(size, *p1.shape)) < p1).astype(np.int64)
 
     def epsilon_between(self, data: object, data_prime: object) -> float:
-        """Exact pure-DP loss between two rewards (max over both outputs, summed over coords)."""
-        lp, lq = np.log(self.output_probabilities(data)), np.log(
-            self.output_probabilities(data_prime))
+        """Exact pure-DP loss between two rewards (max over both outputs, summed over coords),
+        from the log-probabilities, so it is finite for any epsilon."""
+        lp = self.log_output_probabilities(data)
+        lq = self.log_output_probabilities(data_prime)
         return float(np.abs(lp - lq).max(axis=-1).sum())
 
     def sympy_prob_one(self, r: sp.Symbol | None = None,

@@ -25,7 +25,7 @@ from dpaudit.validation import InvalidParameterError
 def test_lemma8_agrees_with_exact_gaussian_divergence(n):
     eps, delta = 1.0, 0.01
     proof = lemma8_check(gauss_cdf_pair(n), eps, delta, grid=1001, symbolic=False)
-    exact_ok = gauss_exact_delta(eps, n) <= delta
+    exact_ok = gauss_exact_delta(eps, n).value <= delta
     assert (proof.status is ProofStatus.PROVED) == exact_ok
     if not exact_ok:
         assert proof.witness is not None and proof.witness["value"] > 0
@@ -35,19 +35,20 @@ def test_lemma8_sup_is_the_exact_delta():
     # N = 2: the largest value found equals the closed-form delta (7 significant digits)
     proof = lemma8_check(gauss_cdf_pair(2), 1.0, 0.01, grid=2001, symbolic=False)
     text = " ".join(i.reason for i in proof.inequalities)
-    assert f"{gauss_exact_delta(1.0, 2):.6g}" in text
+    assert f"{gauss_exact_delta(1.0, 2).value:.6g}" in text
 
 
 def test_lemma15_is_tight_and_faulty_fails():
+    # no time budget here: this asserts what sympy can prove, not how fast a loaded machine is
     good = lemma8_check(lemma15_cdf_pair(1.0, 0.01, 10), 1.0, 0.01, grid=1001,
-                        symmetric=False)
+                        symmetric=False, symbolic_budget=None)
     assert good.status is ProofStatus.PROVED
     # sympy proves most inequalities region by region (exact parameters), e.g. the tight one
-    assert any(i.reason.startswith("symbolic") for i in good.inequalities)
+    assert any(i.tier == "symbolic" for i in good.inequalities)
     numeric = lemma8_check(lemma15_cdf_pair(1.0, 0.01, 10), 1.0, 0.01, grid=1001,
                            symbolic=False)
     assert numeric.status is ProofStatus.PROVED
-    assert any("exact at critical points" in i.reason for i in numeric.inequalities)
+    assert any(i.tier == "critical-points" for i in numeric.inequalities)
     bad = lemma8_check(lemma15_cdf_pair(1.0, 0.01, 10, rate_multiplier=2.0), 1.0, 0.01,
                        grid=1001, symbolic=False)
     assert bad.status is ProofStatus.DISPROVED

@@ -28,11 +28,11 @@ from dpaudit.algorithms.ldp_reductions import (
     QuadraticLosses,
     TwoPointBCO,
 )
+from dpaudit.audits._ldp_common import gaussian_delta
 from dpaudit.audits.ldp_glm_bandit import witness_search
 from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import CheckContext
 from dpaudit.evidence import decide
-from dpaudit.mechanisms.gaussian import gaussian_delta
 from dpaudit.registry import get_audit
 from dpaudit.results import Verdict
 from dpaudit.validation import InvalidParameterError
@@ -128,7 +128,7 @@ def test_joint_gaussian_curve_equals_dp_accounting_composition(eps):
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
     acc.compose(dp_accounting.ComposedDpEvent([dp_accounting.GaussianDpEvent(1 / m)
                                                for m in mus]))
-    ours = gaussian_delta(eps, 1.0, math.sqrt(sum(m * m for m in mus)))
+    ours = gaussian_delta(eps, math.sqrt(sum(m * m for m in mus)))
     assert acc.get_delta(eps) == pytest.approx(ours, rel=1e-6)
 
 
@@ -213,7 +213,7 @@ def test_classical_calibration_fails_beyond_its_hypothesis():
     limit = finding.data["epsilon_limit"]
     assert 1.0 < limit < 20.0
     mu = OnePointUCB(limit * 1.01, 1e-5).release().mu_upper
-    assert gaussian_delta(limit * 1.01, 1.0, mu) > 1e-5
+    assert gaussian_delta(limit * 1.01, mu) > 1e-5
 
 
 def test_reports_clip_data_to_the_declared_domain():

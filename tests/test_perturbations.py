@@ -49,40 +49,48 @@ def test_gauss_exact_delta_is_a_shift_of_one_over_n_mpmath():
         cross = ((1 / n) ** 2 / 2 - eps * s * s) / (1 / n)
         ref = mp.quad(lambda x: max(0, mp.npdf(x, 0, s) - mp.e * mp.npdf(x, 1 / n, s)),
                       [-mp.inf, cross, mp.inf])
-    assert gauss_exact_delta(eps, n) == pytest.approx(float(ref), rel=1e-9)
+    r = gauss_exact_delta(eps, n)
+    assert abs(r.value - float(ref)) <= r.error
 
 
 @pytest.mark.parametrize("eps,delta", [(1.0, 0.01), (1.0, math.exp(-10)), (0.1, 0.01)])
 def test_smallest_count_is_minimal(eps, delta):
     n = gauss_smallest_count(eps, delta)
-    assert gauss_exact_delta(eps, n) <= delta
-    assert n == 1 or gauss_exact_delta(eps, n - 1) > delta
+    assert gauss_exact_delta(eps, n).value <= delta
+    assert n == 1 or gauss_exact_delta(eps, n - 1).value > delta
     # the paper's start phase suffices at these settings
-    assert gauss_exact_delta(eps, math.ceil(gauss_start_phase(eps, delta))) <= delta
+    assert gauss_exact_delta(eps, math.ceil(gauss_start_phase(eps, delta))).upper <= delta
 
 
 def test_beta_worst_delta_small_case_by_mpmath():
-    # N = 3, no padding, R = 0 vs 1: Beta(1, 4) vs Beta(2, 3), both directions, 40 digits
+    # N = 3, no padding, R vs R + 1, both directions, at 40 digits: the crossing of
+    # p - e q bracketed on a grid and solved by mpmath, the masses by mpmath's regularised
+    # incomplete beta (an independent implementation from scipy's betainc)
     eps = 1.0
-    def dens(p, q):
-        return lambda x: x ** (p - 1) * (1 - x) ** (q - 1) / mp.beta(p, q)
     worst = 0.0
-    for r in range(3):
-        (a, b), (a2, b2) = beta_parameters(3, r, padding=False), beta_parameters(3, r + 1,
-                                                                                 padding=False)
-        f, g = dens(a, b), dens(a2, b2)
-        with mp.workdps(40):
-            for p, q in ((f, g), (g, f)):
-                h = mp.quad(lambda x, p=p, q=q: max(0, p(x) - mp.e * q(x)),
-                            mp.linspace(0, 1, 41))
+    with mp.workdps(40):
+        for r in range(3):
+            pars = [tuple(float(v) for v in beta_parameters(3, rr, padding=False))
+                    for rr in (r, r + 1)]
+            for (pa, pb), (qa, qb) in (pars, pars[::-1]):
+                def diff(x, pa=pa, pb=pb, qa=qa, qb=qb):
+                    return (x ** (pa - 1) * (1 - x) ** (pb - 1) / mp.beta(pa, pb)
+                            - mp.e * x ** (qa - 1) * (1 - x) ** (qb - 1) / mp.beta(qa, qb))
+                xs = [mp.mpf(i) / 1000 for i in range(1, 1000)]
+                i = next(i for i in range(len(xs) - 1) if diff(xs[i]) * diff(xs[i + 1]) < 0)
+                c = mp.findroot(diff, (xs[i], xs[i + 1]), solver="anderson")
+                lo, hi = (0, c) if diff(xs[0]) > 0 else (c, 1)
+                h = (mp.betainc(pa, pb, lo, hi, regularized=True)
+                     - mp.e * mp.betainc(qa, qb, lo, hi, regularized=True))
                 worst = max(worst, float(h))
-    assert beta_worst_delta(eps, 3, padding=False)[0] == pytest.approx(worst, rel=1e-7)
+    d = beta_worst_delta(eps, 3, padding=False)[0]
+    assert abs(d.value - worst) <= d.error
 
 
 def test_unpadded_fails_padded_passes_figure2():
     for n in (10, 10**4):
-        assert beta_worst_delta(1.0, n, padding=False)[0] > 0.1
-    assert beta_worst_delta(1.0, 827)[0] < 1e-15
+        assert beta_worst_delta(1.0, n, padding=False)[0].lower > 0.1
+    assert beta_worst_delta(1.0, 827)[0].upper < 1e-12
 
 
 def test_padding_constant_bound():
@@ -151,3 +159,14 @@ def test_bad_parameters():
         gauss_exact_delta(1.0, 0)
     with pytest.raises(InvalidParameterError):
         BetaPerturbation(-1.0, 0.01)
+
+
+@pytest.mark.parametrize("eps", [sp.Rational(1, 2), sp.Integer(1), sp.Integer(3)])
+def test_unpadded_limit_closed_form_matches_sympy(eps):
+    # independent: sympy maximises g(t) = (1 - e^-t) - e^eps (1 - e^-t - t e^-t) itself
+    from dpaudit.audits.beta_perturbation import unpadded_limit
+    t = sp.Symbol("t", positive=True)
+    g = (1 - sp.exp(-t)) - sp.exp(eps) * (1 - sp.exp(-t) - t * sp.exp(-t))
+    crit = [c for c in sp.solve(sp.diff(g, t), t) if c.is_positive]
+    ref = max(float(g.subs(t, c)) for c in crit)
+    assert unpadded_limit(float(eps)) == pytest.approx(ref, rel=1e-12)

@@ -54,3 +54,32 @@ def test_disproved_everywhere_and_equalities():
     assert decide(Obligation("pos", e + 1, "<="), dom).status is ProofStatus.DISPROVED
     assert decide(Obligation("eq", sp.exp(sp.log(e)) - e, "=="), dom).status is ProofStatus.PROVED
     assert decide(Obligation("neq", e, "=="), dom).status is ProofStatus.DISPROVED
+
+
+def _slow_identity(n):
+    import time
+    time.sleep(n)
+    return n
+
+
+def test_budget_abandons_a_step_that_does_not_return():
+    from dpaudit.budget import run_with_budget
+    run = run_with_budget(_slow_identity, (30.0,), seconds=0.5)
+    assert not run.finished and run.seconds < 10.0
+    done = run_with_budget(_slow_identity, (0.0,), seconds=5.0)
+    assert done.finished and done.value == 0.0
+
+
+def test_budget_reraises_the_steps_exception():
+    from dpaudit.budget import run_with_budget
+    with pytest.raises(ZeroDivisionError):
+        run_with_budget(lambda: 1 / 0, (), seconds=5.0)
+
+
+def test_obligation_past_its_budget_is_unknown_with_the_reason():
+    # a huge factoring problem: sympy cannot finish it in 0.2 s; no domain, so no witness
+    x = sp.Symbol("x", real=True)
+    hard = sp.expand((x + sp.exp(sp.Rational(3, 10)) * sp.erf(x) + 1) ** 40) - 1
+    r = decide(Obligation("hard", hard, "<="), {}, budget=0.2)
+    assert r.status is ProofStatus.UNKNOWN and r.tier == "undecided"
+    assert "budget" in r.reason and r.seconds < 10.0

@@ -22,10 +22,10 @@ from ..blackbox import to_claim_result
 from ..errors import UsageError, UserCodeError
 from ..policy_audit import audit_policy, parse_means
 from ..registry import import_user_module
-from ..report import format_text, to_json
+from ..report import format_text
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
-from .common import float_arg, int_arg, output_file, write_text_output
+from .common import emit_reports, float_arg, int_arg, json_output, output_file
 
 EXIT_USER_CODE = 3
 
@@ -73,8 +73,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
-    p.add_argument("--json", metavar="PATH", type=output_file, default=None,
-                   help="also write the report as JSON (path checked before any work)")
+    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
+                   help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
+                        "'-': to stdout instead of the text report; checked before any work)")
+    p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
+                   help="write JUnit XML: each claim a test case (VIOLATED fails, "
+                        "INCONCLUSIVE is skipped)")
+    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
+                   help="write one self-contained HTML report")
 
 
 def _load(target: str) -> Any:
@@ -135,7 +141,6 @@ def _run(args: argparse.Namespace) -> int:
                     "samples_used": audit.samples, "search_budget": args.search_budget,
                     "workers": args.workers, "seconds": args.seconds, "seed": args.seed},
         claims=(claim,), seconds=time.perf_counter() - start)
-    print(format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))
-    if args.json is not None:
-        write_text_output(args.json, to_json(report) + "\n")
+    emit_reports(args, report, command="audit-policy",
+                 text=format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))
     return report.exit_code
