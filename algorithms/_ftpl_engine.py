@@ -131,9 +131,14 @@ class FTPLEngine:
         arm = self.start_arm(n)
         if arm is not None:
             return np.full(size, arm, dtype=np.int64)
-        state = self.init_state(np.broadcast_to(s, (size, n.size)).copy(),
-                                np.broadcast_to(n, (size, n.size)).copy())
-        return np.argmax(self.draw(state, rng), axis=1)
+        out = np.empty(size, dtype=np.int64)
+        step = max(1, BLOCK_VALUES // n.size)
+        for lo in range(0, size, step):
+            m = min(step, size - lo)
+            state = self.init_state(np.broadcast_to(s, (m, n.size)).copy(),
+                                    np.broadcast_to(n, (m, n.size)).copy())
+            out[lo:lo + m] = np.argmax(self.draw(state, rng), axis=1)
+        return out
 
     # -- simulation --------------------------------------------------------------------
     def simulate(self, source: object, horizon: int | None = None, runs: int = 1, *,

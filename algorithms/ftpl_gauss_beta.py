@@ -141,8 +141,13 @@ class DPFTPLGauss(FTPLEngine):
         mean, sd = state
         return mean + sd * noise
 
+    def theta_moments(self, sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+        """Mean and standard deviation of ``theta`` per arm."""
+        return sums / counts, np.sqrt(self.variance_factor / counts)
+
     def law_pieces(self, sums: np.ndarray, counts: np.ndarray):
-        mean, sd = sums / counts, np.sqrt(self.variance_factor / counts)
+        mean, sd = self.theta_moments(sums, counts)
         lo, hi = float(np.min(mean - TAIL_SD * sd)), float(np.max(mean + TAIL_SD * sd))
         cuts = (mean[:, None] + sd[:, None] * np.array([-6, -3, -1.5, 0, 1.5, 3, 6])).ravel()
         tail = float(mean.size * special.ndtr(-TAIL_SD))
@@ -208,10 +213,15 @@ class DPFTPLBeta(FTPLEngine):
         a, b = state
         return rng.beta(a, b)
 
+    def theta_moments(self, sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+        """Mean and standard deviation of ``theta`` per arm."""
+        a, b = beta_parameters(counts, sums, padding=self.padding)
+        return a / (a + b), np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+
     def law_pieces(self, sums: np.ndarray, counts: np.ndarray):
         a, b = beta_parameters(counts, sums, padding=self.padding)
-        mean = a / (a + b)
-        sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+        mean, sd = self.theta_moments(sums, counts)
         cuts = np.clip((mean[:, None] + sd[:, None] * np.array(
             [-12, -6, -3, -1.5, 0, 1.5, 3, 6, 12])).ravel(), 0.0, 1.0)
 
