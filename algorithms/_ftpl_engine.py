@@ -16,6 +16,7 @@ action given a history (Definition 1).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -50,6 +51,11 @@ def block_rewards(source: object, arm: np.ndarray, first: int, length: int,
                           dtype=float)
     return np.asarray(source.block_sums(arm, np.full(arm.shape, first - 1), lengths, rng),
                       dtype=float)
+
+
+@lru_cache(maxsize=8)
+def _legendre(m: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.polynomial.legendre.leggauss(m)
 
 
 def _marks(checkpoints: Sequence[int], horizon: int) -> np.ndarray:
@@ -108,7 +114,7 @@ class FTPLEngine:
         pts = np.unique(np.clip(np.concatenate([[lo, hi], cuts]), lo, hi))
 
         def rule(m: int) -> np.ndarray:
-            x, w = np.polynomial.legendre.leggauss(m)
+            x, w = _legendre(m)
             a, b = pts[:-1, None], pts[1:, None]
             xs = (0.5 * (b - a) * x[None, :] + 0.5 * (a + b)).ravel()
             ws = (0.5 * (b - a) * w[None, :]).ravel()

@@ -36,7 +36,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from dpaudit.mechanisms.beta_perturbation import (
     DEFAULT_FLOOR,
@@ -226,8 +226,10 @@ class DPFTPLBeta(FTPLEngine):
             [-12, -6, -3, -1.5, 0, 1.5, 3, 6, 12])).ravel(), 0.0, 1.0)
 
         def pdf_cdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return (stats.beta.pdf(x[None, :], a[:, None], b[:, None]),
-                    special.betainc(a[:, None], b[:, None], x[None, :]))
+            aa, bb, xx = a[:, None], b[:, None], x[None, :]
+            logpdf = (special.xlogy(aa - 1, xx) + special.xlog1py(bb - 1, -xx)
+                      - special.betaln(aa, bb))
+            return np.exp(logpdf), special.betainc(aa, bb, xx)
 
         return 0.0, 1.0, cuts, 0.0, pdf_cdf
 

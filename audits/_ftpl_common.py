@@ -15,8 +15,8 @@ the same claims:
   spread out and reach beyond ``[0, 1]``, which a single arm's sample cannot do once it is
   concentrated. (Why this matters: without a start phase the Gaussian fails Lemma 8 at
   ``N = 1``, but on two arms with means in ``[0, 1]`` the next action stays within
-  ``(1, 0.01)``; with 10 other arms it does not.) The worst hockey-stick divergence at the claimed ``eps`` must be at most ``delta``
-  (beyond the quadrature error bound);
+  ``(1, 0.01)``; with 10 other arms it does not.) The worst hockey-stick divergence at the
+  claimed ``eps`` must be at most ``delta`` (beyond the quadrature error bound);
 * ``next-action-sampled``: that worst pair (chosen without samples) attacked by sampling:
   event chosen on a selection sample, measured on a fresh one, Clopper-Pearson limits.
 """

@@ -90,8 +90,8 @@ def _lemma8(faulty: bool):
             "k = floor(N/8) + 1 " + ("DROPPED (deliberately broken)" if faulty else "applied"),
             f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}",
             f"worst exact delta {worst:.4g} at N = {wn}, R = {wr} (claim {ctx.delta:g})",
-            f"exact Lemma-8 threshold (with padding): every N from {n_min} to {math.ceil(alg.paper_start_phase)} "
-            f"passes; the paper's start phase is conservative by {n0 / n_min:.3g}x relative "
+            f"exact Lemma-8 threshold (with padding): every N from {n_min} to "
+            f"{math.ceil(alg.paper_start_phase)} passes; the paper's start phase is conservative by {n0 / n_min:.3g}x relative "
             "to it",
             "Theorem 13 claims sufficiency only (Remark 14 concedes a large constant); the "
             "exact threshold contradicts the Fig. 2 (a)-(b) narration that F' enters the "
