@@ -91,8 +91,8 @@ def _lemma8(faulty: bool):
             f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}",
             f"worst exact delta {worst:.4g} at N = {wn}, R = {wr} (claim {ctx.delta:g})",
             f"exact Lemma-8 threshold (with padding): every N from {n_min} to "
-            f"{math.ceil(alg.paper_start_phase)} passes; the paper's start phase is conservative by {n0 / n_min:.3g}x relative "
-            "to it",
+            f"{math.ceil(alg.paper_start_phase)} passes; the paper's start phase is "
+            f"conservative by {n0 / n_min:.3g}x relative to it",
             "Theorem 13 claims sufficiency only (Remark 14 concedes a large constant); the "
             "exact threshold contradicts the Fig. 2 (a)-(b) narration that F' enters the "
             "feasible region at N = N_B"),
