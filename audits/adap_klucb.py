@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dpaudit.algorithms.adap import AdaPKLUCB
 from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
-from dpaudit.engine import AuditSpec, CheckContext
+from dpaudit.engine import AuditSpec, Budget, CheckContext
 
 from ._adap_common import (
     FIG2_MEANS,
@@ -42,7 +42,7 @@ def _regret(ctx: CheckContext):
 AUDITS = [
     AuditSpec("adap-klucb", "AdaP-KLUCB: epsilon-global DP via last-episode Laplace means",
               PAPER, claims(_alg, klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"),
-                            n_quick=50_000),
+                            runs=Budget(full=800_000, quick=100_000)),
               default_epsilon=1.0, default_delta=0.0,
               findings=[touched_releases_finding(_alg)], regret=_regret),
 ]
