@@ -31,12 +31,13 @@ import numpy as np
 
 from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms._ftpl_engine import FTPLEngine
-from dpaudit.empirical import detectable_epsilon, discrete_epsilon_lower_bound
-from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.exact import worst_pair_loss
+from dpaudit.engine import Budget, CheckContext, ClaimSpec
+from dpaudit.evidence import ExactEvidence, SampledEvidence
+from dpaudit.exact import discrete_epsilon, worst_pair_loss
 from dpaudit.parallel import map_chunks
 from dpaudit.regret import summarise_regret
-from dpaudit.results import ClaimResult, Finding, Method, Notion, RegretResult, Verdict
+from dpaudit.results import Finding, Notion, RegretResult
+from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 
 PAPER = "Wang & Zhu 2023, DP-FTPL (Definition 1, Lemma 8)"
 INSTANCE_1 = tuple(round(0.30 + 0.05 * i, 2) for i in range(9))
@@ -44,6 +45,8 @@ OTHER_COUNT_FACTORS = (1, 10)
 LARGE_COUNT = 10**6
 Z_GRID = np.linspace(-4.0, 4.0, 17)
 MANY_ARMS = (5, 10, 20)
+NEXT_ACTIONS = Budget(full=2_200_000, quick=220_000)  # draws per history (select + measure)
+REGRET = Budget(full=(10**5, 100), quick=(10**4, 20))  # (T, runs), as in the paper's Sec. 8
 
 
 @dataclass(frozen=True)
@@ -108,73 +111,55 @@ def worst_history_pair(family: Family, epsilon: float, delta: float, faulty: boo
         return laws[key]
 
     worst = worst_pair_loss(pairs, law, epsilon=epsilon, delta=delta)
+    # the largest exact epsilon at delta over all pairs (the loss the search certifies)
+    eps_all = [discrete_epsilon(law(h)[0], law(hp)[0], delta) for h, hp in pairs]
+    i_max = int(np.argmax(eps_all))
     attack = worst["pair"]
     if worst["delta_at_epsilon"] < 1e-6:
         attack = worst_pair_loss(pairs, law, epsilon=0.0, delta=delta)["pair"]
-    return worst | {"start_phase": alg.start_phase, "attack_pair": attack}
+    return worst | {"start_phase": alg.start_phase, "attack_pair": attack,
+                    "max_epsilon": float(eps_all[i_max]), "max_epsilon_pair": pairs[i_max]}
 
 
 def exact_next_action(family: Family, faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         worst = worst_history_pair(family, ctx.epsilon, ctx.delta, faulty, ctx.quick)
         h, hp = worst["pair"]
         div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
-        eps_exact = float(worst["epsilon_at_delta"])
-        verdict = Verdict.VIOLATED if div > ctx.delta + max(err, 1e-12) else Verdict.EXACT
-        return ClaimResult(
-            id=spec.id, notion=spec.notion, epsilon=ctx.epsilon, delta=ctx.delta,
-            verdict=verdict, method=Method.EXACT, statement=spec.statement,
-            reference=spec.reference, epsilon_lower_bound=eps_exact,
-            details=(
+        mh = worst["max_epsilon_pair"][0]
+        return ExactEvidence(
+            div, err, epsilon_at_delta=float(worst["max_epsilon"]), details=(
                 f"start phase N_0 = {worst['start_phase']} pulls per arm; searched "
-                f"{worst['evaluated']} neighbouring history pairs (inside the start "
-                "phase, at its end, after it)",
-                f"worst pair: sums {h[0]} vs {hp[0]}, counts {h[1]}",
+                f"{worst['evaluated']} neighbouring history pairs (inside the start phase, at "
+                "its end, after it; 2 to 21 arms)",
+                f"worst pair at eps={ctx.epsilon:g}: sums {h[0]} vs {hp[0]}, counts {h[1]}",
                 f"next-action law P={np.round(worst['p'], 6).tolist()} "
                 f"P'={np.round(worst['q'], 6).tolist()}",
-                f"tightest delta at eps={ctx.epsilon:g}: {div:.6g} (claim {ctx.delta:g}); "
-                f"exact epsilon at delta={ctx.delta:g}: {eps_exact:.6g}",
+                f"largest exact epsilon at delta={ctx.delta:g} over all pairs: "
+                f"{worst['max_epsilon']:.6g} (sums {mh[0]}, counts {mh[1]})",
                 f"quadrature error bound {err:.2g}"),
             data={"worst_pair": {"sums": h[0], "sums_prime": hp[0], "counts": h[1]},
-                  "delta_at_epsilon": div, "epsilon_at_delta": eps_exact, "error": err,
-                  "start_phase": worst["start_phase"]},
-        )
+                  "delta_at_epsilon": div, "epsilon_at_delta": float(worst["max_epsilon"]),
+                  "error": err, "start_phase": worst["start_phase"]})
     return evaluate
 
 
 def sampled_next_action(family: Family, faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         alg = family.build(ctx.epsilon, ctx.delta, 10**5, faulty, "paper")
         # the pair is chosen by exact computation (no samples), so it cannot bias the bound
         h, hp = worst_history_pair(family, ctx.epsilon, ctx.delta, faulty,
                                    ctx.quick)["attack_pair"]
-        n_select, n_measure = (20_000, 200_000) if ctx.quick else (200_000, 2_000_000)
-        eb = discrete_epsilon_lower_bound(
-            lambda m, g: alg.sample_next_actions(*h, m, g),
-            lambda m, g: alg.sample_next_actions(*hp, m, g),
-            len(h[1]), epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
-            n_select=n_select, n_measure=n_measure, rng=ctx.rng(spec.id),
-            describe=lambda mask: "next action in {" + ", ".join(
-                f"arm {i}" for i in np.flatnonzero(mask)) + "}")
-        detect = detectable_epsilon(eb.count_p / eb.n_p, n_measure, epsilon=ctx.epsilon,
-                                    delta=ctx.delta, alpha=ctx.alpha)
-        verdict = Verdict.VIOLATED if eb.epsilon_lower_bound > ctx.epsilon else Verdict.CONSISTENT
-        return ClaimResult(
-            id=spec.id, notion=spec.notion, epsilon=ctx.epsilon, delta=ctx.delta,
-            verdict=verdict, method=Method.SAMPLED, statement=spec.statement,
-            reference=spec.reference, epsilon_lower_bound=eb.epsilon_lower_bound,
-            detectable_epsilon=detect, alpha=ctx.alpha,
-            details=(
-                f"histories: sums {h[0]} vs {hp[0]}, counts {h[1]} (chosen by the exact search "
-                "without samples: the worst pair at eps, or the largest total variation when "
-                "every loss at eps is below 1e-6)",
-                f"event '{eb.description}' ({eb.direction}) chosen on {n_select} draws per "
-                f"side, measured on {n_measure} fresh draws: {eb.count_p} vs {eb.count_q}",
-                f"Clopper-Pearson p_lo={eb.p_lo:.6g}, q_hi={eb.q_hi:.6g}; alpha={ctx.alpha} "
-                "split over two directions and two limits"),
-            data={"event": eb.description, "direction": eb.direction, "count_p": eb.count_p,
-                  "count_q": eb.count_q, "n_measure": n_measure, "n_select": n_select},
-        )
+        pair = SamplerPair(f"histories: sums {h[0]} vs {hp[0]}, counts {h[1]} (chosen by the "
+                           "exact search without samples: the worst pair at eps, or the "
+                           "largest total variation when every loss at eps is below 1e-6)",
+                           lambda m, g: alg.sample_next_actions(*h, m, g),
+                           lambda m, g: alg.sample_next_actions(*hp, m, g))
+        return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
+                             budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
+                                                selection_fraction=1 / 11),
+                             seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
+                             who="sample_next_actions")
     return evaluate
 
 
@@ -196,7 +181,7 @@ def regret_runs(ctx: CheckContext, family: Family, start_phase: object, key: str
 @lru_cache(maxsize=16)
 def _regret_runs(family: Family, epsilon: float, delta: float, seed: int, quick: bool,
                  workers: int, start_phase: object, key: str):
-    horizon, runs = (10**4, 20) if quick else (10**5, 100)
+    horizon, runs = REGRET.quick if quick else REGRET.full
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs with spawned seeds: the same numbers for any number of workers
     parts = map_chunks(partial(_regret_chunk, family, epsilon, delta, horizon, start_phase,
