@@ -24,7 +24,7 @@ NAME = "wang-zhu-fig6"
 def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
         runs: int | None = None, seed: int = 20221122) -> list[Path]:
     horizon, runs = settings(quick, horizon, runs)
-    deltas = np.geomspace(0.5, 1e-3, 8) if quick else np.geomspace(0.5, 1e-4, 25)
+    deltas = np.geomspace(0.5, 1e-3, 8) if quick else np.geomspace(0.5, 1e-4, 13)
     panels = [(f"(a) eps = {eps:g}", "delta", deltas, [(eps, float(d)) for d in deltas])
               for eps in (0.0, 0.1)]
     panels[1] = ("(b) eps = 0.1",) + panels[1][1:]

@@ -25,7 +25,7 @@ NAME = "wang-zhu-fig7"
 def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
         runs: int | None = None, seed: int = 20221122) -> list[Path]:
     horizon, runs = settings(quick, horizon, runs)
-    eps_grid = np.geomspace(10.0, 1e-2, 8) if quick else np.geomspace(10.0, 1e-3, 21)
+    eps_grid = np.geomspace(10.0, 1e-2, 8) if quick else np.geomspace(10.0, 1e-3, 11)
     panels = [(label, "eps", eps_grid, [(float(e), dl) for e in eps_grid])
               for label, dl in (("(a) delta = 1e-10", 1e-10), ("(b) delta = 1e-3", 1e-3))]
     out_dir = Path(out_dir)
