@@ -1,11 +1,13 @@
-"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (seed 000)."""
+"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (Azize & Basu
+2022)."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.bandits import TableRewards
 from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ProofEvidence
 from dpaudit.results import Finding, Notion
@@ -21,8 +23,7 @@ from ._global_common import (
     table_sampler,
 )
 
-FIG2_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
-PAPER = "Azize & Basu, NeurIPS 2022 (seed 000)"
+PAPER = "Azize & Basu 2022 (NeurIPS)"
 
 # The attack: K = 2 arms, T = 32, a fixed reward table (seed 000, Definition 2).
 # Arm 0 earns 0 except its initial pull (step 1), arm 1 earns 1. Pair 1 changes step 1
@@ -37,8 +38,8 @@ AUDIT_HORIZON = 32
 def _table() -> TableRewards:
     import numpy as np
 
-    tab = np.zeros((2, AUDIT_HORIZON))
-    tab[1, :] = 1.0
+    tab = np.zeros((AUDIT_HORIZON, 2))
+    tab[:, 1] = 1.0
     tab[0, 0] = 1.0
     return TableRewards(tab)
 
@@ -69,7 +70,7 @@ def klucb_neighbour_pairs(alg, summaries: tuple[str, ...] = ("action sequence",)
     import numpy as np
 
     horizon = 64
-    base = TableRewards(np.zeros((2, horizon)))
+    base = TableRewards(np.zeros((horizon, 2)))
     changed = base.changed(32, np.array([1.0, 1.0]))
     pairs = [SamplerPair("pair 1: K=2, T=64, every reward 0; step 32 rewards (0, 0) vs (1, 1)",
                          table_sampler(alg, base, horizon, summaries),
@@ -115,13 +116,13 @@ def claims(make_alg, pairs=neighbour_pairs,
 
 
 def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
-    k = len(FIG2_MEANS)
+    k = AZIZE_BASU_FIG2.n_arms
     return [
         f"Theorem 2 minimax lower bound (K={k}, T={horizon}): "
         f"{thm2_minimax_lower(k, horizon, ctx.epsilon):.4g}",
         f"Theorem 3 problem-dependent lower bound (asymptotic rate x ln T, Bernoulli: "
         f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): "
-        f"{thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
+        f"{thm3_lower(AZIZE_BASU_FIG2.means, horizon, ctx.epsilon):.4g}",
     ]
 
 
@@ -148,7 +149,8 @@ def touched_releases_finding(make_alg) -> FindingSpec:
             b = alg.simulate(changed, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
                              record_releases=True)
             same = np.all(a.decisions == b.decisions, axis=1)
-            diff = ~np.isclose(a.releases, b.releases, rtol=0, atol=1e-12, equal_nan=True)
+            diff = ~np.isclose(a.extra["releases"], b.extra["releases"], rtol=0, atol=1e-12,
+                               equal_nan=True)
             touched = diff[same].sum(axis=1)
             hist = np.bincount(touched)
             worst = max(worst, int(touched.max(initial=0)))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import BernoulliRewards, checkpoint_grid
+from dpaudit.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ProofEvidence, SampledEvidence
 from dpaudit.regret import summarise_regret
@@ -86,8 +86,8 @@ def global_dp_claim(pairs: Callable[[CheckContext], Sequence[SamplerPair]],
 
 
 def summaries_of(result) -> dict[str, np.ndarray]:
-    """Standard summaries of an :class:`EpisodicResult`: decisions (the whole action
-    sequence) and the pull count of every arm."""
+    """Standard summaries of a :class:`~dpaudit.bandits.SimulationResult`: decisions (the
+    whole action sequence) and the pull count of every arm."""
     out = {"action sequence": result.decisions}
     for a in range(result.counts.shape[1]):
         out[f"pulls of arm {a}"] = result.counts[:, a]

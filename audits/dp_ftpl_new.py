@@ -32,13 +32,15 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound
+from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
+from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
+from dpaudit.algorithms.ftpl import DPFTPLNew
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
 from dpaudit.blackbox import mechanism_pairs
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ExactEvidence, ProofEvidence, SampledEvidence
 from dpaudit.exact import worst_pair_loss
-from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
-from dpaudit.mechanisms.lemma15 import Lemma15Perturbation, lemma15_proof_obligations
+from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
 from dpaudit.notions import GlobalDPTarget, global_neighbour_pairs
 from dpaudit.parallel import map_chunks
 from dpaudit.regret import summarise_regret
@@ -47,7 +49,6 @@ from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.symbolic import prove
 
 PAPER = "Wang & Zhu, DP-FTPL / GDP-Elim-New (seed 003)"
-INSTANCE_1 = tuple(round(0.30 + 0.05 * i, 2) for i in range(9))
 THEOREM_16 = "Theorem 16 (privacy via Lemma 8 and Lemma 15), Definition 1"
 
 # neighbouring histories searched by the exact claim: the changed arm has a small count; the
@@ -59,15 +60,9 @@ NEXT_ACTIONS = Budget(full=2_200_000, quick=220_000)  # draws per history (selec
 TRAJECTORY = Budget(full=(40, 300_000), quick=(20, 60_000))  # (horizon, runs per input)
 
 
-def _perturbation(epsilon: float, delta: float, faulty: bool) -> Lemma15Perturbation:
-    if faulty:
-        return FaultyLemma15Perturbation(epsilon, delta)
-    return Lemma15Perturbation(epsilon, delta)
-
-
 def _algorithm(epsilon: float, delta: float, horizon: int, faulty: bool) -> DPFTPLNew:
-    return DPFTPLNew(epsilon, delta, horizon,
-                     perturbation=_perturbation(epsilon, delta, faulty))
+    """The algorithm, or its broken twin (one place chooses; ``algorithms/_faulty.py``)."""
+    return (DPFTPLNewFaultyPerturbation if faulty else DPFTPLNew)(epsilon, delta, horizon)
 
 
 def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
@@ -99,7 +94,8 @@ def _symbolic(faulty: bool):
         else:
             regime = "general"
         obligations, domain, assumptions = lemma15_proof_obligations(
-            rate_multiplier=_perturbation(ctx.epsilon, ctx.delta, faulty).rate_multiplier,
+            rate_multiplier=_algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON,
+                                       faulty).perturbation.rate_multiplier,
             regime=regime)
         proof = prove(obligations, domain, assumptions, seed=ctx.seed)
         return ProofEvidence(proof, details=(  # Lemma 15 -> Lemma 8 is sufficient
@@ -163,7 +159,7 @@ def _trajectory(faulty: bool):
                                 neighbours=global_neighbour_pairs(horizon, 2))
         return sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
                              alpha=ctx.alpha, budget=AuditBudget(samples=samples),
-                             seed=ctx.seed, key="trajectory", who="actions_on_rewards",
+                             seed=ctx.seed, key="trajectory", who="simulate",
                              details=("Definition 1 (per-step DP) does not promise "
                                       "trajectory-level privacy; this is information, not a "
                                       "violation",))
@@ -174,11 +170,13 @@ def _trajectory(faulty: bool):
 # -- regret --------------------------------------------------------------------------------
 def _regret_chunk(epsilon: float, delta: float, horizon: int, marks: tuple[int, ...],
                   runs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    return DPFTPLNew(epsilon, delta, horizon).simulate(INSTANCE_1, runs, rng, checkpoints=marks)
+    res = DPFTPLNew(epsilon, delta, horizon).simulate(INSTANCE_1.source(), horizon, runs,
+                                                      rng=rng, checkpoints=marks)
+    return res.regret, res.curve
 
 
 def _regret(ctx: CheckContext) -> RegretResult:
-    horizon, runs = (10**4, 20) if ctx.quick else (10**5, 100)
+    horizon, runs = (10**4, 20) if ctx.quick else (INSTANCE_1.horizon, INSTANCE_1.runs)
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs, each with its own spawned seed: same numbers for any --workers
     # (chunks stay large because the simulator is lockstep: its cost is per step, not per run)
@@ -186,9 +184,10 @@ def _regret(ctx: CheckContext) -> RegretResult:
                        seed=ctx.seed, key="regret", chunk=50, workers=ctx.workers)
     regret = np.concatenate([p[0] for p in parts])
     curves = np.concatenate([p[1] for p in parts])
-    bound = dp_ftpl_new_regret_bound(INSTANCE_1, ctx.epsilon, ctx.delta, horizon)
+    bound = thm16_dp_ftpl_new_upper(INSTANCE_1.means, horizon, ctx.epsilon, ctx.delta)
     return summarise_regret(
-        regret, instance="Instance 1 (9 Bernoulli arms 0.30..0.70)", algorithm="DP-FTPL-New",
+        regret, instance=f"{INSTANCE_1.name} (9 Bernoulli arms 0.30..0.70)",
+        algorithm="DP-FTPL-New",
         horizon=horizon, bound=bound, bound_name="Theorem 16 bound", checkpoints=marks,
         curves=curves,
         details=("mean regret at T = " + ", ".join(
@@ -226,4 +225,4 @@ def _spec(faulty: bool) -> AuditSpec:
 
 AUDITS = [_spec(False), _spec(True)]
 
-__all__ = ["AUDITS", "INSTANCE_1", "history_pairs"]
+__all__ = ["AUDITS", "history_pairs"]

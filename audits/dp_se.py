@@ -16,14 +16,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
+from dpaudit.bandits import TableRewards
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ProofEvidence
 from dpaudit.results import Notion
 from dpaudit.sampled import SamplerPair
 
-from ._adap_common import FIG2_MEANS, lower_bound_details
+from ._adap_common import lower_bound_details
 from ._global_common import (
     EPS,
     N,
@@ -46,8 +47,8 @@ def neighbour_pairs(alg: DPSE) -> list[SamplerPair]:
     r1 = float(alg.epoch_length(1, np.array([2]), beta)[0])
     thr = float(alg.threshold(1, np.array([2]), np.array([r1]), beta)[0])
     v = (r1 * (1.0 - thr) - 0.5) / (r1 - 1.0)
-    tab = np.ones((2, horizon))
-    tab[1, :] = v
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = v
     step = int(r1) + 1  # first pull of arm 1 in epoch 1
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
@@ -74,10 +75,10 @@ _sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else 10**7
+    horizon = 10**5 if ctx.quick else FIG2.horizon
     return regret_result(
-        ctx, _alg(ctx), FIG2_MEANS, horizon, 20,
-        instance="Fig. 2: Bernoulli (0.75, 0.625, 0.5, 0.375, 0.25)", bound=None,
+        ctx, _alg(ctx), FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=None,
         bound_name="DP-SE upper bound not evaluated (no explicit constants in the seeds)",
         details=lower_bound_details(ctx, horizon))
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
 from dpaudit.algorithms.gdp_elim import GDPElimNew
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ProofEvidence
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
@@ -44,7 +45,6 @@ from ._global_common import (
     table_sampler,
 )
 
-INSTANCE_1 = tuple(0.30 + 0.05 * i for i in range(9))
 PAPER = "Wang & Zhu (seed 003), Algorithm 4 and Theorem 18"
 
 
@@ -67,8 +67,8 @@ def neighbour_pairs(alg: GDPElimNew) -> list[SamplerPair]:
     horizon = _horizon(alg)
     n1 = alg.phase_length(1, horizon)
     step = n1 + 1  # arm 1's first pull in phase 1
-    tab = np.ones((2, horizon))
-    tab[1, :] = 0.5
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = 0.5
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
     env = BernoulliRewards([0.75, 0.25])
@@ -80,7 +80,7 @@ def neighbour_pairs(alg: GDPElimNew) -> list[SamplerPair]:
         SamplerPair(f"pair 2: Bernoulli(0.75, 0.25), T={horizon}; revision rule: reward at "
                     f"step {step} := 0 (Wang & Zhu 2023, Def. 3, expectation over rewards)",
                     table_sampler(alg, env, horizon, SUMMARIES),
-                    table_sampler(alg, env.revised(step, 0.0), horizon, SUMMARIES)),
+                    table_sampler(alg, env.changed(step, 0.0), horizon, SUMMARIES)),
     ]
 
 
@@ -111,13 +111,13 @@ _sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**4 if ctx.quick else 10**5
+    horizon = 10**4 if ctx.quick else INSTANCE_1.horizon
     alg = _alg(ctx)
-    k = len(INSTANCE_1)
+    k = INSTANCE_1.n_arms
     return regret_result(
-        ctx, alg, INSTANCE_1, horizon, 100, instance="seed 003 instance 1: nine arms "
-        "0.30, 0.35, ..., 0.70",
-        bound=thm18_gdp_elim_upper(INSTANCE_1, horizon, ctx.epsilon, ctx.delta),
+        ctx, alg, INSTANCE_1.means, horizon, INSTANCE_1.runs,
+        instance=f"{INSTANCE_1.name}: nine arms 0.30, 0.35, ..., 0.70",
+        bound=thm18_gdp_elim_upper(INSTANCE_1.means, horizon, ctx.epsilon, ctx.delta),
         bound_name="Theorem 18 (upper)",
         details=[f"Theorem 4 order term (N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T)) "
                  f"(constant unknown): "
