@@ -20,50 +20,24 @@ from functools import lru_cache
 
 import numpy as np
 
+from dpaudit.bandits import (
+    BernoulliRewards,
+    RegretTracker,
+    SimulationResult,
+    bernoulli_observation,
+    check_simulation,
+    result_from_actions,
+)
 from dpaudit.validation import InvalidParameterError, check_int
 
-from ._episodic import EpisodicResult
-
-__all__ = ["FTPLEngine", "block_rewards", "step_rewards"]
+__all__ = ["FTPLEngine"]
 
 BLOCK_VALUES = 1 << 20  # noise values drawn per vectorised call (about 8 MB of float64)
-
-
-def step_rewards(source: object, step: int, arm: np.ndarray,
-                 rng: np.random.Generator) -> np.ndarray:
-    """Reward each run observes for ``arm`` at 1-based ``step`` (protocol ``rewards``).
-
-    Reward sources without ``rewards`` (the pre-consolidation ``_episodic`` classes) are read
-    through ``block_sums`` with a 0-based start and length 1.
-    """
-    if hasattr(source, "rewards"):
-        return np.asarray(source.rewards(step, arm, rng), dtype=float)
-    return np.asarray(source.block_sums(arm, np.full(arm.shape, step - 1),
-                                        np.ones(arm.shape, dtype=np.int64), rng), dtype=float)
-
-
-def block_rewards(source: object, arm: np.ndarray, first: int, length: int,
-                  rng: np.random.Generator) -> np.ndarray:
-    """Sum of ``arm``'s rewards over 1-based steps ``first .. first + length - 1``, per run."""
-    lengths = np.full(arm.shape, length, dtype=np.int64)
-    if hasattr(source, "rewards"):
-        return np.asarray(source.block_sums(arm, np.full(arm.shape, first), lengths, rng),
-                          dtype=float)
-    return np.asarray(source.block_sums(arm, np.full(arm.shape, first - 1), lengths, rng),
-                      dtype=float)
 
 
 @lru_cache(maxsize=8)
 def _legendre(m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.polynomial.legendre.leggauss(m)
-
-
-def _marks(checkpoints: Sequence[int], horizon: int) -> np.ndarray:
-    marks = np.asarray(list(checkpoints), dtype=np.int64)
-    if marks.size and (marks.min() < 1 or marks.max() > horizon):
-        raise InvalidParameterError(
-            f"checkpoints={list(checkpoints)!r} must lie in 1..horizon={horizon}")
-    return np.unique(marks)
 
 
 class FTPLEngine:
@@ -149,51 +123,56 @@ class FTPLEngine:
     # -- simulation --------------------------------------------------------------------
     def simulate(self, source: object, horizon: int | None = None, runs: int = 1, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False) -> EpisodicResult:
+                 record: bool = False) -> SimulationResult:
         """``runs`` runs in lockstep on ``source`` for ``horizon`` steps (default ``T``).
 
         The start phase costs one reward-sum draw per arm and run; every later step draws the
         ``runs x K`` perturbations in one vectorised call (the Gaussian's noise for many steps
-        at once). With ``record=True`` ``decisions`` holds the ``(runs, T)`` actions.
+        at once). Observations are ``source.rewards`` (0/1 for Bernoulli arms).
         """
+        horizon, runs, cps = check_simulation(
+            source, self.horizon if horizon is None else horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
-        horizon = check_int("horizon", self.horizon if horizon is None else horizon, low=k)
-        runs = check_int("runs", runs, low=1)
-        marks = _marks(checkpoints, horizon)
-        gaps = np.asarray(source.gaps, dtype=float)
+        track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         sums, counts = np.zeros((runs, k)), np.zeros((runs, k))
-        regret, curve = np.zeros(runs), np.zeros((runs, marks.size))
-        actions = np.zeros((runs, horizon if record else 0), dtype=np.int16 if k < 2**15
-                           else np.int64)
-        rows = np.arange(runs)
         t = 0  # steps done
-        for a in range(k):  # start phase: one block per arm
+        for a in range(k):  # start phase: one block per arm (Algorithms 1-2, lines 2-7)
             length = min(self.start_phase, horizon - t)
             if length <= 0:
                 break
             arm = np.full(runs, a)
-            sums[:, a] = block_rewards(source, arm, t + 1, length, rng)
+            sums[:, a] = self._block_observations(source, arm, t + 1, length, rng)
             counts[:, a] = length
-            inside = (marks > t) & (marks <= t + length)
-            curve[:, inside] = regret[:, None] + gaps[a] * (marks[inside] - t)
-            regret += gaps[a] * length
-            if record:
-                actions[:, t:t + length] = a
+            track.add(arm, t + 1, length)
             t += length
         if t < horizon:
-            self._leader_loop(source, t, horizon, rng, sums, counts, regret, curve, marks,
-                              actions if record else None, gaps, rows)
-        decisions = actions if record else np.zeros((runs, 0), dtype=np.int64)
-        return EpisodicResult(regret, counts.astype(np.int64), decisions,
-                              np.zeros(runs, dtype=np.int64), marks, curve)
+            self._leader_loop(source, t, horizon, rng, sums, counts, track)
+        return track.result()
 
-    def _leader_loop(self, source, done, horizon, rng, sums, counts, regret, curve, marks,
-                     actions, gaps, rows) -> None:
+    @staticmethod
+    def _block_observations(source, arm: np.ndarray, first: int, length: int,
+                            rng: np.random.Generator) -> np.ndarray:
+        """Sum of the observations of ``arm`` over a start-phase block, per run.
+
+        Bernoulli arms: one ``Binomial(length, mu)`` draw (``source.block_sums``). Any other
+        source: step by step, each reward in ``[0, 1]`` observed as a Bernoulli draw of it
+        (the trick of Agrawal & Goyal that Wang & Zhu 2023 use, Sec. 3.1), as the per-step
+        reference does.
+        """
+        runs = arm.size
+        if isinstance(source, BernoulliRewards):
+            return source.block_sums(arm, np.full(runs, first), np.full(runs, length), rng)
+        total = np.zeros(runs)
+        for t in range(first, first + length):
+            total += bernoulli_observation(source.rewards(t, arm, rng), rng)
+        return total
+
+    def _leader_loop(self, source, done, horizon, rng, sums, counts, track) -> None:
         state = self.init_state(sums, counts)
         runs, k = sums.shape
+        rows = np.arange(runs)
         blocked = hasattr(self, "draw_block")
         block, pos = None, 0
-        mark_at = {int(m): j for j, m in enumerate(marks)}
         for t in range(done + 1, horizon + 1):
             if blocked:
                 if block is None or pos == block.shape[0]:
@@ -204,31 +183,22 @@ class FTPLEngine:
             else:
                 theta = self.draw(state, rng)
             arm = np.argmax(theta, axis=1)
-            sums[rows, arm] += step_rewards(source, t, arm, rng)
+            sums[rows, arm] += bernoulli_observation(source.rewards(t, arm, rng), rng)
             counts[rows, arm] += 1.0
             self.update_state(state, rows, arm, sums, counts)
-            regret += gaps[arm]
-            if actions is not None:
-                actions[:, t - 1] = arm
-            j = mark_at.get(t)
-            if j is not None:
-                curve[:, j] = regret
+            track.step(arm, t)
 
     def simulate_per_step(self, source: object, horizon: int | None = None, runs: int = 1, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                          record: bool = False) -> EpisodicResult:
+                          record: bool = False) -> SimulationResult:
         """The plain reference: one run at a time, one step at a time, as Algorithms 1-2 read.
 
         Same law as :meth:`simulate` (not the same random stream).
         """
+        horizon, runs, cps = check_simulation(
+            source, self.horizon if horizon is None else horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
-        horizon = check_int("horizon", self.horizon if horizon is None else horizon, low=k)
-        runs = check_int("runs", runs, low=1)
-        marks = _marks(checkpoints, horizon)
-        gaps = np.asarray(source.gaps, dtype=float)
-        regret, curve = np.zeros(runs), np.zeros((runs, marks.size))
-        all_counts = np.zeros((runs, k), dtype=np.int64)
-        actions = np.zeros((runs, horizon if record else 0), dtype=np.int64)
+        actions = np.zeros((runs, horizon), dtype=np.int64)
         one = np.zeros(1, dtype=np.int64)
         for r in range(runs):
             sums, counts = np.zeros(k), np.zeros(k)
@@ -238,12 +208,7 @@ class FTPLEngine:
                     state = self.init_state(sums[None, :], counts[None, :])
                     arm = int(np.argmax(self.draw(state, rng)[0]))
                 one[0] = arm
-                sums[arm] += step_rewards(source, t, one, rng)[0]
+                sums[arm] += float(bernoulli_observation(source.rewards(t, one, rng), rng)[0])
                 counts[arm] += 1
-                regret[r] += gaps[arm]
-                if record:
-                    actions[r, t - 1] = arm
-                curve[r, marks == t] = regret[r]
-            all_counts[r] = counts
-        return EpisodicResult(regret, all_counts, actions, np.zeros(runs, dtype=np.int64),
-                              marks, curve)
+                actions[r, t - 1] = arm
+        return result_from_actions(actions, source.gaps, cps, record=record)

@@ -33,11 +33,12 @@ outside the integration window).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 from scipy import special
 
+from dpaudit.bandits import PolicyEntry
 from dpaudit.mechanisms.beta_perturbation import (
     DEFAULT_FLOOR,
     beta_parameters,
@@ -53,8 +54,10 @@ from dpaudit.validation import (
 )
 
 from ._ftpl_engine import FTPLEngine
+from .papers import WANG_ZHU_INSTANCE_1
 
-__all__ = ["DPFTPLBeta", "DPFTPLGauss", "beta_tight_start_phase", "resolve_start_phase"]
+__all__ = ["POLICIES", "DPFTPLBeta", "DPFTPLGauss", "beta_tight_start_phase",
+           "resolve_start_phase", "start_phase_summary"]
 
 TAIL_SD = 12.0  # Gaussian integration window: centre +- 12 sd (mass outside < 4e-33 per arm)
 
@@ -247,3 +250,20 @@ def start_phase_summary(epsilon: float, delta: float) -> dict[str, int]:
             "beta_paper": b_p.start_phase,
             "beta_tight": DPFTPLBeta(epsilon, delta, horizon=2, start_phase="tight").start_phase}
 
+
+
+_BAD = ({"epsilon": -1.0}, {"delta": 0.0}, {"delta": 1.0}, {"epsilon": True},
+        {"start_phase": 0}, {"start_phase": "short"}, {"horizon": 1})
+
+POLICIES = {
+    "dp-ftpl-gauss": PolicyEntry(
+        partial(DPFTPLGauss, epsilon=1.0, delta=0.01, horizon=WANG_ZHU_INSTANCE_1.horizon),
+        WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 1 (Theorem 11)",
+        small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 2},
+        invalid=_BAD + ({"variance_factor": 0.0},)),
+    "dp-ftpl-beta": PolicyEntry(
+        partial(DPFTPLBeta, epsilon=1.0, delta=0.01, horizon=WANG_ZHU_INSTANCE_1.horizon),
+        WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 2 (Theorem 13)",
+        small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 2},
+        invalid=_BAD + ({"padding": 1},)),
+}

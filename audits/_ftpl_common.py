@@ -29,8 +29,8 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms._ftpl_engine import FTPLEngine
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ExactEvidence, SampledEvidence
 from dpaudit.exact import discrete_epsilon, worst_pair_loss
@@ -40,13 +40,14 @@ from dpaudit.results import Finding, Notion, RegretResult
 from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 
 PAPER = "Wang & Zhu 2023, DP-FTPL (Definition 1, Lemma 8)"
-INSTANCE_1 = tuple(round(0.30 + 0.05 * i, 2) for i in range(9))
+INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
 OTHER_COUNT_FACTORS = (1, 10)
 LARGE_COUNT = 10**6
 Z_GRID = np.linspace(-4.0, 4.0, 17)
 MANY_ARMS = (5, 10, 20)
 NEXT_ACTIONS = Budget(full=2_200_000, quick=220_000)  # draws per history (select + measure)
-REGRET = Budget(full=(10**5, 100), quick=(10**4, 20))  # (T, runs), as in the paper's Sec. 8
+REGRET = Budget(full=(WANG_ZHU_INSTANCE_1.horizon, WANG_ZHU_INSTANCE_1.runs),
+                quick=(10**4, 20))  # (T, runs), as in the paper's Sec. 8
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,8 @@ def _regret_chunk(family: Family, epsilon: float, delta: float, horizon: int,
                   start_phase: object, marks: tuple[int, ...], runs: int,
                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     alg = family.build(epsilon, delta, horizon, False, start_phase)
-    res = alg.simulate(BernoulliRewards(INSTANCE_1), horizon, runs, rng=rng, checkpoints=marks)
+    res = alg.simulate(WANG_ZHU_INSTANCE_1.source(), horizon, runs, rng=rng,
+                       checkpoints=marks)
     return res.regret, res.curve
 
 

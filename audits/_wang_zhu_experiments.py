@@ -15,21 +15,21 @@ from __future__ import annotations
 
 import csv
 import importlib
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards, checkpoint_grid
 from dpaudit.algorithms.dp_se import DPSE
 from dpaudit.algorithms.ftpl import DPFTPLNew
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
+from dpaudit.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.rng import generator
 
-INSTANCE_1 = tuple(round(0.30 + 0.05 * i, 2) for i in range(9))
-INSTANCE_2 = tuple(round(0.3 + 0.004 * i, 3) for i in range(101))
+INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
+INSTANCE_2 = WANG_ZHU_INSTANCE_2.means
 INSTANCES = {"Instance 1": INSTANCE_1, "Instance 2": INSTANCE_2}
 
 
@@ -53,7 +53,7 @@ ALGORITHMS: dict[str, Callable | None] = {
     "DP-FTPL-Beta": lambda eps, dl, t: DPFTPLBeta(eps, dl, horizon=t),
     "DP-FTPL-Beta (tight)": lambda eps, dl, t: DPFTPLBeta(eps, dl, horizon=t,
                                                          start_phase="tight"),
-    "DP-FTPL-New": lambda eps, dl, t: DPFTPLNew(eps, dl, t),
+    "DP-FTPL-New": lambda eps, dl, t: DPFTPLNew(eps, dl, horizon=t),
     "DP-SE": lambda eps, dl, t: DPSE(eps),
     "DP-UCB": _dp_ucb("DPUCB"),
     "DP-UCB-Bound": _dp_ucb("DPUCBBound"),
@@ -70,9 +70,6 @@ def simulate(name: str, epsilon: float, delta: float, means: Sequence[float], ho
              ) -> tuple[np.ndarray, np.ndarray]:
     """Final regret per run and regret at ``marks`` (runs x marks) of one algorithm."""
     alg = ALGORITHMS[name](epsilon, delta, horizon)
-    params = list(inspect.signature(alg.simulate).parameters)
-    if params[0] == "means":  # DP-FTPL-New before its port to the Policy protocol
-        return alg.simulate(means, runs, rng, checkpoints=tuple(int(m) for m in marks))
     res = alg.simulate(BernoulliRewards(means), horizon, runs, rng=rng, checkpoints=marks)
     return res.regret, res.curve
 

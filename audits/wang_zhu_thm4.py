@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order
 from dpaudit.algorithms.gdp_elim import GDPElimNew
 from dpaudit.algorithms.wang_zhu_bounds import THM4_INSTANCES, thm4_lower_bound
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.rng import generator
 
 from ._wang_zhu_experiments import write_csv

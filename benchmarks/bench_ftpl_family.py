@@ -21,11 +21,12 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms._ftpl_engine import BLOCK_VALUES
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_2
+from dpaudit.bandits import BernoulliRewards
 
-INSTANCE_2 = tuple(0.3 + 0.004 * i for i in range(101))
+INSTANCE_2 = WANG_ZHU_INSTANCE_2.means
 
 
 def _time(fn, *args, **kwargs) -> float:

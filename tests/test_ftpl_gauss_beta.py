@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.algorithms._episodic import BernoulliRewards
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss, start_phase_summary
 from dpaudit.algorithms.wang_zhu_bounds import (
     ftpl_leading_terms,
     thm4_lower_bound,
     thm4_n0,
 )
+from dpaudit.bandits import BernoulliRewards
 from dpaudit.validation import InvalidParameterError
 
 INSTANCE_1 = [0.30 + 0.05 * i for i in range(9)]
@@ -56,7 +56,7 @@ def test_start_phase_is_deterministic_and_sequential():
     src = BernoulliRewards([0.2, 0.5, 0.9])
     res = alg.simulate(src, 12, 5, rng=np.random.default_rng(1), record=True,
                        checkpoints=[3, 12])
-    assert np.all(res.decisions == np.repeat([0, 1, 2], 4))
+    assert np.all(res.actions == np.repeat([0, 1, 2], 4))
     assert np.allclose(res.regret, 4 * (0.7 + 0.4))
     assert np.allclose(res.curve[:, 0], 3 * 0.7)
     p, err = alg.next_action_law([1, 0, 0], [4, 2, 0])
