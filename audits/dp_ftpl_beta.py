@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from dpaudit.algorithms._faulty import DPFTPLBetaUnpadded
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, beta_tight_start_phase
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ExactEvidence
@@ -53,8 +54,8 @@ THEOREM = "Theorem 13 (privacy via the start phase and Lemma 8), Definition 1"
 
 def build(epsilon: float, delta: float, horizon: int, faulty: bool,
           start_phase: object) -> DPFTPLBeta:
-    return DPFTPLBeta(epsilon, delta, horizon=horizon, start_phase=start_phase,
-                      padding=not faulty)
+    cls = DPFTPLBetaUnpadded if faulty else DPFTPLBeta
+    return cls(epsilon, delta, horizon=horizon, start_phase=start_phase)
 
 
 def changed_sums(count: int) -> tuple[int, ...]:

@@ -25,6 +25,7 @@ The broken twin ``dp-ftpl-gauss-faulty`` skips the start phase (``N_0 = 1``).
 
 from __future__ import annotations
 
+from dpaudit.algorithms._faulty import DPFTPLGaussNoStartPhase
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLGauss
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ExactEvidence
@@ -45,8 +46,8 @@ THEOREM = "Theorem 11 (privacy via the start phase and Lemma 8), Definition 1"
 
 def build(epsilon: float, delta: float, horizon: int, faulty: bool,
           start_phase: object) -> DPFTPLGauss:
-    return DPFTPLGauss(epsilon, delta, horizon=horizon,
-                       start_phase=1 if faulty else start_phase)
+    cls = DPFTPLGaussNoStartPhase if faulty else DPFTPLGauss
+    return cls(epsilon, delta, horizon=horizon, start_phase=start_phase)
 
 
 def changed_sums(count: int) -> tuple[int, ...]:
