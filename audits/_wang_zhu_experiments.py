@@ -31,6 +31,8 @@ from dpaudit.rng import generator
 INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
 INSTANCE_2 = WANG_ZHU_INSTANCE_2.means
 INSTANCES = {"Instance 1": INSTANCE_1, "Instance 2": INSTANCE_2}
+REPRODUCE = ("python -c \"from pathlib import Path; import {module} as m; "
+             "m.run(Path('.'))\"")
 
 
 def _dp_ucb(name: str) -> Callable | None:

@@ -19,6 +19,7 @@ from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta
 
 from ._wang_zhu_experiments import (
     INSTANCES,
+    REPRODUCE,
     available,
     final,
     lowest_statement,
@@ -90,5 +91,6 @@ def _markdown(rows, panels, drawn, missing, horizon, runs) -> str:
     if missing:
         lines += ["", "Not drawn (no implementation on this branch): " + ", ".join(missing)
                   + ". They are added by one line in `audits/_wang_zhu_experiments.py`."]
-    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]
+    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`) once the "
+              f"name is registered; directly: `{REPRODUCE.format(module=__name__)}`."]
     return "\n".join(lines) + "\n"

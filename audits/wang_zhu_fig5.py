@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ._wang_zhu_experiments import (
     INSTANCES,
+    REPRODUCE,
     available,
     final,
     lowest_statement,
@@ -65,7 +66,8 @@ def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
         lines += ["", "Not drawn (no implementation on this branch): " + ", ".join(missing)
                   + ". They are added by one line in `audits/_wang_zhu_experiments.py`; the "
                   "DP-SE-versus-DP-UCB statement needs them."]
-    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]
+    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`) once the "
+              f"name is registered; directly: `{REPRODUCE.format(module=__name__)}`."]
     md = out_dir / "wang_zhu_fig5.md"
     md.write_text("\n".join(lines) + "\n")
     return [png, csv_path, md]

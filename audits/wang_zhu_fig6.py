@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._wang_zhu_experiments import settings, sweep_figure
+from ._wang_zhu_experiments import REPRODUCE, settings, sweep_figure
 
 AUDITS: list = []  # a reproduction, not a check
 NAME = "wang-zhu-fig6"
@@ -39,5 +39,6 @@ def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
         "Fit of the extra regret (regret minus the regret at the largest delta); window fixed "
         "in advance: extra regret at least the baseline and regret at most 0.5 T times the mean "
         "gap (the horizon does not cap it).", "",
-        f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]) + "\n")
+        f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`) once the name is "
+        f"registered; directly: `{REPRODUCE.format(module=__name__)}`."]) + "\n")
     return [*paths, md]
