@@ -1,9 +1,9 @@
 """Shared claims of ``check dp-ftpl-gauss`` and ``check dp-ftpl-beta`` (not a registered name).
 
 Both algorithms are per-step (eps, delta)-DP (Definition 1 of Wang & Zhu 2023) by Lemma 8
-after their start phase. Each audit file supplies a :class:`Family` (how to build the policy,
-its honest and broken variants, its Lemma-8 computation and its regret leading terms) and gets
-the same claims:
+after their start phase. Each audit file supplies a :class:`Family` (how to build the policy
+and its broken twin, which reward sums to vary, the constant of its regret leading terms) and
+gets the same claims:
 
 * ``lemma8-after-start-phase`` (exact; written by each file);
 * ``next-action-exact``: the exact next-action law (:meth:`FTPLEngine.next_action_law`) on
@@ -17,8 +17,10 @@ the same claims:
   ``N = 1``, but on two arms with means in ``[0, 1]`` the next action stays within
   ``(1, 0.01)``; with 10 other arms it does not.) The worst hockey-stick divergence at the
   claimed ``eps`` must be at most ``delta`` (beyond the quadrature error bound);
-* ``next-action-sampled``: that worst pair (chosen without samples) attacked by sampling:
-  event chosen on a selection sample, measured on a fresh one, Clopper-Pearson limits.
+* ``next-action-sampled``: the pair the exact search chose (the worst at ``eps``, or the
+  largest total variation when every loss is below ``1e-6``; no samples involved) attacked by
+  the engine's sampled-bound search: event chosen on a selection sample, measured on a fresh
+  one, Clopper-Pearson limits at the check's share of ``alpha``.
 """
 
 from __future__ import annotations
