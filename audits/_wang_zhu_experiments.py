@@ -218,54 +218,104 @@ def plot_panels(path: Path, panels: Sequence[str], rows: list[dict], drawn: Sequ
 SWEEP_ALGS = ("DP-FTPL-Gauss", "DP-FTPL-New")
 
 
+REFINE_POINTS = 6  # extra points in a fit window that holds fewer than 4 grid points
+
+
 def run_sweep(fig: str, panel: str, pairs: Sequence[tuple[float, float]], horizon: int,
-              runs: int, seed: int) -> dict[str, np.ndarray]:
+              runs: int, seed: int, names: Sequence[str] = SWEEP_ALGS,
+              key: str = "grid") -> dict[str, np.ndarray]:
     """Final regret per run (``len(pairs) x runs``) of the sweep algorithms on Instance 1."""
     marks = np.array([horizon])
     out = {}
-    for name in SWEEP_ALGS:
+    for name in names:
         finals = np.empty((len(pairs), runs))
         for i, (eps, dl) in enumerate(pairs):
-            rng = generator(seed, fig, panel, name, i)
+            rng = generator(seed, fig, panel, name, key, i)
             finals[i] = simulate(name, eps, dl, INSTANCE_1, horizon, runs, rng, marks)[0]
         out[name] = finals
     return out
 
 
+def _window(x: np.ndarray, means: np.ndarray, horizon: int, gaps_mean: float) -> np.ndarray:
+    base = means[np.argmin(x)]
+    return (means - base >= base) & (means <= 0.5 * horizon * gaps_mean)
+
+
+def _refine(x: np.ndarray, means: np.ndarray, horizon: int, gaps_mean: float
+            ) -> np.ndarray | None:
+    """``REFINE_POINTS`` values of ``x`` strictly between the grid points that bracket the fit
+    window (the last below it and the first above it), when it holds fewer than 4 points."""
+    order = np.argsort(x)
+    xs, inside = x[order], _window(x, means, horizon, gaps_mean)[order]
+    if inside.sum() >= 4:
+        return None
+    above_base = np.flatnonzero(means[order] - means[order][0] >= means[order][0])
+    if above_base.size == 0:
+        return None
+    lo = xs[max(above_base[0] - 1, 0)]
+    capped = np.flatnonzero(inside[above_base[0]:] == 0)
+    hi_i = above_base[0] + (capped[0] if capped.size else xs.size - above_base[0] - 1)
+    hi = xs[min(hi_i, xs.size - 1)]
+    if hi <= lo:
+        return None
+    return np.geomspace(lo, hi, REFINE_POINTS + 2)[1:-1]
+
+
 def sweep_figure(fig: str, title: str, panels: Sequence[tuple[str, str, np.ndarray,
-                                                              list[tuple[float, float]]]],
+                                                              Callable]],
                  horizon: int, runs: int, seed: int, out_dir: Path, fit_panel: int,
                  paper_slopes: dict[str, float]) -> tuple[list[Path], list[str]]:
     """Run a sweep figure (Fig. 6 or 7): log-log final regret against the swept parameter.
 
-    ``panels``: ``(label, swept name, swept values, (eps, delta) pairs)``. The log-log slope of
-    regret against ``1/x`` is fitted on panel ``fit_panel`` (see :func:`slope_fit`).
+    ``panels``: ``(label, swept name, swept values, value -> (eps, delta))``. The log-log slope
+    of the extra regret against ``1/x`` is fitted on panel ``fit_panel`` (see
+    :func:`slope_fit`); when an algorithm's fit window holds fewer than 4 grid points,
+    ``REFINE_POINTS`` log-spaced values between the grid points that bracket it are added
+    (rule fixed in advance; the window is a property of the algorithm's start phase or noise
+    scale and a coarse grid can step over it).
     """
     plt = pyplot()
     fig_, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
     rows, lines = [], []
     gaps_mean = float(np.mean(max(INSTANCE_1) - np.array(INSTANCE_1)))
-    for p, (label, swept, values, pairs) in enumerate(panels):
+    for p, (label, swept, values, make_pair) in enumerate(panels):
+        pairs = [make_pair(float(v)) for v in values]
         res = run_sweep(fig, label, pairs, horizon, runs, seed)
         ax = axes[0, p]
         for name, finals in res.items():
+            xs, pr = np.asarray(values, dtype=float), list(pairs)
+            extra = _refine(1.0 / xs, finals.mean(axis=1), horizon, gaps_mean) \
+                if p == fit_panel else None
+            if extra is not None:  # denser points inside this algorithm's fit window
+                new_x = 1.0 / extra
+                new_pairs = [make_pair(float(v)) for v in new_x]
+                more = run_sweep(fig, label, new_pairs, horizon, runs, seed, (name,),
+                                 "refine")[name]
+                order = np.argsort(np.concatenate([xs, new_x]))
+                xs = np.concatenate([xs, new_x])[order]
+                finals = np.concatenate([finals, more])[order]
+                pr = [(pr + new_pairs)[i] for i in order]
             m, s = finals.mean(axis=1), finals.std(axis=1, ddof=1)
-            ax.errorbar(values, m, yerr=s, marker="o", ms=3, capsize=2, label=name)
-            for (eps, dl), mm, ss in zip(pairs, m, s, strict=True):
+            ax.errorbar(xs, m, yerr=s, marker="o", ms=3, capsize=2, label=name)
+            for (eps, dl), mm, ss in zip(pr, m, s, strict=True):
                 rows.append({"figure": fig, "panel": label, "algorithm": name, "epsilon": eps,
                              "delta": dl, "mean_regret": float(mm), "std_regret": float(ss),
                              "runs": runs, "horizon": horizon})
             if p == fit_panel:
-                f = slope_fit(1.0 / values, finals, horizon, gaps_mean, seed=seed)
+                f = slope_fit(1.0 / xs, finals, horizon, gaps_mean, seed=seed)
+                refined = (f" ({REFINE_POINTS} points added inside the window)"
+                           if extra is not None else "")
                 if f["points"] >= 3:
                     lines.append(
-                        f"* {label}, {name}: log-log slope of the extra regret against 1/{swept} = "
-                        f"**{f['slope']:.2f}** (95% bootstrap CI {f['lo']:.2f} .. {f['hi']:.2f};"
-                        f" {f['points']} points, 1/{swept} from {f['x_min']:.3g} to "
-                        f"{f['x_max']:.3g}); paper: about {paper_slopes[name]:g}.")
+                        f"* {label}, {name}: log-log slope of the extra regret against "
+                        f"1/{swept} = **{f['slope']:.2f}** (95% bootstrap CI {f['lo']:.2f} .. "
+                        f"{f['hi']:.2f}; {f['points']} points{refined}, 1/{swept} from "
+                        f"{f['x_min']:.3g} to {f['x_max']:.3g}); paper: about "
+                        f"{paper_slopes[name]:g}.")
                 else:
                     lines.append(f"* {label}, {name}: fewer than 3 points in the fit window "
-                                 "(extra regret >= baseline, regret <= 0.5 T mean gap); no slope.")
+                                 "(extra regret >= baseline, regret <= 0.5 T mean gap); no "
+                                 "slope.")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(swept)

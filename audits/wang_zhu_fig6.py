@@ -11,6 +11,7 @@ log-log slopes against ``1/delta`` are printed with bootstrap confidence interva
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -21,13 +22,16 @@ AUDITS: list = []  # a reproduction, not a check
 NAME = "wang-zhu-fig6"
 
 
+def _pair(epsilon: float, delta: float) -> tuple[float, float]:
+    return epsilon, delta
+
+
 def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
         runs: int | None = None, seed: int = 20221122) -> list[Path]:
     horizon, runs = settings(quick, horizon, runs)
     deltas = np.geomspace(0.5, 1e-3, 8) if quick else np.geomspace(0.5, 1e-4, 13)
-    panels = [(f"(a) eps = {eps:g}", "delta", deltas, [(eps, float(d)) for d in deltas])
-              for eps in (0.0, 0.1)]
-    panels[1] = ("(b) eps = 0.1",) + panels[1][1:]
+    panels = [(label, "delta", deltas, partial(_pair, eps))
+              for label, eps in (("(a) eps = 0", 0.0), ("(b) eps = 0.1", 0.1))]
     out_dir = Path(out_dir)
     paths, lines = sweep_figure(NAME, "Wang & Zhu 2023, Fig. 6", panels, horizon, runs, seed,
                                 out_dir, 0, {"DP-FTPL-Gauss": 2.0, "DP-FTPL-New": 1.0})

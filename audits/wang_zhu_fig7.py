@@ -12,6 +12,7 @@ grows like ``1/eps^2`` (extra regret ``O(N log(1/delta)/eps^2)``) and that of DP
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +23,15 @@ AUDITS: list = []  # a reproduction, not a check
 NAME = "wang-zhu-fig7"
 
 
+def _pair(epsilon: float, *, delta: float) -> tuple[float, float]:
+    return epsilon, delta
+
+
 def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
         runs: int | None = None, seed: int = 20221122) -> list[Path]:
     horizon, runs = settings(quick, horizon, runs)
     eps_grid = np.geomspace(10.0, 1e-2, 8) if quick else np.geomspace(10.0, 1e-3, 11)
-    panels = [(label, "eps", eps_grid, [(float(e), dl) for e in eps_grid])
+    panels = [(label, "eps", eps_grid, partial(_pair, delta=dl))
               for label, dl in (("(a) delta = 1e-10", 1e-10), ("(b) delta = 1e-3", 1e-3))]
     out_dir = Path(out_dir)
     paths, lines = sweep_figure(NAME, "Wang & Zhu 2023, Fig. 7", panels, horizon, runs, seed,
