@@ -18,6 +18,7 @@ import importlib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,13 +27,12 @@ from dpaudit.algorithms.ftpl import DPFTPLNew
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
 from dpaudit.bandits import BernoulliRewards, checkpoint_grid
+from dpaudit.experiments import Experiment, ExperimentOutput, ExperimentSettings, Table
 from dpaudit.rng import generator
 
 INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
 INSTANCE_2 = WANG_ZHU_INSTANCE_2.means
 INSTANCES = {"Instance 1": INSTANCE_1, "Instance 2": INSTANCE_2}
-REPRODUCE = ("python -c \"from pathlib import Path; import {module} as m; "
-             "m.run(Path('.'))\"")
 
 
 def _dp_ucb(name: str) -> Callable | None:
@@ -187,8 +187,9 @@ def lowest_statement(rows: list[dict], panel: str, names: Sequence[str],
     return f"'{target} has the lowest regret' {verdict} ({text})"
 
 
-def plot_panels(path: Path, panels: Sequence[str], rows: list[dict], drawn: Sequence[str],
-                title: str, *, logy: bool = False) -> Path:
+def plot_panels(panels: Sequence[str], rows: list[dict], drawn: Sequence[str], title: str, *,
+                logy: bool = False):
+    """Regret curves of ``drawn`` on every panel (mean +- 1 sd band); returns the figure."""
     plt = pyplot()
     n = len(panels)
     cols = 2 if n > 1 else 1
@@ -209,10 +210,7 @@ def plot_panels(path: Path, panels: Sequence[str], rows: list[dict], drawn: Sequ
             ax.set_yscale("log")
     axes[0, 0].legend(fontsize=8)
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
 
 
 SWEEP_ALGS = ("DP-FTPL-Gauss", "DP-FTPL-New")
@@ -263,8 +261,8 @@ def _refine(x: np.ndarray, means: np.ndarray, horizon: int, gaps_mean: float
 
 def sweep_figure(fig: str, title: str, panels: Sequence[tuple[str, str, np.ndarray,
                                                               Callable]],
-                 horizon: int, runs: int, seed: int, out_dir: Path, fit_panel: int,
-                 paper_slopes: dict[str, float]) -> tuple[list[Path], list[str]]:
+                 horizon: int, runs: int, seed: int, fit_panel: int,
+                 paper_slopes: dict[str, float]) -> tuple[Any, list[dict], list[str]]:
     """Run a sweep figure (Fig. 6 or 7): log-log final regret against the swept parameter.
 
     ``panels``: ``(label, swept name, swept values, value -> (eps, delta))``. The log-log slope
@@ -323,9 +321,37 @@ def sweep_figure(fig: str, title: str, panels: Sequence[tuple[str, str, np.ndarr
         ax.set_title(label, fontsize=9)
         ax.legend(fontsize=8)
     fig_.suptitle(f"{title} (Instance 1, T = {horizon}, {runs} runs; bars: +- 1 sd)")
-    fig_.tight_layout()
-    stem = fig.replace("-", "_")
+    return fig_, rows, lines
+
+
+Compute = Callable[[int, int, int, bool], tuple[Any, list[dict], str]]
+
+
+def write_outputs(out_dir: Path, stem: str, fig: Any, rows: list[dict], md: str
+                  ) -> list[Path]:
+    """Write ``<stem>.png``, ``.csv`` and ``.md`` (the direct-call form of a reproduction)."""
+    out_dir = Path(out_dir)
     png = out_dir / f"{stem}.png"
-    fig_.savefig(png, dpi=110)
-    plt.close(fig_)
-    return [png, write_csv(out_dir / f"{stem}.csv", rows)], lines
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    pyplot().close(fig)
+    md_path = out_dir / f"{stem}.md"
+    md_path.write_text(md)
+    return [png, write_csv(out_dir / f"{stem}.csv", rows), md_path]
+
+
+def experiment(name: str, description: str, compute: Compute) -> Experiment:
+    """The registry entry (``python -m dpaudit reproduce NAME``) of a reproduction whose
+    ``compute(horizon, runs, seed, quick)`` returns ``(figure, rows, markdown)``."""
+
+    def run(settings: ExperimentSettings) -> ExperimentOutput:
+        fig, rows, md = compute(settings.horizon, settings.runs, settings.seed, settings.quick)
+        if "t" in rows[0]:  # curves: the table keeps the final regret of each panel/algorithm
+            rows = [r for r in rows if r["t"] == settings.horizon]
+        table = Table(tuple(rows[0]), tuple(tuple(r.values()) for r in rows))
+        return ExperimentOutput(fig, table, md)
+
+    return Experiment(name=name, paper="Wang & Zhu 2023", description=description, run=run,
+                      horizon=WANG_ZHU_INSTANCE_1.horizon, runs=WANG_ZHU_INSTANCE_1.runs,
+                      quick_horizon=10**4, quick_runs=20, min_horizon=len(INSTANCE_2),
+                      min_horizon_reason="Instance 2 has 101 arms")

@@ -19,15 +19,15 @@ from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta
 
 from ._wang_zhu_experiments import (
     INSTANCES,
-    REPRODUCE,
     available,
+    experiment,
     final,
     lowest_statement,
     plot_panels,
     regret_at,
     run_panel,
     settings,
-    write_csv,
+    write_outputs,
 )
 
 AUDITS: list = []  # a reproduction, not a check
@@ -37,10 +37,8 @@ EXTRA_ALGS = ("DP-FTPL-Gauss (tight)", "DP-FTPL-Beta (tight)")
 PRIVACY = ((1.0, 0.01, "(1, 0.01)"), (1.0, math.exp(-10), "(1, e^-10)"))
 
 
-def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
-        runs: int | None = None, seed: int = 20221122) -> list[Path]:
-    """Run the four panels and write PNG, CSV and Markdown into ``out_dir``."""
-    horizon, runs = settings(quick, horizon, runs)
+def compute(horizon: int, runs: int, seed: int, quick: bool = False):
+    """The four panels: ``(figure, CSV rows, Markdown)``."""
     drawn, missing = available(PAPER_ALGS + EXTRA_ALGS)
     rows: list[dict] = []
     panels = []
@@ -49,13 +47,20 @@ def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
             panel = f"{inst}, (eps, delta) = {label}"
             panels.append((panel, means, eps, dl))
             rows += run_panel(NAME, panel, means, eps, dl, drawn, horizon, runs, seed)
-    out_dir = Path(out_dir)
-    png = plot_panels(out_dir / "wang_zhu_fig4.png", [p[0] for p in panels], rows, drawn,
+    fig = plot_panels([p[0] for p in panels], rows, drawn,
                       f"Wang & Zhu 2023, Fig. 4 (T = {horizon}, {runs} runs; band: +- 1 sd)")
-    csv_path = write_csv(out_dir / "wang_zhu_fig4.csv", rows)
-    md = out_dir / "wang_zhu_fig4.md"
-    md.write_text(_markdown(rows, panels, drawn, missing, horizon, runs))
-    return [png, csv_path, md]
+    return fig, rows, _markdown(rows, panels, drawn, missing, horizon, runs)
+
+
+def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
+        runs: int | None = None, seed: int = 20221122) -> list[Path]:
+    """Run the four panels and write PNG, CSV and Markdown into ``out_dir``."""
+    horizon, runs = settings(quick, horizon, runs)
+    return write_outputs(out_dir, "wang_zhu_fig4", *compute(horizon, runs, seed, quick))
+
+
+EXPERIMENTS = [experiment(NAME, "Figure 4: (eps, delta)-DP algorithms over time on Instances "
+                                "1 and 2", compute)]
 
 
 def _markdown(rows, panels, drawn, missing, horizon, runs) -> str:
@@ -91,6 +96,5 @@ def _markdown(rows, panels, drawn, missing, horizon, runs) -> str:
     if missing:
         lines += ["", "Not drawn (no implementation on this branch): " + ", ".join(missing)
                   + ". They are added by one line in `audits/_wang_zhu_experiments.py`."]
-    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`) once the "
-              f"name is registered; directly: `{REPRODUCE.format(module=__name__)}`."]
+    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]
     return "\n".join(lines) + "\n"

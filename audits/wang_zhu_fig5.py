@@ -14,14 +14,14 @@ from pathlib import Path
 
 from ._wang_zhu_experiments import (
     INSTANCES,
-    REPRODUCE,
     available,
+    experiment,
     final,
     lowest_statement,
     plot_panels,
     run_panel,
     settings,
-    write_csv,
+    write_outputs,
 )
 
 AUDITS: list = []  # a reproduction, not a check
@@ -30,10 +30,8 @@ PAPER_ALGS = ("DP-FTPL-New", "DP-UCB", "DP-UCB-Bound", "DP-SE")
 EPSILONS = (1.0, 0.1)
 
 
-def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
-        runs: int | None = None, seed: int = 20221122) -> list[Path]:
-    """Run the four panels and write PNG, CSV and Markdown into ``out_dir``."""
-    horizon, runs = settings(quick, horizon, runs)
+def compute(horizon: int, runs: int, seed: int, quick: bool = False):
+    """The four panels: ``(figure, CSV rows, Markdown)``."""
     drawn, missing = available(PAPER_ALGS)
     rows: list[dict] = []
     panels = []
@@ -42,10 +40,8 @@ def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
             panel = f"{inst}, eps = {eps:g}, delta = 0"
             panels.append(panel)
             rows += run_panel(NAME, panel, means, eps, 0.0, drawn, horizon, runs, seed)
-    out_dir = Path(out_dir)
-    png = plot_panels(out_dir / "wang_zhu_fig5.png", panels, rows, drawn,
+    fig = plot_panels(panels, rows, drawn,
                       f"Wang & Zhu 2023, Fig. 5 (T = {horizon}, {runs} runs; band: +- 1 sd)")
-    csv_path = write_csv(out_dir / "wang_zhu_fig5.csv", rows)
     lines = [f"# Wang & Zhu 2023, Figure 5 (T = {horizon}, {runs} runs)", "",
              "| panel | " + " | ".join(drawn) + " |", "|---" * (len(drawn) + 1) + "|"]
     for panel in panels:
@@ -66,8 +62,16 @@ def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
         lines += ["", "Not drawn (no implementation on this branch): " + ", ".join(missing)
                   + ". They are added by one line in `audits/_wang_zhu_experiments.py`; the "
                   "DP-SE-versus-DP-UCB statement needs them."]
-    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`) once the "
-              f"name is registered; directly: `{REPRODUCE.format(module=__name__)}`."]
-    md = out_dir / "wang_zhu_fig5.md"
-    md.write_text("\n".join(lines) + "\n")
-    return [png, csv_path, md]
+    lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]
+    return fig, rows, "\n".join(lines) + "\n"
+
+
+def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
+        runs: int | None = None, seed: int = 20221122) -> list[Path]:
+    """Run the four panels and write PNG, CSV and Markdown into ``out_dir``."""
+    horizon, runs = settings(quick, horizon, runs)
+    return write_outputs(out_dir, "wang_zhu_fig5", *compute(horizon, runs, seed, quick))
+
+
+EXPERIMENTS = [experiment(NAME, "Figure 5: (eps, 0)-DP algorithms over time on Instances 1 "
+                                "and 2", compute)]

@@ -16,7 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ._wang_zhu_experiments import REPRODUCE, settings, sweep_figure
+from ._wang_zhu_experiments import (
+    experiment,
+    settings,
+    sweep_figure,
+    write_outputs,
+)
 
 AUDITS: list = []  # a reproduction, not a check
 NAME = "wang-zhu-fig6"
@@ -26,23 +31,30 @@ def _pair(epsilon: float, delta: float) -> tuple[float, float]:
     return epsilon, delta
 
 
-def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
-        runs: int | None = None, seed: int = 20221122) -> list[Path]:
-    horizon, runs = settings(quick, horizon, runs)
+def compute(horizon: int, runs: int, seed: int, quick: bool = False):
+    """Both panels and the fitted slopes: ``(figure, CSV rows, Markdown)``."""
     deltas = np.geomspace(0.5, 1e-3, 8) if quick else np.geomspace(0.5, 1e-4, 13)
     panels = [(label, "delta", deltas, partial(_pair, eps))
               for label, eps in (("(a) eps = 0", 0.0), ("(b) eps = 0.1", 0.1))]
-    out_dir = Path(out_dir)
-    paths, lines = sweep_figure(NAME, "Wang & Zhu 2023, Fig. 6", panels, horizon, runs, seed,
-                                out_dir, 0, {"DP-FTPL-Gauss": 2.0, "DP-FTPL-New": 1.0})
-    md = out_dir / "wang_zhu_fig6.md"
-    md.write_text("\n".join([
+    fig, rows, lines = sweep_figure(NAME, "Wang & Zhu 2023, Fig. 6", panels, horizon, runs,
+                                    seed, 0, {"DP-FTPL-Gauss": 2.0, "DP-FTPL-New": 1.0})
+    md = "\n".join([
         f"# Wang & Zhu 2023, Figure 6 (Instance 1, T = {horizon}, {runs} runs)", "",
         "Regret at T against delta (table: `wang_zhu_fig6.csv`).", "",
         "## Fitted slopes at eps = 0 (paper: Gauss ~ 1/delta^2, New ~ 1/delta)", "", *lines, "",
         "Fit of the extra regret (regret minus the regret at the largest delta); window fixed "
         "in advance: extra regret at least the baseline and regret at most 0.5 T times the mean "
         "gap (the horizon does not cap it).", "",
-        f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`) once the name is "
-        f"registered; directly: `{REPRODUCE.format(module=__name__)}`."]) + "\n")
-    return [*paths, md]
+        f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]) + "\n"
+    return fig, rows, md
+
+
+def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
+        runs: int | None = None, seed: int = 20221122) -> list[Path]:
+    """Run both panels and write PNG, CSV and Markdown into ``out_dir``."""
+    horizon, runs = settings(quick, horizon, runs)
+    return write_outputs(out_dir, "wang_zhu_fig6", *compute(horizon, runs, seed, quick))
+
+
+EXPERIMENTS = [experiment(NAME, "Figure 6: regret against delta at eps = 0 and 0.1 "
+                                "(Instance 1, log-log)", compute)]

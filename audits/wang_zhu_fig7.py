@@ -17,7 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ._wang_zhu_experiments import REPRODUCE, settings, sweep_figure
+from ._wang_zhu_experiments import (
+    experiment,
+    settings,
+    sweep_figure,
+    write_outputs,
+)
 
 AUDITS: list = []  # a reproduction, not a check
 NAME = "wang-zhu-fig7"
@@ -27,23 +32,30 @@ def _pair(epsilon: float, *, delta: float) -> tuple[float, float]:
     return epsilon, delta
 
 
-def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
-        runs: int | None = None, seed: int = 20221122) -> list[Path]:
-    horizon, runs = settings(quick, horizon, runs)
+def compute(horizon: int, runs: int, seed: int, quick: bool = False):
+    """Both panels and the fitted slopes: ``(figure, CSV rows, Markdown)``."""
     eps_grid = np.geomspace(10.0, 1e-2, 8) if quick else np.geomspace(10.0, 1e-3, 11)
     panels = [(label, "eps", eps_grid, partial(_pair, delta=dl))
               for label, dl in (("(a) delta = 1e-10", 1e-10), ("(b) delta = 1e-3", 1e-3))]
-    out_dir = Path(out_dir)
-    paths, lines = sweep_figure(NAME, "Wang & Zhu 2023, Fig. 7", panels, horizon, runs, seed,
-                                out_dir, 0, {"DP-FTPL-Gauss": 2.0, "DP-FTPL-New": 1.0})
-    md = out_dir / "wang_zhu_fig7.md"
-    md.write_text("\n".join([
+    fig, rows, lines = sweep_figure(NAME, "Wang & Zhu 2023, Fig. 7", panels, horizon, runs,
+                                    seed, 0, {"DP-FTPL-Gauss": 2.0, "DP-FTPL-New": 1.0})
+    md = "\n".join([
         f"# Wang & Zhu 2023, Figure 7 (Instance 1, T = {horizon}, {runs} runs)", "",
         "Regret at T against eps (table: `wang_zhu_fig7.csv`).", "",
         "## Fitted slopes at delta = 1e-10 (paper: Gauss ~ 1/eps^2, New ~ 1/eps)", "", *lines,
         "", "Fit of the extra regret (regret minus the regret at the largest eps); window fixed "
         "in advance: extra regret at least the baseline, regret at most 0.5 T times the mean "
         "gap.", "",
-        f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`) once the name is "
-        f"registered; directly: `{REPRODUCE.format(module=__name__)}`."]) + "\n")
-    return [*paths, md]
+        f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]) + "\n"
+    return fig, rows, md
+
+
+def run(out_dir: Path, *, quick: bool = False, horizon: int | None = None,
+        runs: int | None = None, seed: int = 20221122) -> list[Path]:
+    """Run both panels and write PNG, CSV and Markdown into ``out_dir``."""
+    horizon, runs = settings(quick, horizon, runs)
+    return write_outputs(out_dir, "wang_zhu_fig7", *compute(horizon, runs, seed, quick))
+
+
+EXPERIMENTS = [experiment(NAME, "Figure 7: regret against eps at delta = 1e-10 and "
+                                "1e-3 (Instance 1, log-log)", compute)]

@@ -44,3 +44,15 @@ def test_slope_fit_recovers_a_known_power_law():
     fit = slope_fit(x, regrets, horizon=10**6, gaps_mean=0.2, seed=0, boot=200)
     assert fit["points"] >= 3 and fit["lo"] <= 2.0 <= fit["hi"]
     assert abs(fit["slope"] - 2.0) < 0.05
+
+
+def test_registered_and_reproducible_from_the_cli(tmp_path):
+    from dpaudit.cli import main
+    from dpaudit.registry import all_experiments
+
+    assert {"wang-zhu-fig4", "wang-zhu-fig5", "wang-zhu-fig6",
+            "wang-zhu-fig7"} <= set(all_experiments())
+    assert main(["reproduce", "wang-zhu-fig7", "--quick", "--horizon", "300", "--runs", "2",
+                 "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "wang_zhu_fig7.png").read_bytes()[:4] == b"\x89PNG"
+    assert "Fitted slopes" in (tmp_path / "wang_zhu_fig7.md").read_text()
