@@ -121,6 +121,6 @@ POLICIES = {
         "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",
         small_instance=_GB_POLICIES["dp-ftpl-beta"].small_instance,
         small_horizon=_GB_POLICIES["dp-ftpl-beta"].small_horizon,
-        small_overrides={"start_phase": 2},
+        small_overrides={"start_phase": 1},
         invalid=_GB_POLICIES["dp-ftpl-beta"].invalid, faulty=True),
 }

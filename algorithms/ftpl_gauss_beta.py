@@ -259,11 +259,11 @@ POLICIES = {
     "dp-ftpl-gauss": PolicyEntry(
         partial(DPFTPLGauss, epsilon=1.0, delta=0.01, horizon=WANG_ZHU_INSTANCE_1.horizon),
         WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 1 (Theorem 11)",
-        small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 2},
+        small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 1},
         invalid=_BAD + ({"variance_factor": 0.0},)),
     "dp-ftpl-beta": PolicyEntry(
         partial(DPFTPLBeta, epsilon=1.0, delta=0.01, horizon=WANG_ZHU_INSTANCE_1.horizon),
         WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 2 (Theorem 13)",
-        small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 2},
+        small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 1},
         invalid=_BAD + ({"padding": 1},)),
 }
