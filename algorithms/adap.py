@@ -8,6 +8,7 @@ had an episode)::
 
     mu~_a = mu^_a(last episode) + Lap(2 / (eps N_a))                      (Sec. 4, Lemma 1)
     AdaP-UCB:   I_a = mu~_a + sqrt(alpha ln t_l / (2 * N_a/2) + alpha ln t_l / (eps * N_a/2))  (7)
+    bonus="outside": I_a = mu~_a + sqrt(alpha ln t_l / N_a) + alpha ln t_l / (eps * N_a/2)
     AdaP-KLUCB: I_a = max{q in [0, 1] : kl(mu~^alpha_a, q) <= alpha ln t_l / (N_a/2)}         (8)
                 mu~^alpha_a = clip_[0,1](mu~_a + alpha ln t_l / (eps * N_a/2))
 
@@ -18,11 +19,22 @@ Choices made explicit (paper's values as defaults):
 
 * The private mean of an episode is drawn *once*, when the episode ends (Lemma 1 releases
   one private mean per episode); later indexes reuse it with the current ``ln t_l``.
-* After the initial pull ``N_a = 1``. By default the formulas are applied as printed
-  (``N_a / 2 = 1/2`` in the index and noise ``Lap(2/eps)``, twice what a one-sample mean
-  needs; conservative, never less private). ``initial_noise="lemma1"`` uses Lemma 1's scale
-  ``1/(eps * samples) = 1/eps`` for that release instead. The printed choice has a heavy
-  regret tail: an initial release of the best arm far below its mean (``Lap(2)`` at eps = 1)
+* AdaP-UCB's index (Eq. 7) is ambiguous between two readings, a named parameter ``bonus``:
+  ``"printed"`` (default) puts the privacy term ``alpha ln t / (eps N/2)`` inside the square
+  root, as the published text prints it; ``"outside"`` adds it outside the root, as an earlier
+  version of the paper prints it and as the proof of Theorem 7 needs (the Laplace tail
+  ``P(|Lap(2/(eps N))| > x) = exp(-eps N x / 2)`` is ``t^-alpha`` at ``x = alpha ln t /
+  (eps N/2)``, a deviation linear in the term, not its square root). When the term exceeds 1
+  the printed reading's bonus is smaller than the Laplace deviation it must cover, so the index
+  is not an upper confidence bound; see ``docs/findings.md`` (finding F1).
+* After the initial pull ``N_a = 1``. Algorithm 1 pulls every arm once but the paper does not
+  say how that one-sample mean is released. By default the episode rule is extrapolated to
+  ``N_a = 1`` (``initial_noise="episode-rule"``: ``N_a / 2 = 1/2`` in the index and noise
+  ``Lap(2/(eps N_a)) = Lap(2/eps)``, twice what a one-sample mean needs; conservative, never
+  less private). This is our extrapolation, not a value the paper prints. ``"lemma1"`` uses
+  Lemma 1's scale ``1/(eps * samples) = 1/eps`` for that release instead. The extrapolated
+  choice has a heavy regret tail: an initial release of the best arm far below its mean
+  (``Lap(2)`` at eps = 1)
   is refreshed only when that arm wins again, which its ``N = 1`` bonus
   ``sqrt(3 alpha ln t)`` (eps = 1) can take until ``t`` is large; a few runs per thousand
   at ``T = 10^7`` on Figure 2's instance pay 10^4 to 10^5 regret for it (none with
@@ -116,6 +128,11 @@ class _AdaP:
         Privacy budget of epsilon-global DP (> 0).
     alpha:
         Confidence exponent, ``alpha > 3`` for Theorems 7-8; the experiments use 3.1.
+    initial_noise:
+        ``"episode-rule"`` (default; ``Lap(2/eps)``, the episode rule extrapolated to the
+        unspecified initial release) or ``"lemma1"`` (``Lap(1/eps)``). ``"as printed"`` is
+        accepted as an older spelling of ``"episode-rule"`` (the paper prints no initial
+        noise; the value means what it always meant).
     """
 
     name = "AdaP"
@@ -123,11 +140,13 @@ class _AdaP:
     mean_window = "last episode"
 
     def __init__(self, epsilon: float, *, alpha: float = 3.1,
-                 initial_noise: str = "as printed") -> None:
+                 initial_noise: str = "episode-rule") -> None:
         self.epsilon = check_epsilon(epsilon)
         self.alpha = check_real("alpha", alpha, low=0.0, low_open=True)
+        if isinstance(initial_noise, str) and initial_noise == "as printed":
+            initial_noise = "episode-rule"  # older spelling, same law
         self.initial_noise = check_choice("initial_noise", initial_noise,
-                                          ("as printed", "lemma1"))
+                                          ("episode-rule", "lemma1"))
 
     def release_mean(self, total: np.ndarray, episode_sum: np.ndarray,
                      episode_length: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -261,12 +280,30 @@ class _AdaP:
 
 
 class AdaPUCB(_AdaP):
-    """AdaP-UCB (Azize & Basu 2022, Alg. 1 with Eq. 7); epsilon-global DP by Theorem 6/7."""
+    """AdaP-UCB (Azize & Basu 2022, Alg. 1 with Eq. 7); epsilon-global DP by Theorem 6/7.
+
+    Parameters
+    ----------
+    epsilon, alpha, initial_noise:
+        As for every AdaP policy (see :class:`_AdaP`).
+    bonus:
+        Reading of Eq. (7): ``"printed"`` (default, the published text: the privacy term
+        inside the square root) or ``"outside"`` (the privacy term added outside the root,
+        as an earlier version prints it and the proof of Theorem 7 needs). Privacy does not
+        depend on it (the index is post-processing of the private means).
+    """
 
     name = "AdaP-UCB"
 
+    def __init__(self, epsilon: float, *, alpha: float = 3.1,
+                 initial_noise: str = "episode-rule", bonus: str = "printed") -> None:
+        super().__init__(epsilon, alpha=alpha, initial_noise=initial_noise)
+        self.bonus = check_choice("bonus", bonus, ("printed", "outside"))
+
     def index(self, private_mean: np.ndarray, n: np.ndarray, t_l: np.ndarray) -> np.ndarray:
         conf, priv = self._bonus_terms(n, t_l)
+        if self.bonus == "outside":
+            return private_mean + np.sqrt(0.5 * conf) + priv  # Eq. (7), earlier version
         return private_mean + np.sqrt(0.5 * conf + priv)  # Eq. (7): alpha ln t / (2 N/2)
 
 
@@ -287,7 +324,7 @@ POLICIES = {
         "Azize & Basu 2022, Algorithm 1 with Eq. (7)",
         small_instance=(0.7, 0.4, 0.3), small_horizon=80,
         invalid=({"epsilon": -1.0}, {"epsilon": True}, {"alpha": 0.0},
-                 {"initial_noise": "none"})),
+                 {"initial_noise": "none"}, {"bonus": "inside"})),
     "adap-klucb": PolicyEntry(
         partial(AdaPKLUCB, epsilon=1.0), AZIZE_BASU_FIG2,
         "Azize & Basu 2022, Algorithm 1 with Eq. (8)",

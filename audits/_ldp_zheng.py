@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -113,11 +114,11 @@ def regret_at(case: RegretCase, quick_horizon: int, full_horizon: int, quick_run
 
 def spec(name: str, description: str, paper: str, claims: list[ClaimSpec],
          mu_of_eps: Callable[[float, float], float], paper_sigma: str,
-         findings: Sequence[FindingSpec] = (), regret=None, faulty: bool = False
+         findings: Sequence[FindingSpec] = (), regret=None, variant: Any = None
          ) -> AuditSpec:
     def calibration(ctx: CheckContext) -> Finding:
         return calibration_finding(name, lambda e: mu_of_eps(e, ctx.delta), ctx.delta,
                                    paper_sigma)
     return AuditSpec(name=name, description=description, paper=paper, claims=claims,
                      findings=[FindingSpec("calibration", calibration), *findings],
-                     regret=regret, default_epsilon=1.0, default_delta=1e-5, faulty=faulty)
+                     regret=regret, default_epsilon=1.0, default_delta=1e-5, variant=variant)

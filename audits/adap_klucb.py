@@ -15,6 +15,8 @@ from dpaudit.engine import AuditSpec, Budget, CheckContext
 
 from ._adap_common import (
     PAPER,
+    REGRET_HORIZON,
+    audited,
     claims,
     klucb_neighbour_pairs,
     lower_bound_details,
@@ -22,14 +24,11 @@ from ._adap_common import (
 )
 from ._global_common import regret_result
 
-
-def _alg(ctx: CheckContext) -> AdaPKLUCB:
-    return AdaPKLUCB(ctx.epsilon)
+RUNS = Budget(full=800_000, quick=100_000)  # simulated runs per input of the audited pair
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else FIG2.horizon
-    alg = _alg(ctx)
+    horizon, alg = ctx.size(REGRET_HORIZON), audited(ctx)
     shape = thm8_adap_klucb_shape(FIG2.means, horizon, ctx.epsilon, alg.alpha)
     return regret_result(
         ctx, alg, FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
@@ -41,8 +40,7 @@ def _regret(ctx: CheckContext):
 
 AUDITS = [
     AuditSpec("adap-klucb", "AdaP-KLUCB: epsilon-global DP via last-episode Laplace means",
-              PAPER, claims(_alg, klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"),
-                            runs=Budget(full=800_000, quick=100_000)),
+              PAPER, claims(klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"), RUNS),
               default_epsilon=1.0, default_delta=0.0,
-              findings=[touched_releases_finding(_alg)], regret=_regret),
+              findings=[touched_releases_finding()], regret=_regret, variant=AdaPKLUCB),
 ]

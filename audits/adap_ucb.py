@@ -19,6 +19,8 @@ from dpaudit.engine import AuditSpec, CheckContext
 
 from ._adap_common import (
     PAPER,
+    REGRET_HORIZON,
+    audited,
     claims,
     lower_bound_details,
     touched_releases_finding,
@@ -26,31 +28,16 @@ from ._adap_common import (
 from ._global_common import regret_result
 
 
-def _regret(make_alg):
-    def run(ctx: CheckContext):
-        horizon = 10**5 if ctx.quick else FIG2.horizon
-        alg = make_alg(ctx)
-        return regret_result(
-            ctx, alg, FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
-            bound=thm7_adap_ucb_upper(FIG2.means, horizon, ctx.epsilon, alg.alpha),
-            bound_name="Theorem 7 (upper)", details=lower_bound_details(ctx, horizon))
-    return run
+def _regret(ctx: CheckContext):
+    horizon, alg = ctx.size(REGRET_HORIZON), audited(ctx)
+    return regret_result(
+        ctx, alg, FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=thm7_adap_ucb_upper(FIG2.means, horizon, ctx.epsilon, alg.alpha),
+        bound_name="Theorem 7 (upper)", details=lower_bound_details(ctx, horizon))
 
 
-def _correct(ctx: CheckContext) -> AdaPUCB:
-    return AdaPUCB(ctx.epsilon)
+ADAP_UCB = AuditSpec("adap-ucb", "AdaP-UCB: epsilon-global DP via last-episode Laplace means",
+                     PAPER, claims(), default_epsilon=1.0, default_delta=0.0,
+                     findings=[touched_releases_finding()], regret=_regret, variant=AdaPUCB)
 
-
-def _faulty(ctx: CheckContext) -> AdaPUCBAllRewards:
-    return AdaPUCBAllRewards(ctx.epsilon)
-
-
-AUDITS = [
-    AuditSpec("adap-ucb", "AdaP-UCB: epsilon-global DP via last-episode Laplace means",
-              PAPER, claims(_correct), default_epsilon=1.0, default_delta=0.0,
-              findings=[touched_releases_finding(_correct)], regret=_regret(_correct)),
-    AuditSpec("adap-ucb-faulty", "AdaP-UCB averaging all past rewards (BROKEN, must fail)",
-              PAPER, claims(_faulty), default_epsilon=1.0, default_delta=0.0,
-              findings=[touched_releases_finding(_faulty)], regret=_regret(_faulty),
-              faulty=True),
-]
+AUDITS = [ADAP_UCB, ADAP_UCB.twin(AdaPUCBAllRewards)]

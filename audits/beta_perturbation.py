@@ -20,12 +20,14 @@ computed by sympy: ``sup_t (1 - e^-t) - e^eps (1 - e^-t - t e^-t)``).
 * ``lemma8-generic``: Lemma 8 at ``N = ceil(N_B)``, ``R = 0`` (the paper's figures use
   ``a = 1``) through :func:`dpaudit.conditions.lemma8_check`.
 
-The faulty variant drops the padding (plain Thompson sampling with a start phase).
+The broken twin (:class:`Unpadded`) drops the padding (plain Thompson sampling with a start
+phase).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -57,6 +59,21 @@ CDF_PAIRS = {
 }
 
 
+@dataclass(frozen=True)
+class Padded:
+    """Beta(a + k, b + k) with the padding k = floor(N/8) + 1 (Alg. 2)."""
+
+    unpadded: bool = False
+
+
+@dataclass(frozen=True)
+class Unpadded(Padded):
+    """Drops the padding k (plain Thompson sampling with a start phase): one flipped reward
+    moves the law by more than (eps, delta) at small counts."""
+
+    unpadded: bool = True
+
+
 def _scan(eps: float, counts: np.ndarray, padding: bool) -> tuple[float, int, int]:
     worst, wn, wr = 0.0, 0, 0
     for n in counts:
@@ -75,27 +92,25 @@ def _counts(ctx: CheckContext) -> np.ndarray:
     return np.unique(np.concatenate([dense, sparse]))
 
 
-def _start_phase(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        counts = _counts(ctx)
-        worst, wn, wr = _scan(ctx.epsilon, counts, padding=not faulty)
-        nb = beta_start_phase(ctx.epsilon, ctx.delta)
-        # smallest N from which every checked N passes (with padding), for the margin
-        top = min(math.ceil(nb), SEARCH_LIMIT)
-        fails = [n for n in range(1, top + 1)
-                 if beta_worst_delta(ctx.epsilon, n)[0] > ctx.delta]
-        n_min = (max(fails) + 1) if fails else 1
-        return ExactEvidence(worst, 0.0, details=(
-            f"paper's N_B = {nb:.2f}; padding k = floor(N/8) + 1 "
-            + ("DROPPED (faulty)" if faulty else "applied"),
-            f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}"
-            f" ({sum(int(n) for n in counts)} neighbouring pairs)",
-            f"worst exact delta {worst:.4g} at N = {wn}, R = {wr} (claim {ctx.delta:g})",
-            (f"with padding, every N >= {n_min} up to {top} passes: the paper's start phase "
-             f"is {math.ceil(nb) / n_min:.3g}x the smallest sufficient one"
-             if n_min <= top else f"some N <= {top} fails; not searched beyond {top}")),
-            data={"N_B": nb, "worst_delta": worst, "N_min": n_min})
-    return evaluate
+def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    counts = _counts(ctx)
+    worst, wn, wr = _scan(ctx.epsilon, counts, padding=not ctx.variant.unpadded)
+    nb = beta_start_phase(ctx.epsilon, ctx.delta)
+    # smallest N from which every checked N passes (with padding), for the margin
+    top = min(math.ceil(nb), SEARCH_LIMIT)
+    fails = [n for n in range(1, top + 1)
+             if beta_worst_delta(ctx.epsilon, n)[0] > ctx.delta]
+    n_min = (max(fails) + 1) if fails else 1
+    return ExactEvidence(worst, 0.0, details=(
+        f"paper's N_B = {nb:.2f}; padding k = floor(N/8) + 1 "
+        + ("DROPPED (broken twin)" if ctx.variant.unpadded else "applied"),
+        f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}"
+        f" ({sum(int(n) for n in counts)} neighbouring pairs)",
+        f"worst exact delta {worst:.4g} at N = {wn}, R = {wr} (claim {ctx.delta:g})",
+        (f"with padding, every N >= {n_min} up to {top} passes: the paper's start phase "
+         f"is {math.ceil(nb) / n_min:.3g}x the smallest sufficient one"
+         if n_min <= top else f"some N <= {top} fails; not searched beyond {top}")),
+        data={"N_B": nb, "worst_delta": worst, "N_min": n_min})
 
 
 def unpadded_limit(epsilon: float) -> float:
@@ -129,13 +144,12 @@ def _padding(ctx: CheckContext) -> Finding:
         data={"min_delta": best, "figure": fig, "limit": limit, "fails_everywhere": fails})
 
 
-def _lemma8(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        n = math.ceil(beta_start_phase(ctx.epsilon, ctx.delta))
-        proof = lemma8_check(beta_cdf_pair(n, padding=not faulty), ctx.epsilon, ctx.delta,
-                             grid=ctx.size(LEMMA8_GRID))
-        return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
-    return evaluate
+def _lemma8(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    n = math.ceil(beta_start_phase(ctx.epsilon, ctx.delta))
+    proof = lemma8_check(beta_cdf_pair(n, padding=not ctx.variant.unpadded), ctx.epsilon,
+                         ctx.delta,
+                         grid=ctx.size(LEMMA8_GRID))
+    return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
 
 
 def _figure(ctx: CheckContext) -> Finding:
@@ -146,24 +160,21 @@ def _figure(ctx: CheckContext) -> Finding:
                    details=tuple(rows))
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    claims = [
-        ClaimSpec("start-phase-exact", Notion.PER_STEP,
-                  "after the start phase N_B, one flipped reward moves theta's law by at most "
-                  "(eps, delta) for every reachable (a, b)", REF, _start_phase(faulty)),
-        ClaimSpec("lemma8-generic", Notion.PER_STEP,
-                  "Lemma 8's CDF inequalities hold at N = ceil(N_B), a = 1",
-                  "seed 003 Lemma 8, Fig. 2 b", _lemma8(faulty)),
-    ]
-    return AuditSpec(
-        name="beta-perturbation-faulty" if faulty else "beta-perturbation",
-        description="DP-FTPL-Beta perturbation Beta(a + k, b + k), k = floor(N/8) + 1"
-                    + (" -- padding dropped (deliberately broken)" if faulty else ""),
-        paper="Wang & Zhu, DP-FTPL (seed 003)", claims=claims,
-        findings=[] if faulty else [FindingSpec("padded-delta-by-count", _figure),
-                                    FindingSpec("padding-necessary", _padding)],
-        default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, faulty=faulty,
-    )
+CLAIMS = [
+    ClaimSpec("start-phase-exact", Notion.PER_STEP,
+              "after the start phase N_B, one flipped reward moves theta's law by at most "
+              "(eps, delta) for every reachable (a, b)", REF, _start_phase),
+    ClaimSpec("lemma8-generic", Notion.PER_STEP,
+              "Lemma 8's CDF inequalities hold at N = ceil(N_B), a = 1",
+              "Wang & Zhu 2023, Lemma 8, Fig. 2 b", _lemma8),
+]
+BETA = AuditSpec(
+    name="beta-perturbation",
+    description="DP-FTPL-Beta perturbation Beta(a + k, b + k), k = floor(N/8) + 1",
+    paper="Wang & Zhu 2023, DP-FTPL", claims=CLAIMS,
+    findings=[FindingSpec("padded-delta-by-count", _figure),
+              FindingSpec("padding-necessary", _padding)],
+    default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, variant=Padded(),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [BETA, BETA.twin(Unpadded(), findings=[])]

@@ -28,7 +28,7 @@ and 100 runs as in the paper (``--quick``: ``T = 10^4``, 20 runs), beside Theore
 
 from __future__ import annotations
 
-from functools import lru_cache, partial
+from functools import partial
 
 import numpy as np
 
@@ -57,12 +57,13 @@ CHANGED_COUNTS = (1, 2, 3, 5, 10)
 OTHER_COUNTS = (1, 2, 3, 5, 10, 20, 50)
 SEARCH_HORIZON = 10**5
 NEXT_ACTIONS = Budget(full=2_200_000, quick=220_000)  # draws per history (select + measure)
+REGRET = Budget(full=(INSTANCE_1.horizon, INSTANCE_1.runs), quick=(10**4, 20))  # (T, runs)
 TRAJECTORY = Budget(full=(40, 300_000), quick=(20, 60_000))  # (horizon, runs per input)
 
 
-def _algorithm(epsilon: float, delta: float, horizon: int, faulty: bool) -> DPFTPLNew:
-    """The algorithm, or its broken twin (one place chooses; ``algorithms/_faulty.py``)."""
-    return (DPFTPLNewFaultyPerturbation if faulty else DPFTPLNew)(epsilon, delta, horizon)
+def _algorithm(ctx: CheckContext, horizon: int) -> DPFTPLNew:
+    """The audited variant (DP-FTPL-New or its broken twin) for the claim under test."""
+    return ctx.variant(ctx.epsilon, ctx.delta, horizon)
 
 
 def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
@@ -78,93 +79,81 @@ def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
     return pairs
 
 
-@lru_cache(maxsize=8)
-def worst_history_pair(epsilon: float, delta: float, faulty: bool, quick: bool) -> dict:
-    """The exact search of claim 2, shared with claim 3 (no samples are involved)."""
-    alg = _algorithm(epsilon, delta, SEARCH_HORIZON, faulty)
-    return worst_pair_loss(history_pairs(quick), lambda h: alg.next_action_law(*h),
-                           epsilon=epsilon, delta=delta)
+def worst_history_pair(ctx: CheckContext) -> dict:
+    """The exact search of claim 2, shared with claim 3 within one check (no samples)."""
+    def search() -> dict:
+        alg = _algorithm(ctx, SEARCH_HORIZON)
+        return worst_pair_loss(history_pairs(ctx.quick), lambda h: alg.next_action_law(*h),
+                               epsilon=ctx.epsilon, delta=ctx.delta)
+    return ctx.shared("worst-history-pair", search)
 
 
 # -- claim 1: symbolic -------------------------------------------------------------------
-def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        if ctx.delta == 0.0 or ctx.epsilon == 0.0:
-            regime = "laplace" if ctx.delta == 0.0 else "uniform"
-        else:
-            regime = "general"
-        obligations, domain, assumptions = lemma15_proof_obligations(
-            rate_multiplier=_algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON,
-                                       faulty).perturbation.rate_multiplier,
-            regime=regime)
-        proof = prove(obligations, domain, assumptions, seed=ctx.seed)
-        return ProofEvidence(proof, details=(  # Lemma 15 -> Lemma 8 is sufficient
-            f"regime: {regime} (Lemma 15 with "
-            + {"general": "eps > 0, delta > 0", "laplace": "delta -> 0: Laplace",
-               "uniform": "eps -> 0: uniform"}[regime] + ")",
-            "hockey-stick <= delta for every shift |z| <= 1/N implies (10), (11) for all x < y, "
-            "hence Lemma 8 (and Lemma 9)",
-        ))
-
-    return evaluate
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    if ctx.delta == 0.0 or ctx.epsilon == 0.0:
+        regime = "laplace" if ctx.delta == 0.0 else "uniform"
+    else:
+        regime = "general"
+    obligations, domain, assumptions = lemma15_proof_obligations(
+        rate_multiplier=_algorithm(ctx, SEARCH_HORIZON).perturbation.rate_multiplier,
+        regime=regime)
+    proof = prove(obligations, domain, assumptions, seed=ctx.seed)
+    return ProofEvidence(proof, details=(  # Lemma 15 -> Lemma 8 is sufficient
+        f"regime: {regime} (Lemma 15 with "
+        + {"general": "eps > 0, delta > 0", "laplace": "delta -> 0: Laplace",
+           "uniform": "eps -> 0: uniform"}[regime] + ")",
+        "hockey-stick <= delta for every shift |z| <= 1/N implies (10), (11) for all x < y, "
+        "hence Lemma 8 (and Lemma 9)",
+    ))
 
 
 # -- claim 2: exact next-action law on the worst neighbouring histories found -------------
-def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        worst = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)
-        (h, h_prime) = worst["pair"]
-        div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
-        return ExactEvidence(
-            div, err, epsilon_at_delta=float(worst["epsilon_at_delta"]), details=(
-                f"searched {worst['evaluated']} neighbouring history pairs (T={SEARCH_HORIZON})",
-                f"worst pair: sums {h[0]} vs {h_prime[0]}, counts {h[1]}",
-                f"next-action law P={np.round(worst['p'], 6).tolist()} "
-                f"P'={np.round(worst['q'], 6).tolist()}",
-                f"exact epsilon at delta={ctx.delta:g}: {worst['epsilon_at_delta']:.6g}",
-                f"quadrature error bound {err:.2g}"),
-            data={"worst_pair": {"sums": h[0], "sums_prime": h_prime[0], "counts": h[1]},
-                  "epsilon_at_delta": float(worst["epsilon_at_delta"]), "error": err})
-
-    return evaluate
+def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    worst = worst_history_pair(ctx)
+    (h, h_prime) = worst["pair"]
+    div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
+    return ExactEvidence(
+        div, err, epsilon_at_delta=float(worst["epsilon_at_delta"]), details=(
+            f"searched {worst['evaluated']} neighbouring history pairs (T={SEARCH_HORIZON})",
+            f"worst pair: sums {h[0]} vs {h_prime[0]}, counts {h[1]}",
+            f"next-action law P={np.round(worst['p'], 6).tolist()} "
+            f"P'={np.round(worst['q'], 6).tolist()}",
+            f"exact epsilon at delta={ctx.delta:g}: {worst['epsilon_at_delta']:.6g}",
+            f"quadrature error bound {err:.2g}"),
+        data={"worst_pair": {"sums": h[0], "sums_prime": h_prime[0], "counts": h[1]},
+              "epsilon_at_delta": float(worst["epsilon_at_delta"]), "error": err})
 
 
 # -- claim 3: sampled attack on the worst pair --------------------------------------------
-def _sampled(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
-        alg = _algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON, faulty)
-        # the pair is chosen by exact computation (no samples), so it cannot bias the bound
-        h, h_prime = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)["pair"]
-        pair = SamplerPair(f"histories: sums {h[0]} vs {h_prime[0]}, counts {h[1]} (the worst "
-                           "pair of the exact search, chosen without samples)",
-                           lambda m, g: alg.sample_next_actions(*h, m, g),
-                           lambda m, g: alg.sample_next_actions(*h_prime, m, g))
-        return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
-                             budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
-                                                selection_fraction=1 / 11),
-                             seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
-                             who="sample_next_actions")
-
-    return evaluate
+def _sampled(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
+    alg = _algorithm(ctx, SEARCH_HORIZON)
+    # the pair is chosen by exact computation (no samples), so it cannot bias the bound
+    h, h_prime = worst_history_pair(ctx)["pair"]
+    pair = SamplerPair(f"histories: sums {h[0]} vs {h_prime[0]}, counts {h[1]} (the worst "
+                       "pair of the exact search, chosen without samples)",
+                       lambda m, g: alg.sample_next_actions(*h, m, g),
+                       lambda m, g: alg.sample_next_actions(*h_prime, m, g))
+    return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
+                         budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
+                                            selection_fraction=1 / 11),
+                         seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
+                         who="sample_next_actions")
 
 
 # -- finding: the whole action sequence (global DP is not claimed) -------------------------
-def _trajectory(faulty: bool):
-    def evaluate(ctx: CheckContext) -> SampledEvidence:
-        horizon, samples = ctx.size(TRAJECTORY)
-        alg = _algorithm(ctx.epsilon, ctx.delta, horizon, faulty)
-        # Azize & Basu 2022, Definition 2: fixed reward sequences that differ at one step;
-        # the heuristic pairs change an early step (0, K, 2K) to an extreme value
-        target = GlobalDPTarget(alg, epsilon=ctx.epsilon, delta=ctx.delta,
-                                neighbours=global_neighbour_pairs(horizon, 2))
-        return sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
-                             alpha=ctx.alpha, budget=AuditBudget(samples=samples),
-                             seed=ctx.seed, key="trajectory", who="simulate",
-                             details=("Definition 1 (per-step DP) does not promise "
-                                      "trajectory-level privacy; this is information, not a "
-                                      "violation",))
-
-    return evaluate
+def _trajectory(ctx: CheckContext) -> SampledEvidence:
+    horizon, samples = ctx.size(TRAJECTORY)
+    alg = _algorithm(ctx, horizon)
+    # Azize & Basu 2022, Definition 2: fixed reward sequences that differ at one step;
+    # the heuristic pairs change an early step (0, K, 2K) to an extreme value
+    target = GlobalDPTarget(alg, epsilon=ctx.epsilon, delta=ctx.delta,
+                            neighbours=global_neighbour_pairs(horizon, 2))
+    return sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
+                         alpha=ctx.alpha, budget=AuditBudget(samples=samples),
+                         seed=ctx.seed, key="trajectory", who="simulate",
+                         details=("Definition 1 (per-step DP) does not promise "
+                                  "trajectory-level privacy; this is information, not a "
+                                  "violation",))
 
 
 # -- regret --------------------------------------------------------------------------------
@@ -176,7 +165,7 @@ def _regret_chunk(epsilon: float, delta: float, horizon: int, marks: tuple[int, 
 
 
 def _regret(ctx: CheckContext) -> RegretResult:
-    horizon, runs = (10**4, 20) if ctx.quick else (INSTANCE_1.horizon, INSTANCE_1.runs)
+    horizon, runs = ctx.size(REGRET)
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs, each with its own spawned seed: same numbers for any --workers
     # (chunks stay large because the simulator is lockstep: its cost is per step, not per run)
@@ -195,34 +184,31 @@ def _regret(ctx: CheckContext) -> RegretResult:
     )
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    suffix = "-faulty" if faulty else ""
-    what = ("DP-FTPL-New with a deliberately broken perturbation (decay rate 2 N eps)"
-            if faulty else "DP-FTPL-New (Alg. 3, Lemma 15): per-step (eps, delta)-DP and regret")
-    claims = [
+DP_FTPL_NEW = AuditSpec(
+    name="dp-ftpl-new",
+    description="DP-FTPL-New (Alg. 3, Lemma 15): per-step (eps, delta)-DP and regret",
+    paper=PAPER,
+    claims=[
         ClaimSpec("lemma15-conditions", Notion.PER_STEP,
                   "the perturbation meets Lemma 15's (10)-(11) for every shift |z| <= 1/N, so "
                   "Lemma 8 gives (eps, delta)-DP", "Lemma 15, Lemma 8; " + THEOREM_16,
-                  _symbolic(faulty)),
+                  _symbolic),
         ClaimSpec("next-action-exact", Notion.PER_STEP,
                   "the next action's law on neighbouring histories is (eps, delta)-close",
-                  "Definition 1; " + THEOREM_16, _exact(faulty)),
+                  "Definition 1; " + THEOREM_16, _exact),
         ClaimSpec("next-action-sampled", Notion.PER_STEP,
                   "no sampled event separates neighbouring histories beyond (eps, delta)",
-                  "Definition 1; " + THEOREM_16, _sampled(faulty)),
-    ]
-    return AuditSpec(
-        name="dp-ftpl-new" + suffix, description=what, paper=PAPER, claims=claims,
-        default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True,
-        findings=[FindingSpec(
-            "trajectory-lower-bound", _trajectory(faulty),
-            summary="whole action sequence on two reward sequences differing at one step "
-                    "(2 arms; a per-step guarantee allows a bound above the per-step eps)",
-            notion=Notion.GLOBAL)],
-        regret=None if faulty else _regret, faulty=faulty,
-    )
+                  "Definition 1; " + THEOREM_16, _sampled),
+    ],
+    default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True,
+    findings=[FindingSpec(
+        "trajectory-lower-bound", _trajectory,
+        summary="whole action sequence on two reward sequences differing at one step "
+                "(2 arms; a per-step guarantee allows a bound above the per-step eps)",
+        notion=Notion.GLOBAL)],
+    regret=_regret, variant=DPFTPLNew,
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [DP_FTPL_NEW, DP_FTPL_NEW.twin(DPFTPLNewFaultyPerturbation)]
 
 __all__ = ["AUDITS", "history_pairs"]

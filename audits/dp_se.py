@@ -24,7 +24,7 @@ from dpaudit.evidence import ProofEvidence
 from dpaudit.results import Notion
 from dpaudit.sampled import SamplerPair
 
-from ._adap_common import lower_bound_details
+from ._adap_common import REGRET_HORIZON, lower_bound_details
 from ._global_common import (
     EPS,
     N,
@@ -59,7 +59,7 @@ def neighbour_pairs(alg: DPSE) -> list[SamplerPair]:
 
 
 def _alg(ctx: CheckContext) -> DPSE:
-    return DPSE(ctx.epsilon)
+    return ctx.variant(ctx.epsilon)
 
 
 def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
@@ -75,7 +75,7 @@ _sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else FIG2.horizon
+    horizon = ctx.size(REGRET_HORIZON)
     return regret_result(
         ctx, _alg(ctx), FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
         bound=None,
@@ -86,7 +86,7 @@ def _regret(ctx: CheckContext):
 AUDITS = [
     AuditSpec(
         "dp-se", "DP-SE: private successive elimination with per-epoch Laplace means",
-        "Sajed & Sheffet, ICML 2019 (baseline of seeds 000 and 003)",
+        "Sajed & Sheffet 2019 (baseline of Azize & Basu 2022 and Wang & Zhu 2023)",
         [ClaimSpec("episode-release", Notion.GLOBAL,
                    "each epoch's private mean is eps-DP and a changed reward enters one release",
                    "Sajed & Sheffet 2019, DP-SE; Azize & Basu 2022, Lemma 1 (same argument)",
@@ -94,5 +94,5 @@ AUDITS = [
          ClaimSpec("global-dp", Notion.GLOBAL,
                    "the action sequence is eps-global DP (Azize & Basu 2022, Definition 2)",
                    "Sajed & Sheffet 2019, privacy of DP-SE", _sampled)],
-        default_epsilon=1.0, default_delta=0.0, regret=_regret),
+        default_epsilon=1.0, default_delta=0.0, regret=_regret, variant=DPSE),
 ]

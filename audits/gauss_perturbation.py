@@ -11,13 +11,15 @@ observation. Reconstruction of ``N_G`` and of the variance in
 * ``lemma8-generic``: Lemma 8's CDF inequalities at ``N = ceil(N_G)`` through the generic
   checker :func:`dpaudit.conditions.lemma8_check` (certified numeric).
 
-The faulty variant skips the start phase (one pull per arm, as if ``N_G = 1``), which the
+The broken twin (:class:`SkippedStartPhase`) skips the start phase (one pull per arm, as if
+``N_G = 1``), which the
 paper's Fig. 1(a) shows is not private.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from dpaudit.conditions import lemma8_check
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
@@ -41,34 +43,48 @@ CDF_PAIRS = {
 }
 
 
-def _count(ctx: CheckContext, faulty: bool) -> int:
-    return 1 if faulty else math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta))
+@dataclass(frozen=True)
+class StartPhase:
+    """Every arm is pulled ceil(N_G) times before the perturbation is used (Alg. 1)."""
+
+    skip_start_phase: bool = False
 
 
-def _start_phase(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        n = _count(ctx, faulty)
-        d = gauss_exact_delta(ctx.epsilon, n)
-        n_min = gauss_smallest_count(ctx.epsilon, ctx.delta)
-        ng = gauss_start_phase(ctx.epsilon, ctx.delta)
-        return ExactEvidence(d, 0.0, details=(
-            f"paper's N_G = min(1/(4 pi delta^2), ln(e/(4 pi delta^2))/eps^2) = {ng:.4f}; "
-            f"start phase used: N = {n}" + (" (start phase skipped)" if faulty else ""),
-            f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d:.6g} (claim {ctx.delta:g})",
-            f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
-            f"{gauss_exact_delta(ctx.epsilon, n_min):.4g}); paper's start phase is "
-            f"{n / n_min:.3g}x that", "variance convention sigma^2 = 2/N (seed 003 proof)"),
-            data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d})
-    return evaluate
+@dataclass(frozen=True)
+class SkippedStartPhase(StartPhase):
+    """Skips the start phase (one pull per arm, as if N_G = 1), which the paper's Fig. 1(a)
+    shows is not private."""
+
+    skip_start_phase: bool = True
 
 
-def _lemma8(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        n = _count(ctx, faulty)
-        proof = lemma8_check(gauss_cdf_pair(n), ctx.epsilon, ctx.delta,
-                             grid=ctx.size(LEMMA8_GRID), symbolic=not ctx.quick)
-        return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
-    return evaluate
+def _count(ctx: CheckContext) -> int:
+    if ctx.variant.skip_start_phase:
+        return 1
+    return math.ceil(gauss_start_phase(ctx.epsilon, ctx.delta))
+
+
+def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    n = _count(ctx)
+    d = gauss_exact_delta(ctx.epsilon, n)
+    n_min = gauss_smallest_count(ctx.epsilon, ctx.delta)
+    ng = gauss_start_phase(ctx.epsilon, ctx.delta)
+    return ExactEvidence(d, 0.0, details=(
+        f"paper's N_G = min(1/(4 pi delta^2), ln(e/(4 pi delta^2))/eps^2) = {ng:.4f}; "
+        f"start phase used: N = {n}"
+        + (" (start phase skipped)" if ctx.variant.skip_start_phase else ""),
+        f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d:.6g} (claim {ctx.delta:g})",
+        f"smallest N meeting (eps, delta) exactly: {n_min} (delta there "
+        f"{gauss_exact_delta(ctx.epsilon, n_min):.4g}); paper's start phase is "
+        f"{n / n_min:.3g}x that", "variance convention sigma^2 = 2/N (seed 003 proof)"),
+        data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d})
+
+
+def _lemma8(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    n = _count(ctx)
+    proof = lemma8_check(gauss_cdf_pair(n), ctx.epsilon, ctx.delta,
+                         grid=ctx.size(LEMMA8_GRID), symbolic=not ctx.quick)
+    return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
 
 
 def _conventions(ctx: CheckContext) -> Finding:
@@ -86,33 +102,27 @@ def _conventions(ctx: CheckContext) -> Finding:
                    Notion.PER_STEP, details=tuple(rows))
 
 
-def _curve(faulty: bool):
-    def evaluate(ctx: CheckContext) -> Finding:
-        n = _count(ctx, faulty)
-        return curve_finding("privacy-curve", f"exact privacy curve of theta at N = {n} "
-                             "(Gaussian shift 1/N, sd sqrt(2/N))",
-                             lambda e: gauss_exact_delta(e, n), ctx.epsilon, Notion.PER_STEP)
-    return evaluate
+def _curve(ctx: CheckContext) -> Finding:
+    n = _count(ctx)
+    return curve_finding("privacy-curve", f"exact privacy curve of theta at N = {n} "
+                         "(Gaussian shift 1/N, sd sqrt(2/N))",
+                         lambda e: gauss_exact_delta(e, n), ctx.epsilon, Notion.PER_STEP)
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    return AuditSpec(
-        name="gauss-perturbation-faulty" if faulty else "gauss-perturbation",
-        description="DP-FTPL-Gauss perturbation N(R/N, 2/N) after its start phase"
-                    + (" -- start phase skipped (deliberately broken)" if faulty else ""),
-        paper="Wang & Zhu, DP-FTPL (seed 003)",
-        claims=[
-            ClaimSpec("start-phase-exact", Notion.PER_STEP,
-                      "after the start phase N_G, one changed observation moves theta's law "
-                      "by at most (eps, delta)", REF, _start_phase(faulty)),
-            ClaimSpec("lemma8-generic", Notion.PER_STEP,
-                      "Lemma 8's CDF inequalities hold at N = ceil(N_G)",
-                      "seed 003 Lemma 8", _lemma8(faulty)),
-        ],
-        findings=[FindingSpec("privacy-curve", _curve(faulty))]
-        + ([] if faulty else [FindingSpec("conventions", _conventions)]),
-        default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, faulty=faulty,
-    )
+GAUSS = AuditSpec(
+    name="gauss-perturbation",
+    description="DP-FTPL-Gauss perturbation N(R/N, 2/N) after its start phase",
+    paper="Wang & Zhu 2023, DP-FTPL",
+    claims=[
+        ClaimSpec("start-phase-exact", Notion.PER_STEP,
+                  "after the start phase N_G, one changed observation moves theta's law "
+                  "by at most (eps, delta)", REF, _start_phase),
+        ClaimSpec("lemma8-generic", Notion.PER_STEP,
+                  "Lemma 8's CDF inequalities hold at N = ceil(N_G)",
+                  "Wang & Zhu 2023, Lemma 8", _lemma8),
+    ],
+    findings=[FindingSpec("privacy-curve", _curve), FindingSpec("conventions", _conventions)],
+    default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, variant=StartPhase(),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [GAUSS, GAUSS.twin(SkippedStartPhase(), findings=[FindingSpec("privacy-curve", _curve)])]

@@ -1,13 +1,12 @@
-"""``check gaussian``: the classical Gaussian calibration of seed 004, checked exactly.
+"""``check gaussian``: the classical Gaussian calibration of Zheng et al. 2020, checked exactly.
 
-Zheng et al. (seed 004, Sec. 2) add ``N(0, sigma^2)`` with
+Zheng et al. (2020, Sec. 2) add ``N(0, sigma^2)`` with
 ``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` and state ``(eps, delta)``-LDP. Dwork & Roth
 (Thm A.1) prove this only for ``eps < 1``. The exact ``delta`` of a Gaussian shift is the
 analytic curve of Balle & Wang 2018 (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the
 claim is decided exactly at the requested ``(eps, delta)``; a finding maps the region of the
 ``(eps, delta)`` plane where the classical calibration holds (it fails for large ``eps``).
-The faulty variant halves ``sigma`` (the same bug as issue 3's ``FaultyGaussianHalfSigma``,
-applied here to the classical calibration).
+The broken twin (:class:`HalvedSigma`) halves ``sigma``.
 
 ``python -m dpaudit audit gaussian`` attacks this same mechanism (classical sigma, at any
 epsilon the check accepts), and ``plot cdf gaussian`` draws its output CDFs on neighbouring
@@ -17,6 +16,7 @@ inputs ``0`` and ``1`` with Lemma 8's feasible region (Wang & Zhu 2023).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -36,23 +36,31 @@ from dpaudit.results import Finding, Notion
 from ._verification import curve_finding
 
 
-def _sigma(ctx: CheckContext, faulty: bool) -> float:
-    s = classical_gaussian_sigma(ctx.epsilon, ctx.delta, 1.0)
-    return 0.5 * s if faulty else s  # the faulty variant halves sigma
+@dataclass(frozen=True)
+class ClassicalSigma:
+    """``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` (Zheng et al. 2020, Sec. 2)."""
+
+    def sigma(self, epsilon: float, delta: float) -> float:
+        return classical_gaussian_sigma(epsilon, delta, 1.0)
 
 
-def _classical(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        sigma = _sigma(ctx, faulty)
-        d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
-        analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
-        return ExactEvidence(d, 0.0, details=(
-            f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
-            f"{d:.6g} (claim {ctx.delta:g}; Balle & Wang closed form in floating point)",
-            f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
-            f"{sigma / analytic:.4f}"),
-            data={"sigma": sigma, "exact_delta": d, "analytic_sigma": analytic})
-    return evaluate
+class HalvedSigma(ClassicalSigma):
+    """Halves the classical sigma: too little noise for (eps, delta) at every eps."""
+
+    def sigma(self, epsilon: float, delta: float) -> float:
+        return 0.5 * classical_gaussian_sigma(epsilon, delta, 1.0)
+
+
+def _classical(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    sigma = ctx.variant.sigma(ctx.epsilon, ctx.delta)
+    d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
+    analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
+    return ExactEvidence(d, 0.0, details=(
+        f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
+        f"{d:.6g} (claim {ctx.delta:g}; Balle & Wang closed form in floating point)",
+        f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
+        f"{sigma / analytic:.4f}"),
+        data={"sigma": sigma, "exact_delta": d, "analytic_sigma": analytic})
 
 
 def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
@@ -91,21 +99,19 @@ def _region(ctx: CheckContext) -> Finding:
     return Finding(
         "classical-calibration-region",
         "sigma = sqrt(2 ln(1.25/delta))/eps meets (eps, delta) exactly when eps is at most "
-        "the listed threshold (bisection on the exact curve; monotone on the grid checked)",
+        "the listed threshold (scipy brentq on the exact curve; monotone on the grid checked)",
         Notion.LDP,
         details=("eps grid: " + " ".join(f"{e:g}" for e in epsilons), *rows),
         data={"thresholds": {str(k): v for k, v in thresholds.items()}},
     )
 
 
-def _curve(faulty: bool):
-    def evaluate(ctx: CheckContext) -> Finding:
-        sigma = _sigma(ctx, faulty)
-        return curve_finding("privacy-curve", f"exact privacy curve at sigma = {sigma:.6g} "
-                             "(Balle & Wang closed form)",
-                             lambda e: gaussian_hockey_stick(e, 1.0, sigma), ctx.epsilon,
-                             Notion.LDP)
-    return evaluate
+def _curve(ctx: CheckContext) -> Finding:
+    sigma = ctx.variant.sigma(ctx.epsilon, ctx.delta)
+    return curve_finding("privacy-curve", f"exact privacy curve at sigma = {sigma:.6g} "
+                         "(Balle & Wang closed form)",
+                         lambda e: gaussian_hockey_stick(e, 1.0, sigma), ctx.epsilon,
+                         Notion.LDP)
 
 
 class ClassicalGaussian(Gaussian):
@@ -154,25 +160,23 @@ def _cdf_pair(faulty: bool):
 CDF_PAIRS = {"gaussian": _cdf_pair(False), "gaussian-faulty": _cdf_pair(True)}
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    return AuditSpec(
-        name="gaussian-faulty" if faulty else "gaussian",
-        description="Gaussian mechanism with the classical calibration (seed 004)"
-                    + (", sigma halved -- deliberately broken" if faulty else ""),
-        paper="Zheng et al. 2020 (seed 004), Sec. 2; Dwork & Roth Thm A.1; Balle & Wang 2018",
-        claims=[
-            ClaimSpec("classical-calibration-exact", Notion.LDP,
-                      "x + N(0, sigma^2), sigma = Delta sqrt(2 ln(1.25/delta))/eps, is "
-                      "(eps, delta)-LDP", "seed 004 Sec. 2 (Gaussian mechanism)",
-                      _classical(faulty)),
-            ClaimSpec("analytic-calibration-tight", Notion.LDP,
-                      "the analytic sigma of Balle & Wang meets (eps, delta) exactly",
-                      "Balle & Wang 2018, Thm 8 / Alg. 1", _analytic),
-        ],
-        findings=[FindingSpec("classical-calibration-region", _region),
-                  FindingSpec("privacy-curve", _curve(faulty))],
-        default_epsilon=1.0, default_delta=1e-5, faulty=faulty, mechanism=_mechanism(faulty),
-    )
+GAUSSIAN = AuditSpec(
+    name="gaussian",
+    description="Gaussian mechanism with the classical calibration (Zheng et al. 2020)",
+    paper="Zheng et al. 2020, Sec. 2; Dwork & Roth 2014, Thm A.1; Balle & Wang 2018",
+    claims=[
+        ClaimSpec("classical-calibration-exact", Notion.LDP,
+                  "x + N(0, sigma^2), sigma = Delta sqrt(2 ln(1.25/delta))/eps, is "
+                  "(eps, delta)-LDP", "Zheng et al. 2020, Sec. 2 (Gaussian mechanism)",
+                  _classical),
+        ClaimSpec("analytic-calibration-tight", Notion.LDP,
+                  "the analytic sigma of Balle & Wang meets (eps, delta) exactly",
+                  "Balle & Wang 2018, Thm 8 / Alg. 1", _analytic),
+    ],
+    findings=[FindingSpec("classical-calibration-region", _region),
+              FindingSpec("privacy-curve", _curve)],
+    default_epsilon=1.0, default_delta=1e-5, variant=ClassicalSigma(),
+    mechanism=_mechanism(False),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [GAUSSIAN, GAUSSIAN.twin(HalvedSigma(), mechanism=_mechanism(True))]

@@ -49,7 +49,7 @@ PAPER = "Wang & Zhu 2023, Algorithm 4 and Theorem 18"
 
 
 def _alg(ctx: CheckContext) -> GDPElimNew:
-    return GDPElimNew(ctx.epsilon, ctx.delta)
+    return ctx.variant(ctx.epsilon, ctx.delta)
 
 
 def _horizon(alg: GDPElimNew) -> int:
@@ -106,12 +106,13 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
                          extra_assumptions=assumptions)
 
 
+REGRET_HORIZON = Budget(full=INSTANCE_1.horizon, quick=10**4)
 _sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
                            Budget(full=400_000, quick=40_000))
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**4 if ctx.quick else INSTANCE_1.horizon
+    horizon = ctx.size(REGRET_HORIZON)
     alg = _alg(ctx)
     k = INSTANCE_1.n_arms
     return regret_result(
@@ -137,5 +138,5 @@ AUDITS = [
          ClaimSpec("global-dp", Notion.GLOBAL,
                    "the action sequence is (eps, delta)-global DP (Wang & Zhu 2023, Definition 3)",
                    "Wang & Zhu 2023, Definition 3 and Theorem 18", _sampled)],
-        default_epsilon=1.0, default_delta=0.01, regret=_regret),
+        default_epsilon=1.0, default_delta=0.01, regret=_regret, variant=GDPElimNew),
 ]

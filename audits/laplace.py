@@ -1,19 +1,19 @@
-"""``check laplace``: the Laplace mechanism on an episode mean (seed 000, Lemma 1).
+"""``check laplace``: the Laplace mechanism on an episode mean (Azize & Basu 2022, Lemma 1).
 
-Azize & Basu (seed 000), Lemma 1 defines the private mean of rewards ``r_i .. r_j``
-(``i < j``, rewards in ``[0, 1]``) as ``(1/(j - i)) sum_{t=i}^{j} r_t + Lap(1/((j - i) eps))``.
-The sum has ``n = j - i + 1`` terms, not ``j - i``: the paper's normaliser is off by one. With
+Azize & Basu (2022), Lemma 1 defines the private mean of rewards ``r_i .. r_j`` (``i < j``,
+rewards in ``[0, 1]``) as ``(1/(j - i)) sum_{t=i}^{j} r_t + Lap(1/((j - i) eps))``. The sum
+has ``n = j - i + 1`` terms, not ``j - i``: the paper's normaliser is off by one. With
 ``m = j - i``:
 
 * as printed, the statistic ``(1/m) sum`` has sensitivity ``1/m`` and the noise scale is
   ``1/(m eps)``: the loss is exactly ``eps`` (tight);
 * with the true mean ``(1/(m+1)) sum`` (sensitivity ``1/(m+1)``) and the stated scale the loss
   is ``eps m/(m+1) < eps``: the stated scale still suffices, with room to spare;
-* AdaP-UCB (Alg. 1, REFERENCE 4.1) adds ``Lap(2/(eps N))`` to the mean of the last ``N/2``
-  samples: sensitivity ``2/N``, loss exactly ``eps``.
+* AdaP-UCB (Alg. 1) adds ``Lap(2/(eps N))`` to the mean of the last ``N/2`` samples:
+  sensitivity ``2/N``, loss exactly ``eps``.
 
-The faulty variant normalises by ``1/m`` as printed but calibrates the noise to the number of
-terms, ``Lap(1/((m + 1) eps))``: the loss is ``eps (m + 1)/m > eps``.
+The broken twin (:class:`TermsCalibrated`) normalises by ``1/m`` but calibrates the noise to
+the number of terms.
 
 ``python -m dpaudit audit laplace`` attacks the worst episode (``m = 1``: the statistic
 ``r_i + r_j`` has sensitivity 1, noise ``Lap(1/eps)``; the faulty twin's noise is
@@ -24,6 +24,7 @@ mean on neighbouring inputs with Lemma 8's feasible region (Wang & Zhu 2023).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -34,82 +35,82 @@ from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSp
 from dpaudit.evidence import ExactEvidence, ProofEvidence
 from dpaudit.mechanisms import Laplace
 from dpaudit.mechanisms._faulty import FaultyLaplaceHalfScale
-from dpaudit.results import Notion
+from dpaudit.results import Finding, Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
 from ._verification import curve_finding
 
-PAPER = "Azize & Basu 2022 (seed 000), Lemma 1; Dwork & Roth Thm 3.6"
+PAPER = "Azize & Basu 2022, Lemma 1; Dwork & Roth 2014, Thm 3.6"
 _M = sp.Symbol("m", positive=True, integer=True)  # m = j - i >= 1
 _EPS = sp.Symbol("epsilon", positive=True)
 _N = sp.Symbol("N", positive=True)
 MAX_M = Budget(full=4096, quick=64)  # longest episode m = j - i checked by the exact claim
 
 
-def _scale(m: sp.Expr, faulty: bool) -> sp.Expr:
-    """Noise scale of Lemma 1: ``1/(m eps)``; the faulty variant uses ``1/((m + 1) eps)``."""
-    return 1 / ((m + 1) * _EPS) if faulty else 1 / (m * _EPS)
+@dataclass(frozen=True)
+class EpisodeMean:
+    """Lemma 1 as printed: ``(1/m) sum_{t=i}^{j} r_t + Lap(1/(m eps))``."""
+
+    def scale(self, m, eps):
+        return 1 / (m * eps)
 
 
-def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        obligations = [
-            Obligation("printed_normaliser", (1 / _M) / _scale(_M, faulty) - _EPS, "<=",
-                       reason="loss = sensitivity/scale",
-                       display="(1/m) / scale <= epsilon  (sensitivity of (1/m) sum_{t=i}^{j} "
-                               "r_t is 1/m)"),
-            Obligation("true_mean", (1 / (_M + 1)) / _scale(_M, faulty) - _EPS, "<=",
-                       reason="loss = sensitivity/scale",
-                       display="(1/(m+1)) / scale <= epsilon  (the true mean of m+1 terms)"),
-            Obligation("adap_ucb_half_episode", (2 / _N) / (2 / (_EPS * _N)) - _EPS, "<=",
-                       display="(2/N) / (2/(eps N)) <= epsilon  (AdaP-UCB, last N/2 samples)"),
-        ]
-        domain = {_M: Domain(1.0, math.inf, (1.0, 2.0, 10.0)),
-                  _EPS: Domain(0.0, math.inf, (1.0, 0.1)), _N: Domain(0.0, math.inf, (2.0,))}
-        proof = prove(obligations, domain, (
-            "m = j - i >= 1; the sum from i to j has m + 1 terms in [0, 1]",
-            "scale = " + sp.sstr(_scale(_M, faulty)),
-            "Laplace mechanism: loss = sensitivity / scale (Dwork & Roth Thm 3.6)"))
-        # the Laplace loss is exactly sensitivity/scale: the condition is also necessary
-        return ProofEvidence(proof, necessary=True)
-    return evaluate
+class TermsCalibrated(EpisodeMean):
+    """Normalises by 1/m as printed but calibrates the noise to the m + 1 terms,
+    Lap(1/((m + 1) eps)): the loss is eps (m + 1)/m > eps."""
+
+    def scale(self, m, eps):
+        return 1 / ((m + 1) * eps)
 
 
-def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        ms = np.unique(np.geomspace(1, ctx.size(MAX_M), 40).astype(int))
-        worst, worst_m, deltas = 0.0, 1, []
-        for m in ms:
-            scale = 1.0 / (((m + 1) if faulty else m) * ctx.epsilon)
-            eps_m = (1.0 / m) / scale
-            # cross-check against the issue-3 Laplace class calibrated to sensitivity 1/m
-            if not faulty:
-                assert_same = Laplace(ctx.epsilon, sensitivity=1.0 / m).scale
-                if not math.isclose(assert_same, scale, rel_tol=1e-12):
-                    raise RuntimeError("Laplace calibration disagrees with Lemma 1's scale")
-            deltas.append(laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale))
-            if eps_m > worst:
-                worst, worst_m = eps_m, int(m)
-        return ExactEvidence(
-            max(deltas), 0.0, epsilon_at_delta=worst, details=(
-                f"episode lengths m + 1 for m in {ms.min()}..{ms.max()} ({ms.size} values)",
-                f"exact loss max_m (1/m)/scale = {worst:.12g} at m = {worst_m} "
-                f"(claim {ctx.epsilon:g})",
-                "delta at the claimed epsilon: closed form max(0, 1 - e^((eps - loss)/2)) "
-                "in floating point"),
-            data={"m": ms.tolist(), "delta": deltas})
-    return evaluate
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    scale = ctx.variant.scale(_M, _EPS)
+    obligations = [
+        Obligation("printed_normaliser", (1 / _M) / scale - _EPS, "<=",
+                   reason="loss = sensitivity/scale",
+                   display="(1/m) / scale <= epsilon  (sensitivity of (1/m) sum_{t=i}^{j} r_t "
+                           "is 1/m)"),
+        Obligation("true_mean", (1 / (_M + 1)) / scale - _EPS, "<=",
+                   reason="loss = sensitivity/scale",
+                   display="(1/(m+1)) / scale <= epsilon  (the true mean of m+1 terms)"),
+        Obligation("adap_ucb_half_episode", (2 / _N) / (2 / (_EPS * _N)) - _EPS, "<=",
+                   display="(2/N) / (2/(eps N)) <= epsilon  (AdaP-UCB, last N/2 samples)"),
+    ]
+    domain = {_M: Domain(1.0, math.inf, (1.0, 2.0, 10.0)),
+              _EPS: Domain(0.0, math.inf, (1.0, 0.1)), _N: Domain(0.0, math.inf, (2.0,))}
+    proof = prove(obligations, domain, (
+        "m = j - i >= 1; the sum from i to j has m + 1 terms in [0, 1]",
+        "scale = " + sp.sstr(scale),
+        "Laplace mechanism: loss = sensitivity / scale (Dwork & Roth Thm 3.6)"))
+    # the Laplace loss is exactly sensitivity/scale: the condition is also necessary
+    return ProofEvidence(proof, necessary=True)
 
 
-def _curve(faulty: bool):
-    def evaluate(ctx: CheckContext):
-        m = 1  # the worst episode (two rewards)
-        scale = 1.0 / (((m + 1) if faulty else m) * ctx.epsilon)
-        return curve_finding("privacy-curve", f"exact privacy curve of one episode mean "
-                             f"(m = j - i = {m}; closed form, Laplace)",
-                             lambda e: laplace_hockey_stick(e, 1.0 / m, scale), ctx.epsilon,
-                             Notion.GLOBAL)
-    return evaluate
+def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    ms = np.unique(np.geomspace(1, ctx.size(MAX_M), 40).astype(int))
+    worst, worst_m, deltas = 0.0, 1, []
+    for m in ms:
+        scale = ctx.variant.scale(float(m), ctx.epsilon)
+        if type(ctx.variant) is EpisodeMean:  # cross-check: the Laplace class, sensitivity 1/m
+            if not math.isclose(Laplace(ctx.epsilon, sensitivity=1.0 / m).scale, scale,
+                                rel_tol=1e-12):
+                raise RuntimeError("Laplace calibration disagrees with Lemma 1's scale")
+        deltas.append(laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale))
+        if (1.0 / m) / scale > worst:
+            worst, worst_m = (1.0 / m) / scale, int(m)
+    return ExactEvidence(max(deltas), 0.0, epsilon_at_delta=worst, details=(
+        f"episode lengths m + 1 for m in {ms.min()}..{ms.max()} ({ms.size} values)",
+        f"exact loss max_m (1/m)/scale = {worst:.12g} at m = {worst_m} (claim {ctx.epsilon:g})",
+        "delta at the claimed epsilon: closed form max(0, 1 - e^((eps - loss)/2)) in floating "
+        "point"), data={"m": ms.tolist(), "delta": deltas})
+
+
+def _curve(ctx: CheckContext) -> Finding:
+    scale = ctx.variant.scale(1.0, ctx.epsilon)  # the worst episode: m = j - i = 1
+    return curve_finding("privacy-curve", "exact privacy curve of one episode mean (m = j - i "
+                         "= 1; closed form, Laplace)",
+                         lambda e: laplace_hockey_stick(e, 1.0, scale), ctx.epsilon,
+                         Notion.GLOBAL)
 
 
 def _mechanism(faulty: bool):
@@ -146,25 +147,20 @@ def _cdf_pair(faulty: bool):
 CDF_PAIRS = {"laplace": _cdf_pair(False), "laplace-faulty": _cdf_pair(True)}
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    suffix = "-faulty" if faulty else ""
-    scale = "1/((j-i+1) eps)" if faulty else "1/((j-i) eps)"
-    return AuditSpec(
-        name=f"laplace{suffix}",
-        description=("Laplace mechanism on an episode mean (seed 000 Lemma 1), noise " + scale
-                     + (" -- deliberately mis-calibrated" if faulty else "")),
-        paper=PAPER,
-        claims=[
-            ClaimSpec("lemma1-ratio-symbolic", Notion.GLOBAL,
-                      f"(1/(j-i)) sum_(t=i)^j r_t + Lap({scale}) is eps-DP for every episode",
-                      "seed 000 Lemma 1", _symbolic(faulty)),
-            ClaimSpec("lemma1-exact-loss", Notion.GLOBAL,
-                      "the exact privacy loss of one episode mean is at most eps",
-                      "seed 000 Lemma 1; closed-form Laplace privacy curve", _exact(faulty)),
-        ],
-        findings=[FindingSpec("privacy-curve", _curve(faulty))],
-        default_epsilon=1.0, default_delta=0.0, faulty=faulty, mechanism=_mechanism(faulty),
-    )
+LAPLACE = AuditSpec(
+    name="laplace",
+    description="Laplace mechanism on an episode mean (Azize & Basu 2022, Lemma 1)",
+    paper=PAPER,
+    claims=[
+        ClaimSpec("lemma1-ratio-symbolic", Notion.GLOBAL,
+                  "(1/(j-i)) sum_(t=i)^j r_t + Lap(1/((j-i) eps)) is eps-DP for every episode",
+                  "Azize & Basu 2022, Lemma 1", _symbolic),
+        ClaimSpec("lemma1-exact-loss", Notion.GLOBAL,
+                  "the exact privacy loss of one episode mean is at most eps",
+                  "Azize & Basu 2022, Lemma 1; closed-form Laplace privacy curve", _exact),
+    ],
+    findings=[FindingSpec("privacy-curve", _curve)],
+    default_epsilon=1.0, default_delta=0.0, variant=EpisodeMean(), mechanism=_mechanism(False),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [LAPLACE, LAPLACE.twin(TermsCalibrated(), mechanism=_mechanism(True))]

@@ -16,12 +16,13 @@ lead's module, reused unchanged): a truncated-Laplace-like law centred at ``x0``
 * ``exact-divergence``: ``max(H_eps(P||P_z), H_eps(P_z||P))`` with ``z = 1/N`` by
   quadrature between the density breakpoints: at most ``delta``.
 
-The faulty variant is the lead's ``FaultyLemma15Perturbation`` (decay rate ``2 N eps``).
+The broken twin (:class:`DoubleRate`) is ``FaultyLemma15Perturbation`` (decay rate ``2 N eps``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import sympy as sp
 
@@ -45,6 +46,21 @@ REF = "Wang & Zhu (seed 003), Lemma 15, Eq. 10-14; Thm 16 and 18 (privacy parts)
 DEFAULT_N = 10
 GRID = Budget(full=4001, quick=1001)  # grid of the certified-numeric tier
 X0 = 0.5
+
+
+@dataclass(frozen=True)
+class Rate:
+    """The Lemma-15 law as reconstructed: decay rate N eps."""
+
+    double_rate: bool = False
+
+
+@dataclass(frozen=True)
+class DoubleRate(Rate):
+    """Decays at rate 2 N eps instead of N eps (``FaultyLemma15Perturbation``): support and
+    decay of a count 2N, while neighbours still differ by 1/N."""
+
+    double_rate: bool = True
 
 
 def lemma15_cdf_pair(epsilon: float, delta: float, n: int = DEFAULT_N, *,
@@ -79,41 +95,35 @@ CDF_PAIRS = {
 }
 
 
-def _rate(faulty: bool) -> float:
-    return 2.0 if faulty else 1.0
+def _rate(ctx: CheckContext) -> float:
+    return 2.0 if ctx.variant.double_rate else 1.0
 
 
-def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        obligations, domain, assumptions = lemma15_proof_obligations(
-            rate_multiplier=_rate(faulty))
-        return ProofEvidence(prove(obligations, domain, assumptions))  # sufficient
-    return evaluate
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    obligations, domain, assumptions = lemma15_proof_obligations(
+        rate_multiplier=_rate(ctx))
+    return ProofEvidence(prove(obligations, domain, assumptions))  # sufficient
 
 
-def _lemma8(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        pair = lemma15_cdf_pair(ctx.epsilon, ctx.delta, DEFAULT_N, rate_multiplier=_rate(faulty))
-        return ProofEvidence(lemma8_check(pair, ctx.epsilon, ctx.delta, grid=ctx.size(GRID),
-                                          symbolic=not ctx.quick))
-    return evaluate
+def _lemma8(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    pair = lemma15_cdf_pair(ctx.epsilon, ctx.delta, DEFAULT_N, rate_multiplier=_rate(ctx))
+    return ProofEvidence(lemma8_check(pair, ctx.epsilon, ctx.delta, grid=ctx.size(GRID),
+                                      symbolic=not ctx.quick))
 
 
-def _lemma9(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        pair = lemma15_cdf_pair(ctx.epsilon, ctx.delta / 2, DEFAULT_N,
-                                rate_multiplier=_rate(faulty))
-        proof = lemma9_check(pair, ctx.epsilon, ctx.delta, delta_share=0.5,
-                             grid=ctx.size(GRID))
-        return ProofEvidence(proof, details=(
-            "GDP-Elim-New draws from Lemma 15 with (eps, delta/2); budget delta/2",))
-    return evaluate
+def _lemma9(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    pair = lemma15_cdf_pair(ctx.epsilon, ctx.delta / 2, DEFAULT_N,
+                            rate_multiplier=_rate(ctx))
+    proof = lemma9_check(pair, ctx.epsilon, ctx.delta, delta_share=0.5,
+                         grid=ctx.size(GRID))
+    return ProofEvidence(proof, details=(
+        "GDP-Elim-New draws from Lemma 15 with (eps, delta/2); budget delta/2",))
 
 
-def _divergence(ctx: CheckContext, faulty: bool, eps: float) -> tuple[float, float]:
+def _divergence(ctx: CheckContext, eps: float) -> tuple[float, float]:
     """``max(H_eps(P||P_z), H_eps(P_z||P))`` at ``z = 1/N`` by quadrature, with its error."""
     n = DEFAULT_N
-    mech = (FaultyLemma15Perturbation(ctx.epsilon, ctx.delta) if faulty
+    mech = (FaultyLemma15Perturbation(ctx.epsilon, ctx.delta) if ctx.variant.double_rate
             else Lemma15Perturbation(ctx.epsilon, ctx.delta))
     z = 1.0 / n
     a = float(mech.half_width(n))
@@ -126,48 +136,41 @@ def _divergence(ctx: CheckContext, faulty: bool, eps: float) -> tuple[float, flo
     return max(h1, h2), max(e1, e2)
 
 
-def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        h, err = _divergence(ctx, faulty, ctx.epsilon)
-        # the m vs 2m node difference is an estimate, not a bound: ten times it (as before)
-        return ExactEvidence(h, max(1e-12, 10 * err), details=(
-            f"N = {DEFAULT_N}, shift 1/N; H_eps (worse direction) = {h:.12g} by quadrature "
-            f"(|Q_m - Q_2m| = {err:.2g})",), data={"H": h, "quadrature_error": err})
-    return evaluate
+def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    h, err = _divergence(ctx, ctx.epsilon)
+    # the m vs 2m node difference is an estimate, not a bound: ten times it (as before)
+    return ExactEvidence(h, max(1e-12, 10 * err), details=(
+        f"N = {DEFAULT_N}, shift 1/N; H_eps (worse direction) = {h:.12g} by quadrature "
+        f"(|Q_m - Q_2m| = {err:.2g})",), data={"H": h, "quadrature_error": err})
 
 
-def _curve(faulty: bool):
-    def evaluate(ctx: CheckContext) -> Finding:
-        return curve_finding("privacy-curve", f"privacy curve under a 1/N shift, N = "
-                             f"{DEFAULT_N} (quadrature)",
-                             lambda e: _divergence(ctx, faulty, e)[0], ctx.epsilon,
-                             Notion.PER_STEP)
-    return evaluate
+def _curve(ctx: CheckContext) -> Finding:
+    return curve_finding("privacy-curve", f"privacy curve under a 1/N shift, N = "
+                         f"{DEFAULT_N} (quadrature)",
+                         lambda e: _divergence(ctx, e)[0], ctx.epsilon,
+                         Notion.PER_STEP)
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    return AuditSpec(
-        name="lemma15-perturbation-faulty" if faulty else "lemma15-perturbation",
-        description="Lemma-15 perturbation of DP-FTPL-New / GDP-Elim-New"
-                    + (" with decay rate 2 N eps (deliberately broken)" if faulty else ""),
-        paper="Wang & Zhu, DP-FTPL / GDP-Elim-New (seed 003)",
-        claims=[
-            ClaimSpec("lemma15-symbolic", Notion.PER_STEP,
-                      "the Lemma-15 law satisfies Eq. (10)-(11) for every N, eps, delta",
-                      REF, _symbolic(faulty)),
-            ClaimSpec("lemma8-generic", Notion.PER_STEP,
-                      "Lemma 8's CDF inequalities hold (concrete N)", "seed 003 Lemma 8",
-                      _lemma8(faulty)),
-            ClaimSpec("lemma9-generic", Notion.GLOBAL,
-                      "Lemma 9's interval inequalities hold for Lemma 15 at (eps, delta/2)",
-                      "seed 003 Lemma 9, Thm 18", _lemma9(faulty)),
-            ClaimSpec("exact-divergence", Notion.PER_STEP,
-                      "the hockey-stick divergence under a 1/N shift is at most delta",
-                      REF, _exact(faulty)),
-        ],
-        findings=[FindingSpec("privacy-curve", _curve(faulty))],
-        default_epsilon=1.0, default_delta=0.01, faulty=faulty,
-    )
+LEMMA15 = AuditSpec(
+    name="lemma15-perturbation",
+    description="Lemma-15 perturbation of DP-FTPL-New / GDP-Elim-New",
+    paper="Wang & Zhu 2023, DP-FTPL / GDP-Elim-New",
+    claims=[
+        ClaimSpec("lemma15-symbolic", Notion.PER_STEP,
+                  "the Lemma-15 law satisfies Eq. (10)-(11) for every N, eps, delta",
+                  REF, _symbolic),
+        ClaimSpec("lemma8-generic", Notion.PER_STEP,
+                  "Lemma 8's CDF inequalities hold (concrete N)", "Wang & Zhu 2023, Lemma 8",
+                  _lemma8),
+        ClaimSpec("lemma9-generic", Notion.GLOBAL,
+                  "Lemma 9's interval inequalities hold for Lemma 15 at (eps, delta/2)",
+                  "Wang & Zhu 2023, Lemma 9, Thm 18", _lemma9),
+        ClaimSpec("exact-divergence", Notion.PER_STEP,
+                  "the hockey-stick divergence under a 1/N shift is at most delta",
+                  REF, _exact),
+    ],
+    findings=[FindingSpec("privacy-curve", _curve)],
+    default_epsilon=1.0, default_delta=0.01, variant=Rate(),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [LEMMA15, LEMMA15.twin(DoubleRate())]

@@ -13,6 +13,7 @@ of reward pairs. The faulty variant (``FaultyPrivBernMislabelled``) uses ``e^(2 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -30,47 +31,59 @@ _EPS = sp.Symbol("epsilon", positive=True)
 GRID = Budget(full=21, quick=6)  # rewards r in a uniform grid of [0, 1]
 
 
-def _p(r: sp.Expr, faulty: bool) -> sp.Expr:
-    c = sp.exp(2 * _EPS) if faulty else sp.exp(_EPS)  # the calibration exponent in use
-    return (r * (c - 1) + 1) / (c + 1)
+@dataclass(frozen=True)
+class Calibrated:
+    """PrivBern as specified: ``p(r) = (r (e^eps - 1) + 1)/(e^eps + 1)``."""
+
+    mechanism: type = PrivBern
+    exponent: int = 1  # p(r) uses e^(exponent * eps)
+
+    def p(self, r: sp.Expr) -> sp.Expr:
+        c = sp.exp(self.exponent * _EPS)
+        return (r * (c - 1) + 1) / (c + 1)
 
 
-def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
-        p = _p(_R, faulty)
-        obligations = [
-            Obligation("p_increasing_in_r", -sp.diff(p, _R), "<",
-                       display="d p(r)/dr > 0 (the extreme pair (1, 0) is the worst)"),
-            Obligation("ratio_output_one", p.subs(_R, 1) / p.subs(_R, 0) - sp.exp(_EPS), "==",
-                       display="P(Y=1 | r=1) / P(Y=1 | r=0) = e^eps"),
-            Obligation("ratio_output_zero",
-                       (1 - p.subs(_R, 0)) / (1 - p.subs(_R, 1)) - sp.exp(_EPS), "==",
-                       display="P(Y=0 | r=0) / P(Y=0 | r=1) = e^eps"),
-        ]
-        domain = {_R: Domain(0.0, 1.0, (0.5,)), _EPS: Domain(0.0, math.inf, (1.0, 0.1))}
-        proof = prove(obligations, domain, ("r in [0, 1]", "epsilon > 0",
-                                            "p(r) = " + sp.sstr(p)))
-        # sufficient: the equalities state the calibration; a ratio below e^eps is also private
-        return ProofEvidence(proof)
-    return evaluate
+@dataclass(frozen=True)
+class Mislabelled(Calibrated):
+    """PrivBern labelled eps but spending 2 eps: p(r) uses e^(2 eps), so the likelihood ratio
+    at (r, r') = (1, 0) is e^(2 eps)."""
+
+    mechanism: type = FaultyPrivBernMislabelled
+    exponent: int = 2
 
 
-def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        mech = (FaultyPrivBernMislabelled if faulty else PrivBern)(ctx.epsilon)
-        grid = np.linspace(0.0, 1.0, ctx.size(GRID))
-        probs = mech.output_probabilities(grid)
-        worst, pair, delta = 0.0, (0.0, 0.0), 0.0
-        for i in range(grid.size):
-            for j in range(grid.size):
-                delta = max(delta, discrete_hockey_stick(probs[i], probs[j], ctx.epsilon))
-                e = discrete_epsilon(probs[i], probs[j], ctx.delta)
-                if e > worst:
-                    worst, pair = e, (float(grid[i]), float(grid[j]))
-        return ExactEvidence(delta, 0.0, epsilon_at_delta=worst, details=(
-            f"exact discrete loss over {grid.size}^2 reward pairs: max {worst:.12g} at "
-            f"(r, r') = {pair} (claim {ctx.epsilon:g})",))
-    return evaluate
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    p = ctx.variant.p(_R)
+    obligations = [
+        Obligation("p_increasing_in_r", -sp.diff(p, _R), "<",
+                   display="d p(r)/dr > 0 (the extreme pair (1, 0) is the worst)"),
+        Obligation("ratio_output_one", p.subs(_R, 1) / p.subs(_R, 0) - sp.exp(_EPS), "==",
+                   display="P(Y=1 | r=1) / P(Y=1 | r=0) = e^eps"),
+        Obligation("ratio_output_zero",
+                   (1 - p.subs(_R, 0)) / (1 - p.subs(_R, 1)) - sp.exp(_EPS), "==",
+                   display="P(Y=0 | r=0) / P(Y=0 | r=1) = e^eps"),
+    ]
+    domain = {_R: Domain(0.0, 1.0, (0.5,)), _EPS: Domain(0.0, math.inf, (1.0, 0.1))}
+    proof = prove(obligations, domain, ("r in [0, 1]", "epsilon > 0",
+                                        "p(r) = " + sp.sstr(p)))
+    # sufficient: the equalities state the calibration; a ratio below e^eps is also private
+    return ProofEvidence(proof)
+
+
+def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    mech = ctx.variant.mechanism(ctx.epsilon)
+    grid = np.linspace(0.0, 1.0, ctx.size(GRID))
+    probs = mech.output_probabilities(grid)
+    worst, pair, delta = 0.0, (0.0, 0.0), 0.0
+    for i in range(grid.size):
+        for j in range(grid.size):
+            delta = max(delta, discrete_hockey_stick(probs[i], probs[j], ctx.epsilon))
+            e = discrete_epsilon(probs[i], probs[j], ctx.delta)
+            if e > worst:
+                worst, pair = e, (float(grid[i]), float(grid[j]))
+    return ExactEvidence(delta, 0.0, epsilon_at_delta=worst, details=(
+        f"exact discrete loss over {grid.size}^2 reward pairs: max {worst:.12g} at "
+        f"(r, r') = {pair} (claim {ctx.epsilon:g})",))
 
 
 def _mechanism(faulty: bool):
@@ -80,23 +93,19 @@ def _mechanism(faulty: bool):
     return build
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    return AuditSpec(
-        name="privbern-faulty" if faulty else "privbern",
-        description="PrivBern reward privatiser (seed 002 Def. 2.1)"
-                    + (" using e^(2 eps) -- deliberately mislabelled" if faulty else ""),
-        paper="Locally Differentially Private Thresholding Bandits (seed 002), Lemma 2.1",
-        claims=[
-            ClaimSpec("likelihood-ratio-symbolic", Notion.LDP,
-                      "the likelihood ratio of PrivBern's two outputs is at most e^eps "
-                      "(exactly e^eps at r, r' = 1, 0)", "seed 002 Lemma 2.1, App. A",
-                      _symbolic(faulty)),
-            ClaimSpec("exact-loss", Notion.LDP, "PrivBern is eps-LDP (exact discrete loss)",
-                      "seed 002 Lemma 2.1", _exact(faulty)),
-        ],
-        default_epsilon=1.0, default_delta=0.0, faulty=faulty,
-        mechanism=_mechanism(faulty),
-    )
+PRIVBERN = AuditSpec(
+    name="privbern",
+    description="PrivBern reward privatiser (Def. 2.1 of the LDP thresholding-bandit paper)",
+    paper="Locally Differentially Private Thresholding Bandits (seed 002), Lemma 2.1",
+    claims=[
+        ClaimSpec("likelihood-ratio-symbolic", Notion.LDP,
+                  "the likelihood ratio of PrivBern's two outputs is at most e^eps "
+                  "(exactly e^eps at r, r' = 1, 0)", "seed 002 Lemma 2.1, App. A",
+                  _symbolic),
+        ClaimSpec("exact-loss", Notion.LDP, "PrivBern is eps-LDP (exact discrete loss)",
+                  "seed 002 Lemma 2.1", _exact),
+    ],
+    default_epsilon=1.0, default_delta=0.0, variant=Calibrated(), mechanism=_mechanism(False),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+AUDITS = [PRIVBERN, PRIVBERN.twin(Mislabelled(), mechanism=_mechanism(True))]

@@ -22,11 +22,12 @@ symbolic claims are made; their ``mechanism`` field gives ``audit`` the same obj
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.blackbox import blackbox_evaluator
-from dpaudit.engine import AuditSpec, ClaimSpec
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.evidence import SampledEvidence
 from dpaudit.mechanisms import Gaussian, Laplace, RandomizedResponse
 from dpaudit.mechanisms import _faulty as faulty
 from dpaudit.results import Notion
@@ -36,36 +37,51 @@ _BW = "Balle & Wang 2018, Thm 8 (analytic calibration)"
 _RR = "Warner 1965; Kairouz, Oh & Viswanath 2014 (k-ary direct encoding)"
 
 
-def _spec(name: str, description: str, paper: str, build: Callable[[float, float], Any],
-          delta: float, *, is_faulty: bool = False) -> AuditSpec:
+@dataclass(frozen=True)
+class Built:
+    """``cls(epsilon[, delta], **kwargs)``; its docstring is the class's (what is wrong, for
+    the broken classes of ``dpaudit.mechanisms._faulty``)."""
+
+    cls: type
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    with_delta: bool = False
+
+    def __call__(self, epsilon: float, delta: float) -> Any:
+        args = (epsilon, delta) if self.with_delta else (epsilon,)
+        return self.cls(*args, **dict(self.kwargs))
+
+    @property
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return self.cls.__doc__
+
+
+def _sampled(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
+    return blackbox_evaluator(ctx.variant)(ctx, spec)
+
+
+def _pair(name: str, description: str, paper: str, correct: Built, broken: Built,
+          delta: float) -> list[AuditSpec]:
     claim = ClaimSpec(
         "dp-claim-sampled", Notion.LDP,
         f"{description} is (eps, delta)-DP on its neighbouring inputs (black-box sampling "
-        "audit)", paper, blackbox_evaluator(build))
-    return AuditSpec(name=name, description=description, paper=paper, claims=[claim],
-                     default_epsilon=1.0, default_delta=delta, faulty=is_faulty,
-                     mechanism=build)
+        "audit)", paper, _sampled)
+    spec = AuditSpec(name=name, description=description, paper=paper, claims=[claim],
+                     default_epsilon=1.0, default_delta=delta, variant=correct,
+                     mechanism=correct)
+    return [spec, spec.twin(broken, mechanism=broken)]
 
 
 AUDITS = [
-    _spec("randomized-response", "binary randomized response", _RR,
-          lambda e, d: RandomizedResponse(e, k=2), 0.0),
-    _spec("randomized-response-faulty",
-          "BROKEN: 4-ary randomized response with the binary keep probability (true eps + "
-          "log 3)", _RR, lambda e, d: faulty.FaultyRandomizedResponseMislabelled(e), 0.0,
-          is_faulty=True),
-    _spec("gaussian-analytic", "Gaussian mechanism, analytic calibration (tight), sensitivity 1",
-          _BW, lambda e, d: Gaussian(e, d, calibration="analytic"), 1e-5),
-    _spec("gaussian-analytic-faulty", "BROKEN: analytic Gaussian with sigma halved", _BW,
-          lambda e, d: faulty.FaultyGaussianHalfSigma(e, d), 1e-5, is_faulty=True),
-    _spec("laplace-sensitivity", "Laplace mechanism for a query of sensitivity 3", _DR,
-          lambda e, d: Laplace(e, sensitivity=3.0), 0.0),
-    _spec("laplace-sensitivity-faulty",
-          "BROKEN: Laplace forgetting the sensitivity (query of sensitivity 3, scale 1/eps)",
-          _DR, lambda e, d: faulty.FaultyLaplaceNoSensitivity(e), 0.0, is_faulty=True),
-    _spec("gaussian-sensitivity", "analytic Gaussian mechanism for L2 sensitivity 3", _BW,
-          lambda e, d: Gaussian(e, d, sensitivity=3.0), 1e-5),
-    _spec("gaussian-sensitivity-faulty",
-          "BROKEN: Gaussian forgetting the sensitivity (L2 sensitivity 3, sigma for 1)", _BW,
-          lambda e, d: faulty.FaultyGaussianNoSensitivity(e, d), 1e-5, is_faulty=True),
+    *_pair("randomized-response", "binary randomized response", _RR,
+           Built(RandomizedResponse, (("k", 2),)),
+           Built(faulty.FaultyRandomizedResponseMislabelled), 0.0),
+    *_pair("gaussian-analytic", "Gaussian mechanism, analytic calibration (tight), sensitivity 1",
+           _BW, Built(Gaussian, (("calibration", "analytic"),), with_delta=True),
+           Built(faulty.FaultyGaussianHalfSigma, with_delta=True), 1e-5),
+    *_pair("laplace-sensitivity", "Laplace mechanism for a query of sensitivity 3", _DR,
+           Built(Laplace, (("sensitivity", 3.0),)), Built(faulty.FaultyLaplaceNoSensitivity),
+           0.0),
+    *_pair("gaussian-sensitivity", "analytic Gaussian mechanism for L2 sensitivity 3", _BW,
+           Built(Gaussian, (("sensitivity", 3.0),), with_delta=True),
+           Built(faulty.FaultyGaussianNoSensitivity, with_delta=True), 1e-5),
 ]

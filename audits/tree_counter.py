@@ -11,13 +11,15 @@ Claims: ``node-count-exact`` enumerates, for the horizon ``T``, the used nodes c
 ``t`` and compares the resulting epsilon with the claim; ``levels-symbolic`` proves for every
 ``k`` that a horizon ``T < 2^k`` touches at most ``k`` nodes, so ``scale = k/eps`` suffices.
 
-The faulty variant uses the common ``L = ceil(log2 T)`` at ``T = 2^10``, where element 1 is in
+The broken twin (:class:`CeilLog2Levels`) uses the common ``L = ceil(log2 T)`` at ``T = 2^10``,
+where element 1 is in
 ``log2 T + 1 = 11`` used nodes: the true loss is ``11/10 eps``.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import sympy as sp
 
@@ -28,31 +30,43 @@ from dpaudit.mechanisms.counting import BinaryTreeCounter, tree_nodes_touched
 from dpaudit.results import Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
-DEFAULT_HORIZON = 1000
-FAULTY_HORIZON = 1024
+
+@dataclass(frozen=True)
+class Levels:
+    """Node scale L/eps with L = floor(log2 T) + 1, the number of levels an element touches."""
+
+    ceil_log2: bool = False
+    horizon: int = 1000
 
 
-def _counter(ctx: CheckContext, faulty: bool) -> BinaryTreeCounter:
-    horizon = FAULTY_HORIZON if faulty else DEFAULT_HORIZON
-    return BinaryTreeCounter(ctx.epsilon, horizon, levels="ceil_log2" if faulty else "exact")
+@dataclass(frozen=True)
+class CeilLog2Levels(Levels):
+    """Uses the common L = ceil(log2 T) at T = 2^10, where element 1 is in log2 T + 1 = 11 used
+    nodes: the true loss is 11/10 eps."""
+
+    ceil_log2: bool = True
+    horizon: int = 1024
 
 
-def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        c = _counter(ctx, faulty)
-        eps, t = c.epsilon_exact()
-        touched = tree_nodes_touched(c.horizon)
-        delta = laplace_composition_delta(eps, int(touched.max()), ctx.epsilon)
-        return ExactEvidence(delta, 0.0, epsilon_at_delta=eps, details=(
-            f"T = {c.horizon}; node scale L/eps with L = {c.levels} "
-            f"({'ceil(log2 T)' if faulty else 'floor(log2 T) + 1'})",
-            f"used nodes containing an element: max {touched.max()} (at t = {t}), "
-            f"min {touched.min()}",
-            f"exact loss = max nodes / scale = {eps:.12g} (claim {ctx.epsilon:g}); delta at "
-            "the claimed epsilon: 0 if the loss is within it, else the lower bound of "
-            "dpaudit.exact.laplace_composition_delta"),
-            data={"levels": c.levels, "max_nodes": int(touched.max())})
-    return evaluate
+def _counter(ctx: CheckContext) -> BinaryTreeCounter:
+    return BinaryTreeCounter(ctx.epsilon, ctx.variant.horizon,
+                             levels="ceil_log2" if ctx.variant.ceil_log2 else "exact")
+
+
+def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+    c = _counter(ctx)
+    eps, t = c.epsilon_exact()
+    touched = tree_nodes_touched(c.horizon)
+    delta = laplace_composition_delta(eps, int(touched.max()), ctx.epsilon)
+    return ExactEvidence(delta, 0.0, epsilon_at_delta=eps, details=(
+        f"T = {c.horizon}; node scale L/eps with L = {c.levels} "
+        f"({'ceil(log2 T)' if ctx.variant.ceil_log2 else 'floor(log2 T) + 1'})",
+        f"used nodes containing an element: max {touched.max()} (at t = {t}), "
+        f"min {touched.min()}",
+        f"exact loss = max nodes / scale = {eps:.12g} (claim {ctx.epsilon:g}); delta at "
+        "the claimed epsilon: 0 if the loss is within it, else the lower bound of "
+        "dpaudit.exact.laplace_composition_delta"),
+        data={"levels": c.levels, "max_nodes": int(touched.max())})
 
 
 def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
@@ -69,23 +83,19 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     return ProofEvidence(proof, necessary=True)  # the loss is exactly this sum
 
 
-def _spec(faulty: bool) -> AuditSpec:
-    claims = [ClaimSpec("node-count-exact", Notion.GLOBAL,
+EXACT_CLAIM = ClaimSpec("node-count-exact", Notion.GLOBAL,
                         "releasing all prefix sums with Lap(L/eps) per tree node is eps-DP",
-                        "seed 000 Sec. 1 (tree mechanism); Chan, Shi & Song 2011",
-                        _exact(faulty))]
-    if not faulty:
-        claims.append(ClaimSpec("levels-symbolic", Notion.GLOBAL,
-                                "k levels suffice for every horizon T < 2^k",
-                                "Chan, Shi & Song 2011, Binary mechanism", _symbolic))
-    return AuditSpec(
-        name="tree-counter-faulty" if faulty else "tree-counter",
-        description="binary-tree continual counter (DP-UCB / Private-UCB)"
-                    + (": L = ceil(log2 T) at T = 1024 (deliberately off by one)"
-                       if faulty else ""),
-        paper="Chan, Shi & Song 2011; seeds 000 and 001", claims=claims,
-        default_epsilon=1.0, default_delta=0.0, faulty=faulty,
-    )
+                        "Chan, Shi & Song 2011 (the tree mechanism of DP-UCB)", _exact)
+TREE = AuditSpec(
+    name="tree-counter",
+    description="binary-tree continual counter (DP-UCB / Private-UCB)",
+    paper="Chan, Shi & Song 2011; Tossou & Dimitrakakis 2016",
+    claims=[EXACT_CLAIM,
+            ClaimSpec("levels-symbolic", Notion.GLOBAL,
+                      "k levels suffice for every horizon T < 2^k",
+                      "Chan, Shi & Song 2011, Binary mechanism", _symbolic)],
+    default_epsilon=1.0, default_delta=0.0, variant=Levels(),
+)
 
-
-AUDITS = [_spec(False), _spec(True)]
+# the symbolic claim is about the correct level count; the twin keeps the exact claim only
+AUDITS = [TREE, TREE.twin(CeilLog2Levels(), claims=[EXACT_CLAIM])]

@@ -10,6 +10,11 @@ a count above the binomial's 0.999 quantile (13 for 100 audits) would be evidenc
 validity (that check has false-alarm probability 1e-3 per mechanism). The tight mechanisms (Laplace,
 PrivBern, randomized response, analytic Gaussian) sit exactly at the claim, the hardest case.
 
+Then the family-wise error of a whole check (issue 8): a check with 8 sampled claims of one
+correct randomized response at alpha = 0.2, run over ``--audits`` seeds; the engine splits
+alpha over the sampled claims (Bonferroni), so the exit code is 1 in at most 20% of the seeds
+(before the split: 149/300).
+
 Run: ``python benchmarks/bench_false_alarms.py [--samples 200000] [--audits 100]``.
 """
 
@@ -21,8 +26,11 @@ import time
 import numpy as np
 from scipy import stats
 
-from dpaudit.blackbox import AuditBudget, audit_mechanism
+from dpaudit.blackbox import AuditBudget, audit_mechanism, blackbox_evaluator
+from dpaudit.engine import AuditSpec, ClaimSpec, run_check
+from dpaudit.mechanisms import RandomizedResponse
 from dpaudit.registry import all_audits
+from dpaudit.results import Notion
 
 ALPHA = 0.05
 
@@ -48,6 +56,23 @@ def main() -> None:
         print(f"  {name:<22} VIOLATED {violated:>3}/{args.audits}  "
               f"({'ok' if violated <= limit else 'TOO MANY'}); bound mean {bounds.mean():.4f}, "
               f"max {bounds.max():.4f} vs claim {mech.epsilon}; {time.perf_counter() - t:.1f} s")
+    family_wise(args.audits, min(args.samples, 20_000))
+
+
+def family_wise(seeds: int, samples: int) -> None:
+    alpha = 0.2
+    rr = blackbox_evaluator(lambda e, d: RandomizedResponse(e), samples=samples,
+                            quick_samples=samples)
+    spec = AuditSpec("user-rr", "8 sampled claims of one correct randomized response", "bench",
+                     [ClaimSpec(f"rr-{i}", Notion.LDP, "eps-LDP", "bench", rr) for i in range(8)],
+                     default_epsilon=1.0, default_delta=0.0)
+    t = time.perf_counter()
+    exits = sum(run_check(spec, seed=s, alpha=alpha, regret=False).exit_code
+                for s in range(seeds))
+    limit = int(stats.binom.ppf(0.999, seeds, alpha))
+    print(f"  check with 8 sampled claims (randomized response, {samples} samples each), alpha="
+          f"{alpha}: exit 1 in {exits}/{seeds} seeds (at most {alpha:.0%} expected; alarm above "
+          f"{limit}); {time.perf_counter() - t:.1f} s")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from .validation import InvalidParameterError
 __all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "UsageError", "main"]
 
 # subcommand name -> module in dpaudit.commands (each has add_parser and run)
-COMMANDS = ("list", "check", "audit", "reproduce", "plot")
+COMMANDS = ("list", "check", "audit", "audit_policy", "claims", "reproduce", "plot")
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130

@@ -16,17 +16,18 @@ exit code) and says so.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .evidence import Evidence, SampledEvidence, decide, split_alpha
-from .results import CheckReport, Finding, Notion, RegretResult
+from .results import CheckReport, Finding, Notion, RegretResult, Verdict
 from .rng import DEFAULT_SEED, generator
-from .validation import check_alpha, check_epsilon_delta, check_int
+from .validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
 __all__ = [
     "AuditSpec",
@@ -51,7 +52,8 @@ class CheckContext:
     """What every claim, finding and regret function receives.
 
     ``epsilon``/``delta`` are the claim under test (the paper's defaults unless the user gave
-    others); ``quick`` asks for a reduced budget (used by tests and ``--quick``).
+    others); ``quick`` asks for a reduced budget (used by tests and ``--quick``); ``variant``
+    is the audit's :attr:`AuditSpec.variant` (what the claims build and attack).
     """
 
     epsilon: float
@@ -60,6 +62,16 @@ class CheckContext:
     alpha: float = 0.05
     quick: bool = False
     workers: int = 1
+    variant: Any = None
+    _shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per check: work several claims of one check need (e.g. an exact
+        search whose result a sampled claim attacks). Lives as long as this context, so no
+        module-level cache makes results or durations depend on what ran before."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
@@ -101,7 +113,10 @@ class AuditSpec:
 
     ``allow_zero_epsilon`` says whether the mechanism is defined at ``epsilon = 0`` (then
     ``delta > 0`` is required). ``regret`` returns the regret experiment's result or ``None``.
-    ``faulty``: a deliberately broken twin (its ``description`` says what is wrong).
+    ``variant`` is what the claims audit (an algorithm or mechanism class, or a small frozen
+    configuration), handed to them as ``ctx.variant``. A broken twin is declared one way,
+    :meth:`twin`: the same audit on a broken ``variant``, whose docstring says what is wrong
+    (kept in ``broken``; :attr:`faulty` is true exactly when it is set).
     ``mechanism(epsilon, delta)``, when given, builds the object (black-box protocol of
     :mod:`dpaudit.blackbox`) that ``python -m dpaudit audit NAME`` attacks: the same mechanism
     the claims are about, so ``check NAME`` and ``audit NAME`` mean one thing.
@@ -116,8 +131,37 @@ class AuditSpec:
     allow_zero_epsilon: bool = False
     findings: Sequence[FindingSpec] = ()
     regret: Callable[[CheckContext], RegretResult] | None = None
-    faulty: bool = False
+    variant: Any = None
+    broken: str = ""
     mechanism: Callable[[float, float], Any] | None = None
+
+    @property
+    def faulty(self) -> bool:
+        """A deliberately broken twin: must come out VIOLATED."""
+        return bool(self.broken)
+
+    def twin(self, variant: Any, *, claims: Sequence[ClaimSpec] | None = None,
+             findings: Sequence[FindingSpec] | None = None,
+             mechanism: Callable[[float, float], Any] | None = None) -> AuditSpec:
+        """The broken twin ``NAME-faulty``: the same claims (or ``claims``) on ``variant``.
+
+        ``variant``'s docstring must say what is wrong; its first paragraph becomes
+        ``broken`` and ends the description. The twin has no regret experiment; its
+        ``mechanism`` (for ``audit NAME-faulty``) is the broken one, or none.
+        """
+        plain = isinstance(variant, int | float | str | tuple | list | dict) or variant is None
+        doc = "" if plain else (inspect.getdoc(variant) or "")
+        if not doc:
+            raise InvalidParameterError(
+                f"variant={variant!r} of {self.name}-faulty must have a docstring saying what "
+                "is wrong")
+        broken = " ".join(doc.split("\n\n")[0].replace("``", "").split())
+        broken = broken.removesuffix(" BROKEN.").removesuffix(" BROKEN")
+        return replace(self, name=f"{self.name}-faulty",
+                       description=f"{self.description} -- BROKEN: {broken}",
+                       claims=self.claims if claims is None else claims,
+                       findings=self.findings if findings is None else findings,
+                       regret=None, variant=variant, broken=broken, mechanism=mechanism)
 
 
 def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvidence
@@ -129,12 +173,13 @@ def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvid
                         "a Finding or SampledEvidence")
     claim = decide(_FindingAsClaim(spec), ctx, result, alpha=ctx.alpha)
     bound = float(claim.epsilon_lower_bound or 0.0)
-    above = " (above the claimed epsilon)" if bound > ctx.epsilon else ""
+    above = " (above the claimed epsilon)" if claim.verdict is Verdict.VIOLATED else ""
     return Finding(spec.id, f"{spec.summary}: epsilon >= {bound:.3f}{above}", spec.notion,
                    epsilon_lower_bound=bound, alpha=ctx.alpha,
                    details=(*claim.details, f"decided at the finding's own alpha = {ctx.alpha:g}"
                             " (a finding never changes the exit code)"),
-                   data={**claim.data, "detectable_epsilon": claim.detectable_epsilon})
+                   data={**claim.data, "verdict": claim.verdict.value,
+                         "detectable_epsilon": claim.detectable_epsilon})
 
 
 @dataclass(frozen=True)
@@ -166,23 +211,41 @@ def run_check(
     quick: bool = False,
     workers: int = 1,
     regret: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> CheckReport:
-    """Run every claim (and findings and regret) of ``spec``; see the module docstring."""
+    """Run every claim (and findings and regret) of ``spec``; see the module docstring.
+
+    ``progress(label)``, when given, is called before each piece of work (a claim, a finding,
+    the regret experiment): the CLI draws its progress line with it. It changes no result.
+    """
+    def step(label: str) -> None:
+        if progress is not None:
+            progress(label)
+
     eps = spec.default_epsilon if epsilon is None else epsilon
     dlt = spec.default_delta if delta is None else delta
     eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon)
     check_int("seed", seed, low=0)
     check_alpha(alpha)
     check_int("workers", workers, low=1)
-    ctx = CheckContext(eps, dlt, seed, alpha, quick, workers)
+    ctx = CheckContext(eps, dlt, seed, alpha, quick, workers, spec.variant)
     start = time.perf_counter()
-    evidences = [c.evaluate(ctx, c) for c in spec.claims]
+    evidences = []
+    for i, c in enumerate(spec.claims, 1):
+        step(f"claim {i}/{len(spec.claims)}: {c.id}")
+        evidences.append(c.evaluate(ctx, c))
     per_claim = split_alpha(alpha, evidences)
     claims = tuple(decide(c, ctx, ev, alpha=per_claim)
                    for c, ev in zip(spec.claims, evidences, strict=True))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
-    findings = tuple(_finding(f, ctx, f.evaluate(ctx)) for f in spec.findings)
-    regret_result = spec.regret(ctx) if (regret and spec.regret is not None) else None
+    findings = []
+    for f in spec.findings:
+        step(f"finding: {f.id}")
+        findings.append(_finding(f, ctx, f.evaluate(ctx)))
+    regret_result = None
+    if regret and spec.regret is not None:
+        step("regret experiment")
+        regret_result = spec.regret(ctx)
     return CheckReport(
         name=spec.name,
         description=spec.description,
@@ -190,7 +253,7 @@ def run_check(
         parameters={"epsilon": eps, "delta": dlt, "seed": seed, "alpha": alpha,
                     "quick": quick, "workers": workers},
         claims=claims,
-        findings=findings,
+        findings=tuple(findings),
         regret=regret_result,
         seconds=time.perf_counter() - start,
         alpha_split={"method": "Bonferroni", "alpha": alpha, "sampled_claims": sampled,

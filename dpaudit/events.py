@@ -1,12 +1,13 @@
-"""Output events for the black-box auditor, and how one is chosen on a selection sample.
+"""Output events of the sampled engine, the one Clopper-Pearson, and the projected bound.
 
-Three families (issue 3, "Events"):
+The basic families (the engine's full list, with atoms, whole-sequence codes and named
+summaries, is in :mod:`dpaudit.families`):
 
 * **threshold events** ``{s(y) >= t}`` / ``{s(y) <= t}`` on a scalar output or statistic
   (for Laplace and Gaussian noise the optimal events are exactly such tails);
-* **subsets** of a small discrete output ``{0, ..., n-1}`` (an arm, a bit, a count); only the
-  Neyman-Pearson family is searched: outcomes sorted by their empirical likelihood ratio, the
-  event being a prefix of that order (it contains the hockey-stick maximiser);
+* **subsets** of categories (a small discrete output ``{0, ..., n-1}``, atoms, whole rows);
+  only the Neyman-Pearson family is searched: categories sorted by their empirical likelihood
+  ratio, the event being a prefix of that order (it contains the hockey-stick maximiser);
 * a **learned score** for rich outputs (vectors, action sequences): an L2-regularised logistic
   regression on summary features, fitted on one part of the selection sample, whose score is
   then thresholded using a second part.
@@ -15,8 +16,9 @@ Choosing an event. Every candidate is ranked by its *projected* bound: the Clopp
 bound ``log((p_lo - delta)/q_hi)`` it would give if the measurement sample (of the size that
 will actually be drawn) showed the selection sample's frequencies. This picks thresholds deep
 in a tail only when the measurement sample is large enough to pay for them. The ranking uses
-closed-form Wilson limits for all candidates (fast) and exact Clopper-Pearson limits (scipy's
-``betaincinv``, the same numbers statsmodels' ``method="beta"`` gives) for the best
+closed-form Wilson limits for all candidates (fast) and exact Clopper-Pearson limits
+(:func:`cp_lower` / :func:`cp_upper`, scipy's ``betaincinv``: the one vectorised
+Clopper-Pearson of dpaudit, the same numbers statsmodels' ``method="beta"`` gives) for the best
 ``top`` of them. Both directions (``D`` vs ``D'`` and ``D'`` vs ``D``) are candidates, so the
 selection sample chooses the direction as well. None of this touches the measurement sample;
 validity of the final bound rests only on the event being fixed before that sample is drawn.

@@ -309,7 +309,8 @@ def _decide_sampled(base: dict, ev: SampledEvidence, eps: float, dlt: float, alp
         lines.append(f"a true epsilon above {detect:.4g} would be caught with probability >= "
                      f"{power:.0%}")
     data = {**ev.data, "event": ev.event, "direction": ev.direction, "count_p": ev.count_p,
-            "n_p": ev.n_p, "count_q": ev.count_q, "n_q": ev.n_q, "p_lo": p_lo, "q_hi": q_hi,
+            "n_p": ev.n_p, "count_q": ev.count_q, "n_q": ev.n_q, "n_measure": ev.n_p,
+            "p_lo": p_lo, "q_hi": q_hi,
             "n_select": ev.n_select, "power": power, "detectable_at_power": detect}
     return ClaimResult(**base, verdict=verdict, method=Method.SAMPLED,
                        epsilon_lower_bound=bound,

@@ -88,11 +88,18 @@ class Table:
 @dataclass(frozen=True)
 class ExperimentOutput:
     """What a reproduction returns: ``figure`` (a matplotlib ``Figure``), ``table`` and
-    ``summary`` (Markdown: settings, what the paper claims, what was measured)."""
+    ``summary`` (Markdown: settings, what the paper claims, what was measured).
+
+    ``reproduced`` (optional): the experiment's own comparison with the paper's statement
+    (``True``/``False``; ``None``: it makes none), with ``verdict`` saying how it was judged;
+    the reviewer's ledger (``python -m dpaudit claims``) reports it.
+    """
 
     figure: Any
     table: Table
     summary: str
+    reproduced: bool | None = None
+    verdict: str = ""
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,14 @@ from typing import Any
 import numpy as np
 
 from .events import (
+    DIRECTIONS,
     Candidate,
     ScoreEvent,
     best_category_subset,
     best_subset_event,
     best_threshold_event,
     fit_logistic_score,
+    projected_bound,
 )
 
 __all__ = [
@@ -167,18 +169,34 @@ def _atoms(a: np.ndarray, b: np.ndarray, **kw: Any) -> Candidate | None:
 
 
 def _codes(a: np.ndarray, b: np.ndarray, **kw: Any) -> Candidate | None:
-    """Likelihood-ratio subsets of whole rows (each distinct row is a category)."""
-    (ca_codes, cb_codes), n_cat = code_outcomes(a, b)
-    ca = np.bincount(ca_codes, minlength=n_cat)
-    cb = np.bincount(cb_codes, minlength=n_cat)
+    """Likelihood-ratio subsets of whole rows (each distinct row is a category).
+
+    The subset is chosen on the first half of the selection sample and its projected bound is
+    computed on the second half, as for the learned score it competes with: with many sparse
+    categories, a subset scored on the sample that chose it looks far better than it is
+    (winner's curse) and would win the comparison unfairly. (The reported bound is valid
+    either way, since it is measured on a fresh sample; this only keeps the choice honest.)
+    """
+    half = min(len(a), len(b)) // 2
+    if half < 2:
+        return None
+    a1, b1, a2, b2 = a[:half], b[:half], a[half:], b[half:]
+    (ca_codes, cb_codes), n_cat = code_outcomes(a1, b1)
     if n_cat < 2:
         return None
-    chosen, direction, bound, p, q = best_category_subset(ca, cb, **kw)
+    ca = np.bincount(ca_codes, minlength=n_cat)
+    cb = np.bincount(cb_codes, minlength=n_cat)
+    chosen, direction, _, _, _ = best_category_subset(ca, cb, **kw)
     if chosen.size == 0:
         return None
-    rows = np.concatenate([a, b]).reshape(len(a) + len(b), -1)
+    rows = np.concatenate([a1, b1]).reshape(len(a1) + len(b1), -1)
     first = np.unique(np.concatenate([ca_codes, cb_codes]), return_index=True)[1]
-    return Candidate(RowSetEvent(rows[first[chosen]]), direction, bound, p, q)
+    event = RowSetEvent(rows[first[chosen]])
+    hit_a, hit_b = event.contains(a2).mean(), event.contains(b2).mean()
+    p, q = (hit_a, hit_b) if direction == DIRECTIONS[0] else (hit_b, hit_a)
+    bound = float(projected_bound(np.array([p]), np.array([q]), min(len(a2), len(b2)),
+                                  kw["n_measure"], delta=kw["delta"], alpha=kw["alpha"])[0])
+    return Candidate(event, direction, bound, float(p), float(q))
 
 
 @dataclass(frozen=True)

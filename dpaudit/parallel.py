@@ -9,7 +9,7 @@ be picklable (a module-level function or a ``functools.partial`` of one).
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import TypeVar
 
 import numpy as np
@@ -40,10 +40,18 @@ def map_chunks(
     key: str,
     chunk: int,
     workers: int = 1,
+    executor: Executor | None = None,
 ) -> list[T]:
-    """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order."""
+    """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
+
+    ``executor``: an open pool to reuse (callers that map many times, e.g. a sampler called
+    once per audit stage, avoid starting a pool per call); otherwise one is started for this
+    call when ``workers > 1``.
+    """
     sizes = chunk_sizes(total, chunk)
     seqs = child_seed(seed, key).spawn(len(sizes))
+    if executor is not None and len(sizes) > 1:
+        return list(executor.map(_call, [fn] * len(sizes), sizes, seqs))
     if workers <= 1 or len(sizes) <= 1:
         return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
     with ProcessPoolExecutor(max_workers=workers) as pool:

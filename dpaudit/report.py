@@ -91,9 +91,13 @@ def format_text(report: CheckReport) -> str:
     return "\n".join(out)
 
 
-def to_json(report: CheckReport) -> str:
-    return json.dumps(report.to_dict(), indent=2, allow_nan=False)
+def to_json(report: CheckReport, *, command: str = "check") -> str:
+    """The report in the versioned ``--json`` format (``dpaudit/schema/report-v1.json``)."""
+    from .schema import envelope
+
+    doc = envelope(command, report.exit_code, report.to_dict())
+    return json.dumps(doc, indent=2, allow_nan=False)
 
 
-def write_json(report: CheckReport, path: str | Path) -> None:
-    Path(path).write_text(to_json(report) + "\n")
+def write_json(report: CheckReport, path: str | Path, *, command: str = "check") -> None:
+    Path(path).write_text(to_json(report, command=command) + "\n")

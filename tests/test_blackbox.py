@@ -243,7 +243,8 @@ def test_blackbox_evaluator_plugs_into_the_check_engine():
                       blackbox_evaluator(lambda e, d: faulty.FaultyLaplaceHalfScale(e),
                                          quick_samples=50_000))
     spec = AuditSpec(name="x-faulty", description="d", paper="p", claims=(claim,),
-                     default_epsilon=1.0, default_delta=0.0, faulty=True)
+                     default_epsilon=1.0, default_delta=0.0,
+                     broken="Laplace with the noise scale halved")
     report = run_check(spec, quick=True)
     assert report.exit_code == 1 and report.claims[0].method.value == "sampled"
 

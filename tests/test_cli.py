@@ -44,9 +44,8 @@ def test_check_json_contract(tmp_path, capsys):
     assert all(f["notion"] == "global" for f in report["findings"])
 
 
-def test_faulty_exits_one(capsys):
-    assert main(["check", "dp-ftpl-new-faulty", "--quick", "--no-regret"]) == 1
-    assert "VIOLATED" in capsys.readouterr().out
+# faulty names exit 1: the registry battery (tests/test_registry.py) and
+# tests/test_conditions_audits.py run them once each
 
 
 def test_other_parameters_accepted(capsys):

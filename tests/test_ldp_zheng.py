@@ -193,7 +193,7 @@ def test_correct_reports_are_never_violated(name):
     seeded)."""
     spec = get_audit(name)
     for eps in (0.5, 1.0):
-        ctx = CheckContext(eps, 1e-5, alpha=1e-3, quick=True)
+        ctx = CheckContext(eps, 1e-5, alpha=1e-3, quick=True, variant=spec.variant)
         results = [decide(c, ctx, c.evaluate(ctx, c)) for c in spec.claims]
         assert results[0].verdict is Verdict.EXACT
         assert all(r.verdict is not Verdict.VIOLATED for r in results)
@@ -201,7 +201,7 @@ def test_correct_reports_are_never_violated(name):
 
 def test_faulty_one_point_is_violated_both_ways():
     spec = get_audit("ldp-one-point-faulty")
-    ctx = CheckContext(1.0, 1e-5, quick=True)
+    ctx = CheckContext(1.0, 1e-5, quick=True, variant=spec.variant)
     results = [decide(c, ctx, c.evaluate(ctx, c)) for c in spec.claims]
     assert [r.verdict for r in results] == [Verdict.VIOLATED, Verdict.VIOLATED]
 

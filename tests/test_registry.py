@@ -1,9 +1,12 @@
 """Conformance battery: every registered name runs, and faulty variants are caught.
 
 Adding an audit file adds its tests here (CONVENTIONS: the registry drives the battery).
-Correct audits run at alpha = 1e-3, so each sampled claim has false-failure probability at
-most 1e-3 (seeds are fixed, so a run is deterministic); faulty variants run at the CLI's
-default alpha = 0.05 and quick budget, and must come out VIOLATED.
+Correct audits run at alpha = 1e-3 split over their sampled claims, so each check's
+false-failure probability is at most 1e-3 (seeds are fixed, so a run is deterministic);
+faulty variants run at the CLI's default alpha = 0.05 and quick budget, and must come out
+VIOLATED. "Correct" means not VIOLATED *and* not INCONCLUSIVE wherever the check has the
+power to decide: only a sampled claim whose test could detect no violation of any size
+(``detectable_at_power`` infinite) may be INCONCLUSIVE.
 """
 
 import math
@@ -26,6 +29,17 @@ def test_names_unique_and_well_formed():
         assert spec.faulty == name.endswith("-faulty")
         if spec.faulty:
             assert name.removesuffix("-faulty") in NAMES, "a faulty variant needs its original"
+            # declared one way: a broken variant whose docstring says what is wrong
+            assert spec.broken and spec.description.endswith(spec.broken)
+            assert spec.variant is not get_audit(name.removesuffix("-faulty")).variant
+
+
+def test_a_twin_needs_a_docstring_saying_what_is_wrong():
+    from dpaudit.validation import InvalidParameterError
+
+    spec = get_audit("laplace")
+    with pytest.raises(InvalidParameterError, match="docstring"):
+        spec.twin(lambda m, eps: 1.0)
 
 
 @pytest.mark.statistical
@@ -40,6 +54,10 @@ def test_quick_check(name):
     report = run_check(spec, quick=True, alpha=1e-3)
     assert report.verdict is not Verdict.VIOLATED, [
         (c.id, c.verdict, c.details) for c in report.claims]
+    undecided = [(c.id, c.details) for c in report.claims if c.verdict is Verdict.INCONCLUSIVE
+                 and not (c.method.value == "sampled"
+                          and math.isinf(c.data["detectable_at_power"]))]
+    assert not undecided, undecided
     for claim in report.claims:
         bound = claim.epsilon_lower_bound
         assert bound is None or (math.isfinite(bound) and bound >= 0)

@@ -19,11 +19,11 @@ from ..blackbox import AuditBudget, audit_mechanism, to_claim_result
 from ..engine import AuditSpec
 from ..errors import UsageError, UserCodeError
 from ..registry import UnknownNameError, all_audits, import_user_module, suggest
-from ..report import format_text, to_json
+from ..report import format_text
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
 from ..validation import check_epsilon_delta
-from .common import float_arg, int_arg, output_file, write_text_output
+from .common import emit_reports, float_arg, int_arg, json_output, output_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,8 +43,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
-    p.add_argument("--json", metavar="PATH", type=output_file, default=None,
-                   help="also write the report as JSON (folders are created)")
+    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
+                   help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
+                        "'-': to stdout instead of the text report; checked before the run)")
+    p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
+                   help="write JUnit XML: each claim a test case (VIOLATED fails, "
+                        "INCONCLUSIVE is skipped)")
+    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
+                   help="write one self-contained HTML report (verdicts, proofs, witnesses, "
+                        "plots)")
 
 
 def mechanisms() -> dict[str, AuditSpec]:
@@ -142,7 +149,6 @@ def run(args: argparse.Namespace) -> int:
                     "samples": args.samples, "selection_fraction": args.selection_fraction,
                     "seed": args.seed},
         claims=(claim,), seconds=time.perf_counter() - start)
-    print(format_text(report).replace("dpaudit check", "dpaudit audit", 1))
-    if args.json is not None:
-        write_text_output(args.json, to_json(report) + "\n")
+    emit_reports(args, report, command="audit",
+                 text=format_text(report).replace("dpaudit check", "dpaudit audit", 1))
     return report.exit_code

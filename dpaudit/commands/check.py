@@ -6,9 +6,16 @@ import argparse
 
 from ..engine import run_check
 from ..registry import get_audit
-from ..report import format_text, to_json
+from ..report import format_text
 from ..rng import DEFAULT_SEED
-from .common import float_arg, int_arg, output_file, write_text_output
+from .common import (
+    ProgressLine,
+    emit_reports,
+    float_arg,
+    int_arg,
+    json_output,
+    output_file,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,18 +33,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (results do not depend on it)")
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
-    p.add_argument("--json", metavar="PATH", type=output_file, default=None,
-                   help="also write the report as JSON (checked before the run; folders are "
-                        "created)")
+    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
+                   help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
+                        "'-': to stdout instead of the text report; checked before the run)")
+    p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
+                   help="write JUnit XML: each claim a test case (VIOLATED fails, "
+                        "INCONCLUSIVE is skipped)")
+    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
+                   help="write one self-contained HTML report (verdicts, proofs, witnesses, "
+                        "plots)")
 
 
 def run(args: argparse.Namespace) -> int:
     spec = get_audit(args.name)
-    report = run_check(
-        spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
-        quick=args.quick, workers=args.workers, regret=not args.no_regret,
-    )
-    print(format_text(report))
-    if args.json is not None:
-        write_text_output(args.json, to_json(report) + "\n")
+    line = ProgressLine(args, f"check {spec.name}")
+    try:
+        report = run_check(
+            spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
+            quick=args.quick, workers=args.workers, regret=not args.no_regret, progress=line,
+        )
+    finally:
+        line.close()
+    emit_reports(args, report, command="check", text=format_text(report))
     return report.exit_code

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-__all__ = ["float_arg", "int_arg", "output_dir", "output_file", "prepare_output",
-           "write_text_output"]
+__all__ = ["ProgressLine", "emit_reports", "float_arg", "int_arg", "json_output", "output_dir",
+           "output_file", "prepare_output", "write_text_output"]
 
 
 def float_arg(text: str) -> float:
@@ -105,3 +105,48 @@ def write_text_output(path: Path, text: str) -> None:
         prepare_output(path).write_text(text)
     except OSError as exc:
         raise UsageError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def json_output(text: str) -> Path | str:
+    """``-`` (standard output: the text report is then not printed) or a writable file."""
+    return "-" if text == "-" else output_file(text)
+
+
+def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -> None:
+    """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs."""
+    from ..junit import to_junit
+    from ..report import to_json
+
+    json_target = getattr(args, "json", None)
+    if json_target == "-":
+        print(to_json(report, command=command))
+    else:
+        print(text)
+        if json_target is not None:
+            write_text_output(json_target, to_json(report, command=command) + "\n")
+    if getattr(args, "junit", None) is not None:
+        write_text_output(args.junit, to_junit(report, command=command))
+    if getattr(args, "html", None) is not None:
+        from ..html_report import to_html
+
+        write_text_output(args.html, to_html(report, command=command))
+
+
+class ProgressLine:
+    """A one-line progress display on standard error, drawn only on a terminal and never
+    under ``--json -`` (standard output is then a JSON document for a program)."""
+
+    def __init__(self, args: argparse.Namespace, prefix: str) -> None:
+        import sys
+
+        self.stream = sys.stderr
+        self.prefix = prefix
+        self.active = self.stream.isatty() and getattr(args, "json", None) != "-"
+
+    def __call__(self, label: str) -> None:
+        if self.active:
+            print(f"\r\033[K{self.prefix}: {label}", end="", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.active:
+            print("\r\033[K", end="", file=self.stream, flush=True)

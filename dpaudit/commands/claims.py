@@ -1,0 +1,88 @@
+"""``python -m dpaudit claims [PAPER] [--markdown] [--json PATH|-] [--from DIR]``: the ledger.
+
+Every declared statement of the papers (``dpaudit.algorithms.statements``) with its location,
+how the paper states it, what tests it and its status, computed by running each test with
+``--quick`` budgets, or by reading ``check --json`` reports (``<audit>.json``) from ``--from``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import UsageError
+from ..ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
+from ..registry import UnknownNameError, suggest
+from ..rng import DEFAULT_SEED
+from .common import ProgressLine, int_arg, json_output, output_dir, write_text_output
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("claims", help="the reviewer's ledger: every paper statement, what "
+                                      "tests it and its status")
+    p.add_argument("paper", nargs="?", default=None,
+                   help="one paper (e.g. azize-basu-2022, wang-zhu-2023); default: all five")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
+                   help="write the ledger as JSON (schema dpaudit/schema/report-v1.json); "
+                        "'-' for stdout")
+    p.add_argument("--from", dest="source", metavar="DIR", type=_existing_dir, default=None,
+                   help="read `check NAME --json` reports named NAME.json from DIR instead "
+                        "of running those checks")
+    p.add_argument("--save", metavar="DIR", type=output_dir, default=None,
+                   help="write each check run as DIR/NAME.json when it completes (resume an "
+                        "interrupted ledger with --from DIR --save DIR)")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--list-papers", action="store_true", help="print the paper keys")
+
+
+def _existing_dir(text: str):
+    from pathlib import Path
+
+    path = Path(text).expanduser()
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not an existing folder")
+    return path
+
+
+def select(paper: str | None):
+    """The statements of ``paper`` (a key or the paper's name), or all of them."""
+    from ..algorithms.statements import PAPERS, STATEMENTS
+
+    if paper is None:
+        return STATEMENTS
+    keys = {k: name for name, ks in PAPERS.items() for k in (*ks, name.lower())}
+    chosen = keys.get(paper.lower())
+    if chosen is None:
+        raise UnknownNameError(paper, suggest(paper.lower(), list(keys)), what="paper",
+                               listing="python -m dpaudit claims --list-papers")
+    return tuple(s for s in STATEMENTS if s.paper == chosen)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..algorithms.statements import PAPERS
+    from ..schema import envelope, to_json_text
+
+    if args.list_papers:
+        for name, keys in PAPERS.items():
+            print(f"{keys[0]:<34} {name}")
+        return 0
+    statements = select(args.paper)
+    if not statements:  # pragma: no cover - every declared paper has statements
+        raise UsageError(f"no statements declared for {args.paper!r}")
+    quiet = args.json is not None and str(args.json) == "-"
+    line = ProgressLine(args, "claims")
+    try:
+        runner = Runner(source=args.source, seed=args.seed, save=args.save)
+        rows = build_ledger(statements, runner=runner, progress=line)
+    finally:
+        line.close()
+    code = 1 if any(r.status == "VIOLATED" for r in rows) else 0
+    if args.json is not None:
+        text = to_json_text(envelope("claims", code, {"statements": ledger_json(rows)}))
+        if quiet:
+            print(text)
+        else:
+            write_text_output(args.json, text + "\n")
+    if not quiet:
+        print(format_markdown(rows) if args.markdown else format_text(rows))
+    return code

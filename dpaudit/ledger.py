@@ -1,0 +1,283 @@
+"""The reviewer's ledger: every declared statement of a paper with the check that tests it.
+
+A paper's statements (privacy theorems, regret bounds, lower bounds, figure narrations) are
+declared once, beside the paper's instances, as :class:`Statement` objects naming what tests
+them: a claim of a registered audit (:func:`claim`), an audit's regret experiment
+(:func:`regret`) or a registered figure reproduction (:func:`experiment`). The ledger is
+computed, not written: :func:`build_ledger` looks every test up in the registry, runs it with
+``--quick`` budgets (or reads a ``check --json`` report from a folder) and reports its status.
+A test naming something not (yet) registered is reported as "not yet implemented", so a
+statement gains a status as soon as another module registers the audit or experiment it names.
+
+Statuses: ``PROVED``, ``EXACT``, ``CONSISTENT``, ``VIOLATED``, ``INCONCLUSIVE`` (a claim's
+verdict; a regret experiment is ``CONSISTENT`` within its bound, ``VIOLATED`` above it,
+``INCONCLUSIVE`` when it has no bound), ``reproduced`` / ``not reproduced`` (an experiment's own
+comparison with the paper's statement), ``run`` (an experiment that makes no comparison) and
+``not yet implemented``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+
+__all__ = [
+    "KINDS",
+    "NOT_IMPLEMENTED",
+    "READINGS",
+    "LedgerRow",
+    "Runner",
+    "Statement",
+    "TestRef",
+    "TestStatus",
+    "build_ledger",
+    "claim",
+    "experiment",
+    "format_markdown",
+    "format_text",
+    "ledger_json",
+    "regret",
+]
+
+KINDS = ("privacy", "regret upper bound", "lower bound", "experiment")
+READINGS = ("sufficient (theorem)", "necessary (theorem)", "figure narration")
+NOT_IMPLEMENTED = "not yet implemented"
+# worst first: a statement's status is the worst status among its tests
+_ORDER = ("VIOLATED", "not reproduced", "INCONCLUSIVE", NOT_IMPLEMENTED, "run", "CONSISTENT",
+          "reproduced", "EXACT", "PROVED")
+
+
+@dataclass(frozen=True)
+class TestRef:
+    """What tests a statement: ``kind`` is ``"claim"``, ``"regret"`` or ``"experiment"``."""
+
+    kind: str
+    name: str
+    claim_id: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.kind == "claim":
+            return f"check {self.name}: {self.claim_id}"
+        if self.kind == "regret":
+            return f"check {self.name}: regret"
+        return f"reproduce {self.name}"
+
+    @property
+    def command(self) -> str:
+        if self.kind == "experiment":
+            return f"python -m dpaudit reproduce {self.name} --quick"
+        return f"python -m dpaudit check {self.name} --quick"
+
+
+def claim(audit: str, claim_id: str) -> TestRef:
+    """The claim ``claim_id`` of the audit registered as ``audit``."""
+    return TestRef("claim", audit, claim_id)
+
+
+def regret(audit: str) -> TestRef:
+    """The regret experiment of the audit registered as ``audit`` (against its bound)."""
+    return TestRef("regret", audit)
+
+
+def experiment(name: str) -> TestRef:
+    """The figure reproduction registered as ``name``."""
+    return TestRef("experiment", name)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a paper, where it is printed and what tests it.
+
+    ``location``: theorem, equation or figure (``"Theorem 7"``); ``kind``: one of
+    :data:`KINDS`; ``reading``: one of :data:`READINGS` (does the paper state it as a
+    sufficient guarantee, a necessary condition, or as figure narration); ``tests``: what
+    tests it (empty: nothing yet); ``note``: a finding or caveat (see ``docs/findings.md``).
+    """
+
+    paper: str
+    location: str
+    kind: str
+    reading: str
+    text: str
+    tests: tuple[TestRef, ...] = ()
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Statement kind {self.kind!r} is not one of {KINDS}")
+        if self.reading not in READINGS:
+            raise ValueError(f"Statement reading {self.reading!r} is not one of {READINGS}")
+
+
+@dataclass(frozen=True)
+class TestStatus:
+    test: TestRef
+    status: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    statement: Statement
+    tests: tuple[TestStatus, ...] = field(default_factory=tuple)
+
+    @property
+    def status(self) -> str:
+        if not self.tests:
+            return NOT_IMPLEMENTED
+        return min((t.status for t in self.tests), key=_ORDER.index)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.statement
+        return {"paper": s.paper, "location": s.location, "kind": s.kind,
+                "reading": s.reading, "statement": s.text, "note": s.note,
+                "status": self.status,
+                "tests": [{"test": t.test.label, "command": t.test.command,
+                           "status": t.status, "detail": t.detail} for t in self.tests]}
+
+
+class Runner:
+    """Runs (and caches) the checks and reproductions a ledger needs.
+
+    ``source``: a folder of ``check --json`` reports named ``<audit>.json`` to read instead
+    of running; an audit without a report there is run. ``save``: a folder where each check
+    run here is written as ``<audit>.json`` as soon as it completes, so an interrupted ledger
+    resumes with ``--from DIR --save DIR``. Experiments are run with ``--quick`` budgets.
+    """
+
+    def __init__(self, *, source: Path | None = None, seed: int | None = None,
+                 save: Path | None = None) -> None:
+        from .rng import DEFAULT_SEED
+
+        self.source = source
+        self.save = save
+        self.seed = DEFAULT_SEED if seed is None else seed
+        self._checks: dict[str, dict[str, Any]] = {}
+        self._experiments: dict[str, tuple[str, str]] = {}
+
+    def check(self, name: str) -> dict[str, Any] | None:
+        """The JSON form of ``check NAME --quick`` (``None``: not registered)."""
+        from .engine import run_check
+        from .registry import all_audits
+
+        if name not in self._checks:
+            path = None if self.source is None else self.source / f"{name}.json"
+            if path is not None and path.is_file():
+                try:
+                    self._checks[name] = json.loads(path.read_text())
+                except (OSError, ValueError) as exc:
+                    raise UsageError(f"cannot read {str(path)!r}: {exc}") from None
+            else:
+                spec = all_audits().get(name)
+                if spec is None:
+                    return None
+                report = run_check(spec, seed=self.seed, quick=True)
+                self._checks[name] = report.to_dict()
+                if self.save is not None:
+                    from .report import to_json
+
+                    self.save.mkdir(parents=True, exist_ok=True)
+                    (self.save / f"{name}.json").write_text(to_json(report) + "\n")
+        return self._checks[name]
+
+    def experiment(self, name: str) -> tuple[str, str] | None:
+        """``(status, detail)`` of ``reproduce NAME --quick`` (``None``: not registered)."""
+        from .registry import all_experiments
+
+        if name not in self._experiments:
+            exp = all_experiments().get(name)
+            if exp is None:
+                return None
+            out = exp.run(exp.settings(seed=self.seed, quick=True))
+            status = {True: "reproduced", False: "not reproduced", None: "run"}[
+                getattr(out, "reproduced", None)]
+            self._experiments[name] = (status, getattr(out, "verdict", "") or "")
+        return self._experiments[name]
+
+
+def _test_status(ref: TestRef, runner: Runner) -> TestStatus:
+    if ref.kind == "experiment":
+        got = runner.experiment(ref.name)
+        if got is None:
+            return TestStatus(ref, NOT_IMPLEMENTED, f"no experiment {ref.name!r} registered")
+        return TestStatus(ref, got[0], got[1])
+    report = runner.check(ref.name)
+    if report is None:
+        return TestStatus(ref, NOT_IMPLEMENTED, f"no audit {ref.name!r} registered")
+    if ref.kind == "claim":
+        for c in report.get("claims", ()):
+            if c.get("id") == ref.claim_id:
+                lb = c.get("epsilon_lower_bound")
+                extra = "" if lb is None else f"; epsilon lower bound {lb:.4g}"
+                return TestStatus(ref, c["verdict"], f"eps={c['epsilon']:g}, "
+                                  f"delta={c['delta']:g}{extra}")
+        return TestStatus(ref, NOT_IMPLEMENTED, f"audit {ref.name!r} has no claim "
+                          f"{ref.claim_id!r}")
+    r = report.get("regret")
+    if r is None:
+        return TestStatus(ref, NOT_IMPLEMENTED, f"audit {ref.name!r} has no regret experiment")
+    status = {True: "CONSISTENT", False: "VIOLATED", None: "INCONCLUSIVE"}[r["within_bound"]]
+    bound = "no bound" if r["bound"] is None else f"{r['bound_name']} {r['bound']:.4g}"
+    return TestStatus(ref, status, f"mean regret {r['mean']:.4g} at T={r['horizon']} "
+                      f"({r['runs']} runs) vs {bound}")
+
+
+def build_ledger(statements: Iterable[Statement], *, runner: Runner | None = None,
+                 progress: Callable[[str], None] | None = None) -> tuple[LedgerRow, ...]:
+    """One :class:`LedgerRow` per statement, each test's status computed by ``runner``."""
+    runner = Runner() if runner is None else runner
+    rows = []
+    for st in statements:
+        tests = []
+        for ref in st.tests:
+            if progress is not None:
+                progress(ref.label)
+            tests.append(_test_status(ref, runner))
+        rows.append(LedgerRow(st, tuple(tests)))
+    return tuple(rows)
+
+
+def format_text(rows: Sequence[LedgerRow]) -> str:
+    out, paper = [], None
+    for row in rows:
+        s = row.statement
+        if s.paper != paper:
+            paper = s.paper
+            out += ["" if out else "", f"{paper}"] if out else [f"{paper}"]
+        out.append(f"  [{row.status}] {s.location} ({s.kind}; {s.reading}): {s.text}")
+        for t in row.tests:
+            out.append(f"      {t.status:<14} {t.test.label}" + (f"  ({t.detail})"
+                                                                 if t.detail else ""))
+        if s.note:
+            out.append(f"      note: {s.note}")
+    return "\n".join(out)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def format_markdown(rows: Sequence[LedgerRow]) -> str:
+    out, paper = [], None
+    for row in rows:
+        s = row.statement
+        if s.paper != paper:
+            paper = s.paper
+            out += ["", f"## {paper}", "",
+                    "| location | kind | stated as | statement | tested by | status |",
+                    "|---|---|---|---|---|---|"]
+        tests = "<br>".join(f"`{t.test.label}` ({t.status})" for t in row.tests) or "-"
+        text = _md(s.text) + (f" *Note: {_md(s.note)}*" if s.note else "")
+        out.append(f"| {s.location} | {s.kind} | {s.reading} | {text} | {tests} | "
+                   f"**{row.status}** |")
+    return "\n".join(out).lstrip("\n")
+
+
+def ledger_json(rows: Sequence[LedgerRow]) -> list[dict[str, Any]]:
+    return [r.to_dict() for r in rows]

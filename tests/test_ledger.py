@@ -1,0 +1,167 @@
+"""The reviewer's ledger (``python -m dpaudit claims``): declarations and computed statuses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpaudit.algorithms.statements import PAPERS, STATEMENTS
+from dpaudit.cli import main
+from dpaudit.ledger import (
+    NOT_IMPLEMENTED,
+    Runner,
+    Statement,
+    build_ledger,
+    claim,
+    experiment,
+    format_markdown,
+    regret,
+)
+from dpaudit.registry import all_audits, all_experiments
+
+
+def test_every_paper_has_statements_of_each_reading() -> None:
+    assert set(PAPERS) == {s.paper for s in STATEMENTS}
+    assert len(PAPERS) == 5
+    for paper in PAPERS:
+        kinds = {s.kind for s in STATEMENTS if s.paper == paper}
+        assert "privacy" in kinds and "regret upper bound" in kinds, paper
+
+
+def test_declared_claims_of_registered_audits_exist() -> None:
+    """A typo in a claim id would hide a check as 'not yet implemented': every claim named
+    for an audit that *is* registered must be one of its claims."""
+    audits = all_audits()
+    for s in STATEMENTS:
+        for ref in s.tests:
+            if ref.kind == "claim" and ref.name in audits:
+                ids = {c.id for c in audits[ref.name].claims}
+                assert ref.claim_id in ids, (s.location, ref)
+            if ref.kind == "regret" and ref.name in audits:
+                assert audits[ref.name].regret is not None, (s.location, ref)
+
+
+def test_statement_rejects_unknown_kind() -> None:
+    with pytest.raises(ValueError, match="kind"):
+        Statement("P", "Thm 1", "folklore", "sufficient (theorem)", "x")
+
+
+class _CannedRunner(Runner):
+    """Answers checks from canned reports (the statuses the ledger must copy)."""
+
+    def __init__(self, reports: dict[str, dict]) -> None:
+        super().__init__()
+        self.reports = reports
+
+    def check(self, name: str):
+        return self.reports.get(name)
+
+    def experiment(self, name: str):
+        return ("not reproduced", "ratio 2, paper 10") if name == "exp-a" else None
+
+
+def test_status_is_the_worst_of_the_tests_and_unknown_names_are_not_implemented() -> None:
+    reports = {"a": {"claims": [{"id": "c1", "verdict": "PROVED", "epsilon": 1.0,
+                                 "delta": 0.0, "epsilon_lower_bound": None},
+                                {"id": "c2", "verdict": "VIOLATED", "epsilon": 1.0,
+                                 "delta": 0.0, "epsilon_lower_bound": 1.7}],
+                     "regret": {"within_bound": True, "bound": 10.0, "bound_name": "Thm",
+                                "mean": 3.0, "horizon": 100, "runs": 5}}}
+    rows = build_ledger([
+        Statement("P", "Thm 1", "privacy", "sufficient (theorem)", "ok", (claim("a", "c1"),)),
+        Statement("P", "Thm 2", "privacy", "sufficient (theorem)", "bad",
+                  (claim("a", "c1"), claim("a", "c2"))),
+        Statement("P", "Thm 3", "regret upper bound", "sufficient (theorem)", "r",
+                  (regret("a"), regret("not-landed"))),
+        Statement("P", "Fig. 1", "experiment", "figure narration", "10x",
+                  (experiment("exp-a"),)),
+        Statement("P", "Thm 4", "lower bound", "necessary (theorem)", "lb"),
+    ], runner=_CannedRunner(reports))
+    assert [r.status for r in rows] == ["PROVED", "VIOLATED", NOT_IMPLEMENTED,
+                                        "not reproduced", NOT_IMPLEMENTED]
+    assert "1.7" in rows[1].tests[1].detail
+    assert rows[2].tests[0].status == "CONSISTENT"
+    assert "no audit 'not-landed' registered" in rows[2].tests[1].detail
+    table = format_markdown(rows)
+    assert "| Thm 4 | lower bound | necessary (theorem) | lb | - | **not yet implemented** |" \
+        in table
+
+
+def test_claims_cli_json_from_folder_validates(tmp_path, capsys) -> None:
+    """``claims zheng --from DIR --json -`` reads the canned report of ``gaussian`` instead of
+    running it and follows the versioned schema."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from dpaudit.schema import load_schema
+
+    canned = {"claims": [{"id": "classical-calibration-exact", "verdict": "EXACT",
+                          "epsilon": 0.5, "delta": 1e-5, "epsilon_lower_bound": None}],
+              "regret": None}
+    (tmp_path / "gaussian.json").write_text(json.dumps(canned))
+    ldp = {"claims": [{"id": f"report-ldp-{m}", "verdict": v, "epsilon": 1.0, "delta": 1e-5,
+                       "epsilon_lower_bound": None}
+                      for m, v in (("exact", "EXACT"), ("sampled", "CONSISTENT"))],
+           "regret": {"within_bound": None, "bound": None, "bound_name": "no bound",
+                      "mean": 500.0, "horizon": 4000, "runs": 30}}
+    for name in ("ldp-one-point", "ldp-two-point-bco", "ldp-linear-bandit", "ldp-glm-bandit"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(ldp))
+    assert main(["claims", "zheng", "--from", str(tmp_path), "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, load_schema())
+    assert doc["exit_code"] == 0 and doc["command"] == "claims"
+    first = doc["statements"][0]
+    assert first["status"] == "EXACT" and "eps=0.5" in first["tests"][0]["detail"]
+    statuses = [s["status"] for s in doc["statements"][1:]]
+    assert statuses == ["CONSISTENT", "INCONCLUSIVE"] * 4  # privacy, then regret (no bound)
+
+
+def test_claims_cli_unknown_paper_is_a_usage_error(capsys) -> None:
+    assert main(["claims", "azize-basu-2021"]) == 2
+    assert "did you mean azize-basu-2022" in capsys.readouterr().err
+
+
+def test_every_declared_experiment_name_is_registered_or_reported_missing() -> None:
+    names = {r.name for s in STATEMENTS for r in s.tests if r.kind == "experiment"}
+    registered = set(all_experiments())
+    for name in ("azize-basu-fig2", "azize-basu-fig3", "adap-ucb-index-thm7",
+                 "azize-basu-fig2-ratio", "azize-basu-fig3-variants"):
+        assert name in names and name in registered
+
+
+def _readme_ledger_commands() -> list[str]:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## The reviewer's ledger", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_readme_ledger_commands_run_verbatim(capsys) -> None:
+    """The first README command runs here as written; the second (which runs the quick checks
+    and reproductions of a paper, about a minute) in the slow test below."""
+    commands = _readme_ledger_commands()
+    assert commands[0] == "python -m dpaudit claims --list-papers"
+    assert main(commands[0].split()[3:]) == 0
+    assert "azize-basu-2022" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_readme_ledger_markdown_for_azize_basu(capsys) -> None:
+    command = _readme_ledger_commands()[1]
+    assert main(command.split()[3:]) == 0
+    out = capsys.readouterr().out
+    assert "| Theorem 7, Eq. (7) |" in out and "**not reproduced**" in out
+
+
+def test_saved_checks_resume_without_rerunning(tmp_path, monkeypatch) -> None:
+    """``--save DIR`` writes each completed check; ``--from DIR`` reads it back (resume)."""
+    first = Runner(save=tmp_path)
+    report = first.check("laplace")
+    assert json.loads((tmp_path / "laplace.json").read_text())["claims"] == report["claims"]
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a saved check was run again")
+
+    monkeypatch.setattr("dpaudit.engine.run_check", boom)
+    assert Runner(source=tmp_path).check("laplace")["claims"] == report["claims"]
