@@ -51,6 +51,8 @@ from ._ftpl_common import (
 
 THEOREM = "Theorem 13 (privacy via the start phase and Lemma 8), Definition 1"
 
+BROKEN = DPFTPLBetaUnpadded.__doc__.strip().split("\n\n")[0]  # what is wrong, from the twin
+
 
 def build(epsilon: float, delta: float, horizon: int, faulty: bool,
           start_phase: object) -> DPFTPLBeta:
@@ -118,13 +120,15 @@ def _spec(faulty: bool) -> AuditSpec:
     ]
     return AuditSpec(
         name="dp-ftpl-beta" + ("-faulty" if faulty else ""),
-        description=("DP-FTPL-Beta without the padding k (deliberately broken)" if faulty
+        description=("deliberately broken: " + BROKEN if faulty
                      else "DP-FTPL-Beta (Alg. 2): per-step (eps, delta)-DP and regret"),
         paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
         allow_zero_epsilon=True,
         findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
                                                 savings_finding(FAMILY))],
-        regret=None if faulty else regret(FAMILY), faulty=faulty,
+        regret=None if faulty else regret(FAMILY),
+        variant=DPFTPLBetaUnpadded if faulty else DPFTPLBeta,
+        broken=BROKEN if faulty else "",
     )
 
 

@@ -43,6 +43,8 @@ from ._ftpl_common import (
 
 THEOREM = "Theorem 11 (privacy via the start phase and Lemma 8), Definition 1"
 
+BROKEN = DPFTPLGaussNoStartPhase.__doc__.strip().split("\n\n")[0]  # what is wrong, from the twin
+
 
 def build(epsilon: float, delta: float, horizon: int, faulty: bool,
           start_phase: object) -> DPFTPLGauss:
@@ -94,13 +96,15 @@ def _spec(faulty: bool) -> AuditSpec:
     ]
     return AuditSpec(
         name="dp-ftpl-gauss" + ("-faulty" if faulty else ""),
-        description=("DP-FTPL-Gauss without its start phase (deliberately broken)" if faulty
+        description=("deliberately broken: " + BROKEN if faulty
                      else "DP-FTPL-Gauss (Alg. 1): per-step (eps, delta)-DP and regret"),
         paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
         allow_zero_epsilon=True,
         findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
                                                 savings_finding(FAMILY))],
-        regret=None if faulty else regret(FAMILY), faulty=faulty,
+        regret=None if faulty else regret(FAMILY),
+        variant=DPFTPLGaussNoStartPhase if faulty else DPFTPLGauss,
+        broken=BROKEN if faulty else "",
     )
 
 
