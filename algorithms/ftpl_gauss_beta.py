@@ -81,12 +81,14 @@ def beta_tight_start_phase(epsilon: float, delta: float, *, padding: bool = True
 
     The exact worst-case divergence over every ``R`` (:func:`beta_worst_delta`) is not monotone
     in ``N`` (``k = floor(N/8) + 1`` jumps), so every count up to the paper's ``N_B`` is scanned
-    and the answer is one above the largest failing count. Counts above ``N_B`` are the
+    and the answer is one above the largest count not certainly passing (its divergence plus
+    its error bound above delta). Counts above ``N_B`` are the
     paper's own claim (checked on a grid by ``check beta-perturbation``).
     """
     eps, dl = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
     top = math.ceil(beta_start_phase(eps, dl, floor=floor))
-    fails = [n for n in range(1, top + 1) if beta_worst_delta(eps, n, padding=padding)[0] > dl]
+    fails = [n for n in range(1, top + 1)
+             if beta_worst_delta(eps, n, padding=padding)[0].upper > dl]
     return max(fails) + 1 if fails else 1
 
 

@@ -115,7 +115,8 @@ def worst_history_pair(family: Family, epsilon: float, delta: float, faulty: boo
 
     worst = worst_pair_loss(pairs, law, epsilon=epsilon, delta=delta)
     # the largest exact epsilon at delta over all pairs (the loss the search certifies)
-    eps_all = [discrete_epsilon(law(h)[0], law(hp)[0], delta) for h, hp in pairs]
+    eps_all = [float(discrete_epsilon(law(h)[0], law(hp)[0], delta).value)
+               for h, hp in pairs]
     i_max = int(np.argmax(eps_all))
     attack = worst["pair"]
     if worst["delta_at_epsilon"] < 1e-6:

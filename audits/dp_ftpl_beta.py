@@ -82,14 +82,16 @@ def _lemma8(faulty: bool):
         alg = build(ctx.epsilon, ctx.delta, 10**5, faulty, "paper")
         n0 = alg.start_phase
         counts = _counts(n0, ctx.quick)
-        worst, wn, wr = 0.0, n0, 0
+        worst, wn, wr, err = 0.0, n0, 0, 0.0
         for n in counts:
-            d, r = beta_worst_delta(ctx.epsilon, int(n), padding=alg.padding)
+            bounded, r = beta_worst_delta(ctx.epsilon, int(n), padding=alg.padding)
+            d = float(bounded.value)
+            err = max(err, float(bounded.error))  # covers a wrong choice of the worst N too
             if d > worst:
                 worst, wn, wr = d, int(n), r
         n_min = beta_tight_start_phase(ctx.epsilon, ctx.delta)
-        # closed form (regularised incomplete beta at the crossing point): float error only
-        return ExactEvidence(worst, 0.0, details=(
+        # closed form (regularised incomplete beta at the crossing point) with its error bound
+        return ExactEvidence(worst, err, details=(
             f"paper's N_B = {alg.paper_start_phase:.2f}; start phase used: N_0 = {n0}; padding "
             "k = floor(N/8) + 1 " + ("DROPPED (deliberately broken)" if faulty else "applied"),
             f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}",

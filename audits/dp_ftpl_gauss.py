@@ -63,17 +63,18 @@ def _lemma8(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         alg = build(ctx.epsilon, ctx.delta, 10**5, faulty, "paper")
         n0 = alg.start_phase
-        d = gauss_exact_delta(ctx.epsilon, n0, variance_numerator=alg.variance_factor)
+        bounded = gauss_exact_delta(ctx.epsilon, n0, variance_numerator=alg.variance_factor)
+        d = float(bounded.value)
         n_min = gauss_smallest_count(ctx.epsilon, ctx.delta,
                                      variance_numerator=alg.variance_factor)
-        # closed form (Balle & Wang 2018) in floating point: the engine adds its error floor
-        return ExactEvidence(d, 0.0, details=(
+        # closed form (Balle & Wang 2018) with the error bound it carries
+        return ExactEvidence(d, float(bounded.error), details=(
             f"paper's N_G = {alg.paper_start_phase:.4f}; start phase used: N_0 = {n0}"
             + (" (start phase skipped: deliberately broken)" if faulty else ""),
             f"exact delta(eps={ctx.epsilon:g}) of N(R/N, 2/N) vs N((R+1)/N, 2/N) at N = {n0}: "
             f"{d:.6g} (claim {ctx.delta:g}); decreasing in N, so every later step is covered",
             f"exact Lemma-8 threshold: the smallest sufficient N is {n_min} (delta there "
-            f"{gauss_exact_delta(ctx.epsilon, n_min):.4g}); "
+            f"{float(gauss_exact_delta(ctx.epsilon, n_min).value):.4g}); "
             + (f"N_0 = {n0} is below it" if n0 < n_min else
                f"the start phase used is conservative by {n0 / n_min:.3g}x relative to it"),
             "Theorem 11 claims sufficiency only; the exact threshold contradicts the Fig. 1 "
