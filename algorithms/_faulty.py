@@ -20,8 +20,11 @@ from .adap import POLICIES as _ADAP_POLICIES
 from .adap import AdaPUCB
 from .ftpl import POLICIES as _FTPL_POLICIES
 from .ftpl import DPFTPLNew
+from .ftpl_gauss_beta import POLICIES as _GB_POLICIES
+from .ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 
-__all__ = ["POLICIES", "AdaPUCBAllRewards", "DPFTPLNewFaultyPerturbation"]
+__all__ = ["POLICIES", "AdaPUCBAllRewards", "DPFTPLBetaUnpadded", "DPFTPLGaussNoStartPhase",
+           "DPFTPLNewFaultyPerturbation"]
 
 
 class AdaPUCBAllRewards(AdaPUCB):
@@ -59,6 +62,38 @@ class DPFTPLNewFaultyPerturbation(DPFTPLNew):
         return FaultyLemma15Perturbation(self.epsilon, self.delta)
 
 
+class DPFTPLGaussNoStartPhase(DPFTPLGauss):
+    """DP-FTPL-Gauss without its start phase (every arm pulled once, then N(R/N, 2/N)). BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 1. What is wrong: Lemma 8 needs
+    ``N >= N_G`` before the first perturbed step; at ``N = 1`` the Gaussian shift ``1/N`` with
+    standard deviation ``sqrt(2)`` has exact ``delta(1) = 0.0396 > 0.01``, and with ten other
+    arms at count 1 the next action itself is not (1, 0.01)-DP (Definition 1).
+    """
+
+    name = "DP-FTPL-Gauss (no start phase, faulty)"
+
+    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
+        super().__init__(epsilon, delta, **kwargs)
+        self.start_phase = 1  # BROKEN: the start phase N_G is skipped
+
+
+class DPFTPLBetaUnpadded(DPFTPLBeta):
+    """DP-FTPL-Beta without the padding ``k = floor(N/8) + 1``: Thompson sampling. BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 2, start phase ``N_B`` included.
+    What is wrong: Theorem 13's proof needs ``(a + k)(b + k) >= 0.09 (a + b + 2k)^2``; without
+    ``k`` an arm with few successes has ``Beta(1, N + 1)`` vs ``Beta(2, N)`` and the exact
+    divergence stays near ``0.16`` at ``eps = 1`` for every ``N`` (Fig. 2 d-f).
+    """
+
+    name = "DP-FTPL-Beta (no padding, faulty)"
+
+    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
+        super().__init__(epsilon, delta, **kwargs)
+        self.padding = False  # BROKEN: Beta(a, b) instead of Beta(a + k, b + k)
+
+
 POLICIES = {
     "adap-ucb-faulty": PolicyEntry(
         partial(AdaPUCBAllRewards, epsilon=1.0), _ADAP_POLICIES["adap-ucb"].instance,
@@ -73,4 +108,19 @@ POLICIES = {
         small_instance=_FTPL_POLICIES["dp-ftpl-new"].small_instance,
         small_horizon=_FTPL_POLICIES["dp-ftpl-new"].small_horizon,
         invalid=_FTPL_POLICIES["dp-ftpl-new"].invalid, faulty=True),
+    "dp-ftpl-gauss-faulty": PolicyEntry(
+        partial(DPFTPLGaussNoStartPhase, epsilon=1.0, delta=0.01, horizon=10**5),
+        _GB_POLICIES["dp-ftpl-gauss"].instance,
+        "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)",
+        small_instance=_GB_POLICIES["dp-ftpl-gauss"].small_instance,
+        small_horizon=_GB_POLICIES["dp-ftpl-gauss"].small_horizon,
+        invalid=_GB_POLICIES["dp-ftpl-gauss"].invalid, faulty=True),
+    "dp-ftpl-beta-faulty": PolicyEntry(
+        partial(DPFTPLBetaUnpadded, epsilon=1.0, delta=0.01, horizon=10**5),
+        _GB_POLICIES["dp-ftpl-beta"].instance,
+        "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",
+        small_instance=_GB_POLICIES["dp-ftpl-beta"].small_instance,
+        small_horizon=_GB_POLICIES["dp-ftpl-beta"].small_horizon,
+        small_overrides={"start_phase": 1},
+        invalid=_GB_POLICIES["dp-ftpl-beta"].invalid, faulty=True),
 }

@@ -1,0 +1,137 @@
+"""``check dp-ftpl-beta``: Theorem 13 of Wang & Zhu (2023).
+
+    Theorem 13. DP-FTPL-Beta guarantees (eps, delta)-differential privacy [Definition 1,
+    per-step], and Reg(T) <= sum_i max{5 Delta_i log T / (Delta_i - 2 lambda)^2, N_B Delta_i}
+    + O(N / lambda^4) for any lambda < Delta_min / 2 (leading constant and denominator read
+    from a damaged OCR; see :mod:`dpaudit.algorithms.wang_zhu_bounds`).
+
+    Proof (privacy): the start phase, then Lemma 8 for theta ~ Beta(a + k, b + k),
+    k = floor(N/8) + 1, once N >= N_B (reconstructed in
+    :mod:`dpaudit.mechanisms.beta_perturbation`).
+
+Claims (strongest evidence first):
+
+1. ``lemma8-after-start-phase`` (exact): one flipped reward turns ``Beta(A, B + 1)`` into
+   ``Beta(A + 1, B)`` (same ``N``, same ``k``); the likelihood ratio is monotone, so Lemma 8
+   holds iff the exact hockey-stick divergence is at most ``delta``. Every ``R`` is checked for
+   every ``N`` in ``N_0 .. N_0 + span`` and on a geometric grid up to ``10^5`` (quick: ``10^4``);
+   beyond that range it is the paper's concentration argument, not checked here.
+2. ``next-action-exact`` and 3. ``next-action-sampled``: see :mod:`._ftpl_common`.
+
+Wording of the finding: Theorem 13 claims sufficiency only and Remark 14 concedes a large
+constant. The exact computation shows ``F'`` inside Lemma 8's feasible region from ``N = 32``
+at (1, 0.01) on; it contradicts the narration of Fig. 2 (a)-(b) ("when N_i(t) < N_B, F' is out
+of the feasible region ... when N_i(t) = N_B, F' begins to lay in the feasible region").
+
+The broken twin ``dp-ftpl-beta-faulty`` drops the padding ``k`` (plain Thompson sampling after
+the paper's start phase; Fig. 2 d-f).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.algorithms._faulty import DPFTPLBetaUnpadded
+from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, beta_tight_start_phase
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence
+from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
+from dpaudit.results import Notion
+
+from ._ftpl_common import (
+    PAPER,
+    Family,
+    exact_next_action,
+    regret,
+    sampled_next_action,
+    savings_finding,
+)
+
+THEOREM = "Theorem 13 (privacy via the start phase and Lemma 8), Definition 1"
+
+BROKEN = DPFTPLBetaUnpadded.__doc__.strip().split("\n\n")[0]  # what is wrong, from the twin
+
+
+def build(epsilon: float, delta: float, horizon: int, faulty: bool,
+          start_phase: object) -> DPFTPLBeta:
+    cls = DPFTPLBetaUnpadded if faulty else DPFTPLBeta
+    return cls(epsilon, delta, horizon=horizon, start_phase=start_phase)
+
+
+def changed_sums(count: int) -> tuple[int, ...]:
+    # the Beta law's shape depends on R; the exact scan finds the worst R at the extremes
+    return tuple(sorted({0, 1, count // 2, max(count - 2, 0), count - 1}))
+
+
+FAMILY = Family("DP-FTPL-Beta", build, changed_sums, 5.0, "Theorem 13")
+
+
+def _counts(n0: int, quick: bool) -> np.ndarray:
+    n_max = 10**4 if quick else 10**5
+    budget = 2 * 10**5 if quick else 10**6  # neighbouring (N, R) pairs in the dense part
+    span = max(10, min(100 if quick else 1000, budget // n0))
+    dense = np.arange(n0, n0 + span + 1)
+    sparse = np.unique(np.geomspace(n0 + span, max(n_max, n0 + span), 8).astype(int))
+    return np.unique(np.concatenate([dense, sparse]))
+
+
+def _lemma8(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+        alg = build(ctx.epsilon, ctx.delta, 10**5, faulty, "paper")
+        n0 = alg.start_phase
+        counts = _counts(n0, ctx.quick)
+        worst, wn, wr, err = 0.0, n0, 0, 0.0
+        for n in counts:
+            bounded, r = beta_worst_delta(ctx.epsilon, int(n), padding=alg.padding)
+            d = float(bounded.value)
+            err = max(err, float(bounded.error))  # covers a wrong choice of the worst N too
+            if d > worst:
+                worst, wn, wr = d, int(n), r
+        n_min = beta_tight_start_phase(ctx.epsilon, ctx.delta)
+        # closed form (regularised incomplete beta at the crossing point) with its error bound
+        return ExactEvidence(worst, err, details=(
+            f"paper's N_B = {alg.paper_start_phase:.2f}; start phase used: N_0 = {n0}; padding "
+            "k = floor(N/8) + 1 " + ("DROPPED (deliberately broken)" if faulty else "applied"),
+            f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}",
+            f"worst exact delta {worst:.4g} at N = {wn}, R = {wr} (claim {ctx.delta:g})",
+            f"exact Lemma-8 threshold (with padding): every N from {n_min} to "
+            f"{math.ceil(alg.paper_start_phase)} passes; the paper's start phase is "
+            f"conservative by {math.ceil(alg.paper_start_phase) / n_min:.3g}x relative to it",
+            "Theorem 13 claims sufficiency only (Remark 14 concedes a large constant); the "
+            "exact threshold contradicts the Fig. 2 (a)-(b) narration that F' enters the "
+            "feasible region at N = N_B"),
+            data={"N_0": n0, "N_B": alg.paper_start_phase, "N_min": n_min,
+                  "worst_delta": worst, "worst_N": wn, "worst_R": wr})
+    return evaluate
+
+
+def _spec(faulty: bool) -> AuditSpec:
+    claims = [
+        ClaimSpec("lemma8-after-start-phase", Notion.PER_STEP,
+                  "after the start phase, one flipped reward moves theta's law by at most "
+                  "(eps, delta) for every reachable (R, N) (Lemma 8)", THEOREM,
+                  _lemma8(faulty)),
+        ClaimSpec("next-action-exact", Notion.PER_STEP,
+                  "the next action's law on neighbouring histories is (eps, delta)-close",
+                  "Definition 1; " + THEOREM, exact_next_action(FAMILY, faulty)),
+        ClaimSpec("next-action-sampled", Notion.PER_STEP,
+                  "no sampled event separates neighbouring histories beyond (eps, delta)",
+                  "Definition 1; " + THEOREM, sampled_next_action(FAMILY, faulty)),
+    ]
+    return AuditSpec(
+        name="dp-ftpl-beta" + ("-faulty" if faulty else ""),
+        description=("deliberately broken: " + BROKEN if faulty
+                     else "DP-FTPL-Beta (Alg. 2): per-step (eps, delta)-DP and regret"),
+        paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
+        allow_zero_epsilon=True,
+        findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
+                                                savings_finding(FAMILY))],
+        regret=None if faulty else regret(FAMILY),
+        variant=DPFTPLBetaUnpadded if faulty else DPFTPLBeta,
+        broken=BROKEN if faulty else "",
+    )
+
+
+AUDITS = [_spec(False), _spec(True)]

@@ -1,0 +1,112 @@
+"""``check dp-ftpl-gauss``: Theorem 11 of Wang & Zhu (2023).
+
+    Theorem 11. DP-FTPL-Gauss guarantees (eps, delta)-differential privacy [Definition 1,
+    per-step], and Reg(T) <= sum_i max{2 Delta_i log T / (Delta_i - 2 lambda)^2, N_G Delta_i}
+    + O(N / lambda^4) for any lambda < Delta_min / 2.
+
+    Proof (privacy): the start phase (the next action does not depend on the data), then
+    Lemma 8 for theta ~ N(R/N, 2/N) once N >= N_G = min{1/(4 pi delta^2),
+    ln(e/(4 pi delta^2))/eps^2}.
+
+Claims (strongest evidence first):
+
+1. ``lemma8-after-start-phase`` (exact): one changed observation shifts ``theta`` by ``1/N``,
+   so the pair is a Gaussian shift and its exact ``delta(eps)`` (Balle & Wang 2018) decides
+   Lemma 8; ``delta(eps)`` decreases in ``N``, so ``N = N_0`` covers every later step.
+2. ``next-action-exact`` and 3. ``next-action-sampled``: see :mod:`._ftpl_common`.
+
+Wording of the finding: Theorem 11 claims sufficiency only. The exact computation shows that
+``F'`` lies in Lemma 8's feasible region from a much smaller count than ``N_G``; it contradicts
+the narration of Fig. 1 ("when N_i(t) < N_G, F' is out of the feasible region ... when
+N_i(t) = N_G, F' begins to lay in the feasible region"), not the theorem.
+
+The broken twin ``dp-ftpl-gauss-faulty`` skips the start phase (``N_0 = 1``).
+"""
+
+from __future__ import annotations
+
+from dpaudit.algorithms._faulty import DPFTPLGaussNoStartPhase
+from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLGauss
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence
+from dpaudit.mechanisms.gauss_perturbation import gauss_exact_delta, gauss_smallest_count
+from dpaudit.results import Notion
+
+from ._ftpl_common import (
+    PAPER,
+    Family,
+    exact_next_action,
+    regret,
+    sampled_next_action,
+    savings_finding,
+)
+
+THEOREM = "Theorem 11 (privacy via the start phase and Lemma 8), Definition 1"
+
+BROKEN = DPFTPLGaussNoStartPhase.__doc__.strip().split("\n\n")[0]  # what is wrong, from the twin
+
+
+def build(epsilon: float, delta: float, horizon: int, faulty: bool,
+          start_phase: object) -> DPFTPLGauss:
+    cls = DPFTPLGaussNoStartPhase if faulty else DPFTPLGauss
+    return cls(epsilon, delta, horizon=horizon, start_phase=start_phase)
+
+
+def changed_sums(count: int) -> tuple[int, ...]:
+    return tuple(sorted({0, count // 2, count - 1}))  # the law is shift-invariant in R
+
+
+FAMILY = Family("DP-FTPL-Gauss", build, changed_sums, 2.0, "Theorem 11")
+
+
+def _lemma8(faulty: bool):
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+        alg = build(ctx.epsilon, ctx.delta, 10**5, faulty, "paper")
+        n0 = alg.start_phase
+        bounded = gauss_exact_delta(ctx.epsilon, n0, variance_numerator=alg.variance_factor)
+        d = float(bounded.value)
+        n_min = gauss_smallest_count(ctx.epsilon, ctx.delta,
+                                     variance_numerator=alg.variance_factor)
+        # closed form (Balle & Wang 2018) with the error bound it carries
+        return ExactEvidence(d, float(bounded.error), details=(
+            f"paper's N_G = {alg.paper_start_phase:.4f}; start phase used: N_0 = {n0}"
+            + (" (start phase skipped: deliberately broken)" if faulty else ""),
+            f"exact delta(eps={ctx.epsilon:g}) of N(R/N, 2/N) vs N((R+1)/N, 2/N) at N = {n0}: "
+            f"{d:.6g} (claim {ctx.delta:g}); decreasing in N, so every later step is covered",
+            f"exact Lemma-8 threshold: the smallest sufficient N is {n_min} (delta there "
+            f"{float(gauss_exact_delta(ctx.epsilon, n_min).value):.4g}); "
+            + (f"N_0 = {n0} is below it" if n0 < n_min else
+               f"the start phase used is conservative by {n0 / n_min:.3g}x relative to it"),
+            "Theorem 11 claims sufficiency only; the exact threshold contradicts the Fig. 1 "
+            "narration that F' enters the feasible region exactly at N = N_G"),
+            data={"N_0": n0, "N_G": alg.paper_start_phase, "N_min": n_min, "exact_delta": d})
+    return evaluate
+
+
+def _spec(faulty: bool) -> AuditSpec:
+    claims = [
+        ClaimSpec("lemma8-after-start-phase", Notion.PER_STEP,
+                  "after the start phase, one changed observation moves theta's law by at "
+                  "most (eps, delta) (Lemma 8)", THEOREM, _lemma8(faulty)),
+        ClaimSpec("next-action-exact", Notion.PER_STEP,
+                  "the next action's law on neighbouring histories is (eps, delta)-close",
+                  "Definition 1; " + THEOREM, exact_next_action(FAMILY, faulty)),
+        ClaimSpec("next-action-sampled", Notion.PER_STEP,
+                  "no sampled event separates neighbouring histories beyond (eps, delta)",
+                  "Definition 1; " + THEOREM, sampled_next_action(FAMILY, faulty)),
+    ]
+    return AuditSpec(
+        name="dp-ftpl-gauss" + ("-faulty" if faulty else ""),
+        description=("deliberately broken: " + BROKEN if faulty
+                     else "DP-FTPL-Gauss (Alg. 1): per-step (eps, delta)-DP and regret"),
+        paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
+        allow_zero_epsilon=True,
+        findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
+                                                savings_finding(FAMILY))],
+        regret=None if faulty else regret(FAMILY),
+        variant=DPFTPLGaussNoStartPhase if faulty else DPFTPLGauss,
+        broken=BROKEN if faulty else "",
+    )
+
+
+AUDITS = [_spec(False), _spec(True)]
