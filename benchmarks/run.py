@@ -43,7 +43,7 @@ SCRIPTS = (
     ("bench_ftpl.py", ["--horizon", "2000", "--runs", "100"], []),
     ("bench_adapters.py", ["--seeds", "3"], []),
     ("bench_per_step.py", ["--quick"], []),
-    ("bench_ftpl_family.py", ["--quick"], []),
+    ("bench_ftpl_family.py", ["--steps", "1000"], []),
 )
 
 
