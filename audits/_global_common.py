@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import sympy as sp
@@ -27,6 +28,7 @@ import sympy as sp
 from dpaudit.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ProofEvidence, SampledEvidence
+from dpaudit.parallel import chunk_runs, map_chunks
 from dpaudit.regret import summarise_regret
 from dpaudit.results import RegretResult
 from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
@@ -81,7 +83,8 @@ def global_dp_claim(pairs: Callable[[CheckContext], Sequence[SamplerPair]],
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         return sampled_audit(pairs(ctx), delta=ctx.delta, alpha=ctx.alpha,
                              budget=AuditBudget(samples=ctx.size(runs)), seed=ctx.seed,
-                             key=f"claim:{spec.id}", who="simulate")
+                             key=f"claim:{spec.id}", who="simulate",
+                             workers=ctx.workers)
     return evaluate
 
 
@@ -104,12 +107,21 @@ def table_sampler(alg, rewards, horizon: int,
     return sample
 
 
+def _regret_chunk(alg, means: tuple[float, ...], horizon: int, cps: np.ndarray, size: int,
+                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    res = alg.simulate(BernoulliRewards(means), horizon, size, rng=rng, checkpoints=cps)
+    return res.regret, res.curve
+
+
 def regret_result(ctx: CheckContext, alg, means: Sequence[float], horizon: int, runs: int, *,
                   instance: str, bound: float | None, bound_name: str,
                   details: Sequence[str]) -> RegretResult:
-    env = BernoulliRewards(means)
+    """Regret of ``runs`` runs in fixed seeded chunks (:func:`dpaudit.parallel.map_chunks`):
+    the same numbers for any ``--workers`` or a Dask scheduler."""
     cps = checkpoint_grid(horizon, 30)
-    res = alg.simulate(env, horizon, runs, rng=ctx.rng("regret"), checkpoints=cps)
+    parts = map_chunks(partial(_regret_chunk, alg, tuple(means), horizon, cps), runs,
+                       seed=ctx.seed, key="regret", chunk=chunk_runs(runs), workers=ctx.workers)
     return summarise_regret(
-        res.regret, instance=instance, algorithm=alg.name, horizon=horizon, bound=bound,
-        bound_name=bound_name, checkpoints=cps, curves=res.curve, details=details)
+        np.concatenate([p[0] for p in parts]), instance=instance, algorithm=alg.name,
+        horizon=horizon, bound=bound, bound_name=bound_name, checkpoints=cps,
+        curves=np.concatenate([p[1] for p in parts]), details=details)

@@ -137,7 +137,7 @@ def _sampled(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
                          budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
                                             selection_fraction=1 / 11),
                          seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
-                         who="sample_next_actions")
+                         who="sample_next_actions", workers=ctx.workers)
 
 
 # -- finding: the whole action sequence (global DP is not claimed) -------------------------
@@ -150,7 +150,7 @@ def _trajectory(ctx: CheckContext) -> SampledEvidence:
                             neighbours=global_neighbour_pairs(horizon, 2))
     return sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
                          alpha=ctx.alpha, budget=AuditBudget(samples=samples),
-                         seed=ctx.seed, key="trajectory", who="simulate",
+                         seed=ctx.seed, key="trajectory", who="simulate", workers=ctx.workers,
                          details=("Definition 1 (per-step DP) does not promise "
                                   "trajectory-level privacy; this is information, not a "
                                   "violation",))

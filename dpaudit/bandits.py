@@ -304,6 +304,9 @@ class PolicyEntry:
         Keyword sets ``factory`` must reject with ``InvalidParameterError``.
     faulty:
         True for a deliberately broken twin.
+    bound:
+        ``bound(policy, means, horizon) -> (value, name)``: the theorem's regret bound for
+        ``simulate`` (``None``: no bound, or one listed in ``dpaudit.simulation``).
     """
 
     factory: Callable[..., Any]
@@ -314,6 +317,7 @@ class PolicyEntry:
     small_overrides: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     invalid: tuple[Mapping[str, Any], ...] = ()
     faulty: bool = False
+    bound: Callable[[Any, tuple[float, ...], int], tuple[float, str]] | None = None
 
 
 def result_from_actions(actions: np.ndarray, gaps: np.ndarray, checkpoints: np.ndarray, *,

@@ -150,11 +150,15 @@ def audit_mechanism(
     seed: int | np.random.SeedSequence = DEFAULT_SEED,
     key: str = "blackbox",
     neighbours: Sequence[tuple[Any, Any]] | None = None,
+    workers: int = 1,
+    scheduler: object = None,
 ) -> BlackBoxResult:
     """Audit ``mech`` against its claim (or the given ``epsilon``/``delta``) at ``alpha``.
 
     The evidence comes from :func:`dpaudit.sampled.sampled_audit`; the verdict from
     :func:`dpaudit.evidence.decide` (the whole ``alpha`` goes to this one claim).
+    ``workers``/``scheduler`` place the measurement chunks (:func:`dpaudit.parallel.map_chunks`);
+    the result does not depend on them.
     """
     for attr in ("sample", "epsilon", "delta"):
         if not hasattr(mech, attr):
@@ -176,7 +180,8 @@ def audit_mechanism(
     evidence = sampled_audit(pairs, delta=dlt, alpha=alpha, budget=budget, seed=seed, key=key,
                              features=getattr(mech, "features", None),
                              n_outcomes=getattr(mech, "n_outcomes", None),
-                             who=f"{type(mech).__name__}.sample")
+                             who=f"{type(mech).__name__}.sample", workers=workers,
+                             scheduler=scheduler)
     notion_value = getattr(mech, "notion", "ldp")
     notion = Notion(notion_value) if notion_value in {n.value for n in Notion} else Notion.LDP
     subject = _Subject("dp-claim", notion, f"{type(mech).__name__} is ({eps:g}, {dlt:g})-DP on "
@@ -212,6 +217,7 @@ def blackbox_evaluator(build: Callable[[float, float], Any], *, samples: int = 1
         budget = AuditBudget(samples=quick_samples if ctx.quick else samples,
                              selection_fraction=selection_fraction)
         return audit_mechanism(mech, epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
-                               budget=budget, seed=ctx.seed, key=f"claim:{spec.id}").evidence
+                               budget=budget, seed=ctx.seed, key=f"claim:{spec.id}",
+                               workers=ctx.workers).evidence
 
     return evaluate

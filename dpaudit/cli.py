@@ -30,7 +30,8 @@ from .validation import InvalidParameterError
 __all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "UsageError", "main"]
 
 # subcommand name -> module in dpaudit.commands (each has add_parser and run)
-COMMANDS = ("list", "check", "audit", "audit_policy", "claims", "reproduce", "plot")
+COMMANDS = ("list", "check", "audit", "audit_policy", "claims", "reproduce", "plot",
+            "simulate")
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
@@ -85,7 +86,7 @@ def _source_roots() -> tuple[Path, ...]:
 # attributed to the nearest caller outside them (dpaudit's code or the user's)
 _DEPENDENCIES = frozenset({
     "numpy", "scipy", "sympy", "statsmodels", "mpmath", "matplotlib", "dp_accounting",
-    "pandas", "patsy", "concurrent", "multiprocessing"})
+    "pandas", "patsy", "concurrent", "multiprocessing", "dask", "distributed", "cloudpickle"})
 
 
 def _is_library(path: Path) -> bool:

@@ -1,24 +1,39 @@
-"""Chunked, seeded parallel map: results never depend on the number of workers.
+"""Chunked, seeded parallel map: results never depend on the number of workers or machines.
 
 Work is cut into fixed chunks *before* any worker is involved; chunk ``i`` always gets child
-``i`` of the task's :class:`~numpy.random.SeedSequence` (``spawn``), so one worker or many
-produce bit-identical results. ``workers > 1`` uses a local process pool; the function must
-be picklable (a module-level function or a ``functools.partial`` of one).
+``i`` of the task's :class:`~numpy.random.SeedSequence` (``spawn``), so one worker, a local
+process pool or a Dask cluster produce bit-identical results, returned in chunk order.
+
+One backend switch, in :func:`map_chunks`:
+
+* ``scheduler`` (an address such as ``tcp://10.0.0.5:8786``, or the ``DPAUDIT_SCHEDULER``
+  environment variable when ``scheduler`` is ``None``): the chunks go to that Dask cluster
+  through ``dask.distributed`` (install with ``pip install dpaudit[dask]``);
+* otherwise ``workers`` local processes (``None``: one per core; ``1``: in this process).
+
+The function must be picklable for the local pool; a closure (a ``lambda`` sampler) is sent
+with ``cloudpickle`` when it is installed (it comes with ``dask``).
 """
 
 from __future__ import annotations
 
+import os
+import pickle
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .rng import child_seed
+from .validation import InvalidParameterError, check_int
 
-__all__ = ["chunk_sizes", "map_chunks"]
+__all__ = ["SCHEDULER_ENV", "chunk_runs", "chunk_sizes", "default_workers", "map_chunks",
+           "resolve_scheduler"]
 
 T = TypeVar("T")
+
+SCHEDULER_ENV = "DPAUDIT_SCHEDULER"
 
 
 def chunk_sizes(total: int, chunk: int) -> list[int]:
@@ -27,32 +42,127 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
     return [chunk] * full + ([rest] if rest else [])
 
 
+def chunk_runs(runs: int) -> int:
+    """Runs per chunk for simulated runs: a function of ``runs`` only (at most 16 chunks, at
+    least 10 runs each, so lockstep simulators keep their vector width; never the workers)."""
+    runs = check_int("runs", runs, low=1)
+    return max(min(runs, 10), -(-runs // 16))
+
+
+def default_workers() -> int:
+    """Local worker processes by default: one per core."""
+    return max(1, os.cpu_count() or 1)
+
+
+def resolve_scheduler(scheduler: object = None) -> Any:
+    """The Dask scheduler to use: ``scheduler``, else ``$DPAUDIT_SCHEDULER``, else ``None``.
+
+    A string must be an address with a scheme (``tcp://HOST:PORT``); a
+    ``distributed.Client`` is used as it is.
+    """
+    if scheduler is None:
+        scheduler = os.environ.get(SCHEDULER_ENV) or None
+    if scheduler is None or not isinstance(scheduler, str):
+        return scheduler
+    if "://" not in scheduler or scheduler.endswith("://"):
+        raise InvalidParameterError(
+            f"scheduler={scheduler!r} must be a Dask scheduler address such as "
+            "tcp://HOST:PORT")
+    return scheduler
+
+
 def _call(fn: Callable[[int, np.random.Generator], T], size: int,
           seq: np.random.SeedSequence) -> T:
     return fn(size, np.random.Generator(np.random.PCG64(seq)))
+
+
+def _call_blob(blob: bytes, size: int, seq: np.random.SeedSequence) -> Any:
+    return _call(pickle.loads(blob), size, seq)
+
+
+def _portable(fn: Callable) -> tuple[Callable, Callable | bytes]:
+    """``(caller, payload)`` for a process pool: plain pickle, else cloudpickle bytes."""
+    try:
+        pickle.dumps(fn)
+        return _call, fn
+    except (pickle.PicklingError, AttributeError, TypeError):
+        try:
+            import cloudpickle
+        except ImportError:
+            raise InvalidParameterError(
+                f"fn={fn!r} cannot be pickled for worker processes; use a module-level "
+                "function (or functools.partial of one), or install cloudpickle") from None
+        return _call_blob, cloudpickle.dumps(fn)
+
+
+def _map_dask(fn: Callable, sizes: list[int], seqs: list, scheduler: Any) -> list:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InvalidParameterError(
+            f"scheduler={scheduler!r} needs dask.distributed: pip install 'dpaudit[dask]'"
+        ) from None
+    if not isinstance(scheduler, str):  # a Client the caller manages
+        futures = scheduler.map(_call, [fn] * len(sizes), sizes, seqs, pure=False)
+        return scheduler.gather(futures)
+    try:
+        client = Client(scheduler, timeout="20s", set_as_default=False)
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"scheduler={scheduler!r} cannot be reached ({exc}); start one with "
+            "`dask scheduler` and workers with `dask worker ADDRESS`") from None
+    with client:
+        futures = client.map(_call, [fn] * len(sizes), sizes, seqs, pure=False)
+        return client.gather(futures)
 
 
 def map_chunks(
     fn: Callable[[int, np.random.Generator], T],
     total: int,
     *,
-    seed: int,
+    seed: int | np.random.SeedSequence,
     key: str,
     chunk: int,
-    workers: int = 1,
+    workers: int | None = 1,
+    scheduler: object = None,
     executor: Executor | None = None,
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
 
-    ``executor``: an open pool to reuse (callers that map many times, e.g. a sampler called
-    once per audit stage, avoid starting a pool per call); otherwise one is started for this
-    call when ``workers > 1``.
+    Parameters
+    ----------
+    fn:
+        ``fn(size, rng)`` for one chunk of ``size`` items with its own generator.
+    total, chunk:
+        Items in all and per chunk (fixed: they alone decide the chunks and their seeds).
+    seed, key:
+        Chunk ``i`` gets child ``i`` of ``child_seed(seed, key).spawn(n_chunks)``.
+    workers:
+        Local processes (``None``: one per core); ignored when a scheduler or an executor
+        is in use.
+    scheduler:
+        A Dask scheduler address or ``distributed.Client``; ``None`` reads
+        ``$DPAUDIT_SCHEDULER`` (unset or empty: no cluster). It takes precedence.
+    executor:
+        An open pool to reuse (callers that map many times, e.g. a sampler called once per
+        audit stage, avoid starting a pool per call); otherwise one is started for this call
+        when ``workers > 1``.
     """
+    total = check_int("total", total, low=0)
+    chunk = check_int("chunk", chunk, low=1)
+    workers = default_workers() if workers is None else check_int("workers", workers, low=1)
     sizes = chunk_sizes(total, chunk)
     seqs = child_seed(seed, key).spawn(len(sizes))
+    if not sizes:
+        return []
+    address = resolve_scheduler(scheduler)
+    if address is not None:
+        return _map_dask(fn, sizes, seqs, address)
     if executor is not None and len(sizes) > 1:
-        return list(executor.map(_call, [fn] * len(sizes), sizes, seqs))
+        caller, payload = _portable(fn)
+        return list(executor.map(caller, [payload] * len(sizes), sizes, seqs))
     if workers <= 1 or len(sizes) <= 1:
         return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_call, [fn] * len(sizes), sizes, seqs))
+    caller, payload = _portable(fn)
+    with ProcessPoolExecutor(max_workers=min(workers, len(sizes))) as pool:
+        return list(pool.map(caller, [payload] * len(sizes), sizes, seqs))

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,8 @@ import numpy as np
 from .events import DIRECTIONS
 from .evidence import SampledEvidence
 from .families import select_event
-from .rng import generator
+from .parallel import map_chunks
+from .rng import child_seed, generator
 from .validation import InvalidParameterError, check_alpha, check_delta, check_int, check_real
 
 __all__ = ["AuditBudget", "SamplerPair", "draw", "sampled_audit"]
@@ -54,7 +56,11 @@ class AuditBudget:
     candidate pair for ranking (only with several pairs; default ``min(samples // 10,
     50_000)``). ``search_budget``: how many pairs to request from a callable search domain.
     ``top``: candidates whose exact Clopper-Pearson projection is computed. ``chunk_bytes``:
-    memory per sampling call.
+    memory per sampling call of the measurement. ``max_select``: at most this many selection
+    draws per side (``None``: no cap). The event search holds its sample in memory while the
+    measurement streams, so with the cap an audit of 10^8 draws needs no more memory than one
+    of 10^6 (the draws above the cap go to the measurement; validity does not depend on the
+    selection's size, only power does). The default keeps every budget up to 10^6 as it was.
     """
 
     samples: int = 1_000_000
@@ -63,6 +69,7 @@ class AuditBudget:
     search_budget: int = 16
     top: int = 64
     chunk_bytes: int = 1 << 26
+    max_select: int | None = 200_000
 
     def __post_init__(self) -> None:
         check_int("samples", self.samples, low=200)
@@ -73,10 +80,13 @@ class AuditBudget:
         check_int("search_budget", self.search_budget, low=0)
         check_int("top", self.top, low=1)
         check_int("chunk_bytes", self.chunk_bytes, low=1 << 12)
+        if self.max_select is not None:
+            check_int("max_select", self.max_select, low=100)
 
     @property
     def n_select(self) -> int:
-        return max(100, int(round(self.samples * self.selection_fraction)))
+        wanted = max(100, int(round(self.samples * self.selection_fraction)))
+        return wanted if self.max_select is None else min(wanted, self.max_select)
 
     @property
     def n_measure(self) -> int:
@@ -129,17 +139,22 @@ def _row_bytes(out: Outputs) -> int:
     return max(1, sum(np.asarray(a)[0].nbytes for a in arrays))
 
 
-def _count(sampler: Sampler, event: Any, n: int, rng: np.random.Generator,
-           chunk_bytes: int, who: str) -> int:
-    """Hits of ``event`` in ``n`` fresh draws, drawn in memory-bounded chunks."""
-    first = draw(sampler, min(n, 64), rng, who)
-    hits, done = int(np.count_nonzero(event.contains(first))), min(n, 64)
-    chunk = max(1, chunk_bytes // _row_bytes(first))
-    while done < n:
-        m = min(chunk, n - done)
-        hits += int(np.count_nonzero(event.contains(draw(sampler, m, rng, who))))
-        done += m
-    return hits
+def _count_chunk(sampler: Sampler, event: Any, who: str, size: int,
+                 rng: np.random.Generator) -> int:
+    return int(np.count_nonzero(event.contains(draw(sampler, size, rng, who))))
+
+
+def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, side: str,
+           chunk_bytes: int, who: str, workers: int, scheduler: object) -> int:
+    """Hits of ``event`` in ``n`` fresh draws, streamed: fixed chunks of at most
+    ``chunk_bytes`` of outputs (and at most an eighth of ``n``, so workers share them), each
+    with its own spawned seed (:func:`dpaudit.parallel.map_chunks`); only counts come back.
+    The chunking depends on ``n`` and the sampler's row size, never on the workers."""
+    probe = draw(sampler, min(n, 64), np.random.Generator(np.random.PCG64(
+        child_seed(seed, "probe", side))), who)
+    chunk = max(1, min(chunk_bytes // _row_bytes(probe), max(10_000, -(-n // 8))))
+    return sum(map_chunks(partial(_count_chunk, sampler, event, who), n, seed=seed, key=side,
+                          chunk=chunk, workers=workers, scheduler=scheduler))
 
 
 def _select(pair: SamplerPair, n: int, n_measure: int, rng: np.random.Generator, *,
@@ -157,13 +172,16 @@ def _select(pair: SamplerPair, n: int, n_measure: int, rng: np.random.Generator,
 def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
                   budget: AuditBudget, seed: int | np.random.SeedSequence, key: str,
                   features: Callable | None = None, n_outcomes: int | None = None,
-                  details: Sequence[str] = (), who: str = "sample") -> SampledEvidence:
+                  details: Sequence[str] = (), who: str = "sample", workers: int = 1,
+                  scheduler: object = None) -> SampledEvidence:
     """Rank the pairs, choose one event on a selection sample, measure it on a fresh one.
 
     ``alpha`` is the level the measurement is expected to be judged at; it only shapes the
     event search (the verdict's level is set by :func:`dpaudit.evidence.decide`). Random
     streams: ``(seed, key, "rank", i)``, ``(seed, key, "select")``, ``(seed, key,
-    "measure")``. See the module docstring for the rule and its validity.
+    "measure")``. The measurement streams in fixed chunks (counts only), sent to ``workers``
+    local processes or a Dask ``scheduler`` by :func:`dpaudit.parallel.map_chunks`; the
+    evidence does not depend on either. See the module docstring for the rule and validity.
     """
     check_delta(delta)
     check_alpha(alpha)
@@ -182,9 +200,9 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
         best = ranking[0][0]
     pair = pairs[best]
     cand, kind = _select(pair, n_sel, n_meas, generator(seed, key, "select"), **kw)
-    meas = generator(seed, key, "measure")
-    hits = [_count(s, cand.event, n_meas, meas, budget.chunk_bytes, who)
-            for s in (pair.sample_p, pair.sample_q)]
+    meas = child_seed(seed, key, "measure")
+    hits = [_count(s, cand.event, n_meas, meas, side, budget.chunk_bytes, who, workers,
+                   scheduler) for s, side in ((pair.sample_p, "p"), (pair.sample_q, "q"))]
     cp, cq = (hits[0], hits[1]) if cand.direction == DIRECTIONS[0] else (hits[1], hits[0])
     lines = [f"neighbours: {pair.description} (best of {len(pairs)} pair(s))"]
     if ranking:
