@@ -1,0 +1,131 @@
+"""Lockstep simulation of per-step index policies (UCB family of Tossou & Dimitrakakis 2016).
+
+Every policy of this family acts at every step, so a run cannot be cut into episodes. What
+*can* be shared across steps is the randomness: rewards are Bernoulli (``U < p``), ties are
+broken by a second uniform ``V``, and the continual counters' noise does not depend on the
+data. :func:`run_chunks` draws, for a chunk of ``C`` steps of every run at once, ``U`` and
+``V`` of shape ``(runs, C)`` and the counters' fresh node noise ``Z`` of shape
+``(runs, C, nz)`` in one vectorised pass each, and hands the chunk to a step function (the
+numpy lockstep reference or the compiled kernel of :mod:`._kernels`); both consume the same
+numbers, so they give the same results.
+
+Reward sources are read as *probability rows*: a ``(P, K)`` array of Bernoulli means and the
+row of every step (an instance is one row; a revised step (Wang & Zhu 2023, Definition 3)
+adds one row; a fixed ``(T, K)`` reward table is its own rows, entries 0/1 being
+deterministic rewards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from dpaudit.validation import InvalidParameterError, check_horizon, check_int
+
+try:  # the consolidated result type (dpaudit.bandits), once it has landed on main
+    from dpaudit.bandits import SimulationResult
+except ImportError:  # pragma: no cover - temporary, removed when the consolidation lands
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class SimulationResult:  # type: ignore[no-redef]
+        regret: np.ndarray
+        counts: np.ndarray
+        checkpoints: np.ndarray
+        curve: np.ndarray
+        actions: np.ndarray | None = None
+        decisions: np.ndarray | None = None
+
+__all__ = ["CHUNK", "Chunk", "probability_rows", "run_chunks", "tie_break"]
+
+#: steps per chunk of pre-drawn random numbers (part of the law's realisation: the numpy and
+#: compiled paths use the same chunking, so they see the same numbers)
+CHUNK = 2048
+
+
+def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, Callable]:
+    """``(rows, row_of)``: Bernoulli means per row and a map ``steps (1-based) -> rows``."""
+    table = getattr(source, "table", None)
+    if table is not None:
+        tab = np.asarray(table, dtype=float)
+        if tab.ndim == 1:
+            tab = np.repeat(tab[:, None], int(source.n_arms), axis=1)
+        if tab.shape[0] < horizon:
+            raise InvalidParameterError(
+                f"horizon={horizon} must be at most the reward table's length {tab.shape[0]}")
+        return tab, lambda t: t - 1
+    means = getattr(source, "means", None)
+    if means is None:
+        raise InvalidParameterError(f"source={source!r} must be a BernoulliRewards or "
+                                    "TableRewards (dpaudit.bandits)")
+    mu = np.asarray(means, dtype=float)[None, :]
+    step = getattr(source, "revision_step", None)
+    if step is None:
+        return mu, lambda t: np.zeros(np.shape(t), dtype=np.int64)
+    rows = np.concatenate([mu, np.full_like(mu, float(source.revision_value))])
+    return rows, lambda t: (np.asarray(t) == step).astype(np.int64)
+
+
+def tie_break(index: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Row-wise argmax; among ``m`` tied maxima the ``floor(v m)``-th (``v`` uniform)."""
+    top = index >= index.max(axis=1, keepdims=True)
+    m = top.sum(axis=1)
+    j = np.minimum((v * m).astype(np.int64), m - 1) + 1
+    return np.argmax(top & (np.cumsum(top, axis=1) == j[:, None]), axis=1)
+
+
+class Chunk:
+    """The pre-drawn numbers and bookkeeping of steps ``t0 .. t0 + C - 1`` (1-based)."""
+
+    __slots__ = ("cp_col", "logt", "prob", "t0", "u", "v", "z")
+
+    def __init__(self, t0: int, u: np.ndarray, v: np.ndarray, z: np.ndarray, prob: np.ndarray,
+                 cp_col: np.ndarray) -> None:
+        self.t0, self.u, self.v, self.z, self.prob, self.cp_col = t0, u, v, z, prob, cp_col
+        self.logt = np.log(np.arange(t0, t0 + u.shape[1], dtype=float))
+
+
+def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+               checkpoints: Sequence[int], record: bool, noise_per_step: int,
+               step: Callable[[Chunk, np.ndarray, np.ndarray, np.ndarray | None], None],
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Drive ``step(chunk, regret, curve, actions)`` over the horizon.
+
+    Returns ``(regret, curve, checkpoints, actions)``; the step function updates the arrays
+    (and its own state) in place. ``noise_per_step``: standard Laplace draws per run and step.
+    """
+    k = int(source.n_arms)
+    horizon = check_horizon(horizon, k)
+    runs = check_int("runs", runs, low=1)
+    cps = np.unique(np.asarray(checkpoints, dtype=np.int64).reshape(-1))
+    if cps.size and (cps[0] < 1 or cps[-1] > horizon):
+        raise InvalidParameterError(
+            f"checkpoints={cps.tolist()} must lie in [1, {horizon}]")
+    rows, row_of = probability_rows(source, horizon)
+    if rows.shape[1] != k:
+        raise InvalidParameterError(f"reward rows have {rows.shape[1]} arms, expected {k}")
+    regret = np.zeros(runs)
+    curve = np.zeros((runs, cps.size))
+    actions = np.zeros((runs, horizon), dtype=np.int16 if k > 127 else np.int8) if record \
+        else None
+    col_of_step = np.full(horizon + 1, -1, dtype=np.int64)
+    col_of_step[cps] = np.arange(cps.size)
+    t0 = 1
+    while t0 <= horizon:
+        c = min(CHUNK, horizon - t0 + 1)
+        u = rng.random((runs, c))
+        v = rng.random((runs, c))
+        z = rng.laplace(0.0, 1.0, (runs, c, noise_per_step)) if noise_per_step else \
+            np.zeros((runs, c, 0))
+        steps = np.arange(t0, t0 + c)
+        prob = np.ascontiguousarray(rows[row_of(steps)])
+        step(Chunk(t0, u, v, z, prob, col_of_step[steps]), regret, curve, actions)
+        t0 += c
+    return regret, curve, cps, actions
+
+
+def result(regret: np.ndarray, counts: np.ndarray, cps: np.ndarray, curve: np.ndarray,
+           actions: np.ndarray | None) -> SimulationResult:
+    return SimulationResult(regret=regret, counts=counts, checkpoints=cps, curve=curve,
+                            actions=actions)

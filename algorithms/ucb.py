@@ -1,0 +1,151 @@
+"""Non-private baselines every private-bandit figure compares with: UCB, KL-UCB, Thompson.
+
+* :class:`UCB`: UCB1 of Auer, Cesa-Bianchi & Fischer 2002, with the index
+  ``mu^_a + sqrt(2 ln t / n_a)`` exactly as Tossou & Dimitrakakis 2016 (Sec. 3) write it
+  (``t`` the current 1-based step); each arm once first; ties uniformly at random.
+* :class:`KLUCB`: Garivier & Cappe 2011, ``max{q : n_a kl(mu^_a, q) <= ln t + c ln ln t}``
+  with ``c = 0`` by default (their experiments; ``c = 3`` in their theorem).
+* :class:`Thompson`: Beta-Bernoulli Thompson sampling with a uniform ``Beta(1, 1)`` prior
+  (Thompson 1933; Agrawal & Goyal 2012): sample ``theta_a ~ Beta(1 + s_a, 1 + n_a - s_a)``
+  and pull the argmax.
+
+UCB runs through the shared lockstep kernel (:mod:`._kernels`); KL-UCB and Thompson sampling
+have their own numpy lockstep loops (their per-step work, a root find or a Beta draw per arm,
+is vectorised over runs) and plain per-step references.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from dpaudit.validation import check_horizon, check_int, check_real
+
+from . import _kernels as kern
+from ._lockstep import SimulationResult, probability_rows, result, run_chunks, tie_break
+from ._policy import LockstepIndexPolicy
+from .adap import kl_ucb_index
+
+__all__ = ["KLUCB", "UCB", "Thompson"]
+
+
+class UCB(LockstepIndexPolicy):
+    """UCB1 (Auer et al. 2002) as in Tossou & Dimitrakakis 2016, Sec. 3: no privacy."""
+
+    name = "UCB"
+    kind = kern.UCB
+
+    def __init__(self) -> None:
+        pass
+
+
+class _SimplePolicy:
+    """Lockstep and per-step simulation for policies whose step is ``choose(n, s, t, rng)``."""
+
+    name = "policy"
+
+    def _choose(self, n: np.ndarray, s: np.ndarray, t: int, v: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+                 checkpoints: Sequence[int] = (), record: bool = False) -> SimulationResult:
+        """``runs`` runs in lockstep; each step is vectorised over runs."""
+        k = int(source.n_arms)
+        runs = check_int("runs", runs, low=1)
+        gaps = np.asarray(source.gaps, dtype=float)
+        n = np.zeros((runs, k))
+        s = np.zeros_like(n)
+        rows = np.arange(n.shape[0])
+
+        def step(ch, regret, curve, actions):
+            for c in range(ch.u.shape[1]):
+                t = ch.t0 + c
+                arm = np.full(n.shape[0], t - 1) if t <= k else \
+                    self._choose(n, s, t, ch.v[:, c], rng)
+                x = (ch.u[:, c] < ch.prob[c, arm]).astype(float)
+                n[rows, arm] += 1
+                s[rows, arm] += x
+                regret += gaps[arm]
+                if ch.cp_col[c] >= 0:
+                    curve[:, ch.cp_col[c]] = regret
+                if actions is not None:
+                    actions[:, t - 1] = arm
+
+        regret, curve, cps, actions = run_chunks(
+            source, horizon, runs, rng=rng, checkpoints=checkpoints, record=record,
+            noise_per_step=0, step=step)
+        return result(regret, n.astype(np.int64), cps, curve, actions)
+
+    def simulate_per_step(self, source: object, horizon: int, runs: int, *,
+                          rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                          record: bool = False) -> SimulationResult:
+        """Plain reference: one run at a time, one step at a time (same law)."""
+        k = int(source.n_arms)
+        horizon = check_horizon(horizon, k)
+        runs = check_int("runs", runs, low=1)
+        rows_p, row_of = probability_rows(source, horizon)
+        gaps = np.asarray(source.gaps, dtype=float)
+        cps = np.unique(np.asarray(checkpoints, dtype=np.int64).reshape(-1))
+        regret, curve = np.zeros(runs), np.zeros((runs, cps.size))
+        counts = np.zeros((runs, k), dtype=np.int64)
+        actions = np.zeros((runs, horizon), dtype=np.int16) if record else None
+        for r in range(runs):
+            n, s = np.zeros((1, k)), np.zeros((1, k))
+            arms = np.zeros(horizon, dtype=np.int64)
+            for t in range(1, horizon + 1):
+                arm = t - 1 if t <= k else int(self._choose(n, s, t, rng.random(1), rng)[0])
+                x = float(rng.random() < rows_p[int(row_of(np.array([t]))[0]), arm])
+                n[0, arm] += 1
+                s[0, arm] += x
+                arms[t - 1] = arm
+            cum = np.cumsum(gaps[arms])
+            regret[r], counts[r] = cum[-1], n[0]
+            if cps.size:
+                curve[r] = cum[cps - 1]
+            if actions is not None:
+                actions[r] = arms
+        return result(regret, counts, cps, curve, actions)
+
+
+class KLUCB(_SimplePolicy):
+    """KL-UCB for Bernoulli rewards (Garivier & Cappe 2011); no privacy.
+
+    Parameters
+    ----------
+    c:
+        Exploration constant of the ``c ln ln t`` term (default 0, as in their experiments).
+    """
+
+    name = "KL-UCB"
+
+    def __init__(self, *, c: float = 0.0) -> None:
+        self.c = check_real("c", c, low=0.0)
+
+    def _choose(self, n, s, t, v, rng):
+        lt = math.log(t)
+        level = lt + (self.c * math.log(lt) if lt > 1.0 else 0.0)
+        return tie_break(kl_ucb_index(s / n, level / n), v)
+
+
+class Thompson(_SimplePolicy):
+    """Beta-Bernoulli Thompson sampling with a ``Beta(prior_a, prior_b)`` prior; no privacy.
+
+    Rewards outside ``{0, 1}`` never occur here (Bernoulli draws), so the conjugate update is
+    exact.
+    """
+
+    name = "Thompson"
+
+    def __init__(self, *, prior_a: float = 1.0, prior_b: float = 1.0) -> None:
+        self.prior_a = check_real("prior_a", prior_a, low=0.0, low_open=True)
+        self.prior_b = check_real("prior_b", prior_b, low=0.0, low_open=True)
+
+    def _choose(self, n, s, t, v, rng):
+        theta = rng.beta(self.prior_a + s, self.prior_b + n - s)
+        return np.argmax(theta, axis=1)
+
+
+POLICIES = {"ucb": UCB, "kl-ucb": KLUCB, "thompson": Thompson}
