@@ -51,6 +51,8 @@ def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, Callable
         tab = np.asarray(table, dtype=float)
         if tab.ndim == 1:
             tab = np.repeat(tab[:, None], int(source.n_arms), axis=1)
+        elif type(source).__module__.endswith("_episodic"):  # the old (K, T) layout
+            tab = tab.T
         if tab.shape[0] < horizon:
             raise InvalidParameterError(
                 f"horizon={horizon} must be at most the reward table's length {tab.shape[0]}")

@@ -140,7 +140,8 @@ def _pld(input_epsilon: float, v: float, pulls: int, every: int | None, pessimis
         # noise multiplier = scale / sensitivity = n^(v/2 - 1) / (1/n) = n^(v/2)
         one = pldlib.from_laplace_mechanism(float(n) ** (v / 2.0), sensitivity=1.0,
                                             pessimistic_estimate=pessimistic,
-                                            value_discretization_interval=interval)
+                                            value_discretization_interval=interval,
+                                            use_connect_dots=pessimistic)
         total = one if total is None else total.compose(one)
     return total
 
