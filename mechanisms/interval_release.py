@@ -44,8 +44,8 @@ from dpaudit.validation import (
     check_real,
 )
 
-__all__ = ["corollary_3_1", "corollary_3_2", "pld_delta", "pld_epsilon", "release_counts",
-           "release_interval", "release_scale", "theorem_3_4"]
+__all__ = ["corollary_3_1", "corollary_3_2", "pld_bracket", "pld_delta", "pld_epsilon",
+           "pld_lower", "release_counts", "release_interval", "release_scale", "theorem_3_4"]
 
 #: the tightest ``c`` with ``e^x - 1 <= c x`` on ``(0, 1]``
 C_TIGHT = math.e - 1.0
@@ -144,6 +144,21 @@ def _pld(input_epsilon: float, v: float, pulls: int, every: int | None, pessimis
                                             use_connect_dots=pessimistic)
         total = one if total is None else total.compose(one)
     return total
+
+
+def pld_bracket(input_epsilon: float, *, v: float = 1.1, pulls: int, every: int | None = None,
+                interval: float = 1e-4):
+    """``(optimistic, pessimistic)`` PLDs of one arm's releases up to ``pulls`` (``None`` if
+    there is no release): their ``get_delta_for_epsilon`` bracket the exact ``delta``."""
+    v = check_v(v)
+    return (_pld(input_epsilon, v, pulls, every, False, interval),
+            _pld(input_epsilon, v, pulls, every, True, interval))
+
+
+def pld_lower(input_epsilon: float, *, v: float = 1.1, pulls: int, every: int | None = None,
+              interval: float = 1e-4):
+    """The optimistic PLD alone (its ``delta`` is a lower bound); ``None`` if no release."""
+    return _pld(input_epsilon, check_v(v), pulls, every, False, interval)
 
 
 def pld_delta(input_epsilon: float, epsilon: float, *, v: float = 1.1, pulls: int,
