@@ -1,6 +1,6 @@
-"""AdaP-UCB and AdaP-KLUCB: Azize & Basu (NeurIPS 2022, seed 000), Algorithm 1, Eq. (7)-(8).
+"""AdaP-UCB and AdaP-KLUCB: Azize & Basu 2022 (NeurIPS), Algorithm 1, Eq. (7)-(8).
 
-Algorithm 1 (seed 000, Sec. 4): pull every arm once (``t = K``); then in episode ``l``
+Algorithm 1 (Azize & Basu 2022, Sec. 4): pull every arm once (``t = K``); then in episode ``l``
 starting at ``t_l = t + 1`` choose ``A_l = argmax_a I_a(t_l - 1, alpha)`` and pull it until
 its count doubles, ``N_A(t) = 2 N_A(t_l - 1)``. The index of an arm uses only the private
 mean of the rewards of the arm's *last active episode* (``N_a / 2`` rewards once an arm has
@@ -12,7 +12,7 @@ had an episode)::
                 mu~^alpha_a = clip_[0,1](mu~_a + alpha ln t_l / (eps * N_a/2))
 
 (the printed Eq. 8 writes ``d(mu~, q)``; the "where" clause right after it defines the
-clipped, shifted ``mu~^alpha`` that the inequality uses, and the REFERENCE agrees).
+clipped, shifted ``mu~^alpha`` that the inequality uses).
 
 Choices made explicit (paper's values as defaults):
 
@@ -43,28 +43,27 @@ the plain one-reward-per-step reference used by the benchmark and the law-equiva
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 from scipy.special import xlogy
 
-from dpaudit.validation import (
-    check_choice,
-    check_epsilon,
-    check_horizon,
-    check_int,
-    check_real,
-)
-
-from ._episodic import (
-    BernoulliRewards,
-    EpisodicResult,
+from dpaudit.bandits import (
+    PolicyEntry,
     RegretTracker,
-    TableRewards,
+    SimulationResult,
     argmax_random_ties,
-    check_source,
+    check_simulation,
+    pad_rows,
+    result_from_actions,
 )
+from dpaudit.interfaces import RewardSource
+from dpaudit.validation import check_choice, check_epsilon, check_real
 
-__all__ = ["AdaPKLUCB", "AdaPUCB", "bernoulli_kl", "kl_ucb_index"]
+from .papers import AZIZE_BASU_FIG2
+
+__all__ = ["POLICIES", "AdaPKLUCB", "AdaPUCB", "bernoulli_kl", "kl_ucb_index"]
 
 
 def bernoulli_kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -109,7 +108,7 @@ def kl_ucb_index(p: np.ndarray, c: np.ndarray, *, newton_steps: int = 60,
 
 
 class _AdaP:
-    """Algorithm 1 of seed 000 with the index of a subclass (see the module docstring).
+    """Algorithm 1 of Azize & Basu 2022 with the index of a subclass (see the module docstring).
 
     Parameters
     ----------
@@ -120,7 +119,8 @@ class _AdaP:
     """
 
     name = "AdaP"
-    _mean_over_all_rewards = False  # True only in the deliberately broken variant
+    #: which rewards a release averages (Theorem 6's premise); broken twins override it
+    mean_window = "last episode"
 
     def __init__(self, epsilon: float, *, alpha: float = 3.1,
                  initial_noise: str = "as printed") -> None:
@@ -129,10 +129,12 @@ class _AdaP:
         self.initial_noise = check_choice("initial_noise", initial_noise,
                                           ("as printed", "lemma1"))
 
-    @property
-    def mean_window(self) -> str:
-        """Which rewards a release averages: ``"last episode"`` (the paper) or ``"all"``."""
-        return "all" if self._mean_over_all_rewards else "last episode"
+    def release_mean(self, total: np.ndarray, episode_sum: np.ndarray,
+                     episode_length: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """The statistic an episode releases (before noise): the mean of that episode's
+        rewards only (Sec. 4, Lemma 1). ``total`` is the sum of all the arm's rewards so far
+        and ``count`` its pull count (both unused here; a broken twin reads them)."""
+        return episode_sum / np.maximum(episode_length, 1)  # proof: Thm 6, last episode only
 
     def index(self, private_mean: np.ndarray, n: np.ndarray, t_l: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -150,33 +152,38 @@ class _AdaP:
         return 1.0 / self.epsilon if self.initial_noise == "lemma1" else 2.0 / self.epsilon
 
     # -- episodic simulator ----------------------------------------------------------
-    def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints: np.ndarray | None = None,
-                 record_releases: bool = False) -> EpisodicResult:
+    def max_episodes(self, n_arms: int, horizon: int) -> int:
+        """An upper bound on the number of episodes (the width of ``decisions``)."""
+        return n_arms * (int(math.log2(horizon)) + 2) + 1
+
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                 record: bool = False, record_releases: bool = False) -> SimulationResult:
         """Simulate ``runs`` runs in lockstep, one reward-sum draw per episode and run.
 
-        ``record_releases`` keeps the pre-noise statistic of every release (the initial
-        pulls, then one per episode) so an audit can count which releases one changed
-        reward touches on coupled runs (same generator state, same decisions)."""
-        check_source(rewards, horizon)
-        k = rewards.n_arms
-        horizon = check_horizon(horizon, k)
-        runs = check_int("runs", runs, low=1)
-        cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
-        track = RegretTracker(runs, rewards.gaps, cps)
+        ``decisions[r]`` lists run ``r``'s episode arms (padded with -1): with the horizon
+        it determines the whole action sequence. ``extra["episodes"]`` counts the episodes.
+        ``record_releases`` keeps the pre-noise statistic of every release in
+        ``extra["releases"]`` (the initial pulls, then one per episode, NaN-padded) so an
+        audit can count which releases one changed reward touches on coupled runs (same
+        generator state, same decisions).
+        """
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         rows = np.arange(runs)
         n = np.ones((runs, k))
         total = np.zeros((runs, k))
         pmean = np.zeros((runs, k))
-        for a in range(k):  # initialisation: every arm once (Alg. 1, line 3)
+        one = np.ones(runs, np.int64)
+        for a in range(k):  # initialisation: every arm once (Alg. 1, line 3), step a + 1
             arm = np.full(runs, a)
-            start, one = np.full(runs, a, np.int64), np.ones(runs, np.int64)
-            s = rewards.block_sums(arm, start, one, rng)
-            track.add(arm, start, one)
+            s = source.block_sums(arm, one * (a + 1), one, rng)
+            track.add(arm, a + 1, one)
             total[:, a] = s
             pmean[:, a] = s + rng.laplace(0.0, self._initial_scale(), runs)
-        t = np.full(runs, k, dtype=np.int64)
-        max_eps = k * (int(math.log2(horizon)) + 2) + 1
+        t = np.full(runs, k, dtype=np.int64)  # steps played so far
+        max_eps = self.max_episodes(k, horizon)
         decisions = np.full((runs, max_eps), -1, dtype=np.int8 if k < 128 else np.int16)
         releases = np.full((runs, k + max_eps), np.nan) if record_releases else None
         if releases is not None:
@@ -186,18 +193,15 @@ class _AdaP:
             active = t < horizon
             if not active.any():
                 break
-            idx = self.index(pmean, n, (t + 1).astype(float))
+            idx = self.index(pmean, n, (t + 1).astype(float))  # t_l = t + 1
             arm = argmax_random_ties(idx, rng)
             n_arm = n[rows, arm]
             length = np.where(active, np.minimum(n_arm.astype(np.int64), horizon - t), 0)
-            s = rewards.block_sums(arm, t, length, rng)
-            track.add(arm, t, length)
+            s = source.block_sums(arm, t + 1, length, rng)
+            track.add(arm, t + 1, length)
             new_n = n_arm + length
-            if self._mean_over_all_rewards:
-                total[rows, arm] += s
-                mean = total[rows, arm] / new_n
-            else:  # proof: Thm 6, only the last episode's rewards enter the release
-                mean = s / np.maximum(length, 1)
+            total[rows, arm] += s
+            mean = self.release_mean(total[rows, arm], s, length, new_n)
             noisy = mean + rng.laplace(0.0, 1.0, runs) * self._noise_scale(new_n)
             if releases is not None:
                 releases[rows[active], k + ep[active]] = mean[active]
@@ -206,59 +210,58 @@ class _AdaP:
             decisions[rows[active], ep[active]] = arm[active]
             ep += active
             t += length
-        return EpisodicResult(track.regret, track.counts, decisions, ep, cps, track.curve,
-                              releases)
+        extra = {"episodes": ep}
+        if releases is not None:
+            extra["releases"] = releases
+        return track.result(decisions=decisions, extra=extra)
 
     # -- plain per-step reference ----------------------------------------------------
-    def simulate_per_step(self, means: np.ndarray, horizon: int, *,
-                          rng: np.random.Generator) -> tuple[float, np.ndarray, list[int]]:
-        """One run, one Bernoulli reward per step (the naive reference; same law).
-
-        Returns ``(pseudo_regret, counts, episode_arms)``.
-        """
-        mu = BernoulliRewards(means).means
-        k = mu.size
-        horizon = check_horizon(horizon, k)
-        gaps = mu.max() - mu
-        n = np.ones(k)
-        total = np.zeros(k)
-        pmean = np.zeros(k)
-        counts = np.zeros(k, dtype=np.int64)
-        regret = 0.0
-        arms: list[int] = []
-        arm, left, ep_sum, ep_len = -1, 0, 0.0, 0
-        for t in range(horizon):
-            if t < k:
-                r = float(rng.random() < mu[t])
-                total[t] = r
-                pmean[t] = r + rng.laplace(0.0, self._initial_scale())
-                counts[t] += 1
-                regret += gaps[t]
-                continue
-            if left == 0:
-                idx = self.index(pmean[None, :], n[None, :], np.array([t + 1.0]))
-                arm = int(argmax_random_ties(idx, rng)[0])
-                arms.append(arm)
-                left, ep_sum, ep_len = int(n[arm]), 0.0, 0
-            ep_sum += float(rng.random() < mu[arm])
-            ep_len += 1
-            left -= 1
-            counts[arm] += 1
-            regret += gaps[arm]
-            if left == 0 or t == horizon - 1:
-                new_n = n[arm] + ep_len
-                if self._mean_over_all_rewards:
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
+                          rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                          record: bool = False) -> SimulationResult:
+        """One run at a time, one reward per step (the plain reference; same law)."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        all_actions, all_arms = [], []
+        for _ in range(runs):
+            n = np.ones(k)
+            total = np.zeros(k)
+            pmean = np.zeros(k)
+            actions: list[int] = []
+            arms: list[int] = []
+            arm, left, ep_sum, ep_len = -1, 0, 0.0, 0
+            for t in range(1, horizon + 1):
+                if t <= k:
+                    r = float(source.rewards(t, np.array([t - 1]), rng)[0])
+                    total[t - 1] = r
+                    pmean[t - 1] = r + rng.laplace(0.0, self._initial_scale())
+                    actions.append(t - 1)
+                    continue
+                if left == 0:
+                    idx = self.index(pmean[None, :], n[None, :], np.array([float(t)]))
+                    arm = int(argmax_random_ties(idx, rng)[0])
+                    arms.append(arm)
+                    left, ep_sum, ep_len = int(n[arm]), 0.0, 0
+                ep_sum += float(source.rewards(t, np.array([arm]), rng)[0])
+                ep_len += 1
+                left -= 1
+                actions.append(arm)
+                if left == 0 or t == horizon:
+                    new_n = n[arm] + ep_len
                     total[arm] += ep_sum
-                    mean = total[arm] / new_n
-                else:
-                    mean = ep_sum / ep_len
-                pmean[arm] = mean + rng.laplace(0.0, 1.0) * self._noise_scale(new_n)
-                n[arm] = new_n
-        return regret, counts, arms
+                    mean = float(self.release_mean(total[arm], ep_sum, ep_len, new_n))
+                    pmean[arm] = mean + rng.laplace(0.0, 1.0) * self._noise_scale(new_n)
+                    n[arm] = new_n
+            all_actions.append(actions)
+            all_arms.append(arms)
+        decisions = pad_rows(all_arms, self.max_episodes(k, horizon))
+        return result_from_actions(
+            np.array(all_actions), source.gaps, cps, record=record, decisions=decisions,
+            extra={"episodes": np.array([len(a) for a in all_arms])})
 
 
 class AdaPUCB(_AdaP):
-    """AdaP-UCB (seed 000, Alg. 1 with Eq. 7); epsilon-global DP by Theorem 6/7."""
+    """AdaP-UCB (Azize & Basu 2022, Alg. 1 with Eq. 7); epsilon-global DP by Theorem 6/7."""
 
     name = "AdaP-UCB"
 
@@ -268,7 +271,7 @@ class AdaPUCB(_AdaP):
 
 
 class AdaPKLUCB(_AdaP):
-    """AdaP-KLUCB (seed 000, Alg. 1 with Eq. 8); epsilon-global DP by Theorem 6/8."""
+    """AdaP-KLUCB (Azize & Basu 2022, Alg. 1 with Eq. 8); epsilon-global DP by Theorem 6/8."""
 
     name = "AdaP-KLUCB"
 
@@ -276,3 +279,18 @@ class AdaPKLUCB(_AdaP):
         conf, priv = self._bonus_terms(n, t_l)
         shifted = np.clip(private_mean + priv, 0.0, 1.0)  # mu~^alpha of Eq. (8)
         return kl_ucb_index(shifted, conf)
+
+
+POLICIES = {
+    "adap-ucb": PolicyEntry(
+        partial(AdaPUCB, epsilon=1.0), AZIZE_BASU_FIG2,
+        "Azize & Basu 2022, Algorithm 1 with Eq. (7)",
+        small_instance=(0.7, 0.4, 0.3), small_horizon=80,
+        invalid=({"epsilon": -1.0}, {"epsilon": True}, {"alpha": 0.0},
+                 {"initial_noise": "none"})),
+    "adap-klucb": PolicyEntry(
+        partial(AdaPKLUCB, epsilon=1.0), AZIZE_BASU_FIG2,
+        "Azize & Basu 2022, Algorithm 1 with Eq. (8)",
+        small_instance=(0.7, 0.4, 0.3), small_horizon=80,
+        invalid=({"epsilon": 0.0}, {"alpha": float("nan")}, {"initial_noise": 1})),
+}

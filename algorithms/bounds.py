@@ -1,6 +1,8 @@
-"""Regret bounds of the global-DP papers, evaluated on a Bernoulli instance.
+"""The papers' regret bounds on a Bernoulli instance, grouped by paper (each defined once).
 
-Seed 000 (Azize & Basu 2022):
+The papers' instances and experiment settings are in :mod:`dpaudit.algorithms.papers`.
+
+Azize & Basu 2022:
 
 * Theorem 2 (minimax lower bound): ``max{ sqrt(T (K-1)) / 27, (K-1) / (131 eps) }``.
 * Theorem 3 (problem-dependent lower bound, asymptotic): ``liminf Reg_T / ln T >=
@@ -13,13 +15,18 @@ Seed 000 (Azize & Basu 2022):
   *shape* ``sum_a Delta_a ln T / min{kl(mu_a, mu*), eps Delta_a} + 3 alpha/(alpha - 3)`` (with
   ``C1 = C2 = 1``) can be evaluated, and it is reported as a shape, never as a bound.
 
-Seed 003 (Wang & Zhu):
+Wang & Zhu 2023:
 
+* Theorem 16 (DP-FTPL-New upper bound): ``sum_i max{16 log T / Delta_i, 4 L} + 4N`` over the
+  suboptimal arms, ``L`` the log term of Algorithm 3's centre.
 * Theorem 18 (GDP-Elim-New upper bound): ``sum_i (1024 Delta_i ln T / Delta_min^2 +
   (32 Delta_i / (eps Delta_min)) ln X) + 4N`` with ``X`` of Algorithm 4 (``N`` arms).
 * Theorem 4 (lower bound for (eps, delta)-global DP): the OCR of the display is damaged; the
   abstract's order ``(N / eps) ln(((e^eps - 1) T + delta T) / ((e^eps - 1) + delta T))`` is
-  reported as an order term without constant (shared/REFERENCE.md Sec. 4.5, [recon]).
+  reported as an order term without constant.
+
+Tossou & Dimitrakakis 2016: no bound of theirs is evaluated yet (their algorithms are not
+implemented; Theorem 3.5's additive constant is not recovered from the text).
 """
 
 from __future__ import annotations
@@ -28,9 +35,16 @@ import math
 
 import numpy as np
 
-from dpaudit.validation import check_epsilon, check_horizon, check_means, check_real
+from dpaudit.validation import (
+    check_epsilon,
+    check_epsilon_delta,
+    check_horizon,
+    check_means,
+    check_real,
+)
 
 from .adap import bernoulli_kl
+from .ftpl import ftpl_new_log_term
 from .gdp_elim import log_x
 
 __all__ = [
@@ -39,6 +53,7 @@ __all__ = [
     "thm4_gdp_lower_order",
     "thm7_adap_ucb_upper",
     "thm8_adap_klucb_shape",
+    "thm16_dp_ftpl_new_upper",
     "thm18_gdp_elim_upper",
 ]
 
@@ -51,7 +66,7 @@ def _gaps(means: object) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def thm2_minimax_lower(n_arms: int, horizon: int, epsilon: float) -> float:
-    """Seed 000, Theorem 2, Eq. (3)."""
+    """Azize & Basu 2022, Theorem 2, Eq. (3)."""
     k = int(n_arms)
     horizon = check_horizon(horizon, max(k - 1, 1))
     eps = check_epsilon(epsilon)
@@ -59,7 +74,7 @@ def thm2_minimax_lower(n_arms: int, horizon: int, epsilon: float) -> float:
 
 
 def thm3_lower(means: object, horizon: int, epsilon: float) -> float:
-    """Seed 000, Theorem 3, Eq. (4), Bernoulli case, times ``ln T`` (asymptotic rate)."""
+    """Azize & Basu 2022, Theorem 3, Eq. (4), Bernoulli case, times ``ln T`` (asymptotic)."""
     mu, gaps, best = _gaps(means)
     eps = check_epsilon(epsilon)
     horizon = check_horizon(horizon, mu.size)
@@ -69,7 +84,7 @@ def thm3_lower(means: object, horizon: int, epsilon: float) -> float:
 
 
 def thm7_adap_ucb_upper(means: object, horizon: int, epsilon: float, alpha: float = 3.1) -> float:
-    """Seed 000, Theorem 7 (needs ``alpha > 3``)."""
+    """Azize & Basu 2022, Theorem 7 (needs ``alpha > 3``)."""
     mu, gaps, _ = _gaps(means)
     eps = check_epsilon(epsilon)
     a = check_real("alpha", alpha, low=3.0, low_open=True)
@@ -81,7 +96,7 @@ def thm7_adap_ucb_upper(means: object, horizon: int, epsilon: float, alpha: floa
 
 def thm8_adap_klucb_shape(means: object, horizon: int, epsilon: float,
                           alpha: float = 3.1) -> float:
-    """Seed 000, Theorem 8 with ``C1 = C2 = 1``: the bound's shape, not a bound."""
+    """Azize & Basu 2022, Theorem 8 with ``C1 = C2 = 1``: the bound's shape, not a bound."""
     mu, gaps, best = _gaps(means)
     eps = check_epsilon(epsilon)
     a = check_real("alpha", alpha, low=3.0, low_open=True)
@@ -93,8 +108,23 @@ def thm8_adap_klucb_shape(means: object, horizon: int, epsilon: float,
     return float(per_arm.sum())
 
 
+def thm16_dp_ftpl_new_upper(means: object, horizon: int, epsilon: float,
+                            delta: float) -> float:
+    """Wang & Zhu 2023, Theorem 16: ``sum_i max{16 log T / Delta_i, 4 L} + 4N``.
+
+    ``L`` is :func:`~dpaudit.algorithms.ftpl.ftpl_new_log_term` (the theorem writes
+    ``(4/eps) log(...)``); the sum is over suboptimal arms; ``N`` is the number of arms.
+    """
+    mu, gaps, _ = _gaps(means)
+    eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
+    t = check_horizon(horizon, mu.size)
+    gaps = gaps[gaps > 0]
+    log_term = ftpl_new_log_term(eps, dlt, t)
+    return float(np.sum(np.maximum(16.0 * math.log(t) / gaps, 4.0 * log_term)) + 4 * mu.size)
+
+
 def thm18_gdp_elim_upper(means: object, horizon: int, epsilon: float, delta: float) -> float:
-    """Seed 003, Theorem 18."""
+    """Wang & Zhu 2023, Theorem 18."""
     mu, gaps, _ = _gaps(means)
     eps = check_epsilon(epsilon)
     horizon = check_horizon(horizon, mu.size)
@@ -108,7 +138,7 @@ def thm18_gdp_elim_upper(means: object, horizon: int, epsilon: float, delta: flo
 
 
 def thm4_gdp_lower_order(n_arms: int, horizon: int, epsilon: float, delta: float) -> float:
-    """Seed 003, Theorem 4 / abstract: the order term, constant unknown (OCR-damaged)."""
+    """Wang & Zhu 2023, Theorem 4 / abstract: the order term, constant unknown (OCR-damaged)."""
     eps = check_epsilon(epsilon)
     a = math.expm1(eps)
     t = float(horizon)

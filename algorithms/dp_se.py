@@ -2,9 +2,9 @@
 
 T. Sajed and O. Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal
 Private Stopping Rule", ICML 2019 (PMLR 97:5579-5588), the private Successive Elimination
-algorithm (DP-SE); the baseline of seed 000's Fig. 2 (with ``beta = 1/T``) and of seed 003's
-experiments. Formulas as collected in shared/REFERENCE.md Sec. 4.4 (two public
-re-implementations agree; the seed texts only describe the algorithm in prose):
+algorithm (DP-SE); the baseline of Azize & Basu 2022's Fig. 2 (with ``beta = 1/T``) and of
+Wang & Zhu 2023's experiments. Formulas as two public re-implementations agree on them (the
+papers that use DP-SE as a baseline only describe it in prose):
 
 Epoch ``e = 1, 2, ...`` with ``Delta_e = 2^-e`` and surviving set ``S``:
 
@@ -18,28 +18,33 @@ Epoch ``e = 1, 2, ...`` with ``Delta_e = 2^-e`` and surviving set ``S``:
 
 Choices: arms of ``S`` are pulled in blocks in index order (the order does not affect the law
 of the elimination decisions); the last epoch is truncated at ``T``; ``beta`` defaults to
-``1/T`` as in seed 000 (DP-SE is not anytime).
+``1/T`` as in Azize & Basu 2022 (DP-SE is not anytime).
 
 Privacy: a changed reward is in one arm's block of one epoch, so it moves one released mean
 by at most ``1/R_e``; ``Lap(1/(eps R_e))`` makes that release eps-DP and everything else is
-post-processing (the same one-episode-touched argument as seed 000, Thm 6).
+post-processing (the same one-episode-touched argument as Azize & Basu 2022, Thm 6).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import partial
+
 import numpy as np
 
-from dpaudit.validation import check_epsilon, check_horizon, check_int, check_real
-
-from ._episodic import (
-    BernoulliRewards,
-    EpisodicResult,
+from dpaudit.bandits import (
+    PolicyEntry,
     RegretTracker,
-    TableRewards,
-    check_source,
+    SimulationResult,
+    check_simulation,
+    result_from_actions,
 )
+from dpaudit.interfaces import RewardSource
+from dpaudit.validation import check_epsilon, check_real
 
-__all__ = ["DPSE"]
+from .papers import AZIZE_BASU_FIG2
+
+__all__ = ["DPSE", "POLICIES"]
 
 
 class DPSE:
@@ -50,7 +55,8 @@ class DPSE:
     epsilon:
         Privacy budget (epsilon-global DP), > 0.
     beta:
-        Failure probability of the confidence bounds; ``None`` means ``1/T`` (seed 000, Sec. 5).
+        Failure probability of the confidence bounds; ``None`` means ``1/T`` (Azize & Basu
+        2022, Sec. 5).
     """
 
     name = "DP-SE"
@@ -76,23 +82,21 @@ class DPSE:
         c = np.log(4.0 * n_alive * e * e / beta) / (self.epsilon * r_e)
         return 2.0 * (h + c)
 
-    def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints: np.ndarray | None = None
-                 ) -> EpisodicResult:
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                 record: bool = False) -> SimulationResult:
         """All runs in lockstep; one reward-sum draw per arm, epoch and run.
 
         ``decisions[r, a]`` is the epoch after which arm ``a`` was eliminated (0: never); with
-        the horizon it determines the whole action sequence.
+        the horizon it determines the whole action sequence. ``extra["epochs"]`` counts the
+        completed epochs.
         """
-        check_source(rewards, horizon)
-        k = rewards.n_arms
-        horizon = check_horizon(horizon, k)
-        runs = check_int("runs", runs, low=1)
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
         beta = self._beta(horizon)
-        cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
-        track = RegretTracker(runs, rewards.gaps, cps)
+        track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         alive = np.ones((runs, k), dtype=bool)
-        t = np.zeros(runs, dtype=np.int64)
+        t = np.zeros(runs, dtype=np.int64)  # steps played so far
         eliminated = np.zeros((runs, k), dtype=np.int64)
         epochs = np.zeros(runs, dtype=np.int64)
         e = 0
@@ -102,7 +106,7 @@ class DPSE:
             single = n_alive == 1
             last = np.argmax(alive, axis=1)
             rest = np.where(single, horizon - t, 0)  # one survivor: play it to the end
-            track.add(last, t, rest)
+            track.add(last, t + 1, rest)
             t += rest
             r_e = self.epoch_length(e, np.maximum(n_alive, 1), beta)
             means = np.zeros((runs, k))
@@ -111,8 +115,8 @@ class DPSE:
                 play = alive[:, a] & (t < horizon) & ~single
                 length = np.where(play, np.minimum(r_e, horizon - t), 0).astype(np.int64)
                 arm = np.full(runs, a)
-                s = rewards.block_sums(arm, t, length, rng)
-                track.add(arm, t, length)
+                s = source.block_sums(arm, t + 1, length, rng)
+                track.add(arm, t + 1, length)
                 complete &= ~play | (length == r_e)
                 means[:, a] = s / np.maximum(length, 1)
                 t += length
@@ -125,49 +129,59 @@ class DPSE:
             alive &= ~drop
             eliminated[drop] = e
             epochs += complete
-        return EpisodicResult(track.regret, track.counts, eliminated, epochs, cps, track.curve)
+        return track.result(decisions=eliminated, extra={"epochs": epochs})
 
-    def simulate_per_step(self, means: np.ndarray, horizon: int, *,
-                          rng: np.random.Generator) -> tuple[float, np.ndarray, np.ndarray]:
-        """One run, one Bernoulli reward per step (the plain reference; same law).
-
-        Returns ``(pseudo_regret, counts, eliminated)`` with ``eliminated`` as in
-        :meth:`simulate`.
-        """
-        mu = BernoulliRewards(means).means
-        k = mu.size
-        horizon = check_horizon(horizon, k)
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
+                          rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                          record: bool = False) -> SimulationResult:
+        """One run at a time, one reward per step (the plain reference; same law)."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
         beta = self._beta(horizon)
-        gaps = mu.max() - mu
-        alive = np.ones(k, dtype=bool)
-        eliminated = np.zeros(k, dtype=np.int64)
-        counts = np.zeros(k, dtype=np.int64)
-        t, e = 0, 0
-        while t < horizon:
-            e += 1
-            arms = np.flatnonzero(alive)
-            if arms.size == 1:  # play the survivor step by step (its rewards are unused)
-                for _ in range(horizon - t):
-                    rng.random()
-                    counts[arms[0]] += 1
-                break
-            r_e = int(self.epoch_length(e, np.array([arms.size]), beta)[0])
-            means_e = np.zeros(k)
-            for a in arms:
-                s, n = 0.0, 0
-                while n < r_e and t < horizon:
-                    s += float(rng.random() < mu[a])
-                    n += 1
-                    t += 1
-                counts[a] += n
-                means_e[a] = s / max(n, 1)
-            if t >= horizon and n < r_e:
-                break
-            noisy = means_e + rng.laplace(0.0, 1.0 / (self.epsilon * r_e), k)
-            best = noisy[arms].max()
-            thr = float(self.threshold(e, np.array([arms.size]), np.array([r_e]), beta)[0])
-            for a in arms:
-                if best - noisy[a] > thr:
-                    alive[a] = False
-                    eliminated[a] = e
-        return float(counts @ gaps), counts, eliminated
+        all_actions, all_elim = [], []
+        for _ in range(runs):
+            alive = np.ones(k, dtype=bool)
+            eliminated = np.zeros(k, dtype=np.int64)
+            actions: list[int] = []
+            e = 0
+            while len(actions) < horizon:
+                e += 1
+                arms = np.flatnonzero(alive)
+                if arms.size == 1:  # play the survivor step by step (its rewards are unused)
+                    while len(actions) < horizon:
+                        source.rewards(len(actions) + 1, arms, rng)
+                        actions.append(int(arms[0]))
+                    break
+                r_e = int(self.epoch_length(e, np.array([arms.size]), beta)[0])
+                means_e = np.zeros(k)
+                for a in arms:
+                    s, n = 0.0, 0
+                    while n < r_e and len(actions) < horizon:
+                        s += float(source.rewards(len(actions) + 1, np.array([a]), rng)[0])
+                        actions.append(int(a))
+                        n += 1
+                    means_e[a] = s / max(n, 1)
+                if len(actions) >= horizon and n < r_e:
+                    break
+                noisy = means_e + rng.laplace(0.0, 1.0 / (self.epsilon * r_e), k)
+                best = noisy[arms].max()
+                thr = float(self.threshold(e, np.array([arms.size]), np.array([r_e]), beta)[0])
+                for a in arms:
+                    if best - noisy[a] > thr:
+                        alive[a] = False
+                        eliminated[a] = e
+            all_actions.append(actions)
+            all_elim.append(eliminated)
+        return result_from_actions(np.array(all_actions), source.gaps, cps, record=record,
+                                   decisions=np.array(all_elim))
+
+
+POLICIES = {
+    "dp-se": PolicyEntry(
+        partial(DPSE, epsilon=1.0), AZIZE_BASU_FIG2,
+        "Sajed & Sheffet 2019, DP-SE (baseline of Azize & Basu 2022, Fig. 2, beta = 1/T)",
+        # beta = 1/2 makes epoch 1 (R_1 = 443 pulls per arm) fit in T = 1000, and the gap 0.1
+        # sits near its threshold 2 (h_1 + c_1) = 0.14, so elimination is a real coin flip
+        small_instance=(0.55, 0.45), small_horizon=1000, small_overrides={"beta": 0.5},
+        invalid=({"epsilon": -1.0}, {"beta": 0.0}, {"beta": 1.0}, {"epsilon": float("inf")})),
+}

@@ -1,4 +1,4 @@
-"""DP-FTPL-New (Wang & Zhu, seed 003, Algorithm 3, Lemma 15, Theorem 16).
+"""DP-FTPL-New (Wang & Zhu 2023, Algorithm 3, Lemma 15, Theorem 16).
 
 Algorithm 3: pull every arm once; then at each step draw, for every arm ``i``, a sample
 ``theta_i`` from the Lemma-15 perturbation ``D(N_i, R_i)`` centred at::
@@ -28,21 +28,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
+from dpaudit.bandits import (
+    PolicyEntry,
+    RegretTracker,
+    SimulationResult,
+    bernoulli_observation,
+    check_simulation,
+    result_from_actions,
+)
 from dpaudit.exact import piecewise_quadrature
+from dpaudit.interfaces import RewardSource
 from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
 from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon_delta,
-    check_horizon,
     check_int,
-    check_means,
-    check_rewards,
 )
 
-__all__ = ["DPFTPLNew", "dp_ftpl_new_regret_bound", "ftpl_new_log_term"]
+from .papers import WANG_ZHU_INSTANCE_1
+
+__all__ = ["POLICIES", "DPFTPLNew", "ftpl_new_log_term"]
 
 
 def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
@@ -54,22 +63,6 @@ def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
     return math.log((t * a + 2.0 * t * delta) / (2.0 * a + 2.0 * t * delta)) / epsilon
 
 
-def dp_ftpl_new_regret_bound(means: Sequence[float], epsilon: float, delta: float,
-                             horizon: int) -> float:
-    """Theorem 16: ``sum_i max{16 log T / Delta_i, 4 L} + 4N`` over suboptimal arms.
-
-    ``L`` is :func:`ftpl_new_log_term` (the theorem writes ``(4/eps) log(...)``); ``N`` is the
-    number of arms.
-    """
-    mu = check_means(means)
-    eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
-    t = check_horizon(horizon, mu.size)
-    gaps = mu.max() - mu
-    gaps = gaps[gaps > 0]
-    log_term = ftpl_new_log_term(eps, dlt, t)
-    return float(np.sum(np.maximum(16.0 * math.log(t) / gaps, 4.0 * log_term)) + 4 * mu.size)
-
-
 class DPFTPLNew:
     """DP-FTPL-New for ``horizon`` steps with privacy parameters ``(epsilon, delta)``.
 
@@ -79,22 +72,22 @@ class DPFTPLNew:
         ``epsilon >= 0``, ``0 <= delta < 1``, not both zero (Remark 17 allows either to be 0).
     horizon:
         ``T``, used in the centre ``x0`` (the algorithm is not anytime).
-    perturbation:
-        The noise law; the paper's is ``Lemma15Perturbation(epsilon, delta)`` (default). The
-        deliberately broken ``FaultyLemma15Perturbation`` is passed here by the faulty audit.
+
+    The noise law is :meth:`make_perturbation` (Lemma 15 with the algorithm's ``epsilon``
+    and ``delta``); the deliberately broken twin in ``algorithms/_faulty.py`` overrides it.
     """
 
     name = "DP-FTPL-New"
 
-    def __init__(self, epsilon: float, delta: float, horizon: int, *,
-                 perturbation: Lemma15Perturbation | None = None) -> None:
+    def __init__(self, epsilon: float, delta: float, horizon: int) -> None:
         self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
         self.horizon = check_int("horizon", horizon, low=2)
-        self.perturbation = perturbation or Lemma15Perturbation(self.epsilon, self.delta)
-        if (self.perturbation.epsilon, self.perturbation.delta) != (self.epsilon, self.delta):
-            raise InvalidParameterError(
-                f"perturbation={self.perturbation!r} must use the algorithm's epsilon and delta")
+        self.perturbation = self.make_perturbation()
         self.log_term = ftpl_new_log_term(self.epsilon, self.delta, self.horizon)
+
+    def make_perturbation(self) -> Lemma15Perturbation:
+        """The Lemma-15 law ``D(N, x0)`` with this algorithm's ``(epsilon, delta)``."""
+        return Lemma15Perturbation(self.epsilon, self.delta)
 
     # -- the index ---------------------------------------------------------------------
     def centre(self, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -161,70 +154,71 @@ class DPFTPLNew:
         return s, n
 
     # -- simulation --------------------------------------------------------------------
-    def simulate(self, means: Sequence[float], runs: int, rng: np.random.Generator, *,
-                 checkpoints: Sequence[int] = ()) -> tuple[np.ndarray, np.ndarray]:
-        """Run ``runs`` independent copies in lockstep on Bernoulli arms with ``means``.
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                 record: bool = False) -> SimulationResult:
+        """``runs`` independent runs in lockstep, one vectorised step at a time.
 
-        Returns ``(regret, curves)``: final pseudo-regret per run and the pseudo-regret at
-        each checkpoint (``runs x len(checkpoints)``).
+        Steps ``1..K`` pull arm ``t - 1`` once; then every step draws all runs' ``theta`` in
+        one call. The observed reward is a Bernoulli draw of the source's reward (the identity
+        on 0/1 rewards; Sec. 3.1). ``horizon`` may be at most the algorithm's ``T`` (the
+        constructor's ``horizon``, which enters the centre ``x0``).
         """
-        mu = check_means(means)
-        check_int("runs", runs, low=1)
-        k, horizon = mu.size, check_horizon(self.horizon, mu.size)
-        gaps = mu.max() - mu
-        marks = sorted({int(c) for c in checkpoints if 1 <= int(c) <= horizon})
-        curves = np.zeros((runs, len(marks)))
-        sums = (rng.random((runs, k)) < mu).astype(float)  # t = 1..K: arm t once
-        counts = np.ones((runs, k))
-        regret = np.full(runs, gaps.sum())
-        rows = np.arange(runs)
-        mark_iter = iter(enumerate(marks))
-        next_mark = next(mark_iter, None)
-        while next_mark is not None and next_mark[1] <= k:
-            curves[:, next_mark[0]] = gaps[: next_mark[1]].sum()
-            next_mark = next(mark_iter, None)
-        for t in range(k + 1, horizon + 1):
-            x0 = self.centre(sums, counts)
-            theta = self.perturbation.sample(x0, counts, rng=rng)
-            arm = np.argmax(theta, axis=1)
-            reward = rng.random(runs) < mu[arm]
-            sums[rows, arm] += reward
-            counts[rows, arm] += 1.0
-            regret += gaps[arm]
-            if next_mark is not None and next_mark[1] == t:
-                curves[:, next_mark[0]] = regret
-                next_mark = next(mark_iter, None)
-        return regret, curves
-
-    def actions_on_rewards(self, rewards: np.ndarray, runs: int,
-                           rng: np.random.Generator) -> np.ndarray:
-        """Action sequences (``runs x T``) on a fixed reward table ``rewards`` (``T x K``).
-
-        At step ``t`` the pulled arm's observation is ``rewards[t, arm]`` (non-binary rewards
-        are replaced by a Bernoulli draw of them, as in the paper). Used for global-DP audits,
-        where two tables differ at one step.
-        """
-        table = check_rewards(rewards)
-        if table.ndim != 2 or table.shape[0] < table.shape[1]:
-            raise InvalidParameterError(
-                f"rewards of shape {table.shape} must be a (T, K) table with T >= K")
-        horizon, k = table.shape
-        check_int("runs", runs, low=1)
-        binary = np.all((table == 0) | (table == 1))
-        actions = np.empty((runs, horizon), dtype=np.int64)
+        horizon, runs, cps = self._check(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         sums = np.zeros((runs, k))
         counts = np.zeros((runs, k))
         rows = np.arange(runs)
-        for t in range(horizon):
-            if t < k:
-                arm = np.full(runs, t)
+        for t in range(1, horizon + 1):
+            if t <= k:
+                arm = np.full(runs, t - 1)
             else:
                 theta = self.perturbation.sample(self.centre(sums, counts), counts, rng=rng)
                 arm = np.argmax(theta, axis=1)
-            obs = table[t, arm]
-            if not binary:
-                obs = (rng.random(runs) < obs).astype(float)
+            obs = bernoulli_observation(source.rewards(t, arm, rng), rng)
             sums[rows, arm] += obs
             counts[rows, arm] += 1.0
-            actions[:, t] = arm
-        return actions
+            track.step(arm, t)
+        return track.result()
+
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
+                          rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                          record: bool = False) -> SimulationResult:
+        """One run at a time, one step at a time (the plain reference; same law)."""
+        horizon, runs, cps = self._check(source, horizon, runs, rng, checkpoints)
+        k = source.n_arms
+        all_actions = []
+        for _ in range(runs):
+            sums, counts = np.zeros(k), np.zeros(k)
+            actions = []
+            for t in range(1, horizon + 1):
+                if t <= k:
+                    arm = t - 1
+                else:
+                    theta = self.perturbation.sample(self.centre(sums, counts), counts, rng=rng)
+                    arm = int(np.argmax(theta))
+                r = float(source.rewards(t, np.array([arm]), rng)[0])
+                sums[arm] += float(bernoulli_observation(np.array([r]), rng)[0])
+                counts[arm] += 1.0
+                actions.append(arm)
+            all_actions.append(actions)
+        return result_from_actions(np.array(all_actions), source.gaps, cps, record=record)
+
+    def _check(self, source: object, horizon: object, runs: object, rng: object,
+               checkpoints: object) -> tuple[int, int, np.ndarray]:
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        if horizon > self.horizon:
+            raise InvalidParameterError(
+                f"horizon={horizon!r} must be at most the algorithm's T = {self.horizon}")
+        return horizon, runs, cps
+
+
+POLICIES = {
+    "dp-ftpl-new": PolicyEntry(
+        partial(DPFTPLNew, epsilon=1.0, delta=0.01, horizon=WANG_ZHU_INSTANCE_1.horizon),
+        WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 3 (Lemma 15, Theorem 16)",
+        small_instance=(0.7, 0.5, 0.4), small_horizon=40,
+        invalid=({"epsilon": -1.0}, {"delta": 1.0}, {"epsilon": 0.0, "delta": 0.0},
+                 {"horizon": 1}, {"horizon": 10.5})),
+}

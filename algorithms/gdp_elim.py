@@ -1,6 +1,6 @@
-"""GDP-Elim-New: Wang & Zhu (seed 003), Algorithm 4 and Theorem 18.
+"""GDP-Elim-New: Wang & Zhu 2023, Algorithm 4 and Theorem 18.
 
-Algorithm 4 (seed 003, Sec. 7; the OCR of lines 4 and 6 is damaged, reconstruction below):
+Algorithm 4 (Wang & Zhu 2023, Sec. 7; the OCR of lines 4 and 6 is damaged, reconstruction below):
 
 * phase ``k = 1, 2, ...`` with ``Delta(k) = 2^-k``;
 * every arm is pulled ``N(k)`` times, with (line 4)
@@ -19,7 +19,7 @@ the Lemma-15 tail at distance ``ln(X)/(N eps)`` is *exactly* ``1/T^2`` with para
 ``k (c/X - 1) = 1/T^2``; checked in ``tests/test_gdp_elim.py``), whereas ``eps/2`` would
 halve the exponent and break that equality. The factors are named parameters
 (``lemma15_epsilon_factor = 1``, ``lemma15_delta_factor = 1/2``), the paper's values by
-default; shared/REFERENCE.md Sec. 4.5 reads the same. Line 4 is confirmed by the proof's two
+default. Line 4 is confirmed by the proof's two
 conditions ``sqrt(2 ln T / N(k)) <= Delta(k)/4`` and ``ln(X)/(N(k) eps) <= Delta(k)/4``.
 
 Other choices: arms are pulled in blocks in index order inside a phase; the last phase is
@@ -33,26 +33,25 @@ phase, so it shifts one centre ``x0`` by at most ``1/N(k)``; the Lemma-15 law is
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
-from dpaudit.mechanisms import Lemma15Perturbation
-from dpaudit.validation import (
-    check_epsilon_delta,
-    check_horizon,
-    check_int,
-    check_real,
-)
-
-from ._episodic import (
-    BernoulliRewards,
-    EpisodicResult,
+from dpaudit.bandits import (
+    PolicyEntry,
     RegretTracker,
-    TableRewards,
-    check_source,
+    SimulationResult,
+    check_simulation,
+    result_from_actions,
 )
+from dpaudit.interfaces import RewardSource
+from dpaudit.mechanisms import Lemma15Perturbation
+from dpaudit.validation import check_epsilon_delta, check_real
 
-__all__ = ["GDPElimNew", "log_x"]
+from .papers import WANG_ZHU_INSTANCE_1
+
+__all__ = ["POLICIES", "GDPElimNew", "log_x"]
 
 
 def log_x(epsilon: float, delta: float, horizon: int) -> float:
@@ -63,7 +62,7 @@ def log_x(epsilon: float, delta: float, horizon: int) -> float:
 
 
 class GDPElimNew:
-    """GDP-Elim-New (seed 003, Algorithm 4); see the module docstring.
+    """GDP-Elim-New (Wang & Zhu 2023, Algorithm 4); see the module docstring.
 
     Parameters
     ----------
@@ -93,21 +92,19 @@ class GDPElimNew:
         second = 4.0 / (d * self.epsilon) * log_x(self.epsilon, self.delta, horizon)
         return int(math.ceil(max(first, second, 1.0)))
 
-    def simulate(self, rewards: BernoulliRewards | TableRewards, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints: np.ndarray | None = None
-                 ) -> EpisodicResult:
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
+                 rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                 record: bool = False) -> SimulationResult:
         """All runs in lockstep; one reward-sum draw per arm, phase and run.
 
         ``decisions[r]`` is ``(phase at which exploitation started or 0, exploited arm or
         -1)``: together with the horizon they determine the whole action sequence.
+        ``extra["phases"]`` counts the completed phases.
         """
-        check_source(rewards, horizon)
-        kk = rewards.n_arms
-        horizon = check_horizon(horizon, kk)
-        runs = check_int("runs", runs, low=1)
-        cps = np.zeros(0, np.int64) if checkpoints is None else np.asarray(checkpoints)
-        track = RegretTracker(runs, rewards.gaps, cps)
-        t = np.zeros(runs, dtype=np.int64)
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        kk = source.n_arms
+        track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
+        t = np.zeros(runs, dtype=np.int64)  # steps played so far
         exploit = np.full(runs, -1, dtype=np.int64)
         phase_of = np.zeros(runs, dtype=np.int64)
         phases = np.zeros(runs, dtype=np.int64)
@@ -118,7 +115,7 @@ class GDPElimNew:
             d_k = 2.0 ** (-k)
             exploiting = exploit >= 0
             rest = np.where(exploiting & (t < horizon), horizon - t, 0)
-            track.add(np.maximum(exploit, 0), t, rest)
+            track.add(np.maximum(exploit, 0), t + 1, rest)
             t += rest
             explore = t < horizon
             complete = explore & (t + kk * n_k <= horizon)
@@ -126,8 +123,8 @@ class GDPElimNew:
             for a in range(kk):
                 length = np.where(explore, np.minimum(n_k, horizon - t), 0).astype(np.int64)
                 arm = np.full(runs, a)
-                s = rewards.block_sums(arm, t, length, rng)
-                track.add(arm, t, length)
+                s = source.block_sums(arm, t + 1, length, rng)
+                track.add(arm, t + 1, length)
                 means[:, a] = s / max(n_k, 1)
                 t += length
             theta = self.perturbation.sample(means, n_k, rng=rng)  # proof: Lemma 15, x0 = mu^(k)
@@ -139,39 +136,52 @@ class GDPElimNew:
             phase_of = np.where(start, k, phase_of)
             phases += complete
         decisions = np.stack([phase_of, exploit], axis=1)
-        return EpisodicResult(track.regret, track.counts, decisions, phases, cps, track.curve)
+        return track.result(decisions=decisions, extra={"phases": phases})
 
-    def simulate_per_step(self, means: np.ndarray, horizon: int, *,
-                          rng: np.random.Generator) -> tuple[float, np.ndarray, tuple[int, int]]:
-        """One run, one Bernoulli reward per step (the plain reference; same law).
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
+                          rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                          record: bool = False) -> SimulationResult:
+        """One run at a time, one reward per step (the plain reference; same law)."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        kk = source.n_arms
+        all_actions, all_dec = [], []
+        for _ in range(runs):
+            actions: list[int] = []
+            decision = (0, -1)
+            k = 0
+            while len(actions) < horizon:
+                k += 1
+                n_k = self.phase_length(k, horizon)
+                sums = np.zeros(kk)
+                for a in range(kk):
+                    n = 0
+                    while n < n_k and len(actions) < horizon:
+                        sums[a] += float(source.rewards(len(actions) + 1, np.array([a]), rng)[0])
+                        actions.append(a)
+                        n += 1
+                if len(actions) >= horizon and n < n_k:
+                    break
+                theta = self.perturbation.sample(sums / n_k, float(n_k), rng=rng, size=kk)
+                order = np.sort(theta)
+                if order[-1] - order[-2] > 2.0 ** (-k):
+                    best = int(np.argmax(theta))
+                    while len(actions) < horizon:  # exploit step by step (rewards unused)
+                        source.rewards(len(actions) + 1, np.array([best]), rng)
+                        actions.append(best)
+                    decision = (k, best)
+            all_actions.append(actions)
+            all_dec.append(decision)
+        return result_from_actions(np.array(all_actions), source.gaps, cps, record=record,
+                                   decisions=np.array(all_dec, dtype=np.int64))
 
-        Returns ``(pseudo_regret, counts, (exploitation phase or 0, arm or -1))``.
-        """
-        mu = BernoulliRewards(means).means
-        kk = mu.size
-        horizon = check_horizon(horizon, kk)
-        gaps = mu.max() - mu
-        counts = np.zeros(kk, dtype=np.int64)
-        t, k = 0, 0
-        while t < horizon:
-            k += 1
-            n_k = self.phase_length(k, horizon)
-            sums = np.zeros(kk)
-            for a in range(kk):
-                n = 0
-                while n < n_k and t < horizon:
-                    sums[a] += float(rng.random() < mu[a])
-                    n += 1
-                    t += 1
-                counts[a] += n
-            if t >= horizon and n < n_k:
-                break
-            theta = self.perturbation.sample(sums / n_k, float(n_k), rng=rng, size=kk)
-            order = np.sort(theta)
-            if order[-1] - order[-2] > 2.0 ** (-k):
-                best = int(np.argmax(theta))
-                for _ in range(horizon - t):  # exploit step by step (rewards unused)
-                    rng.random()
-                    counts[best] += 1
-                return float(counts @ gaps), counts, (k, best)
-        return float(counts @ gaps), counts, (0, -1)
+
+POLICIES = {
+    "gdp-elim-new": PolicyEntry(
+        partial(GDPElimNew, epsilon=1.0, delta=0.01), WANG_ZHU_INSTANCE_1,
+        "Wang & Zhu 2023, Algorithm 4",
+        # N(1) = 973 pulls per arm at T = 2000; the lead theta_0 - theta_1 has mean 0.5,
+        # exactly the exploitation threshold Delta(1), so the decision is a coin flip
+        small_instance=(0.75, 0.25), small_horizon=2000,
+        invalid=({"epsilon": 0.0}, {"delta": 1.0}, {"delta": -0.1},
+                 {"lemma15_epsilon_factor": 0.0}, {"lemma15_delta_factor": 2.0})),
+}

@@ -1,27 +1,29 @@
-"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (seed 000)."""
+"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (Azize & Basu
+2022)."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
-from dpaudit.engine import CheckContext, ClaimSpec, FindingSpec
-from dpaudit.results import ClaimResult, Finding, Notion
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.bandits import TableRewards
+from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ProofEvidence
+from dpaudit.results import Finding, Notion
+from dpaudit.sampled import SamplerPair
 
 from ._global_common import (
     EPS,
     J,
     N,
-    NeighbourPair,
     ReleaseModel,
-    release_claim,
-    sampled_global_claim,
+    global_dp_claim,
+    release_evidence,
     table_sampler,
 )
 
-FIG2_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
-PAPER = "Azize & Basu, NeurIPS 2022 (seed 000)"
+PAPER = "Azize & Basu 2022 (NeurIPS)"
 
 # The attack: K = 2 arms, T = 32, a fixed reward table (seed 000, Definition 2).
 # Arm 0 earns 0 except its initial pull (step 1), arm 1 earns 1. Pair 1 changes step 1
@@ -36,29 +38,31 @@ AUDIT_HORIZON = 32
 def _table() -> TableRewards:
     import numpy as np
 
-    tab = np.zeros((2, AUDIT_HORIZON))
-    tab[1, :] = 1.0
+    tab = np.zeros((AUDIT_HORIZON, 2))
+    tab[:, 1] = 1.0
     tab[0, 0] = 1.0
     return TableRewards(tab)
 
 
-def neighbour_pairs(alg) -> list[NeighbourPair]:
+def neighbour_pairs(alg, summaries: tuple[str, ...] = ("action sequence",)
+                    ) -> list[SamplerPair]:
     import numpy as np
 
     base = _table()
     one = base.changed(1, np.array([0.0, 1.0]))
     three = base.changed(3, np.array([1.0, 0.0]))
     return [
-        NeighbourPair("pair 1: K=2, T=32, arm 0 earns 0 and arm 1 earns 1; step 1 (arm 0's "
-                      "initial reward) 1 vs 0", table_sampler(alg, base, AUDIT_HORIZON),
-                      table_sampler(alg, one, AUDIT_HORIZON)),
-        NeighbourPair("pair 2: same table; step 3 (first episode's pull) rewards (0, 1) vs "
-                      "(1, 0)", table_sampler(alg, base, AUDIT_HORIZON),
-                      table_sampler(alg, three, AUDIT_HORIZON)),
+        SamplerPair("pair 1: K=2, T=32, arm 0 earns 0 and arm 1 earns 1; step 1 (arm 0's "
+                    "initial reward) 1 vs 0", table_sampler(alg, base, AUDIT_HORIZON, summaries),
+                    table_sampler(alg, one, AUDIT_HORIZON, summaries)),
+        SamplerPair("pair 2: same table; step 3 (first episode's pull) rewards (0, 1) vs "
+                    "(1, 0)", table_sampler(alg, base, AUDIT_HORIZON, summaries),
+                    table_sampler(alg, three, AUDIT_HORIZON, summaries)),
     ]
 
 
-def klucb_neighbour_pairs(alg) -> list[NeighbourPair]:
+def klucb_neighbour_pairs(alg, summaries: tuple[str, ...] = ("action sequence",)
+                          ) -> list[SamplerPair]:
     """For AdaP-KLUCB: early KL-UCB indexes are clipped at 1 (the privacy shift
     alpha ln t / (eps N/2) exceeds 1 until N is about 6 ln t at eps = 1) and tie, so the data
     matter only once an arm has ~30 pulls. Pair 1: K=2, T=64, every reward 0; step 32 (inside
@@ -66,11 +70,12 @@ def klucb_neighbour_pairs(alg) -> list[NeighbourPair]:
     import numpy as np
 
     horizon = 64
-    base = TableRewards(np.zeros((2, horizon)))
-    pairs = [NeighbourPair("pair 1: K=2, T=64, every reward 0; step 32 rewards (0, 0) vs (1, 1)",
-                           table_sampler(alg, base, horizon),
-                           table_sampler(alg, base.changed(32, np.array([1.0, 1.0])), horizon))]
-    return pairs + [neighbour_pairs(alg)[1]]
+    base = TableRewards(np.zeros((horizon, 2)))
+    changed = base.changed(32, np.array([1.0, 1.0]))
+    pairs = [SamplerPair("pair 1: K=2, T=64, every reward 0; step 32 rewards (0, 0) vs (1, 1)",
+                         table_sampler(alg, base, horizon, summaries),
+                         table_sampler(alg, changed, horizon, summaries))]
+    return pairs + [neighbour_pairs(alg, summaries)[1]]
 
 
 def release_model(alg) -> ReleaseModel:
@@ -85,16 +90,18 @@ def release_model(alg) -> ReleaseModel:
                         "disjoint, so one reward enters one release (Lemma 1, Thm 6)")
 
 
-def claims(make_alg, pairs=neighbour_pairs,
-           summaries: tuple[str, ...] = ("action sequence",), n_quick: int = 150_000,
-           n_full: int = 400_000) -> list[ClaimSpec]:
-    def symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        return release_claim(ctx, spec, release_model(make_alg(ctx)))
+RUNS = Budget(full=800_000, quick=300_000)  # simulated runs per input of the audited pair
 
-    def sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        alg = make_alg(ctx)
-        n = n_quick if ctx.quick else n_full
-        return sampled_global_claim(ctx, spec, pairs(alg), list(summaries), n)
+
+def claims(make_alg, pairs=neighbour_pairs,
+           summaries: tuple[str, ...] = ("action sequence",),
+           runs: Budget = RUNS) -> list[ClaimSpec]:
+    """The two claims of an AdaP audit; ``runs``: simulated runs per input of the audited
+    pair (selection and measurement, :func:`dpaudit.sampled.sampled_audit`)."""
+    def symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+        return release_evidence(ctx, release_model(make_alg(ctx)))
+
+    sampled = global_dp_claim(lambda ctx: pairs(make_alg(ctx), summaries), runs)
 
     return [
         ClaimSpec("episode-release", Notion.GLOBAL,
@@ -109,13 +116,13 @@ def claims(make_alg, pairs=neighbour_pairs,
 
 
 def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
-    k = len(FIG2_MEANS)
+    k = AZIZE_BASU_FIG2.n_arms
     return [
         f"Theorem 2 minimax lower bound (K={k}, T={horizon}): "
         f"{thm2_minimax_lower(k, horizon, ctx.epsilon):.4g}",
         f"Theorem 3 problem-dependent lower bound (asymptotic rate x ln T, Bernoulli: "
         f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): "
-        f"{thm3_lower(FIG2_MEANS, horizon, ctx.epsilon):.4g}",
+        f"{thm3_lower(AZIZE_BASU_FIG2.means, horizon, ctx.epsilon):.4g}",
     ]
 
 
@@ -142,7 +149,8 @@ def touched_releases_finding(make_alg) -> FindingSpec:
             b = alg.simulate(changed, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
                              record_releases=True)
             same = np.all(a.decisions == b.decisions, axis=1)
-            diff = ~np.isclose(a.releases, b.releases, rtol=0, atol=1e-12, equal_nan=True)
+            diff = ~np.isclose(a.extra["releases"], b.extra["releases"], rtol=0, atol=1e-12,
+                               equal_nan=True)
             touched = diff[same].sum(axis=1)
             hist = np.bincount(touched)
             worst = max(worst, int(touched.max(initial=0)))

@@ -1,14 +1,17 @@
 """Shared pieces of the global-DP audit files (adap_ucb, adap_klucb, dp_se, gdp_elim_new).
 
-* :func:`release_claim`: the symbolic part. Every episodic global-DP algorithm releases one
+* :func:`release_evidence`: the symbolic part. Every episodic global-DP algorithm releases one
   private statistic per (arm, episode) computed from that episode's rewards. Two
   obligations: (i) each release is ``eps``-DP in the rewards it uses (Laplace: sensitivity /
-  scale <= eps, Theorem 1 of seed 000), and (ii) a changed reward enters ``J`` releases with
-  ``J * eps_release <= eps`` (basic composition; ``J = 1`` is the one-episode-touched
-  argument of seed 000 Thm 6 / Lemma 1). These are *sufficient* conditions: when one fails
-  the claim is INCONCLUSIVE (never VIOLATED on its own), and the sampled claim decides.
-* :func:`sampled_global_claim`: the empirical part over a list of neighbouring pairs, each a
-  pair of samplers; ``alpha`` is split evenly over the pairs (Bonferroni).
+  scale <= eps, Azize & Basu 2022, Theorem 1), and (ii) a changed reward enters ``J`` releases
+  with ``J * eps_release <= eps`` (basic composition; ``J = 1`` is the one-episode-touched
+  argument of Azize & Basu 2022, Theorem 6 / Lemma 1). These are *sufficient* conditions:
+  when one fails the claim is INCONCLUSIVE (never VIOLATED on its own), and the sampled claim
+  decides.
+* :func:`global_dp_claim`: the sampled part, through the one sampled-bound engine
+  (:func:`dpaudit.sampled.sampled_audit`) over neighbouring reward inputs, each a pair of
+  samplers of run summaries (the decisions that determine the action sequence, and the pull
+  count of every arm).
 * :func:`regret_result`: regret on an instance with the papers' bounds beside it.
 """
 
@@ -21,11 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards, checkpoint_grid
-from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.global_dp import global_claim, global_epsilon_lower_bound
+from dpaudit.bandits import BernoulliRewards, checkpoint_grid
+from dpaudit.engine import Budget, CheckContext, ClaimSpec
+from dpaudit.evidence import ProofEvidence, SampledEvidence
 from dpaudit.regret import summarise_regret
-from dpaudit.results import ClaimResult, Method, ProofStatus, RegretResult, Verdict
+from dpaudit.results import RegretResult
+from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.symbolic import Domain, Obligation, prove
 
 EPS = sp.Symbol("epsilon", positive=True)
@@ -44,9 +48,9 @@ class ReleaseModel:
     description: str
 
 
-def release_claim(ctx: CheckContext, spec: ClaimSpec, model: ReleaseModel,
-                  extra: Sequence[Obligation] = (), extra_domain: dict | None = None,
-                  extra_assumptions: Sequence[str] = ()) -> ClaimResult:
+def release_evidence(ctx: CheckContext, model: ReleaseModel,
+                     extra: Sequence[Obligation] = (), extra_domain: dict | None = None,
+                     extra_assumptions: Sequence[str] = ()) -> ProofEvidence:
     """Prove the per-release condition and the touched-releases composition (see module)."""
     per_release = sp.simplify(model.sensitivity / model.scale)
     obligations = [
@@ -63,72 +67,40 @@ def release_claim(ctx: CheckContext, spec: ClaimSpec, model: ReleaseModel,
               J: Domain(1.0, math.inf, (3.0, 5.0)), **(extra_domain or {})}
     assumptions = ("rewards in [0, 1]; epsilon > 0; N > 0 counts", model.description,
                    *extra_assumptions)
-    proof = prove(obligations, domain, assumptions)
-    verdict = Verdict.PROVED if proof.status is ProofStatus.PROVED else Verdict.INCONCLUSIVE
-    details = []
-    if proof.status is ProofStatus.DISPROVED:
-        details.append(f"a sufficient condition fails (witness {proof.witness}); basic "
-                       "composition is only an upper bound, so the sampled claim decides")
-    elif proof.status is ProofStatus.UNKNOWN:
-        details.append("a condition is outside the prover's reach; this is not a pass")
-    return ClaimResult(
-        id=spec.id, notion=spec.notion, epsilon=ctx.epsilon, delta=ctx.delta, verdict=verdict,
-        method=Method.SYMBOLIC, statement=spec.statement, reference=spec.reference,
-        details=tuple(details), proof=proof)
+    # sufficient: basic composition is only an upper bound, so the sampled claim decides
+    return ProofEvidence(prove(obligations, domain, assumptions))
 
 
-Sampler = Callable[[int, np.random.Generator], dict[str, np.ndarray]]
+Summaries = Callable[[int, np.random.Generator], dict[str, np.ndarray]]
 
 
-@dataclass(frozen=True)
-class NeighbourPair:
-    """Two inputs that differ at one step, as samplers of run summaries."""
-
-    description: str
-    sample_p: Sampler
-    sample_q: Sampler
-
-
-def sampled_global_claim(ctx: CheckContext, spec: ClaimSpec, pairs: Sequence[NeighbourPair],
-                         summaries: Sequence[str], n_runs: int) -> ClaimResult:
-    """Largest valid lower bound over the pairs (alpha split evenly; module docstring)."""
-    best = None
-    per_pair = ctx.alpha / len(pairs)
-    results = []
-    for i, pair in enumerate(pairs):
-        audit = global_epsilon_lower_bound(
-            pair.sample_p, pair.sample_q, summaries=summaries, epsilon=ctx.epsilon,
-            delta=ctx.delta, alpha=per_pair, n_select=n_runs, n_measure=n_runs,
-            rng_select=ctx.rng(spec.id, "pair", i, "select"),
-            rng_measure=ctx.rng(spec.id, "pair", i, "measure"))
-        results.append((pair, audit))
-        if best is None or audit.best.epsilon_lower_bound > best[1].best.epsilon_lower_bound:
-            best = (pair, audit)
-    assert best is not None
-    pair, audit = best
-    details = [f"{p.description} -> bound {a.best.epsilon_lower_bound:.4g}"
-               for p, a in results]
-    details.append(f"alpha = {ctx.alpha} split evenly over {len(pairs)} neighbouring pairs; "
-                   f"best pair: {pair.description.split(':')[0]}")
-    from dataclasses import replace
-    audit = replace(audit, alpha=ctx.alpha)
-    res = global_claim(spec, ctx, audit, details=details,
-                       data={"pairs": [p.description for p, _ in results]})
-    return res
+def global_dp_claim(pairs: Callable[[CheckContext], Sequence[SamplerPair]],
+                    runs: Budget) -> Callable[[CheckContext, ClaimSpec], SampledEvidence]:
+    """``evaluate`` of a sampled global-DP claim: ``runs`` simulated runs per input (selection
+    and measurement; ranking of several pairs on its own fresh runs), one engine."""
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
+        return sampled_audit(pairs(ctx), delta=ctx.delta, alpha=ctx.alpha,
+                             budget=AuditBudget(samples=ctx.size(runs)), seed=ctx.seed,
+                             key=f"claim:{spec.id}", who="simulate")
+    return evaluate
 
 
 def summaries_of(result) -> dict[str, np.ndarray]:
-    """Standard summaries of an :class:`EpisodicResult`: decisions (the whole action
-    sequence) and the pull count of every arm."""
+    """Standard summaries of a :class:`~dpaudit.bandits.SimulationResult`: decisions (the
+    whole action sequence) and the pull count of every arm."""
     out = {"action sequence": result.decisions}
     for a in range(result.counts.shape[1]):
         out[f"pulls of arm {a}"] = result.counts[:, a]
     return out
 
 
-def table_sampler(alg, table: TableRewards, horizon: int) -> Sampler:
+def table_sampler(alg, rewards, horizon: int,
+                  summaries: Sequence[str] | None = None) -> Summaries:
+    """Runs of ``alg`` on ``rewards`` (a table or an instance), as named summaries (all, or
+    only those listed)."""
     def sample(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        return summaries_of(alg.simulate(table, horizon, n, rng=rng))
+        out = summaries_of(alg.simulate(rewards, horizon, n, rng=rng))
+        return out if summaries is None else {k: out[k] for k in summaries}
     return sample
 
 

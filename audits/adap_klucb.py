@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dpaudit.algorithms.adap import AdaPKLUCB
 from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
-from dpaudit.engine import AuditSpec, CheckContext
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
+from dpaudit.engine import AuditSpec, Budget, CheckContext
 
 from ._adap_common import (
-    FIG2_MEANS,
     PAPER,
     claims,
     klucb_neighbour_pairs,
@@ -28,12 +28,12 @@ def _alg(ctx: CheckContext) -> AdaPKLUCB:
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else 10**7
+    horizon = 10**5 if ctx.quick else FIG2.horizon
     alg = _alg(ctx)
-    shape = thm8_adap_klucb_shape(FIG2_MEANS, horizon, ctx.epsilon, alg.alpha)
+    shape = thm8_adap_klucb_shape(FIG2.means, horizon, ctx.epsilon, alg.alpha)
     return regret_result(
-        ctx, alg, FIG2_MEANS, horizon, 20,
-        instance="Fig. 2: Bernoulli (0.75, 0.625, 0.5, 0.375, 0.25)", bound=None,
+        ctx, alg, FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=None,
         bound_name="Theorem 8 has unspecified constants C1(alpha), C2",
         details=[f"Theorem 8 shape with C1 = C2 = 1 (not a bound): {shape:.4g}",
                  *lower_bound_details(ctx, horizon)])
@@ -42,7 +42,7 @@ def _regret(ctx: CheckContext):
 AUDITS = [
     AuditSpec("adap-klucb", "AdaP-KLUCB: epsilon-global DP via last-episode Laplace means",
               PAPER, claims(_alg, klucb_neighbour_pairs, ("action sequence", "pulls of arm 0"),
-                            n_quick=50_000),
+                            runs=Budget(full=800_000, quick=100_000)),
               default_epsilon=1.0, default_delta=0.0,
               findings=[touched_releases_finding(_alg)], regret=_regret),
 ]

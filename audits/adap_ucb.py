@@ -14,10 +14,10 @@ from __future__ import annotations
 from dpaudit.algorithms._faulty import AdaPUCBAllRewards
 from dpaudit.algorithms.adap import AdaPUCB
 from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
 from dpaudit.engine import AuditSpec, CheckContext
 
 from ._adap_common import (
-    FIG2_MEANS,
     PAPER,
     claims,
     lower_bound_details,
@@ -28,12 +28,11 @@ from ._global_common import regret_result
 
 def _regret(make_alg):
     def run(ctx: CheckContext):
-        horizon = 10**5 if ctx.quick else 10**7
+        horizon = 10**5 if ctx.quick else FIG2.horizon
         alg = make_alg(ctx)
         return regret_result(
-            ctx, alg, FIG2_MEANS, horizon, 20, instance="Fig. 2: Bernoulli "
-            "(0.75, 0.625, 0.5, 0.375, 0.25)",
-            bound=thm7_adap_ucb_upper(FIG2_MEANS, horizon, ctx.epsilon, alg.alpha),
+            ctx, alg, FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+            bound=thm7_adap_ucb_upper(FIG2.means, horizon, ctx.epsilon, alg.alpha),
             bound_name="Theorem 7 (upper)", details=lower_bound_details(ctx, horizon))
     return run
 

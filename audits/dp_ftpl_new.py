@@ -32,21 +32,23 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound
-from dpaudit.blackbox import AuditBudget, audit_mechanism
-from dpaudit.empirical import detectable_epsilon, discrete_epsilon_lower_bound
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec, claim_from_proof
+from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
+from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
+from dpaudit.algorithms.ftpl import DPFTPLNew
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.blackbox import mechanism_pairs
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence, ProofEvidence, SampledEvidence
 from dpaudit.exact import worst_pair_loss
-from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
-from dpaudit.mechanisms.lemma15 import Lemma15Perturbation, lemma15_proof_obligations
+from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
 from dpaudit.notions import GlobalDPTarget, global_neighbour_pairs
 from dpaudit.parallel import map_chunks
 from dpaudit.regret import summarise_regret
-from dpaudit.results import ClaimResult, Finding, Method, Notion, RegretResult, Verdict
+from dpaudit.results import Notion, RegretResult
+from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.symbolic import prove
 
 PAPER = "Wang & Zhu, DP-FTPL / GDP-Elim-New (seed 003)"
-INSTANCE_1 = tuple(round(0.30 + 0.05 * i, 2) for i in range(9))
 THEOREM_16 = "Theorem 16 (privacy via Lemma 8 and Lemma 15), Definition 1"
 
 # neighbouring histories searched by the exact claim: the changed arm has a small count; the
@@ -54,17 +56,13 @@ THEOREM_16 = "Theorem 16 (privacy via Lemma 8 and Lemma 15), Definition 1"
 CHANGED_COUNTS = (1, 2, 3, 5, 10)
 OTHER_COUNTS = (1, 2, 3, 5, 10, 20, 50)
 SEARCH_HORIZON = 10**5
-
-
-def _perturbation(epsilon: float, delta: float, faulty: bool) -> Lemma15Perturbation:
-    if faulty:
-        return FaultyLemma15Perturbation(epsilon, delta)
-    return Lemma15Perturbation(epsilon, delta)
+NEXT_ACTIONS = Budget(full=2_200_000, quick=220_000)  # draws per history (select + measure)
+TRAJECTORY = Budget(full=(40, 300_000), quick=(20, 60_000))  # (horizon, runs per input)
 
 
 def _algorithm(epsilon: float, delta: float, horizon: int, faulty: bool) -> DPFTPLNew:
-    return DPFTPLNew(epsilon, delta, horizon,
-                     perturbation=_perturbation(epsilon, delta, faulty))
+    """The algorithm, or its broken twin (one place chooses; ``algorithms/_faulty.py``)."""
+    return (DPFTPLNewFaultyPerturbation if faulty else DPFTPLNew)(epsilon, delta, horizon)
 
 
 def history_pairs(quick: bool) -> list[tuple[tuple, tuple]]:
@@ -90,16 +88,17 @@ def worst_history_pair(epsilon: float, delta: float, faulty: bool, quick: bool) 
 
 # -- claim 1: symbolic -------------------------------------------------------------------
 def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         if ctx.delta == 0.0 or ctx.epsilon == 0.0:
             regime = "laplace" if ctx.delta == 0.0 else "uniform"
         else:
             regime = "general"
         obligations, domain, assumptions = lemma15_proof_obligations(
-            rate_multiplier=_perturbation(ctx.epsilon, ctx.delta, faulty).rate_multiplier,
+            rate_multiplier=_algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON,
+                                       faulty).perturbation.rate_multiplier,
             regime=regime)
         proof = prove(obligations, domain, assumptions, seed=ctx.seed)
-        return claim_from_proof(spec, ctx, proof, details=(
+        return ProofEvidence(proof, details=(  # Lemma 15 -> Lemma 8 is sufficient
             f"regime: {regime} (Lemma 15 with "
             + {"general": "eps > 0, delta > 0", "laplace": "delta -> 0: Laplace",
                "uniform": "eps -> 0: uniform"}[regime] + ")",
@@ -112,97 +111,58 @@ def _symbolic(faulty: bool):
 
 # -- claim 2: exact next-action law on the worst neighbouring histories found -------------
 def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         worst = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)
         (h, h_prime) = worst["pair"]
         div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
-        eps_exact = float(worst["epsilon_at_delta"])
-        tolerance = max(err, 1e-12)
-        verdict = Verdict.VIOLATED if div > ctx.delta + tolerance else Verdict.EXACT
-        return ClaimResult(
-            id=spec.id, notion=spec.notion, epsilon=ctx.epsilon, delta=ctx.delta,
-            verdict=verdict, method=Method.EXACT, statement=spec.statement,
-            reference=spec.reference, epsilon_lower_bound=eps_exact,
-            details=(
+        return ExactEvidence(
+            div, err, epsilon_at_delta=float(worst["epsilon_at_delta"]), details=(
                 f"searched {worst['evaluated']} neighbouring history pairs (T={SEARCH_HORIZON})",
                 f"worst pair: sums {h[0]} vs {h_prime[0]}, counts {h[1]}",
                 f"next-action law P={np.round(worst['p'], 6).tolist()} "
                 f"P'={np.round(worst['q'], 6).tolist()}",
-                f"tightest delta at eps={ctx.epsilon:g}: {div:.6g} (claim {ctx.delta:g}); "
-                f"exact epsilon at delta={ctx.delta:g}: {eps_exact:.6g}",
-                f"quadrature error bound {err:.2g}",
-            ),
+                f"exact epsilon at delta={ctx.delta:g}: {worst['epsilon_at_delta']:.6g}",
+                f"quadrature error bound {err:.2g}"),
             data={"worst_pair": {"sums": h[0], "sums_prime": h_prime[0], "counts": h[1]},
-                  "delta_at_epsilon": div, "epsilon_at_delta": eps_exact, "error": err},
-        )
+                  "epsilon_at_delta": float(worst["epsilon_at_delta"]), "error": err})
 
     return evaluate
 
 
 # -- claim 3: sampled attack on the worst pair --------------------------------------------
 def _sampled(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         alg = _algorithm(ctx.epsilon, ctx.delta, SEARCH_HORIZON, faulty)
         # the pair is chosen by exact computation (no samples), so it cannot bias the bound
         h, h_prime = worst_history_pair(ctx.epsilon, ctx.delta, faulty, ctx.quick)["pair"]
-        n_select, n_measure = (20_000, 200_000) if ctx.quick else (200_000, 2_000_000)
-        rng = ctx.rng(spec.id)
-        eb = discrete_epsilon_lower_bound(
-            lambda m, g: alg.sample_next_actions(*h, m, g),
-            lambda m, g: alg.sample_next_actions(*h_prime, m, g),
-            len(h[1]), epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
-            n_select=n_select, n_measure=n_measure, rng=rng,
-            describe=lambda mask: "next action in {" + ", ".join(
-                f"arm {i}" for i in np.flatnonzero(mask)) + "}",
-        )
-        p_event = eb.count_p / eb.n_p
-        detect = detectable_epsilon(p_event, n_measure, epsilon=ctx.epsilon, delta=ctx.delta,
-                                    alpha=ctx.alpha)
-        verdict = Verdict.VIOLATED if eb.epsilon_lower_bound > ctx.epsilon else Verdict.CONSISTENT
-        return ClaimResult(
-            id=spec.id, notion=spec.notion, epsilon=ctx.epsilon, delta=ctx.delta,
-            verdict=verdict, method=Method.SAMPLED, statement=spec.statement,
-            reference=spec.reference, epsilon_lower_bound=eb.epsilon_lower_bound,
-            detectable_epsilon=detect, alpha=ctx.alpha,
-            details=(
-                f"histories: sums {h[0]} vs {h_prime[0]}, counts {h[1]} (the worst pair of "
-                "the exact search, chosen without samples)",
-                f"event '{eb.description}' ({eb.direction}) chosen on {n_select} draws per side, "
-                f"measured on {n_measure} fresh draws: {eb.count_p} vs {eb.count_q}",
-                f"Clopper-Pearson p_lo={eb.p_lo:.6g}, q_hi={eb.q_hi:.6g}; alpha={ctx.alpha} split "
-                "over two directions and two limits",
-            ),
-            data={"event": eb.description, "direction": eb.direction, "count_p": eb.count_p,
-                  "count_q": eb.count_q, "n_measure": n_measure, "n_select": n_select},
-        )
+        pair = SamplerPair(f"histories: sums {h[0]} vs {h_prime[0]}, counts {h[1]} (the worst "
+                           "pair of the exact search, chosen without samples)",
+                           lambda m, g: alg.sample_next_actions(*h, m, g),
+                           lambda m, g: alg.sample_next_actions(*h_prime, m, g))
+        return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
+                             budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
+                                                selection_fraction=1 / 11),
+                             seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
+                             who="sample_next_actions")
 
     return evaluate
 
 
 # -- finding: the whole action sequence (global DP is not claimed) -------------------------
 def _trajectory(faulty: bool):
-    def evaluate(ctx: CheckContext) -> Finding:
-        horizon, samples = (20, 60_000) if ctx.quick else (40, 300_000)
+    def evaluate(ctx: CheckContext) -> SampledEvidence:
+        horizon, samples = ctx.size(TRAJECTORY)
         alg = _algorithm(ctx.epsilon, ctx.delta, horizon, faulty)
-        # seed 000 Definition 2: fixed reward sequences that differ at one step; the heuristic
-        # pairs change an early step (0, K, 2K) to an extreme value
+        # Azize & Basu 2022, Definition 2: fixed reward sequences that differ at one step;
+        # the heuristic pairs change an early step (0, K, 2K) to an extreme value
         target = GlobalDPTarget(alg, epsilon=ctx.epsilon, delta=ctx.delta,
                                 neighbours=global_neighbour_pairs(horizon, 2))
-        result = audit_mechanism(target, alpha=ctx.alpha, budget=AuditBudget(samples=samples),
-                                 seed=ctx.seed, key="trajectory")
-        bound = result.epsilon_lower_bound
-        above = bound > ctx.epsilon
-        return Finding(
-            id="trajectory-lower-bound",
-            summary=(f"whole action sequence on two reward sequences differing at one step "
-                     f"(T={horizon}, 2 arms): epsilon >= {bound:.3f}"
-                     + (" - above the per-step eps, as a per-step guarantee allows" if above
-                        else "")),
-            notion=Notion.GLOBAL, epsilon_lower_bound=bound, alpha=ctx.alpha,
-            details=(*result.details(),
-                     "Definition 1 (per-step DP) does not promise trajectory-level privacy; "
-                     "this is information, not a violation"),
-        )
+        return sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
+                             alpha=ctx.alpha, budget=AuditBudget(samples=samples),
+                             seed=ctx.seed, key="trajectory", who="simulate",
+                             details=("Definition 1 (per-step DP) does not promise "
+                                      "trajectory-level privacy; this is information, not a "
+                                      "violation",))
 
     return evaluate
 
@@ -210,11 +170,13 @@ def _trajectory(faulty: bool):
 # -- regret --------------------------------------------------------------------------------
 def _regret_chunk(epsilon: float, delta: float, horizon: int, marks: tuple[int, ...],
                   runs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    return DPFTPLNew(epsilon, delta, horizon).simulate(INSTANCE_1, runs, rng, checkpoints=marks)
+    res = DPFTPLNew(epsilon, delta, horizon).simulate(INSTANCE_1.source(), horizon, runs,
+                                                      rng=rng, checkpoints=marks)
+    return res.regret, res.curve
 
 
 def _regret(ctx: CheckContext) -> RegretResult:
-    horizon, runs = (10**4, 20) if ctx.quick else (10**5, 100)
+    horizon, runs = (10**4, 20) if ctx.quick else (INSTANCE_1.horizon, INSTANCE_1.runs)
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs, each with its own spawned seed: same numbers for any --workers
     # (chunks stay large because the simulator is lockstep: its cost is per step, not per run)
@@ -222,9 +184,10 @@ def _regret(ctx: CheckContext) -> RegretResult:
                        seed=ctx.seed, key="regret", chunk=50, workers=ctx.workers)
     regret = np.concatenate([p[0] for p in parts])
     curves = np.concatenate([p[1] for p in parts])
-    bound = dp_ftpl_new_regret_bound(INSTANCE_1, ctx.epsilon, ctx.delta, horizon)
+    bound = thm16_dp_ftpl_new_upper(INSTANCE_1.means, horizon, ctx.epsilon, ctx.delta)
     return summarise_regret(
-        regret, instance="Instance 1 (9 Bernoulli arms 0.30..0.70)", algorithm="DP-FTPL-New",
+        regret, instance=f"{INSTANCE_1.name} (9 Bernoulli arms 0.30..0.70)",
+        algorithm="DP-FTPL-New",
         horizon=horizon, bound=bound, bound_name="Theorem 16 bound", checkpoints=marks,
         curves=curves,
         details=("mean regret at T = " + ", ".join(
@@ -251,11 +214,15 @@ def _spec(faulty: bool) -> AuditSpec:
     return AuditSpec(
         name="dp-ftpl-new" + suffix, description=what, paper=PAPER, claims=claims,
         default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True,
-        findings=[FindingSpec("trajectory-lower-bound", _trajectory(faulty))],
+        findings=[FindingSpec(
+            "trajectory-lower-bound", _trajectory(faulty),
+            summary="whole action sequence on two reward sequences differing at one step "
+                    "(2 arms; a per-step guarantee allows a bound above the per-step eps)",
+            notion=Notion.GLOBAL)],
         regret=None if faulty else _regret, faulty=faulty,
     )
 
 
 AUDITS = [_spec(False), _spec(True)]
 
-__all__ = ["AUDITS", "INSTANCE_1", "history_pairs"]
+__all__ = ["AUDITS", "history_pairs"]

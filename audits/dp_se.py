@@ -16,66 +16,69 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import TableRewards
 from dpaudit.algorithms.dp_se import DPSE
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
+from dpaudit.bandits import TableRewards
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
+from dpaudit.evidence import ProofEvidence
+from dpaudit.results import Notion
+from dpaudit.sampled import SamplerPair
 
-from ._adap_common import FIG2_MEANS, lower_bound_details
+from ._adap_common import lower_bound_details
 from ._global_common import (
     EPS,
     N,
-    NeighbourPair,
     ReleaseModel,
+    global_dp_claim,
     regret_result,
-    release_claim,
-    sampled_global_claim,
+    release_evidence,
     table_sampler,
 )
 
 AUDIT_HORIZON = 10_000
 
 
-def neighbour_pairs(alg: DPSE) -> list[NeighbourPair]:
+SUMMARIES = ("action sequence", "pulls of arm 1")
+
+
+def neighbour_pairs(alg: DPSE) -> list[SamplerPair]:
     horizon = AUDIT_HORIZON
     beta = 1.0 / horizon
     r1 = float(alg.epoch_length(1, np.array([2]), beta)[0])
     thr = float(alg.threshold(1, np.array([2]), np.array([r1]), beta)[0])
     v = (r1 * (1.0 - thr) - 0.5) / (r1 - 1.0)
-    tab = np.ones((2, horizon))
-    tab[1, :] = v
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = v
     step = int(r1) + 1  # first pull of arm 1 in epoch 1
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
     desc = (f"K=2, T={horizon}, R_1={int(r1)}, threshold 2(h_1+c_1)={thr:.4f}; arm 0 earns 1, "
             f"arm 1 earns {v:.4f}; step {step} (arm 1's first epoch-1 pull) 1 vs 0")
-    return [NeighbourPair("pair 1: " + desc, table_sampler(alg, d, horizon),
-                          table_sampler(alg, d2, horizon))]
+    return [SamplerPair("pair 1: " + desc, table_sampler(alg, d, horizon, SUMMARIES),
+                        table_sampler(alg, d2, horizon, SUMMARIES))]
 
 
 def _alg(ctx: CheckContext) -> DPSE:
     return DPSE(ctx.epsilon)
 
 
-def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     model = ReleaseModel(1 / N, 1 / (EPS * N), sp.Integer(1),
                          "epoch e releases mu^_a(e) + Lap(1/(eps R_e)) from this epoch's R_e = N "
                          "rewards only (sensitivity 1/N); epochs are disjoint, so one reward "
                          "enters one release")
-    return release_claim(ctx, spec, model)
+    return release_evidence(ctx, model)
 
 
-def _sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-    n = 20_000 if ctx.quick else 300_000
-    return sampled_global_claim(ctx, spec, neighbour_pairs(_alg(ctx)),
-                                ["action sequence", "pulls of arm 1"], n)
+_sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
+                           Budget(full=600_000, quick=40_000))
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**5 if ctx.quick else 10**7
+    horizon = 10**5 if ctx.quick else FIG2.horizon
     return regret_result(
-        ctx, _alg(ctx), FIG2_MEANS, horizon, 20,
-        instance="Fig. 2: Bernoulli (0.75, 0.625, 0.5, 0.375, 0.25)", bound=None,
+        ctx, _alg(ctx), FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=None,
         bound_name="DP-SE upper bound not evaluated (no explicit constants in the seeds)",
         details=lower_bound_details(ctx, horizon))
 

@@ -20,16 +20,19 @@ from __future__ import annotations
 import math
 
 from dpaudit.conditions import lemma8_check
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence, ProofEvidence
 from dpaudit.mechanisms.gauss_perturbation import (
     gauss_cdf_pair,
     gauss_exact_delta,
     gauss_smallest_count,
     gauss_start_phase,
 )
-from dpaudit.results import ClaimResult, Finding, Notion
+from dpaudit.results import Finding, Notion
 
-from ._verification import curve_finding, exact_claim, proof_claim
+from ._verification import curve_finding
+
+LEMMA8_GRID = Budget(full=4001, quick=1001)
 
 REF = "Wang & Zhu (seed 003), Alg. 1, Thm 11 (privacy part), Fig. 1"
 CDF_PAIRS = {
@@ -43,12 +46,12 @@ def _count(ctx: CheckContext, faulty: bool) -> int:
 
 
 def _start_phase(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         n = _count(ctx, faulty)
         d = gauss_exact_delta(ctx.epsilon, n)
         n_min = gauss_smallest_count(ctx.epsilon, ctx.delta)
         ng = gauss_start_phase(ctx.epsilon, ctx.delta)
-        return exact_claim(spec, ctx, d <= ctx.delta, (
+        return ExactEvidence(d, 0.0, details=(
             f"paper's N_G = min(1/(4 pi delta^2), ln(e/(4 pi delta^2))/eps^2) = {ng:.4f}; "
             f"start phase used: N = {n}" + (" (start phase skipped)" if faulty else ""),
             f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d:.6g} (claim {ctx.delta:g})",
@@ -60,11 +63,11 @@ def _start_phase(faulty: bool):
 
 
 def _lemma8(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         n = _count(ctx, faulty)
         proof = lemma8_check(gauss_cdf_pair(n), ctx.epsilon, ctx.delta,
-                             grid=1001 if ctx.quick else 4001, symbolic=not ctx.quick)
-        return proof_claim(spec, ctx, proof, data={"N": n})
+                             grid=ctx.size(LEMMA8_GRID), symbolic=not ctx.quick)
+        return ProofEvidence(proof, data={"N": n})  # Lemma 8 is sufficient
     return evaluate
 
 

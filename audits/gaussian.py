@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import optimize
 
 from dpaudit.divergence import (
     classical_gaussian_sigma,
@@ -22,9 +23,10 @@ from dpaudit.divergence import (
     gaussian_hockey_stick,
 )
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.results import ClaimResult, Finding, Notion
+from dpaudit.evidence import ExactEvidence
+from dpaudit.results import Finding, Notion
 
-from ._verification import curve_finding, exact_claim
+from ._verification import curve_finding
 
 
 def _sigma(ctx: CheckContext, faulty: bool) -> float:
@@ -33,39 +35,40 @@ def _sigma(ctx: CheckContext, faulty: bool) -> float:
 
 
 def _classical(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         sigma = _sigma(ctx, faulty)
         d = gaussian_hockey_stick(ctx.epsilon, 1.0, sigma)
         analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
-        return exact_claim(spec, ctx, d <= ctx.delta, (
+        return ExactEvidence(d, 0.0, details=(
             f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
-            f"{d:.6g} (claim {ctx.delta:g})",
+            f"{d:.6g} (claim {ctx.delta:g}; Balle & Wang closed form in floating point)",
             f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
             f"{sigma / analytic:.4f}"),
             data={"sigma": sigma, "exact_delta": d, "analytic_sigma": analytic})
     return evaluate
 
 
-def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
     s = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
     d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
-    return exact_claim(spec, ctx, d <= ctx.delta, (
-        f"analytic sigma {s:.8g}: exact delta {d:.8g} <= {ctx.delta:g}",))
+    return ExactEvidence(d, 0.0, details=(f"analytic sigma {s:.8g}: exact delta {d:.8g}",))
 
 
 def _eps_threshold(delta: float) -> float:
-    """Largest eps (on [1e-3, 50]) at which the classical sigma still meets delta."""
-    def ok(e: float) -> bool:
-        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)) <= delta
-    if not ok(1e-3):
+    """Largest eps (on [1e-3, 50]) at which the classical sigma still meets delta.
+
+    Edges first, then ``scipy.optimize.brentq`` on ``log eps`` (the excess ``delta(eps) -
+    delta`` is continuous and changes sign once on the range).
+    """
+    def excess(log_e: float) -> float:
+        e = math.exp(log_e)
+        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)) - delta
+    lo, hi = math.log(1e-3), math.log(50.0)
+    if excess(lo) > 0:
         return 0.0
-    lo, hi = 1e-3, 50.0
-    if ok(hi):
+    if excess(hi) <= 0:
         return math.inf
-    for _ in range(60):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-    return lo
+    return math.exp(optimize.brentq(excess, lo, hi, xtol=1e-10))
 
 
 def _region(ctx: CheckContext) -> Finding:

@@ -24,27 +24,27 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
 from dpaudit.algorithms.gdp_elim import GDPElimNew
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.bandits import BernoulliRewards, TableRewards
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
+from dpaudit.evidence import ProofEvidence
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.results import Notion
+from dpaudit.sampled import SamplerPair
 from dpaudit.symbolic import Domain, Obligation
 
 from ._global_common import (
     EPS,
     N,
-    NeighbourPair,
     ReleaseModel,
+    global_dp_claim,
     regret_result,
-    release_claim,
-    sampled_global_claim,
-    summaries_of,
+    release_evidence,
     table_sampler,
 )
 
-INSTANCE_1 = tuple(0.30 + 0.05 * i for i in range(9))
 PAPER = "Wang & Zhu (seed 003), Algorithm 4 and Theorem 18"
 
 
@@ -60,33 +60,31 @@ def _horizon(alg: GDPElimNew) -> int:
     return horizon
 
 
-def _bernoulli_sampler(alg, env, horizon):
-    def sample(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        return summaries_of(alg.simulate(env, horizon, n, rng=rng))
-    return sample
+SUMMARIES = ("action sequence", "pulls of arm 1")
 
 
-def neighbour_pairs(alg: GDPElimNew) -> list[NeighbourPair]:
+def neighbour_pairs(alg: GDPElimNew) -> list[SamplerPair]:
     horizon = _horizon(alg)
     n1 = alg.phase_length(1, horizon)
     step = n1 + 1  # arm 1's first pull in phase 1
-    tab = np.ones((2, horizon))
-    tab[1, :] = 0.5
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = 0.5
     d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
     d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
     env = BernoulliRewards([0.75, 0.25])
     return [
-        NeighbourPair(f"pair 1: K=2, T={horizon}, N(1)={n1}; arm 0 earns 1, arm 1 earns 1/2; "
-                      f"step {step} (arm 1's first phase-1 pull) 1 vs 0",
-                      table_sampler(alg, d, horizon), table_sampler(alg, d2, horizon)),
-        NeighbourPair(f"pair 2: Bernoulli(0.75, 0.25), T={horizon}; revision rule: reward at "
-                      f"step {step} := 0 (seed 003, Def. 3, expectation over rewards)",
-                      _bernoulli_sampler(alg, env, horizon),
-                      _bernoulli_sampler(alg, env.revised(step, 0.0), horizon)),
+        SamplerPair(f"pair 1: K=2, T={horizon}, N(1)={n1}; arm 0 earns 1, arm 1 earns 1/2; "
+                    f"step {step} (arm 1's first phase-1 pull) 1 vs 0",
+                    table_sampler(alg, d, horizon, SUMMARIES),
+                    table_sampler(alg, d2, horizon, SUMMARIES)),
+        SamplerPair(f"pair 2: Bernoulli(0.75, 0.25), T={horizon}; revision rule: reward at "
+                    f"step {step} := 0 (Wang & Zhu 2023, Def. 3, expectation over rewards)",
+                    table_sampler(alg, env, horizon, SUMMARIES),
+                    table_sampler(alg, env.changed(step, 0.0), horizon, SUMMARIES)),
     ]
 
 
-def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     alg = _alg(ctx)
     obligations, domain, assumptions = lemma15_proof_obligations()
     f_eps, f_delta = sp.nsimplify(alg.lemma15_epsilon_factor), sp.nsimplify(
@@ -103,25 +101,23 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
                          "phase k draws theta_i(k) from Lemma 15 centred at this phase's mean "
                          "of N = N(k) rewards (a changed reward shifts it by <= 1/N); phases "
                          "and arm blocks are disjoint, so one reward enters one release")
-    return release_claim(ctx, spec, model, extra=extra,
+    return release_evidence(ctx, model, extra=extra,
                          extra_domain={**domain, dl: Domain(0.0, 1.0, (ctx.delta or 0.01,))},
                          extra_assumptions=assumptions)
 
 
-def _sampled(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-    n = 20_000 if ctx.quick else 200_000
-    return sampled_global_claim(ctx, spec, neighbour_pairs(_alg(ctx)),
-                                ["action sequence", "pulls of arm 1"], n)
+_sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
+                           Budget(full=400_000, quick=40_000))
 
 
 def _regret(ctx: CheckContext):
-    horizon = 10**4 if ctx.quick else 10**5
+    horizon = 10**4 if ctx.quick else INSTANCE_1.horizon
     alg = _alg(ctx)
-    k = len(INSTANCE_1)
+    k = INSTANCE_1.n_arms
     return regret_result(
-        ctx, alg, INSTANCE_1, horizon, 100, instance="seed 003 instance 1: nine arms "
-        "0.30, 0.35, ..., 0.70",
-        bound=thm18_gdp_elim_upper(INSTANCE_1, horizon, ctx.epsilon, ctx.delta),
+        ctx, alg, INSTANCE_1.means, horizon, INSTANCE_1.runs,
+        instance=f"{INSTANCE_1.name}: nine arms 0.30, 0.35, ..., 0.70",
+        bound=thm18_gdp_elim_upper(INSTANCE_1.means, horizon, ctx.epsilon, ctx.delta),
         bound_name="Theorem 18 (upper)",
         details=[f"Theorem 4 order term (N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T)) "
                  f"(constant unknown): "

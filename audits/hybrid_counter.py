@@ -17,31 +17,34 @@ import math
 
 import sympy as sp
 
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
+from dpaudit.evidence import ExactEvidence, ProofEvidence
+from dpaudit.exact import laplace_composition_delta
 from dpaudit.mechanisms.counting import HybridCounter
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.results import Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
-from ._verification import exact_claim, proof_claim
-
-DEFAULT_HORIZON = 10**5
+HORIZON = Budget(full=10**5, quick=4096)
 
 
 def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        horizon = int(ctx.options.get("horizon", 4096 if ctx.quick else DEFAULT_HORIZON))
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+        horizon = ctx.size(HORIZON)
         c = HybridCounter(ctx.epsilon, horizon, faulty_no_split=faulty)
         eps, t = c.epsilon_exact()
-        return exact_claim(spec, ctx, eps <= ctx.epsilon * (1 + 1e-12), (
+        coords = 1 + horizon.bit_length()  # one block sum and at most log2 T + 1 tree nodes
+        return ExactEvidence(laplace_composition_delta(eps, coords, ctx.epsilon), 0.0,
+                             epsilon_at_delta=eps, details=(
             f"T = {horizon}, {len(c.blocks())} blocks; eps_log = {c.eps_log:g}, "
             f"eps_bin = {c.eps_bin:g}",
             f"exact loss = max_t (1/scale_log + nodes(t)/scale_bin) = {eps:.12g} at t = {t} "
-            f"(claim {ctx.epsilon:g})"), epsilon_exact=eps)
+            f"(claim {ctx.epsilon:g}); delta at the claimed epsilon: 0 if the loss is within "
+            "it, else the lower bound of dpaudit.exact.laplace_composition_delta"))
     return evaluate
 
 
 def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         k = sp.Symbol("k", positive=True, integer=True)
         eps = sp.Symbol("epsilon", positive=True)
         e_log, e_bin = (eps, eps) if faulty else (eps / 2, eps / 2)
@@ -52,7 +55,8 @@ def _symbolic(faulty: bool):
                       ("scale_log = 1/eps_log, scale_bin(k) = k/eps_bin",
                        f"eps_log = {sp.sstr(e_log)}, eps_bin = {sp.sstr(e_bin)}",
                        "an element is in one block sum and <= k nodes of block k's tree"))
-        return proof_claim(spec, ctx, proof)
+        # the vector Laplace loss is exactly this sum: the condition is also necessary
+        return ProofEvidence(proof, necessary=True)
     return evaluate
 
 

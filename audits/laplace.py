@@ -24,17 +24,19 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.divergence import laplace_hockey_stick
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence, ProofEvidence
 from dpaudit.mechanisms import Laplace
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.results import Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
-from ._verification import curve_finding, exact_claim, proof_claim
+from ._verification import curve_finding
 
 PAPER = "Azize & Basu 2022 (seed 000), Lemma 1; Dwork & Roth Thm 3.6"
 _M = sp.Symbol("m", positive=True, integer=True)  # m = j - i >= 1
 _EPS = sp.Symbol("epsilon", positive=True)
 _N = sp.Symbol("N", positive=True)
+MAX_M = Budget(full=4096, quick=64)  # longest episode m = j - i checked by the exact claim
 
 
 def _scale(m: sp.Expr, faulty: bool) -> sp.Expr:
@@ -43,7 +45,7 @@ def _scale(m: sp.Expr, faulty: bool) -> sp.Expr:
 
 
 def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         obligations = [
             Obligation("printed_normaliser", (1 / _M) / _scale(_M, faulty) - _EPS, "<=",
                        reason="loss = sensitivity/scale",
@@ -61,13 +63,14 @@ def _symbolic(faulty: bool):
             "m = j - i >= 1; the sum from i to j has m + 1 terms in [0, 1]",
             "scale = " + sp.sstr(_scale(_M, faulty)),
             "Laplace mechanism: loss = sensitivity / scale (Dwork & Roth Thm 3.6)"))
-        return proof_claim(spec, ctx, proof)
+        # the Laplace loss is exactly sensitivity/scale: the condition is also necessary
+        return ProofEvidence(proof, necessary=True)
     return evaluate
 
 
 def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        ms = np.unique(np.geomspace(1, 64 if ctx.quick else 4096, 40).astype(int))
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
+        ms = np.unique(np.geomspace(1, ctx.size(MAX_M), 40).astype(int))
         worst, worst_m, deltas = 0.0, 1, []
         for m in ms:
             scale = 1.0 / (((m + 1) if faulty else m) * ctx.epsilon)
@@ -80,13 +83,14 @@ def _exact(faulty: bool):
             deltas.append(laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale))
             if eps_m > worst:
                 worst, worst_m = eps_m, int(m)
-        holds = worst <= ctx.epsilon * (1 + 1e-12) and max(deltas) <= ctx.delta
-        return exact_claim(spec, ctx, holds, (
-            f"episode lengths m + 1 for m in {ms.min()}..{ms.max()} ({ms.size} values)",
-            f"exact loss max_m (1/m)/scale = {worst:.12g} at m = {worst_m} "
-            f"(claim {ctx.epsilon:g})",
-            f"exact delta at the claimed epsilon (closed form): max {max(deltas):.3g}"),
-            epsilon_exact=worst, data={"m": ms.tolist(), "delta": deltas})
+        return ExactEvidence(
+            max(deltas), 0.0, epsilon_at_delta=worst, details=(
+                f"episode lengths m + 1 for m in {ms.min()}..{ms.max()} ({ms.size} values)",
+                f"exact loss max_m (1/m)/scale = {worst:.12g} at m = {worst_m} "
+                f"(claim {ctx.epsilon:g})",
+                "delta at the claimed epsilon: closed form max(0, 1 - e^((eps - loss)/2)) "
+                "in floating point"),
+            data={"m": ms.tolist(), "delta": deltas})
     return evaluate
 
 

@@ -22,37 +22,40 @@ import math
 import sympy as sp
 
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.evidence import ExactEvidence, ProofEvidence
+from dpaudit.exact import laplace_composition_delta
 from dpaudit.mechanisms.counting import BinaryTreeCounter, tree_nodes_touched
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.results import Notion
 from dpaudit.symbolic import Domain, Obligation, prove
-
-from ._verification import exact_claim, proof_claim
 
 DEFAULT_HORIZON = 1000
 FAULTY_HORIZON = 1024
 
 
 def _counter(ctx: CheckContext, faulty: bool) -> BinaryTreeCounter:
-    horizon = int(ctx.options.get("horizon", FAULTY_HORIZON if faulty else DEFAULT_HORIZON))
+    horizon = FAULTY_HORIZON if faulty else DEFAULT_HORIZON
     return BinaryTreeCounter(ctx.epsilon, horizon, levels="ceil_log2" if faulty else "exact")
 
 
 def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         c = _counter(ctx, faulty)
         eps, t = c.epsilon_exact()
         touched = tree_nodes_touched(c.horizon)
-        return exact_claim(spec, ctx, eps <= ctx.epsilon * (1 + 1e-12), (
+        delta = laplace_composition_delta(eps, int(touched.max()), ctx.epsilon)
+        return ExactEvidence(delta, 0.0, epsilon_at_delta=eps, details=(
             f"T = {c.horizon}; node scale L/eps with L = {c.levels} "
             f"({'ceil(log2 T)' if faulty else 'floor(log2 T) + 1'})",
             f"used nodes containing an element: max {touched.max()} (at t = {t}), "
             f"min {touched.min()}",
-            f"exact loss = max nodes / scale = {eps:.12g} (claim {ctx.epsilon:g})"),
-            epsilon_exact=eps, data={"levels": c.levels, "max_nodes": int(touched.max())})
+            f"exact loss = max nodes / scale = {eps:.12g} (claim {ctx.epsilon:g}); delta at "
+            "the claimed epsilon: 0 if the loss is within it, else the lower bound of "
+            "dpaudit.exact.laplace_composition_delta"),
+            data={"levels": c.levels, "max_nodes": int(touched.max())})
     return evaluate
 
 
-def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     k, eps = sp.Symbol("k", positive=True, integer=True), sp.Symbol("epsilon", positive=True)
     # an element lies in one node per level j with 2^j <= T < 2^k, i.e. j = 0..k-1
     nodes = sp.summation(1, (sp.Symbol("j", integer=True, nonnegative=True), 0, k - 1))
@@ -63,7 +66,7 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
                                 eps: Domain(0.0, math.inf, (1.0,))},
                   ("T < 2^k: levels j = 0..k-1, one node per level contains t",
                    "vector Laplace: loss = sum over touched nodes of 1/scale"))
-    return proof_claim(spec, ctx, proof)
+    return ProofEvidence(proof, necessary=True)  # the loss is exactly this sum
 
 
 def _spec(faulty: bool) -> AuditSpec:

@@ -3,11 +3,12 @@
 Run: ``python benchmarks/bench_episodic.py [--quick]``. Prints times and ratios measured in
 this run (no stored numbers):
 
-1. AdaP-UCB, AdaP-KLUCB, DP-SE and GDP-Elim-New on Figure 2's instance at T = 10^5: the plain
-   per-step reference (``simulate_per_step``: one run, one Bernoulli draw and a Python step
-   per time step)
-   against the episodic simulator (:meth:`simulate`: one binomial draw per episode, runs in
-   lockstep), per run, at 20 runs (the paper's count) and at 1000 runs in lockstep.
+1. AdaP-UCB, AdaP-KLUCB, DP-SE and GDP-Elim-New on Azize & Basu 2022's Figure 2 instance at
+   T = 10^5: the plain per-step reference (``simulate_per_step``: one run at a time, one
+   reward draw and a Python step per time step) against the episodic simulator
+   (``simulate``: one binomial draw per episode, runs in lockstep), per run, at 20 runs (the
+   paper's count) and at 1000 runs in lockstep. Both go through the same ``Policy``
+   interface and return the same ``SimulationResult``.
 2. The whole Figure 2 set of AdaP-UCB, AdaP-KLUCB and DP-SE at T = 10^7 with 20 runs each
    (the target is under a minute on 2 cores).
 """
@@ -19,12 +20,11 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms._episodic import BernoulliRewards, checkpoint_grid
 from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB
 from dpaudit.algorithms.dp_se import DPSE
 from dpaudit.algorithms.gdp_elim import GDPElimNew
-
-MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.bandits import checkpoint_grid
 
 
 def per_run_seconds(fn, repeats: int) -> float:
@@ -40,15 +40,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer reference runs")
     args = parser.parse_args()
-    env = BernoulliRewards(MEANS)
+    env = AZIZE_BASU_FIG2.source()
     horizon = 10**5
     ref_runs = 2 if args.quick else 5
     print(f"1. T = {horizon}, Figure 2 instance, epsilon = 1")
     for alg in (AdaPUCB(1.0), AdaPKLUCB(1.0), DPSE(1.0), GDPElimNew(1.0, 0.01)):
         rng = np.random.default_rng(1)
         t0 = time.perf_counter()
-        for _ in range(ref_runs):
-            alg.simulate_per_step(env.means, horizon, rng=rng)
+        alg.simulate_per_step(env, horizon, ref_runs, rng=rng)
         ref = (time.perf_counter() - t0) / ref_runs
         print(f"  {alg.name}: plain per-step reference {ref * 1e3:.1f} ms per run "
               f"(mean of {ref_runs} runs)")

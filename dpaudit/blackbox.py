@@ -7,57 +7,27 @@ Optional: ``search_domain`` (a sequence of further pairs, or a callable ``(rng, 
 proposing ``n`` of them), ``features`` (``outputs -> statistic`` of shape ``(size,)`` or
 ``(size, d)``), ``n_outcomes`` (for small discrete outputs) and ``notion``.
 
-The audit, and why its bound is valid at ``1 - alpha``
---------------------------------------------------------
-1. **Rank** (only when there are several candidate pairs): every pair gets a small ranking
-   sample (``rank_samples`` per side); the event selection of step 2 is run on it and the
-   pair with the best projected bound wins.
-2. **Select**: a fresh selection sample (``selection_fraction * samples`` per side) of the
-   winning pair chooses the output event *and* the direction (``D`` vs ``D'`` or the reverse;
-   see :mod:`dpaudit.events`): threshold events for scalar outputs, Neyman-Pearson subsets for
-   small discrete outputs, a logistic score (fitted on half the selection sample and
-   thresholded on the other half) for rich outputs.
-3. **Measure**: a fresh measurement sample (the remaining samples per side) counts that single
-   event under both inputs; one-sided Clopper-Pearson limits at ``alpha / 2`` each give
-   ``p_lo``, ``q_hi`` holding together with probability ``>= 1 - alpha``, and the bound is
-   ``log((p_lo - delta) / q_hi)`` (``dpaudit.empirical.epsilon_from_counts``).
-
-Steps 1-2 see only samples independent of step 3, so the event and the direction are fixed
-before the measurement sample exists: exactly one hypothesis is tested on it and no Bonferroni
-factor is needed (both directions *were* tried, on the selection sample). This is the honest
-alternative to measuring four events on one sample at ``alpha / 4``; the selection split
-costs ``sqrt(1 / (1 - selection_fraction))`` in the width of the intervals (about 12% at the
-default 0.2), which is cheaper than the Bonferroni factor and the split of half the samples.
+This module only adapts the protocol: every pair becomes a
+:class:`~dpaudit.sampled.SamplerPair` and the one sampled-bound engine
+(:func:`dpaudit.sampled.sampled_audit`: rank pairs on fresh samples, choose one event and
+direction on a fresh selection sample, measure it once on fresh samples) returns the evidence;
+:func:`dpaudit.evidence.decide` turns it into the verdict. See :mod:`dpaudit.sampled` for why
+the bound is valid at ``1 - alpha``.
 """
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .empirical import detectable_epsilon, epsilon_from_counts
-from .events import (
-    DIRECTIONS,
-    Candidate,
-    ScoreEvent,
-    best_subset_event,
-    best_threshold_event,
-    fit_logistic_score,
-)
-from .results import ClaimResult, Method, Notion, Verdict
+from .evidence import SampledEvidence, decide
+from .results import ClaimResult, Notion
 from .rng import DEFAULT_SEED, generator
-from .validation import (
-    InvalidParameterError,
-    check_alpha,
-    check_epsilon_delta,
-    check_int,
-    check_real,
-)
+from .sampled import AuditBudget, SamplerPair, sampled_audit
+from .validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
 __all__ = [
     "AuditBudget",
@@ -65,107 +35,57 @@ __all__ = [
     "audit_mechanism",
     "blackbox_evaluator",
     "candidate_pairs",
+    "mechanism_pairs",
     "to_claim_result",
 ]
 
-MAX_DISCRETE_OUTCOMES = 64
-
 
 @dataclass(frozen=True)
-class AuditBudget:
-    """Sample budget of one black-box audit.
+class _Subject:
+    """What :func:`~dpaudit.evidence.decide` needs of a claim and its context."""
 
-    ``samples``: per side for the audited pair (selection + measurement); ``selection_fraction``
-    of them choose the event. ``rank_samples``: per side and candidate pair for ranking (only
-    used with several pairs; default ``min(samples // 10, 50_000)``). ``search_budget``: how
-    many pairs to request from a callable ``search_domain``. ``top``: candidates whose exact
-    Clopper-Pearson projection is computed. ``chunk_bytes``: memory per sampling call.
-    """
-
-    samples: int = 1_000_000
-    selection_fraction: float = 0.2
-    rank_samples: int | None = None
-    search_budget: int = 16
-    top: int = 64
-    chunk_bytes: int = 1 << 26
-
-    def __post_init__(self) -> None:
-        check_int("samples", self.samples, low=200)
-        check_real("selection_fraction", self.selection_fraction, low=0.0, high=1.0,
-                   low_open=True, high_open=True)
-        if self.rank_samples is not None:
-            check_int("rank_samples", self.rank_samples, low=100)
-        check_int("search_budget", self.search_budget, low=0)
-        check_int("top", self.top, low=1)
-        check_int("chunk_bytes", self.chunk_bytes, low=1 << 12)
-
-    @property
-    def n_select(self) -> int:
-        return max(100, int(round(self.samples * self.selection_fraction)))
-
-    @property
-    def n_measure(self) -> int:
-        return self.samples - self.n_select
-
-    @property
-    def n_rank(self) -> int:
-        return self.rank_samples if self.rank_samples is not None else max(
-            100, min(self.samples // 10, 50_000))
+    id: str
+    notion: Notion
+    statement: str
+    reference: str
+    epsilon: float
+    delta: float
+    alpha: float
 
 
 @dataclass(frozen=True)
 class BlackBoxResult:
-    """What one black-box audit found (frozen; formatting lives in reports)."""
+    """What one black-box audit found: the evidence and the verdict ``decide`` gives it."""
 
-    epsilon: float
-    delta: float
-    alpha: float
+    evidence: SampledEvidence
+    claim: ClaimResult
     data: Any
     data_prime: Any
-    output_kind: str
-    event: str
-    direction: str
-    count_p: int
-    count_q: int
-    n_measure: int
-    n_select: int
-    p_lo: float
-    q_hi: float
-    epsilon_lower_bound: float
-    projected_bound: float
-    detectable_epsilon: float
-    pairs_tried: int
-    ranking: tuple[tuple[int, float], ...] = ()
-    seconds: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+
+    epsilon = property(lambda self: self.claim.epsilon)
+    delta = property(lambda self: self.claim.delta)
+    alpha = property(lambda self: self.claim.alpha)
+    verdict = property(lambda self: self.claim.verdict)
+    epsilon_lower_bound = property(lambda self: float(self.claim.epsilon_lower_bound or 0.0))
+    event = property(lambda self: self.evidence.event)
+    direction = property(lambda self: self.evidence.direction)
+    count_p = property(lambda self: self.evidence.count_p)
+    count_q = property(lambda self: self.evidence.count_q)
+    n_measure = property(lambda self: self.evidence.n_p)
+    n_select = property(lambda self: self.evidence.n_select)
+    output_kind = property(lambda self: self.evidence.data["output_kind"])
+    pairs_tried = property(lambda self: self.evidence.data["pairs_tried"])
+    ranking = property(lambda self: tuple(self.evidence.data["ranking"]))
+    p_lo = property(lambda self: self.claim.data["p_lo"])
+    q_hi = property(lambda self: self.claim.data["q_hi"])
 
     @property
-    def verdict(self) -> Verdict:
-        """VIOLATED above the claim; INCONCLUSIVE when no violation was detectable at all."""
-        if self.epsilon_lower_bound > self.epsilon:
-            return Verdict.VIOLATED
-        if math.isinf(self.detectable_epsilon):
-            return Verdict.INCONCLUSIVE
-        return Verdict.CONSISTENT
+    def detectable_epsilon(self) -> float:
+        """Smallest true epsilon caught with 80% power (``inf``: none is detectable)."""
+        return float(self.claim.data["detectable_at_power"])
 
     def details(self) -> tuple[str, ...]:
-        p_side, q_side = ("D", "D'") if self.direction == DIRECTIONS[0] else ("D'", "D")
-        lines = [
-            f"neighbours: {_pair_text(self.data, self.data_prime)} "
-            f"(best of {self.pairs_tried} pair(s))",
-            f"event ({self.output_kind} output, chosen on {self.n_select} fresh samples per "
-            f"side): {self.event}; direction {self.direction}",
-            f"measured on {self.n_measure} fresh samples per side: P[M({p_side}) in E] >= "
-            f"{self.p_lo:.6g} ({self.count_p} hits), P[M({q_side}) in E] <= {self.q_hi:.6g} "
-            f"({self.count_q} hits); Clopper-Pearson, alpha/2 each",
-        ]
-        if self.ranking:
-            top = ", ".join(f"#{i}: {b:.3g}" for i, b in self.ranking[:5])
-            lines.append(f"pair ranking (projected bounds on ranking samples): {top}")
-        if self.verdict is Verdict.INCONCLUSIVE:
-            lines.append("no violation of any size is detectable with this event and sample "
-                         "size (its probability is too small against delta): add samples")
-        return tuple(lines)
+        return self.claim.details
 
 
 def _pair_text(data: Any, data_prime: Any) -> str:
@@ -188,100 +108,6 @@ def _short(value: Any) -> str:
     text = np.array2string(np.asarray(value), threshold=12, precision=4) if isinstance(
         value, np.ndarray) else repr(value)
     return text if len(text) < 80 else text[:77] + "..."
-
-
-# -- sampling through the protocol ---------------------------------------------------------
-def _draw(mech: Any, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-    out = np.asarray(mech.sample(data, size, rng))
-    if out.ndim == 0 or out.shape[0] != size:
-        raise InvalidParameterError(
-            f"{type(mech).__name__}.sample(data, size={size}, rng) must return an array whose "
-            f"first axis has length size; got shape {out.shape}")
-    if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
-        raise InvalidParameterError(
-            f"{type(mech).__name__}.sample returned NaN or infinite outputs for data="
-            f"{_short(data)}")
-    if out.dtype.kind not in "biuf":
-        raise InvalidParameterError(
-            f"{type(mech).__name__}.sample must return numbers or booleans; got dtype "
-            f"{out.dtype}")
-    return out
-
-
-def _row_bytes(mech: Any, data: Any, rng: np.random.Generator) -> int:
-    probe = _draw(mech, data, 2, rng)
-    return max(1, probe[0].nbytes)
-
-
-def _count(mech: Any, data: Any, event: Any, n: int, rng: np.random.Generator,
-           chunk_bytes: int) -> int:
-    """Hits of ``event`` in ``n`` fresh samples, drawn in memory-bounded chunks."""
-    chunk = max(1, min(n, chunk_bytes // _row_bytes(mech, data, rng)))
-    hits, done = 0, 0
-    while done < n:
-        m = min(chunk, n - done)
-        hits += int(np.count_nonzero(event.contains(_draw(mech, data, m, rng))))
-        done += m
-    return hits
-
-
-# -- event selection for one pair ----------------------------------------------------------
-def _output_kind(a: np.ndarray, b: np.ndarray, features: Callable | None) -> str:
-    """``scalar``, ``discrete`` (non-negative integers below 64), ``statistic`` or ``vector``."""
-    if features is not None:
-        stat = np.asarray(features(np.concatenate([a[:2], b[:2]])))
-        return "statistic" if stat.ndim == 1 or stat.shape[1:] == (1,) else "vector"
-    if a.reshape(a.shape[0], -1).shape[1] != 1:
-        return "vector"
-    if a.dtype.kind in "biu" and b.dtype.kind in "biu":
-        lo, hi = min(int(a.min()), int(b.min())), max(int(a.max()), int(b.max()))
-        if lo >= 0 and hi < MAX_DISCRETE_OUTCOMES:
-            return "discrete"
-    return "scalar"
-
-
-def _select(mech: Any, pair: tuple[Any, Any], n: int, n_measure: int, *, delta: float,
-            alpha: float, rng: np.random.Generator, top: int) -> tuple[Candidate, str]:
-    """Choose an event (and direction) for ``pair`` on ``n`` fresh samples per side."""
-    a, b = _draw(mech, pair[0], n, rng), _draw(mech, pair[1], n, rng)
-    features = getattr(mech, "features", None)
-    kind = _output_kind(a, b, features)
-    if kind == "scalar":
-        return best_threshold_event(a, b, n_measure=n_measure, delta=delta, alpha=alpha,
-                                    top=top), kind
-    if kind == "statistic":
-        assert features is not None
-        stat = _Statistic(features)
-        cand = best_threshold_event(stat(a), stat(b), n_measure=n_measure, delta=delta,
-                                    alpha=alpha, top=top)
-        return _wrap(cand, stat, "statistic"), kind
-    if kind == "discrete":
-        n_out = int(getattr(mech, "n_outcomes", 0) or max(int(a.max()), int(b.max())) + 1)
-        if n_out < 2:
-            n_out = 2
-        return best_subset_event(a.ravel().astype(np.int64), b.ravel().astype(np.int64), n_out,
-                                 n_measure=n_measure,
-                                 delta=delta, alpha=alpha), kind
-    half = n // 2  # vector: fit a score on one half, choose its threshold on the other
-    score = fit_logistic_score(a[:half], b[:half], features=features)
-    cand = best_threshold_event(score(a[half:]), score(b[half:]), n_measure=n_measure,
-                                delta=delta, alpha=alpha, top=top)
-    return _wrap(cand, score, "learned score"), "vector"
-
-
-@dataclass(frozen=True)
-class _Statistic:
-    features: Callable[[np.ndarray], np.ndarray]
-
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        s = np.asarray(self.features(outputs), dtype=float)
-        return s.reshape(s.shape[0])
-
-
-def _wrap(cand: Candidate, score: Callable, name: str) -> Candidate:
-    assert not isinstance(cand.event, ScoreEvent)
-    event = ScoreEvent(score, cand.event, name)  # type: ignore[arg-type]
-    return Candidate(event, cand.direction, cand.projected_bound, cand.p_hat, cand.q_hat)
 
 
 # -- neighbour candidates ------------------------------------------------------------------
@@ -307,6 +133,13 @@ def candidate_pairs(mech: Any, budget: AuditBudget, seed: int | np.random.SeedSe
 
 
 # -- the audit -----------------------------------------------------------------------------
+def mechanism_pairs(mech: Any, pairs: Sequence[tuple[Any, Any]]) -> list[SamplerPair]:
+    """Each ``(data, data_prime)`` as a pair of samplers of ``mech.sample``."""
+    def sampler(data: Any) -> Callable[[int, np.random.Generator], np.ndarray]:
+        return lambda n, rng: mech.sample(data, n, rng)
+    return [SamplerPair(_pair_text(d, dp), sampler(d), sampler(dp), d, dp) for d, dp in pairs]
+
+
 def audit_mechanism(
     mech: Any,
     *,
@@ -318,11 +151,11 @@ def audit_mechanism(
     key: str = "blackbox",
     neighbours: Sequence[tuple[Any, Any]] | None = None,
 ) -> BlackBoxResult:
-    """Audit ``mech`` against its claim (or the given ``epsilon``/``delta``).
+    """Audit ``mech`` against its claim (or the given ``epsilon``/``delta``) at ``alpha``.
 
-    See the module docstring for the three stages and why the bound holds at ``1 - alpha``.
+    The evidence comes from :func:`dpaudit.sampled.sampled_audit`; the verdict from
+    :func:`dpaudit.evidence.decide` (the whole ``alpha`` goes to this one claim).
     """
-    start = time.perf_counter()
     for attr in ("sample", "epsilon", "delta"):
         if not hasattr(mech, attr):
             raise InvalidParameterError(
@@ -339,75 +172,46 @@ def audit_mechanism(
         raise InvalidParameterError(
             f"{type(mech).__name__} has no attribute 'neighbours' (a sequence of "
             "(data, data_prime) pairs to try)")
-    pairs = candidate_pairs(mech, budget, seed, key, neighbours)
-    n_sel, n_meas = budget.n_select, budget.n_measure
-
-    ranking: list[tuple[int, float]] = []
-    best = 0
-    if len(pairs) > 1:
-        for i, pair in enumerate(pairs):
-            cand, _ = _select(mech, pair, budget.n_rank, n_meas, delta=dlt, alpha=alpha,
-                              rng=generator(seed, key, "rank", i), top=budget.top)
-            ranking.append((i, cand.projected_bound))
-        ranking.sort(key=lambda r: -r[1])
-        best = ranking[0][0]
-    pair = pairs[best]
-    cand, kind = _select(mech, pair, n_sel, n_meas, delta=dlt, alpha=alpha,
-                         rng=generator(seed, key, "select"), top=budget.top)
-    meas = generator(seed, key, "measure")
-    hits = [_count(mech, d, cand.event, n_meas, meas, budget.chunk_bytes) for d in pair]
-    cp, cq = (hits[0], hits[1]) if cand.direction == DIRECTIONS[0] else (hits[1], hits[0])
-    bound, p_lo, q_hi = epsilon_from_counts(cp, n_meas, cq, n_meas, delta=dlt, alpha=alpha)
-    detect = detectable_epsilon(max(cp, 1) / n_meas, n_meas, epsilon=eps, delta=dlt,
-                                alpha=alpha, tests=1)
-    return BlackBoxResult(
-        epsilon=eps, delta=dlt, alpha=alpha, data=pair[0], data_prime=pair[1],
-        output_kind=kind, event=cand.event.description, direction=cand.direction,
-        count_p=cp, count_q=cq, n_measure=n_meas, n_select=n_sel, p_lo=p_lo, q_hi=q_hi,
-        epsilon_lower_bound=bound, projected_bound=cand.projected_bound,
-        detectable_epsilon=detect, pairs_tried=len(pairs), ranking=tuple(ranking),
-        seconds=time.perf_counter() - start,
-    )
+    pairs = mechanism_pairs(mech, candidate_pairs(mech, budget, seed, key, neighbours))
+    evidence = sampled_audit(pairs, delta=dlt, alpha=alpha, budget=budget, seed=seed, key=key,
+                             features=getattr(mech, "features", None),
+                             n_outcomes=getattr(mech, "n_outcomes", None),
+                             who=f"{type(mech).__name__}.sample")
+    notion_value = getattr(mech, "notion", "ldp")
+    notion = Notion(notion_value) if notion_value in {n.value for n in Notion} else Notion.LDP
+    subject = _Subject("dp-claim", notion, f"{type(mech).__name__} is ({eps:g}, {dlt:g})-DP on "
+                       "its neighbouring inputs (black-box sampling audit)", "user mechanism",
+                       eps, dlt, alpha)
+    chosen = pairs[evidence.data["pair"]]
+    return BlackBoxResult(evidence, decide(subject, subject, evidence, alpha=alpha),
+                          chosen.data, chosen.data_prime)
 
 
 def to_claim_result(result: BlackBoxResult, *, id: str, statement: str, reference: str,
                     notion: Notion = Notion.LDP) -> ClaimResult:
-    """A sampled :class:`~dpaudit.results.ClaimResult` for reports and exit codes."""
-    detect = result.detectable_epsilon
-    return ClaimResult(
-        id=id, notion=notion, epsilon=result.epsilon, delta=result.delta,
-        verdict=result.verdict, method=Method.SAMPLED, statement=statement,
-        reference=reference, epsilon_lower_bound=result.epsilon_lower_bound,
-        detectable_epsilon=None if result.verdict is Verdict.VIOLATED or math.isinf(detect)
-        else detect,
-        alpha=result.alpha, details=result.details(),
-        data={"event": result.event, "direction": result.direction,
-              "output_kind": result.output_kind, "count_p": result.count_p,
-              "count_q": result.count_q, "n_measure": result.n_measure,
-              "n_select": result.n_select, "p_lo": result.p_lo, "q_hi": result.q_hi,
-              "pairs_tried": result.pairs_tried, "seconds": round(result.seconds, 3)},
-    )
+    """The audit's verdict as a claim with the given id, statement and reference."""
+    subject = _Subject(id, notion, statement, reference, result.epsilon, result.delta,
+                       result.alpha)
+    return decide(subject, subject, result.evidence, alpha=result.alpha)
 
 
 def blackbox_evaluator(build: Callable[[float, float], Any], *, samples: int = 1_000_000,
                        quick_samples: int = 100_000, selection_fraction: float = 0.2
-                       ) -> Callable[[Any, Any], ClaimResult]:
+                       ) -> Callable[[Any, Any], SampledEvidence]:
     """An ``evaluate(ctx, spec)`` for a :class:`~dpaudit.engine.ClaimSpec` of an audit file.
 
-    ``build(epsilon, delta)`` makes the mechanism for the claim under test; the audit uses
-    ``ctx.alpha``, ``ctx.seed`` (keyed by the claim id) and ``quick_samples`` under
-    ``--quick``.
+    ``build(epsilon, delta)`` makes the mechanism for the claim under test; the evidence is
+    gathered with ``ctx.seed`` (keyed by the claim id) and ``quick_samples`` under
+    ``--quick``; the engine decides it at the claim's share of ``ctx.alpha``.
     """
     check_int("samples", samples, low=200)
     check_int("quick_samples", quick_samples, low=200)
 
-    def evaluate(ctx: Any, spec: Any) -> ClaimResult:
+    def evaluate(ctx: Any, spec: Any) -> SampledEvidence:
         mech = build(ctx.epsilon, ctx.delta)
         budget = AuditBudget(samples=quick_samples if ctx.quick else samples,
                              selection_fraction=selection_fraction)
-        result = audit_mechanism(mech, epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
-                                 budget=budget, seed=ctx.seed, key=f"claim:{spec.id}")
-        return to_claim_result(result, id=spec.id, statement=spec.statement,
-                               reference=spec.reference, notion=spec.notion)
+        return audit_mechanism(mech, epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
+                               budget=budget, seed=ctx.seed, key=f"claim:{spec.id}").evidence
 
     return evaluate

@@ -250,17 +250,18 @@ def _numeric_decision(name: str, statement: str, sup_value: float, argsup: dict[
         return ReducedInequality(
             name, statement, ProofStatus.DISPROVED,
             f"fails at the witness: sup = {sup_value:.10g} > {budget:.6g} ({how})",
-            {**argsup, "value": sup_value - budget})
+            {**argsup, "value": sup_value - budget}, tier="certified-numeric")
     if bound <= budget:
         return ReducedInequality(
             name, statement, ProofStatus.PROVED,
             f"certified numeric: sup <= {bound:.6g} <= {budget:.6g}; largest value found "
-            f"{sup_value:.6g} ({how})")
+            f"{sup_value:.6g} ({how})", tier="certified-numeric")
     return ReducedInequality(
         name, statement, ProofStatus.PROVED,
         f"exact at critical points (not a certificate: the condition is tight or the "
         f"Lipschitz slack too coarse): sup = {sup_value:.12g} <= {budget:.6g} within "
-        f"{TIGHT_TOLERANCE:g} ({how}); the slack alone certifies only sup <= {bound:.6g}")
+        f"{TIGHT_TOLERANCE:g} ({how}); the slack alone certifies only sup <= {bound:.6g}",
+        tier="critical-points")
 
 
 def _breakpoints(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:

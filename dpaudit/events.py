@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -39,6 +40,7 @@ __all__ = [
     "ScoreEvent",
     "SubsetEvent",
     "ThresholdEvent",
+    "best_category_subset",
     "best_subset_event",
     "best_threshold_event",
     "cp_lower",
@@ -114,7 +116,7 @@ class Candidate:
     ``P[M(D) in E] <= e^eps P[M(D') in E] + delta``), else ``"D' vs D"``.
     """
 
-    event: ThresholdEvent | SubsetEvent | ScoreEvent
+    event: Any  # an event: ``contains(outputs) -> bool array`` and ``description``
     direction: str
     projected_bound: float
     p_hat: float
@@ -218,31 +220,46 @@ def best_threshold_event(sel_a: np.ndarray, sel_b: np.ndarray, *, n_measure: int
                      float(q[i]))
 
 
-# -- subsets of a discrete output ----------------------------------------------------------
+# -- subsets of categories (discrete outputs, atoms, whole-sequence codes) ---------------------
+def best_category_subset(counts_a: np.ndarray, counts_b: np.ndarray, *, n_measure: int,
+                         delta: float, alpha: float,
+                         selection_alpha: float = SELECTION_ALPHA
+                         ) -> tuple[np.ndarray, str, float, float, float]:
+    """Best Neyman-Pearson subset of categories from their selection counts.
+
+    ``counts_a``/``counts_b``: hits of each category in the selection samples from ``D`` and
+    ``D'`` (every sample in exactly one category). Categories are sorted by their empirical
+    likelihood ratio (half-count continuity correction so unseen categories do not dominate)
+    and every prefix in both directions is a candidate, ranked by :func:`projected_bound`.
+    Returns ``(chosen category indices, direction, projected bound, p_hat, q_hat)``.
+    """
+    ca, cb = np.asarray(counts_a, float), np.asarray(counts_b, float)
+    na, nb = max(ca.sum(), 1.0), max(cb.sum(), 1.0)
+    fa, fb = ca / na, cb / nb
+    ps, qs, orders = [], [], []
+    for fp, fq, np_, nq in ((fa, fb, na, nb), (fb, fa, nb, na)):
+        order = np.argsort(-((fp + 0.5 / np_) / (fq + 0.5 / nq)), kind="stable")
+        # the full set has p = q = 1 and is never informative
+        ps.append(np.cumsum(fp[order])[:-1])
+        qs.append(np.cumsum(fq[order])[:-1])
+        orders.append(order)
+    p, q = np.concatenate(ps), np.concatenate(qs)
+    if p.size == 0:
+        return np.zeros(0, int), DIRECTIONS[0], -np.inf, 0.0, 0.0
+    i, bound = _pick(p, q, int(min(na, nb)), n_measure, delta, alpha, 256, selection_alpha)
+    side, k = divmod(i, len(ps[0]))
+    return orders[side][:k + 1], DIRECTIONS[side], bound, float(p[i]), float(q[i])
+
+
 def best_subset_event(sel_a: np.ndarray, sel_b: np.ndarray, n_outcomes: int, *,
                       n_measure: int, delta: float, alpha: float,
                       selection_alpha: float = SELECTION_ALPHA) -> Candidate:
-    """Best Neyman-Pearson subset of ``{0..n_outcomes-1}`` (prefixes by likelihood ratio).
-
-    The ratio uses a half-count continuity correction so unseen outcomes do not dominate.
-    """
+    """Best Neyman-Pearson subset of ``{0..n_outcomes-1}`` (prefixes by likelihood ratio)."""
     ca = np.bincount(np.asarray(sel_a).ravel(), minlength=n_outcomes)[:n_outcomes]
     cb = np.bincount(np.asarray(sel_b).ravel(), minlength=n_outcomes)[:n_outcomes]
-    na, nb = int(ca.sum()), int(cb.sum())
-    fa, fb = ca / na, cb / nb
-    ps, qs, sets, dirs = [], [], [], []
-    for direction, fp, fq in ((DIRECTIONS[0], fa, fb), (DIRECTIONS[1], fb, fa)):
-        ratio = (fp + 0.5 / na) / (fq + 0.5 / nb)
-        order = np.argsort(-ratio, kind="stable")
-        cum_p, cum_q = np.cumsum(fp[order]), np.cumsum(fq[order])
-        for k in range(1, n_outcomes):  # the full set has p = q = 1: never informative
-            ps.append(cum_p[k - 1])
-            qs.append(cum_q[k - 1])
-            sets.append(tuple(sorted(int(o) for o in order[:k])))
-            dirs.append(direction)
-    p, q = np.asarray(ps), np.asarray(qs)
-    i, bound = _pick(p, q, min(na, nb), n_measure, delta, alpha, len(p), selection_alpha)
-    return Candidate(SubsetEvent(sets[i]), dirs[i], bound, float(p[i]), float(q[i]))
+    chosen, direction, bound, p, q = best_category_subset(
+        ca, cb, n_measure=n_measure, delta=delta, alpha=alpha, selection_alpha=selection_alpha)
+    return Candidate(SubsetEvent(tuple(sorted(int(o) for o in chosen))), direction, bound, p, q)
 
 
 # -- learned score for rich outputs --------------------------------------------------------

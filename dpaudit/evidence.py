@@ -30,7 +30,9 @@ from typing import Any
 
 from scipy import optimize, stats
 
+from .events import cp_lower, cp_upper
 from .results import ClaimResult, Method, ProofResult, ProofStatus, Verdict
+from .validation import check_alpha, check_delta, check_int
 
 __all__ = [
     "DEFAULT_POWER",
@@ -41,12 +43,17 @@ __all__ = [
     "SampledEvidence",
     "decide",
     "detectable_epsilon_at_power",
+    "epsilon_from_counts",
     "float_error_floor",
     "split_alpha",
 ]
 
 #: power at which "the smallest violation this test would catch" is stated
 DEFAULT_POWER = 0.8
+
+#: tiers of :class:`~dpaudit.results.ReducedInequality` that are numeric computations, not
+#: sympy decisions: a claim decided by one of them has method ``exact``
+NUMERIC_TIERS = frozenset({"certified-numeric", "critical-points"})
 
 _ULP = 2.220446049250313e-16
 
@@ -67,15 +74,20 @@ class ProofEvidence:
 
     ``necessary``: the condition is also necessary (e.g. an exact equality of the loss), so a
     disproof is a violation; otherwise a disproof is reported as INCONCLUSIVE.
-    ``numeric``: some inequality was decided by a certified numeric tier rather than by
-    sympy (the method is then ``exact`` and a pass is ``EXACT``, not ``PROVED``).
+    :attr:`numeric` is read from the tiers of the reduced inequalities, never from messages.
     """
 
     proof: ProofResult
     necessary: bool = False
-    numeric: bool = False
     details: tuple[str, ...] = ()
     data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def numeric(self) -> bool:
+        """Some inequality was decided by a numeric tier (``certified-numeric`` or
+        ``critical-points``) rather than by sympy: the method is then ``exact`` and a pass is
+        ``EXACT``, not ``PROVED``."""
+        return any(i.tier in NUMERIC_TIERS for i in self.proof.inequalities)
 
 
 @dataclass(frozen=True)
@@ -135,16 +147,25 @@ def split_alpha(alpha: float, evidences: Sequence[Any]) -> float:
 
 
 def _cp_lower(k: int, n: int, a: float) -> float:
-    return 0.0 if k <= 0 else float(stats.beta.ppf(a, k, n - k + 1))
+    return float(cp_lower(k, n, a))
 
 
 def _cp_upper(k: int, n: int, a: float) -> float:
-    return 1.0 if k >= n else float(stats.beta.ppf(1.0 - a, k + 1, n - k))
+    return float(cp_upper(k, n, a))
 
 
-def _bound(kp: int, n_p: int, kq: int, n_q: int, delta: float, alpha: float
-           ) -> tuple[float, float, float]:
-    p_lo, q_hi = _cp_lower(kp, n_p, alpha / 2), _cp_upper(kq, n_q, alpha / 2)
+def epsilon_from_counts(count_p: int, n_p: int, count_q: int, n_q: int, *, delta: float,
+                        alpha: float) -> tuple[float, float, float]:
+    """``(bound, p_lo, q_hi)``: the epsilon lower bound valid with probability ``>= 1 - alpha``.
+
+    ``p_lo``/``q_hi`` are one-sided Clopper-Pearson limits at ``alpha / 2`` each (union
+    bound); the bound is ``max(0, log((p_lo - delta) / q_hi))`` and 0 when ``p_lo <= delta``.
+    """
+    check_int("n_p", n_p, low=1)
+    check_int("n_q", n_q, low=1)
+    check_delta(delta)
+    check_alpha(alpha)
+    p_lo, q_hi = _cp_lower(count_p, n_p, alpha / 2), _cp_upper(count_q, n_q, alpha / 2)
     if p_lo <= delta:
         return 0.0, p_lo, q_hi
     return max(0.0, math.log((p_lo - delta) / q_hi)), p_lo, q_hi
@@ -264,7 +285,8 @@ def _decide_exact(base: dict, ev: ExactEvidence, dlt: float) -> ClaimResult:
 
 def _decide_sampled(base: dict, ev: SampledEvidence, eps: float, dlt: float, alpha: float,
                     power: float) -> ClaimResult:
-    bound, p_lo, q_hi = _bound(ev.count_p, ev.n_p, ev.count_q, ev.n_q, dlt, alpha)
+    bound, p_lo, q_hi = epsilon_from_counts(ev.count_p, ev.n_p, ev.count_q, ev.n_q,
+                                            delta=dlt, alpha=alpha)
     detect = detectable_epsilon_at_power(max(ev.p_select, 1.0 / ev.n_p), ev.n_p, ev.n_q,
                                          epsilon=eps, delta=dlt, alpha=alpha, power=power)
     if bound > eps:
@@ -288,7 +310,7 @@ def _decide_sampled(base: dict, ev: SampledEvidence, eps: float, dlt: float, alp
                      f"{power:.0%}")
     data = {**ev.data, "event": ev.event, "direction": ev.direction, "count_p": ev.count_p,
             "n_p": ev.n_p, "count_q": ev.count_q, "n_q": ev.n_q, "p_lo": p_lo, "q_hi": q_hi,
-            "n_select": ev.n_select, "power": power}
+            "n_select": ev.n_select, "power": power, "detectable_at_power": detect}
     return ClaimResult(**base, verdict=verdict, method=Method.SAMPLED,
                        epsilon_lower_bound=bound,
                        detectable_epsilon=None if verdict is not Verdict.CONSISTENT else detect,

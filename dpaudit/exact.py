@@ -125,3 +125,18 @@ def worst_pair_loss(
     best["epsilon_at_delta"] = discrete_epsilon(best["p"], best["q"], delta)
     best["evaluated"] = len(pairs)
     return best
+
+
+def laplace_composition_delta(loss: float, coordinates: int, epsilon: float) -> float:
+    """``delta`` at ``epsilon`` of a vector Laplace release, exact when 0, else a lower bound.
+
+    The changed datum moves ``coordinates`` independent Laplace coordinates; ``loss`` is the sum
+    of their ``sensitivity / scale``, the exact pure-DP loss. If ``loss <= epsilon`` the
+    divergence at ``epsilon`` is exactly 0. Otherwise the event "every moved coordinate's noise
+    lies on the far side" has probability ``2^-m`` under ``D`` and ``2^-m e^-loss`` under
+    ``D'``, so ``H_eps >= 2^-m (1 - e^(eps - loss))`` (any upper bound on ``m`` keeps it a
+    lower bound): positive, hence a violation of a pure-DP claim.
+    """
+    if loss <= epsilon:
+        return 0.0
+    return float(np.exp2(-coordinates) * -np.expm1(epsilon - loss))

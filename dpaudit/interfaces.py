@@ -7,8 +7,9 @@ Concrete classes never inherit from these; any object with the right attributes 
 * :class:`Mechanism`: a randomised procedure with a claim, sampled vectorised.
 * :class:`AuditableMechanism`: a mechanism that also names the neighbouring inputs to attack;
   what ``python -m dpaudit audit MODULE:OBJECT`` accepts (see ``docs/auditor.md``).
-* :class:`TrajectoryPolicy` / :class:`NextActionPolicy`: the two views of a bandit algorithm
-  the global-DP and per-step-DP adaptors of :mod:`dpaudit.notions` need.
+* :class:`Policy` / :class:`RewardSource`: the one bandit-policy interface (see
+  :mod:`dpaudit.bandits`); :class:`NextActionPolicy`: the per-step-DP view
+  :mod:`dpaudit.notions` needs.
 * :class:`Audit`: the structural view of :class:`dpaudit.engine.AuditSpec` the registry reads.
 """
 
@@ -26,7 +27,6 @@ __all__ = [
     "NextActionPolicy",
     "Policy",
     "RewardSource",
-    "TrajectoryPolicy",
 ]
 
 
@@ -58,19 +58,6 @@ class AuditableMechanism(Mechanism, Protocol):
 
     @property
     def neighbours(self) -> Sequence[tuple[Any, Any]]: ...
-
-
-@runtime_checkable
-class TrajectoryPolicy(Protocol):
-    """A bandit policy simulated on a fixed reward table (global DP, seed 000 Def. 2).
-
-    ``actions_on_rewards(rewards, runs, rng)`` takes a ``(T, K)`` table (the reward of each
-    arm at each step; non-binary entries are read as Bernoulli means and drawn per run) and
-    returns the ``(runs, T)`` integer action sequences of ``runs`` independent runs.
-    """
-
-    def actions_on_rewards(self, rewards: np.ndarray, runs: int,
-                           rng: np.random.Generator) -> np.ndarray: ...
 
 
 @runtime_checkable

@@ -46,7 +46,7 @@ __all__ = [
 
 def revision_table(means: object, horizon: int, step: int | None = None,
                    value: float = 0.0) -> np.ndarray:
-    """``(T, K)`` table of Bernoulli means, with row ``step`` (0-based) forced to ``value``.
+    """``(T, K)`` table of Bernoulli means whose 1-based ``step`` (row ``step - 1``) is ``value``.
 
     ``value`` must be 0 or 1 so the forced reward is deterministic. ``step=None``: no revision.
     """
@@ -54,11 +54,11 @@ def revision_table(means: object, horizon: int, step: int | None = None,
     horizon = check_int("horizon", horizon, low=mu.size)
     table = np.tile(mu, (horizon, 1))
     if step is not None:
-        step = check_int("step", step, low=0, high=horizon - 1)
+        step = check_int("step", step, low=1, high=horizon)
         v = check_real("value", value, low=0.0, high=1.0)
         if v not in (0.0, 1.0):
             raise InvalidParameterError(f"value={value!r} must be 0 or 1 (a forced reward)")
-        table[step, :] = v
+        table[step - 1, :] = v
     return table
 
 
@@ -68,16 +68,16 @@ def global_neighbour_pairs(horizon: int, n_arms: int, *, means: object = None,
                                                                              np.ndarray]]:
     """Heuristic global-DP pairs: the changed step early, extreme rewards.
 
-    Steps (0-based) default to ``K`` (the first adaptive step after one pull of each arm),
-    ``0`` and ``2K``: a change early in the run has the most time to propagate. With
+    Steps (1-based) default to ``K + 1`` (the first adaptive step after one pull of each arm),
+    ``1`` and ``2K + 1``: a change early in the run has the most time to propagate. With
     ``means`` the pairs are (instance, instance revised at ``t`` to ``v``) (seed 003 Def. 3);
     without, they are the fixed extreme sequences all-``1 - v`` versus the same with step
     ``t`` set to ``v`` (seed 000 Def. 2).
     """
     horizon = check_int("horizon", horizon, low=1)
     k = check_int("n_arms", n_arms, low=1)
-    chosen = [k, 0, 2 * k] if steps is None else list(steps)
-    chosen = list(dict.fromkeys(s for s in chosen if 0 <= s < horizon))
+    chosen = [k + 1, 1, 2 * k + 1] if steps is None else list(steps)
+    chosen = list(dict.fromkeys(s for s in chosen if 1 <= s <= horizon))
     pairs = []
     for t in chosen:
         for v in values:
@@ -87,15 +87,18 @@ def global_neighbour_pairs(horizon: int, n_arms: int, *, means: object = None,
             else:
                 base = np.full((horizon, k), 1.0 - v)
                 changed = base.copy()
-                changed[t, :] = v
+                changed[t - 1, :] = v
                 pairs.append((base, changed))
     return pairs
 
 
 class GlobalDPTarget:
-    """A :class:`~dpaudit.interfaces.TrajectoryPolicy` seen as an auditable mechanism.
+    """A :class:`~dpaudit.interfaces.Policy` seen as an auditable mechanism.
 
-    ``sample(table, size, rng)`` returns ``policy.actions_on_rewards(table, size, rng)``.
+    ``sample(table, size, rng)`` returns the ``(size, T)`` actions of
+    ``policy.simulate(TableRewards(table), T, size, rng=rng, record=True)`` on the ``(T, K)``
+    table (entries are rewards; a policy that observes Bernoulli draws of rewards in [0, 1]
+    reads a table of means as the Bernoulli instance).
     """
 
     notion = "global"
@@ -104,9 +107,10 @@ class GlobalDPTarget:
                  neighbours: Sequence[tuple[Any, Any]],
                  features: Callable[[np.ndarray], np.ndarray] | None = None,
                  search_domain: Any = None) -> None:
-        if not callable(getattr(policy, "actions_on_rewards", None)):
+        if not callable(getattr(policy, "simulate", None)):
             raise InvalidParameterError(
-                f"policy={policy!r} must have actions_on_rewards(rewards, runs, rng)")
+                f"policy={policy!r} must have simulate(source, horizon, runs, *, rng, "
+                "checkpoints=(), record=False)")
         self.policy = policy
         self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
         self.neighbours = list(neighbours)
@@ -116,7 +120,11 @@ class GlobalDPTarget:
             self.search_domain = search_domain
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return np.asarray(self.policy.actions_on_rewards(np.asarray(data, float), size, rng))
+        from .bandits import TableRewards
+
+        source = TableRewards(np.asarray(data, float))
+        result = self.policy.simulate(source, source.length, size, rng=rng, record=True)
+        return np.asarray(result.actions)
 
 
 def per_step_neighbour_pairs(n_arms: int, *, counts: Sequence[int] = (1, 2, 8)

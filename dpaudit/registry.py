@@ -13,9 +13,10 @@ import importlib
 import pkgutil
 from functools import cache
 
+from .bandits import PolicyEntry
 from .engine import AuditSpec
 
-__all__ = ["UnknownNameError", "all_audits", "get_audit", "load_module_audits"]
+__all__ = ["UnknownNameError", "all_audits", "all_policies", "get_audit", "load_module_audits"]
 
 
 class UnknownNameError(LookupError):
@@ -71,3 +72,25 @@ def get_audit(name: str) -> AuditSpec:
             return specs[0]
         raise UnknownNameError(name, [s.name for s in specs])
     raise UnknownNameError(name, difflib.get_close_matches(name, list(registry), n=3, cutoff=0.5))
+
+
+# -- bandit policies -----------------------------------------------------------------------
+@cache
+def all_policies() -> dict[str, PolicyEntry]:
+    """Every registered bandit policy by name: the ``POLICIES`` of each algorithm module.
+
+    Scans every module of :mod:`dpaudit.algorithms` (``_faulty`` included: broken twins are
+    registered with ``faulty=True``); see :mod:`dpaudit.bandits` for how to declare one.
+    """
+    from . import algorithms as algorithms_pkg
+
+    registry: dict[str, PolicyEntry] = {}
+    for info in sorted(pkgutil.iter_modules(algorithms_pkg.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{algorithms_pkg.__name__}.{info.name}")
+        for name, entry in getattr(module, "POLICIES", {}).items():
+            if name in registry:
+                raise RuntimeError(f"policy name {name!r} is registered twice")
+            if not isinstance(entry, PolicyEntry):
+                raise TypeError(f"POLICIES[{name!r}] in {info.name} must be a PolicyEntry")
+            registry[name] = entry
+    return registry

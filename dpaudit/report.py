@@ -73,6 +73,11 @@ def format_text(report: CheckReport) -> str:
         "",
         "claims:",
     ]
+    split = report.alpha_split or {}
+    if split.get("sampled_claims"):
+        out.append(f"  alpha = {split['alpha']:g} split over {split['sampled_claims']} sampled "
+                   f"claim(s) ({split['method']}): {split['per_claim_alpha']:.3g} each, so the "
+                   "exit code is wrong with probability <= alpha")
     for c in report.claims:
         out += _claim_lines(c)
     if report.findings:

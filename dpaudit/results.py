@@ -244,6 +244,7 @@ class CheckReport:
     findings: tuple[Finding, ...] = ()
     regret: RegretResult | None = None
     seconds: float = 0.0
+    alpha_split: dict[str, Any] | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -264,18 +265,19 @@ class CheckReport:
             "findings": [f.to_dict() for f in self.findings],
             "regret": None if self.regret is None else self.regret.to_dict(),
             "seconds": round(self.seconds, 3),
+            "alpha_split": _jsonable(self.alpha_split),
         }
 
 
 def _json_number(x: float | None) -> float | None:
-    """JSON has no inf/NaN: infinite bounds are reported as a large sentinel string-free null."""
+    """JSON has no inf/NaN: infinite values are written as ``null`` (as documented)."""
     if x is None:
         return None
     x = float(x)
     if math.isnan(x):
         raise ValueError("a NaN reached a report; this is a bug in the engine")
     if math.isinf(x):
-        return 1e308 if x > 0 else -1e308
+        return None
     return x
 
 

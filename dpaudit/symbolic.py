@@ -193,7 +193,7 @@ def decide(
         return ReducedInequality(
             ob.name, ob.statement(), ProofStatus.DISPROVED,
             f"fails numerically (40-digit mpmath) at the witness; value {witness['value']:.6g}",
-            witness,
+            witness, tier="witness-search",
         )
     simplest = min(tried, key=sp.count_ops) if tried else ob.expr
     return ReducedInequality(

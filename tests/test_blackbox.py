@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from dpaudit.audits._references import REFERENCES
+from dpaudit.bandits import bernoulli_observation, check_simulation, result_from_actions
 from dpaudit.blackbox import AuditBudget, audit_mechanism, to_claim_result
-from dpaudit.interfaces import AuditableMechanism, NextActionPolicy, TrajectoryPolicy
+from dpaudit.interfaces import AuditableMechanism, NextActionPolicy, Policy
 from dpaudit.notions import (
     GlobalDPTarget,
     PerStepTarget,
@@ -162,37 +163,41 @@ class _FirstRewardPolicy:
     """Toy global-DP policy: after one pull per arm it commits to an arm chosen by
     randomized response (parameter ``eps``) on the reward observed at step K."""
 
+    name = "first-reward toy"
+
     def __init__(self, n_arms, eps):
         self.k, self.eps = n_arms, eps
 
-    def actions_on_rewards(self, rewards, runs, rng):
-        table = np.asarray(rewards, float)
-        horizon = table.shape[0]
-        obs = rng.random(runs) < table[self.k, 0]  # Bernoulli draw of a (possibly mean) entry
+    def simulate(self, source, horizon, runs, *, rng, checkpoints=(), record=False):
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        first = np.zeros(runs, dtype=np.int64)  # arm 0 plays step K + 1
+        obs = bernoulli_observation(source.rewards(self.k + 1, first, rng), rng) > 0.5
         keep = rng.random(runs) < math.exp(self.eps) / (1 + math.exp(self.eps))
         arm = np.where(keep, obs, ~obs).astype(np.int64)
         acts = np.tile(np.arange(horizon) % self.k, (runs, 1))
         acts[:, self.k + 1:] = arm[:, None]
-        return acts
+        return result_from_actions(acts, source.gaps, cps, record=record)
 
 
 @pytest.mark.statistical
 def test_global_dp_adaptor_with_learned_score():
     # faulty: eps_true = 2.5 > claim 1 (margin 1.5); correct: eps_true = 1 at alpha = 1e-4
-    pairs = global_neighbour_pairs(12, 2, steps=[2])
+    pairs = global_neighbour_pairs(12, 2, steps=[3])  # step K + 1, the toy's committing step
     for eps_true, expected in ((2.5, Verdict.VIOLATED), (1.0, Verdict.CONSISTENT)):
         policy = _FirstRewardPolicy(2, eps_true)
-        assert isinstance(policy, TrajectoryPolicy)
+        assert isinstance(policy, Policy)
         target = GlobalDPTarget(policy, epsilon=1.0, delta=0.0, neighbours=pairs)
         r = audit_mechanism(target, alpha=1e-4, budget=AuditBudget(samples=100_000), seed=7)
         assert r.output_kind == "vector" and r.verdict is expected, (eps_true, r)
 
 
 def test_revision_table_and_pairs():
-    t = revision_table([0.2, 0.7], 5, step=3, value=1.0)
+    t = revision_table([0.2, 0.7], 5, step=4, value=1.0)  # 1-based step 4 is row 3
     assert t.shape == (5, 2) and t[3].tolist() == [1.0, 1.0] and t[0].tolist() == [0.2, 0.7]
     with pytest.raises(InvalidParameterError):
-        revision_table([0.2, 0.7], 5, step=3, value=0.5)
+        revision_table([0.2, 0.7], 5, step=4, value=0.5)
+    with pytest.raises(InvalidParameterError):
+        revision_table([0.2, 0.7], 5, step=0, value=1.0)
     pairs = global_neighbour_pairs(10, 2, means=[0.5, 0.5])
     assert len(pairs) == 6  # steps K, 0, 2K times values 0, 1
     for a, b in pairs:

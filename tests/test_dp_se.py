@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
 from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.validation import InvalidParameterError
 
 
@@ -52,28 +52,9 @@ def test_simulation_covers_the_horizon_and_keeps_the_best_arm() -> None:
 
 
 def test_table_mode_is_deterministic_up_to_noise() -> None:
-    tab = np.ones((2, 5000))
-    tab[1] = 0.0
+    tab = np.ones((5000, 2))
+    tab[:, 1] = 0.0
     res = DPSE(5.0).simulate(TableRewards(tab), 5000, 20, rng=np.random.default_rng(2))
     r1 = int(DPSE(5.0).epoch_length(1, np.array([2]), 1 / 5000)[0])
     # arm 1 (always 0) is eliminated after epoch 1 in every run: gap 1 > threshold
     assert np.all(res.counts[:, 1] == r1)
-
-
-@pytest.mark.statistical
-def test_episodic_simulator_has_the_per_step_law() -> None:
-    """Elimination epochs of arm 1 on Bernoulli(0.6, 0.4), beta = 0.1, T = 8000: episodic vs
-    the per-step reference, chi-square two-sample test, reject at p < 1e-3 (false-failure
-    probability 1e-3, seeds fixed)."""
-    from scipy import stats
-
-    alg, means, horizon = DPSE(1.0, beta=0.1), np.array([0.6, 0.4]), 8000
-    rng = np.random.default_rng(5)
-    ref = np.array([alg.simulate_per_step(means, horizon, rng=rng)[2][1] for _ in range(300)])
-    epi = alg.simulate(BernoulliRewards(means), horizon, 20_000,
-                       rng=np.random.default_rng(6)).decisions[:, 1]
-    values = np.union1d(ref, epi)
-    table = np.array([[np.sum(ref == v) for v in values], [np.sum(epi == v) for v in values]])
-    table = table[:, table.sum(axis=0) >= 10]
-    assert table.shape[1] >= 2
-    assert stats.chi2_contingency(table)[1] > 1e-3

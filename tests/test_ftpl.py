@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.algorithms.ftpl import DPFTPLNew, dp_ftpl_new_regret_bound, ftpl_new_log_term
+from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
+from dpaudit.algorithms.ftpl import DPFTPLNew, ftpl_new_log_term
+from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.exact import discrete_hockey_stick
 from dpaudit.validation import InvalidParameterError
 
@@ -26,7 +28,7 @@ def test_theorem16_bound_by_hand():
     a = math.e - 1
     by_hand = max(16 * math.log(t) / 0.1,
                   (4 / eps) * math.log((t * a + 2 * t * dl) / (2 * a + 2 * t * dl))) + 4 * 2
-    assert dp_ftpl_new_regret_bound(mu, eps, dl, t) == pytest.approx(by_hand)
+    assert thm16_dp_ftpl_new_upper(mu, t, eps, dl) == pytest.approx(by_hand)
 
 
 def test_centre_shift_is_one_over_n():
@@ -62,25 +64,29 @@ def test_regret_below_theorem16_on_small_instance():
     # over 30 runs must stay below it (false failure <= 1e-3 if the theorem holds)
     mu = (0.7, 0.5, 0.3)
     alg = DPFTPLNew(1.0, 0.01, 3000)
-    regret, curves = alg.simulate(mu, 30, np.random.default_rng(8), checkpoints=(3, 100, 3000))
+    res = alg.simulate(BernoulliRewards(mu), 3000, 30, rng=np.random.default_rng(8),
+                       checkpoints=(3, 100, 3000))
+    regret, curves = res.regret, res.curve
     upper = regret.mean() + stats.t.ppf(0.999, 29) * regret.std(ddof=1) / math.sqrt(30)
-    assert upper < dp_ftpl_new_regret_bound(mu, 1.0, 0.01, 3000)
+    assert upper < thm16_dp_ftpl_new_upper(mu, 3000, 1.0, 0.01)
     assert np.all(np.diff(curves, axis=1) >= 0) and np.allclose(curves[:, -1], regret)
     assert np.allclose(curves[:, 0], 0.2 + 0.4)  # first K steps: each arm once
 
 
 def test_simulation_reproducible():
     alg = DPFTPLNew(0.5, 0.0, 200)
-    a, _ = alg.simulate((0.6, 0.4), 5, np.random.default_rng(1))
-    b, _ = alg.simulate((0.6, 0.4), 5, np.random.default_rng(1))
-    assert np.array_equal(a, b)
+    env = BernoulliRewards((0.6, 0.4))
+    a = alg.simulate(env, 200, 5, rng=np.random.default_rng(1), record=True)
+    b = alg.simulate(env, 200, 5, rng=np.random.default_rng(1), record=True)
+    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.actions, b.actions)
 
 
 def test_actions_on_reward_table():
     alg = DPFTPLNew(1.0, 0.01, 30)
     table = np.zeros((30, 2))
     table[:, 0] = 1.0
-    acts = alg.actions_on_rewards(table, 50, np.random.default_rng(0))
+    acts = alg.simulate(TableRewards(table), 30, 50, rng=np.random.default_rng(0),
+                        record=True).actions
     assert acts.shape == (50, 30) and np.all(acts[:, :2] == [0, 1])
     assert (acts[:, 2:] == 0).mean() > 0.5
 
@@ -101,8 +107,8 @@ def test_bad_histories_and_instances():
     with pytest.raises(InvalidParameterError):
         alg.next_action_law((1, 2), (1, 1))
     with pytest.raises(InvalidParameterError):
-        alg.simulate((0.5, 1.5), 2, np.random.default_rng(0))
+        alg.simulate(BernoulliRewards((0.5,) * 11), 10, 2, rng=np.random.default_rng(0))
+    with pytest.raises(InvalidParameterError):  # longer than the algorithm's T
+        alg.simulate(BernoulliRewards((0.5, 0.4)), 11, 2, rng=np.random.default_rng(0))
     with pytest.raises(InvalidParameterError):
-        alg.simulate((0.5,) * 11, 2, np.random.default_rng(0))  # horizon < arms
-    with pytest.raises(InvalidParameterError):
-        alg.actions_on_rewards(np.full((10, 2), 2.0), 2, np.random.default_rng(0))
+        TableRewards(np.full((10, 2), 2.0))

@@ -1,4 +1,5 @@
-"""Global-DP auditing glue (dpaudit/global_dp.py) and the four global-DP audits."""
+"""Global-DP auditing through the one sampled engine (named summaries, whole-sequence codes)
+and the four global-DP audits."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from hypothesis import strategies as st
 
 from dpaudit.cli import main
 from dpaudit.engine import CheckContext, run_check
-from dpaudit.global_dp import code_outcomes, global_epsilon_lower_bound, select_event
+from dpaudit.events import best_category_subset
+from dpaudit.evidence import epsilon_from_counts
+from dpaudit.families import code_outcomes
 from dpaudit.registry import get_audit
 from dpaudit.results import Verdict
+from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.validation import InvalidParameterError
 
 
@@ -38,23 +42,28 @@ def test_code_outcomes_agree_across_arrays() -> None:
 
 
 def test_select_event_prefers_the_lopsided_category() -> None:
-    a = np.repeat([0, 1, 2], [500, 300, 200])
-    b = np.repeat([0, 1, 2], [500, 450, 50])
-    mask = select_event(a, b, 3, epsilon=0.1, delta=0.0, alpha=0.05)
-    assert mask[2] and not mask[0]
+    chosen, direction, *_ = best_category_subset(np.array([500, 300, 200]),
+                                                 np.array([500, 450, 50]), n_measure=1000,
+                                                 delta=0.0, alpha=0.05)
+    assert 2 in chosen and 0 not in chosen and direction == "D vs D'"
+
+
+def _bound(pair, *, epsilon, alpha, samples, seed):
+    ev = sampled_audit([pair], delta=0.0, alpha=alpha, budget=AuditBudget(samples=samples),
+                       seed=seed, key="rr")
+    return epsilon_from_counts(ev.count_p, ev.n_p, ev.count_q, ev.n_q, delta=0.0,
+                               alpha=alpha)[0], ev
 
 
 @pytest.mark.statistical
 def test_bound_is_valid_on_a_mechanism_with_known_epsilon() -> None:
     """Randomized response with true eps = 0.5 audited at claim 0.5. The bound exceeds the
     true loss with probability <= alpha = 1e-3 (the false-failure probability, seed fixed)."""
-    sp, sq = _rr(0.5)
-    audit = global_epsilon_lower_bound(
-        sp, sq, summaries=["bit", "pair"], epsilon=0.5, delta=0.0, alpha=1e-3,
-        n_select=20_000, n_measure=20_000, rng_select=np.random.default_rng(0),
-        rng_measure=np.random.default_rng(1))
-    assert audit.best.epsilon_lower_bound <= 0.5
-    assert audit.best.epsilon_lower_bound > 0.3  # power: 20k runs get close to the truth
+    bound, ev = _bound(SamplerPair("1 vs 0", *_rr(0.5)), epsilon=0.5, alpha=1e-3,
+                       samples=40_000, seed=0)
+    assert bound <= 0.5
+    assert bound > 0.3  # power: 32k measured runs get close to the truth
+    assert ev.event.startswith(("bit", "pair"))
 
 
 @pytest.mark.statistical
@@ -62,21 +71,17 @@ def test_bound_catches_an_understated_epsilon() -> None:
     """True eps = 1 claimed as 0.2. With 20k runs per sample the expected bound is ~0.95;
     missing the violation would need the Clopper-Pearson limits to be off by far more than
     their 1 - alpha coverage allows (probability << 1e-3)."""
-    sp, sq = _rr(1.0)
-    audit = global_epsilon_lower_bound(
-        sp, sq, summaries=["bit"], epsilon=0.2, delta=0.0, alpha=1e-3, n_select=20_000,
-        n_measure=20_000, rng_select=np.random.default_rng(2),
-        rng_measure=np.random.default_rng(3))
-    assert audit.best.epsilon_lower_bound > 0.2
+    bound, _ = _bound(SamplerPair("1 vs 0", *_rr(1.0)), epsilon=0.2, alpha=1e-3,
+                      samples=40_000, seed=2)
+    assert bound > 0.2
 
 
-def test_unknown_summary_is_a_usage_error() -> None:
-    sp, sq = _rr(1.0)
+def test_different_summaries_are_a_usage_error() -> None:
+    sp, _ = _rr(1.0)
     with pytest.raises(InvalidParameterError):
-        global_epsilon_lower_bound(sp, sq, summaries=["nope"], epsilon=1.0, delta=0.0,
-                                   alpha=0.05, n_select=10, n_measure=10,
-                                   rng_select=np.random.default_rng(0),
-                                   rng_measure=np.random.default_rng(1))
+        sampled_audit([SamplerPair("x", sp, lambda n, g: {"nope": np.zeros(n, int)})],
+                      delta=0.0, alpha=0.05, budget=AuditBudget(samples=1000), seed=0,
+                      key="x")
 
 
 @pytest.mark.statistical

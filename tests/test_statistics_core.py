@@ -8,24 +8,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.empirical import (
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    detectable_epsilon,
-    discrete_epsilon_lower_bound,
-    epsilon_from_counts,
-)
+from dpaudit.events import cp_lower, cp_upper
+from dpaudit.evidence import detectable_epsilon_at_power, epsilon_from_counts
 from dpaudit.exact import discrete_epsilon, discrete_hockey_stick, piecewise_quadrature
 from dpaudit.validation import InvalidParameterError
 
 
 def test_clopper_pearson_matches_beta_quantiles():
     # independent source: the Clopper-Pearson limits are Beta quantiles (scipy.stats.beta)
-    assert clopper_pearson_lower(30, 100, 0.025) == pytest.approx(stats.beta.ppf(0.025, 30, 71))
-    assert clopper_pearson_upper(30, 100, 0.025) == pytest.approx(stats.beta.ppf(0.975, 31, 70))
-    assert clopper_pearson_upper(0, 100, 0.05) == pytest.approx(1 - 0.05 ** (1 / 100))
-    assert clopper_pearson_lower(0, 100, 0.05) == 0.0
-    assert clopper_pearson_upper(100, 100, 0.05) == 1.0
+    assert cp_lower(30, 100, 0.025) == pytest.approx(stats.beta.ppf(0.025, 30, 71))
+    assert cp_upper(30, 100, 0.025) == pytest.approx(stats.beta.ppf(0.975, 31, 70))
+    assert cp_upper(0, 100, 0.05) == pytest.approx(1 - 0.05 ** (1 / 100))
+    assert cp_lower(0, 100, 0.05) == 0.0
+    assert cp_upper(100, 100, 0.05) == 1.0
 
 
 @given(st.integers(0, 1000), st.integers(0, 1000), st.floats(0, 0.5), st.floats(1e-6, 0.5))
@@ -71,22 +66,29 @@ def test_piecewise_quadrature_exact_on_exponential():
 
 @pytest.mark.statistical
 def test_discrete_bound_valid_for_randomized_response():
-    # a correct (1, 0)-DP mechanism: the bound exceeds 1 with probability <= alpha = 1e-3;
-    # with the fixed seed the test is deterministic, 1e-3 is its false-failure probability
+    # a correct (1, 0)-DP mechanism through the one sampled engine: the bound exceeds 1 with
+    # probability <= alpha = 1e-3 (seed fixed, so 1e-3 is this test's false-failure probability)
+    from dpaudit.evidence import decide
+    from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
+
     p = math.e / (1 + math.e)
 
     def rr(bit):
         return lambda n, g: (g.random(n) < (p if bit else 1 - p)).astype(np.int64)
 
-    eb = discrete_epsilon_lower_bound(rr(1), rr(0), 2, epsilon=1.0, delta=0.0, alpha=1e-3,
-                                      n_select=20_000, n_measure=400_000,
-                                      rng=np.random.default_rng(5))
-    assert eb.epsilon_lower_bound <= 1.0
-    assert eb.epsilon_lower_bound > 0.9  # power: the event is found and measured
+    ev = sampled_audit([SamplerPair("1 vs 0", rr(1), rr(0))], delta=0.0, alpha=1e-3,
+                       budget=AuditBudget(samples=420_000, selection_fraction=1 / 21),
+                       seed=5, key="rr")
+    subject = type("S", (), {"id": "rr", "notion": "ldp", "statement": "", "reference": "",
+                             "epsilon": 1.0, "delta": 0.0, "alpha": 1e-3})()
+    bound = decide(subject, subject, ev, alpha=1e-3).epsilon_lower_bound
+    assert bound <= 1.0
+    assert bound > 0.9  # power: the event is found and measured
 
 
 def test_detectable_epsilon_decreases_with_samples():
-    small = detectable_epsilon(0.2, 10_000, epsilon=1.0, delta=0.0, alpha=0.05)
-    large = detectable_epsilon(0.2, 1_000_000, epsilon=1.0, delta=0.0, alpha=0.05)
+    def at(p, n, delta=0.0):
+        return detectable_epsilon_at_power(p, n, n, epsilon=1.0, delta=delta, alpha=0.05)
+    small, large = at(0.2, 10_000), at(0.2, 1_000_000)
     assert 1.0 < large < small
-    assert detectable_epsilon(0.001, 100, epsilon=1.0, delta=0.01, alpha=0.05) == math.inf
+    assert at(0.001, 100, delta=0.01) == math.inf

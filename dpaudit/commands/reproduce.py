@@ -29,8 +29,6 @@ from ..validation import check_int
 from .common import int_arg
 
 NAMES = ("azize-basu-fig2", "azize-basu-fig3")
-FIG2_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
-FIG3_MEANS = (0.8, 0.1, 0.1, 0.1, 0.1)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -52,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown experiment {args.name!r} (known: {', '.join(NAMES)}){hint}")
     horizon = args.horizon if args.horizon is not None else (10**6 if args.quick else 10**7)
     runs = args.runs if args.runs is not None else (10 if args.quick else 20)
-    horizon = check_int("horizon", horizon, low=len(FIG2_MEANS))
+    horizon = check_int("horizon", horizon, low=5)  # both figures have K = 5 arms
     runs = check_int("runs", runs, low=1)
     check_int("seed", args.seed, low=0)
     out = Path(args.out)
@@ -76,13 +74,14 @@ def _dp_ucb_status() -> str:
 
 
 def _fig2(horizon: int, runs: int, seed: int, out: Path) -> list[Path]:
-    from dpaudit.algorithms._episodic import BernoulliRewards
     from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB
     from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower, thm7_adap_ucb_upper
     from dpaudit.algorithms.dp_se import DPSE
+    from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
 
+    fig2_means = AZIZE_BASU_FIG2.means
     eps = 1.0
-    env = BernoulliRewards(FIG2_MEANS)
+    env = AZIZE_BASU_FIG2.source()
     cps = np.unique(np.linspace(1, horizon, 200).astype(np.int64))
     algs = [DPSE(eps), AdaPUCB(eps), AdaPKLUCB(eps)]
     curves, finals = {}, {}
@@ -117,11 +116,11 @@ def _fig2(horizon: int, runs: int, seed: int, out: Path) -> list[Path]:
     rows.append(f"| DP-UCB | - | - | {_dp_ucb_status()} |")
     text = "\n".join([
         f"# Azize & Basu (NeurIPS 2022), Figure 2: T = {horizon}, {runs} runs, eps = 1",
-        "", f"Bernoulli means {FIG2_MEANS}; alpha = 3.1; DP-SE beta = 1/T.", "", *rows, "",
-        f"Theorem 7 upper bound for AdaP-UCB: {thm7_adap_ucb_upper(FIG2_MEANS, horizon, eps):.1f}",
+        "", f"Bernoulli means {fig2_means}; alpha = 3.1; DP-SE beta = 1/T.", "", *rows, "",
+        f"Theorem 7 upper bound for AdaP-UCB: {thm7_adap_ucb_upper(fig2_means, horizon, eps):.1f}",
         f"Theorem 2 minimax lower bound: {thm2_minimax_lower(5, horizon, eps):.1f}",
         "Theorem 3 lower bound (asymptotic rate x ln T): "
-        f"{thm3_lower(FIG2_MEANS, horizon, eps):.1f}",
+        f"{thm3_lower(fig2_means, horizon, eps):.1f}",
         "", "Paper's claim: AdaP-KLUCB lowest, then AdaP-UCB, both about 10x lower than DP-SE "
         "and DP-UCB (plot only, no numbers in the text).", ""])
     md = out / "azize_basu_fig2.md"
@@ -130,11 +129,12 @@ def _fig2(horizon: int, runs: int, seed: int, out: Path) -> list[Path]:
 
 
 def _fig3(horizon: int, runs: int, seed: int, out: Path, quick: bool) -> list[Path]:
-    from dpaudit.algorithms._episodic import BernoulliRewards
     from dpaudit.algorithms.adap import AdaPKLUCB, bernoulli_kl
     from dpaudit.algorithms.bounds import thm3_lower
+    from dpaudit.algorithms.papers import AZIZE_BASU_FIG3
 
-    env = BernoulliRewards(FIG3_MEANS)
+    fig3_means = AZIZE_BASU_FIG3.means
+    env = AZIZE_BASU_FIG3.source()
     grid = np.geomspace(0.05, 10.0, 8 if quick else 16)
     means, stds, lows = [], [], []
     for eps in grid:
@@ -142,7 +142,7 @@ def _fig3(horizon: int, runs: int, seed: int, out: Path, quick: bool) -> list[Pa
                                              rng=generator(seed, "fig3", f"{eps:.6g}"))
         means.append(float(res.regret.mean()))
         stds.append(float(res.regret.std(ddof=1)) if runs > 1 else 0.0)
-        lows.append(thm3_lower(FIG3_MEANS, horizon, float(eps)))
+        lows.append(thm3_lower(fig3_means, horizon, float(eps)))
     means_a = np.array(means)
     d_inf = float(bernoulli_kl(np.array(0.1), np.array(0.8)))
     boundary = d_inf / (6.0 * 0.7)
@@ -173,7 +173,7 @@ def _fig3(horizon: int, runs: int, seed: int, out: Path, quick: bool) -> list[Pa
              for e, m, s, lo in zip(grid, means, stds, lows, strict=True)]
     text = "\n".join([
         f"# Azize & Basu (NeurIPS 2022), Figure 3: AdaP-KLUCB, T = {horizon}, {runs} runs", "",
-        f"Bernoulli means {FIG3_MEANS}; alpha = 3.1.", "", *rows, "",
+        f"Bernoulli means {fig3_means}; alpha = 3.1.", "", *rows, "",
         f"Theorem 3 regime boundary d_inf/(6 t_inf) = kl(0.1, 0.8)/(6 * 0.7) = {boundary:.3f}",
         f"Measured: regret within 10% of its eps = {grid[-1]:.3g} value from eps = "
         f"{measured:.3g} on" if not math.isnan(measured) else

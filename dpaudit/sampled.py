@@ -1,0 +1,200 @@
+"""The one sampled-bound engine: every sampled claim and finding ends in :func:`sampled_audit`.
+
+A mechanism's output, an LDP report, the next action of a per-step policy, the whole action
+sequence of a global-DP policy and a trajectory finding all reduce to the same question: given
+candidate pairs of samplers (one per neighbouring input), how large is the privacy loss
+witnessed by an event? A sampler is ``sample(n, rng)`` returning ``n`` outputs (an array whose
+first axis has length ``n``, or a ``dict`` of such arrays: named summaries).
+
+The rule, and why the bound is valid at ``1 - alpha``
+------------------------------------------------------
+1. **Rank** (only with several candidate pairs): each pair gets ``budget.n_rank`` fresh draws
+   per side; the event search of step 2 runs on them and the pair with the best projected
+   bound wins. Several summaries are not several tests: they are families searched in step 2.
+2. **Select**: ``budget.n_select`` fresh draws per side of the winning pair choose *one* event
+   and its direction among all families (thresholds, likelihood-ratio subsets, atoms, a learned
+   score, whole-sequence codes) and all summaries (:func:`dpaudit.families.select_event`).
+3. **Measure**: ``budget.n_measure`` fresh draws per side count that one event under both
+   inputs. The result is a :class:`~dpaudit.evidence.SampledEvidence`; the engine
+   (:func:`dpaudit.evidence.decide`) turns the counts into Clopper-Pearson limits at the
+   claim's share of the check's ``alpha``.
+
+Steps 1-2 see only samples independent of step 3, so exactly one hypothesis is tested on the
+measurement sample and the search costs no Bonferroni factor. The budget option is
+``AuditBudget``: total draws per side of the audited pair, the share that selects, and the
+ranking draws per candidate pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .events import DIRECTIONS
+from .evidence import SampledEvidence
+from .families import select_event
+from .rng import generator
+from .validation import InvalidParameterError, check_alpha, check_delta, check_int, check_real
+
+__all__ = ["AuditBudget", "SamplerPair", "draw", "sampled_audit"]
+
+Outputs = np.ndarray | dict[str, np.ndarray]
+Sampler = Callable[[int, np.random.Generator], Outputs]
+
+
+@dataclass(frozen=True)
+class AuditBudget:
+    """Sample budget of one sampled audit.
+
+    ``samples``: draws per side for the audited pair (selection + measurement);
+    ``selection_fraction`` of them choose the event. ``rank_samples``: draws per side and
+    candidate pair for ranking (only with several pairs; default ``min(samples // 10,
+    50_000)``). ``search_budget``: how many pairs to request from a callable search domain.
+    ``top``: candidates whose exact Clopper-Pearson projection is computed. ``chunk_bytes``:
+    memory per sampling call.
+    """
+
+    samples: int = 1_000_000
+    selection_fraction: float = 0.2
+    rank_samples: int | None = None
+    search_budget: int = 16
+    top: int = 64
+    chunk_bytes: int = 1 << 26
+
+    def __post_init__(self) -> None:
+        check_int("samples", self.samples, low=200)
+        check_real("selection_fraction", self.selection_fraction, low=0.0, high=1.0,
+                   low_open=True, high_open=True)
+        if self.rank_samples is not None:
+            check_int("rank_samples", self.rank_samples, low=100)
+        check_int("search_budget", self.search_budget, low=0)
+        check_int("top", self.top, low=1)
+        check_int("chunk_bytes", self.chunk_bytes, low=1 << 12)
+
+    @property
+    def n_select(self) -> int:
+        return max(100, int(round(self.samples * self.selection_fraction)))
+
+    @property
+    def n_measure(self) -> int:
+        return self.samples - self.n_select
+
+    @property
+    def n_rank(self) -> int:
+        return self.rank_samples if self.rank_samples is not None else max(
+            100, min(self.samples // 10, 50_000))
+
+
+@dataclass(frozen=True)
+class SamplerPair:
+    """Two neighbouring inputs, seen through their samplers. ``data``/``data_prime`` are
+    kept for reports only."""
+
+    description: str
+    sample_p: Sampler
+    sample_q: Sampler
+    data: Any = None
+    data_prime: Any = None
+
+
+def _check_array(out: Any, size: int, who: str) -> np.ndarray:
+    out = np.asarray(out)
+    if out.ndim == 0 or out.shape[0] != size:
+        raise InvalidParameterError(
+            f"{who} must return an array whose first axis has length size={size}; got shape "
+            f"{out.shape}")
+    if out.dtype.kind not in "biuf":
+        raise InvalidParameterError(f"{who} must return numbers or booleans; got dtype "
+                                    f"{out.dtype}")
+    if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
+        raise InvalidParameterError(f"{who} returned NaN or infinite outputs")
+    return out
+
+
+def draw(sampler: Sampler, size: int, rng: np.random.Generator, who: str) -> Outputs:
+    """``size`` outputs of ``sampler``, checked (shape, dtype, finite)."""
+    out = sampler(size, rng)
+    if isinstance(out, dict):
+        if not out:
+            raise InvalidParameterError(f"{who} returned an empty dict of summaries")
+        return {str(k): _check_array(v, size, f"{who} (summary {k!r})") for k, v in out.items()}
+    return _check_array(out, size, who)
+
+
+def _row_bytes(out: Outputs) -> int:
+    arrays = out.values() if isinstance(out, dict) else [out]
+    return max(1, sum(np.asarray(a)[0].nbytes for a in arrays))
+
+
+def _count(sampler: Sampler, event: Any, n: int, rng: np.random.Generator,
+           chunk_bytes: int, who: str) -> int:
+    """Hits of ``event`` in ``n`` fresh draws, drawn in memory-bounded chunks."""
+    first = draw(sampler, min(n, 64), rng, who)
+    hits, done = int(np.count_nonzero(event.contains(first))), min(n, 64)
+    chunk = max(1, chunk_bytes // _row_bytes(first))
+    while done < n:
+        m = min(chunk, n - done)
+        hits += int(np.count_nonzero(event.contains(draw(sampler, m, rng, who))))
+        done += m
+    return hits
+
+
+def _select(pair: SamplerPair, n: int, n_measure: int, rng: np.random.Generator, *,
+            delta: float, alpha: float, top: int, features: Callable | None,
+            n_outcomes: int | None, who: str) -> tuple[Any, str]:
+    a, b = draw(pair.sample_p, n, rng, who), draw(pair.sample_q, n, rng, who)
+    if isinstance(a, dict) != isinstance(b, dict) or (
+            isinstance(a, dict) and set(a) != set(b)):  # type: ignore[arg-type]
+        raise InvalidParameterError(f"{who}: both inputs must return the same kind of output "
+                                    "(the same summaries)")
+    return select_event(a, b, n_measure=n_measure, delta=delta, alpha=alpha, top=top,
+                        features=features, n_outcomes=n_outcomes)
+
+
+def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
+                  budget: AuditBudget, seed: int | np.random.SeedSequence, key: str,
+                  features: Callable | None = None, n_outcomes: int | None = None,
+                  details: Sequence[str] = (), who: str = "sample") -> SampledEvidence:
+    """Rank the pairs, choose one event on a selection sample, measure it on a fresh one.
+
+    ``alpha`` is the level the measurement is expected to be judged at; it only shapes the
+    event search (the verdict's level is set by :func:`dpaudit.evidence.decide`). Random
+    streams: ``(seed, key, "rank", i)``, ``(seed, key, "select")``, ``(seed, key,
+    "measure")``. See the module docstring for the rule and its validity.
+    """
+    check_delta(delta)
+    check_alpha(alpha)
+    if not pairs:
+        raise InvalidParameterError("pairs=() must contain at least one pair of inputs")
+    n_sel, n_meas = budget.n_select, budget.n_measure
+    kw = {"delta": delta, "alpha": alpha, "top": budget.top, "features": features,
+          "n_outcomes": n_outcomes, "who": who}
+    ranking: list[tuple[int, float]] = []
+    best = 0
+    if len(pairs) > 1:
+        for i, pair in enumerate(pairs):
+            cand, _ = _select(pair, budget.n_rank, n_meas, generator(seed, key, "rank", i), **kw)
+            ranking.append((i, float(cand.projected_bound)))
+        ranking.sort(key=lambda r: -r[1])
+        best = ranking[0][0]
+    pair = pairs[best]
+    cand, kind = _select(pair, n_sel, n_meas, generator(seed, key, "select"), **kw)
+    meas = generator(seed, key, "measure")
+    hits = [_count(s, cand.event, n_meas, meas, budget.chunk_bytes, who)
+            for s in (pair.sample_p, pair.sample_q)]
+    cp, cq = (hits[0], hits[1]) if cand.direction == DIRECTIONS[0] else (hits[1], hits[0])
+    lines = [f"neighbours: {pair.description} (best of {len(pairs)} pair(s))"]
+    if ranking:
+        top = ", ".join(f"#{i}: {b:.3g}" for i, b in ranking[:5])
+        lines.append(f"pair ranking (projected bounds on {budget.n_rank} fresh draws per side "
+                     f"and pair): {top}")
+    return SampledEvidence(
+        count_p=cp, n_p=n_meas, count_q=cq, n_q=n_meas, event=cand.event.description,
+        direction=cand.direction, p_select=float(cand.p_hat), n_select=n_sel,
+        details=(*details, *lines),
+        data={"output_kind": kind, "pair": best, "pair_description": pair.description,
+              "pairs_tried": len(pairs), "ranking": ranking,
+              "projected_bound": float(cand.projected_bound)})
