@@ -60,7 +60,7 @@ def _index_numpy(kind: int, st: State, logt: float, prm: np.ndarray, table: np.n
     n = st.n.astype(float)
     bonus = np.sqrt(2.0 * logt / n)
     if kind == UCB:
-        return st.s / n + bonus
+        return st.s / n + np.sqrt(prm[0] * logt / n)
     if kind == INT:
         return st.fidx if prm[2] > 0 else st.pm + bonus
     mean = (st.s + st.lsum + st.tsum) / n
@@ -87,7 +87,8 @@ def step_numpy(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
             arm = np.full(runs, (t - 1) % k)
         else:
             arm = _argmax_ties(_index_numpy(kind, st, ch.logt[c], prm, table), ch.v[:, c])
-        x = (ch.u[:, c] < ch.prob[c, arm]).astype(float)
+        p = ch.prob[c, arm]
+        x = (ch.u[:, c] < p).astype(float) if ch.drawn[c] else p
         st.n[rows, arm] += 1
         st.s[rows, arm] += x
         pos = st.n[rows, arm]
@@ -119,7 +120,7 @@ def _argmax_ties(index: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.argmax(top & (np.cumsum(top, axis=1) == j[:, None]), axis=1)
 
 
-def _kernel_py(kind, t0, u, v, z, prob, cp_col, logt, gaps, n, s, nodes, tsum, lsum, pm,
+def _kernel_py(kind, t0, u, v, z, prob, drawn, cp_col, logt, gaps, n, s, nodes, tsum, lsum, pm,
                fidx, prm, table, regret, curve, actions, record):  # pragma: no cover - jitted
     runs, k = n.shape
     chunk = u.shape[1]
@@ -138,7 +139,7 @@ def _kernel_py(kind, t0, u, v, z, prob, cp_col, logt, gaps, n, s, nodes, tsum, l
                     na = float(n[r, a])
                     bonus = math.sqrt(2.0 * lt / na)
                     if kind == UCB:
-                        val = s[r, a] / na + bonus
+                        val = s[r, a] / na + math.sqrt(prm[0] * lt / na)
                     elif kind == INT:
                         val = fidx[r, a] if prm[2] > 0 else pm[r, a] + bonus
                     else:
@@ -167,7 +168,10 @@ def _kernel_py(kind, t0, u, v, z, prob, cp_col, logt, gaps, n, s, nodes, tsum, l
                             arm = a
                             break
                         j -= 1
-            x = 1.0 if u[r, c] < prob[c, arm] else 0.0
+            if drawn[c]:
+                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
+            else:
+                x = prob[c, arm]
             n[r, arm] += 1
             s[r, arm] += x
             pos = n[r, arm]
@@ -229,5 +233,5 @@ def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
     """The compiled path for one chunk (same state, same numbers as :func:`step_numpy`)."""
     rec = actions is not None
     act = actions if rec else np.zeros((1, 1), dtype=np.int8)
-    _kernel(kind, ch.t0, ch.u, ch.v, ch.z, ch.prob, ch.cp_col, ch.logt, gaps, st.n, st.s,
+    _kernel(kind, ch.t0, ch.u, ch.v, ch.z, ch.prob, ch.drawn, ch.cp_col, ch.logt, gaps, st.n, st.s,
             st.nodes, st.tsum, st.lsum, st.pm, st.fidx, prm, table, regret, curve, act, rec)

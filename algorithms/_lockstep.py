@@ -9,10 +9,10 @@ data. :func:`run_chunks` draws, for a chunk of ``C`` steps of every run at once,
 numpy lockstep reference or the compiled kernel of :mod:`._kernels`); both consume the same
 numbers, so they give the same results.
 
-Reward sources are read as *probability rows*: a ``(P, K)`` array of Bernoulli means and the
-row of every step (an instance is one row; a revised step (Wang & Zhu 2023, Definition 3)
-adds one row; a fixed ``(T, K)`` reward table is its own rows, entries 0/1 being
-deterministic rewards).
+Reward sources are read as *rows* (:func:`probability_rows`): a ``(P, K)`` array and the row
+of every step; a row holds Bernoulli means (an instance: one row, the reward is ``U < p``) or
+fixed rewards (a revised step of Wang & Zhu 2023, Definition 3, or a fixed ``(T, K)`` table
+of Azize & Basu 2022, Definition 2: the reward is the entry).
 """
 
 from __future__ import annotations
@@ -21,21 +21,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from dpaudit.validation import InvalidParameterError, check_horizon, check_int
-
-try:  # the consolidated result type (dpaudit.bandits), once it has landed on main
-    from dpaudit.bandits import SimulationResult
-except ImportError:  # pragma: no cover - temporary, removed when the consolidation lands
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class SimulationResult:  # type: ignore[no-redef]
-        regret: np.ndarray
-        counts: np.ndarray
-        checkpoints: np.ndarray
-        curve: np.ndarray
-        actions: np.ndarray | None = None
-        decisions: np.ndarray | None = None
+from dpaudit.bandits import SimulationResult, check_simulation
+from dpaudit.validation import InvalidParameterError
 
 __all__ = ["CHUNK", "Chunk", "probability_rows", "run_chunks", "tie_break"]
 
@@ -44,19 +31,19 @@ __all__ = ["CHUNK", "Chunk", "probability_rows", "run_chunks", "tie_break"]
 CHUNK = 2048
 
 
-def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, Callable]:
-    """``(rows, row_of)``: Bernoulli means per row and a map ``steps (1-based) -> rows``."""
+def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, np.ndarray, Callable]:
+    """``(rows, drawn, row_of)``: reward rows, whether each row holds Bernoulli means (drawn
+    as ``U < p``) or fixed rewards (observed as they are), and ``steps (1-based) -> rows``.
+
+    A :class:`~dpaudit.bandits.BernoulliRewards` is one drawn row (plus a fixed row for its
+    revised step); a :class:`~dpaudit.bandits.TableRewards` is its own ``(T, K)`` fixed rows.
+    """
     table = getattr(source, "table", None)
     if table is not None:
         tab = np.asarray(table, dtype=float)
         if tab.ndim == 1:
             tab = np.repeat(tab[:, None], int(source.n_arms), axis=1)
-        elif type(source).__module__.endswith("_episodic"):  # the old (K, T) layout
-            tab = tab.T
-        if tab.shape[0] < horizon:
-            raise InvalidParameterError(
-                f"horizon={horizon} must be at most the reward table's length {tab.shape[0]}")
-        return tab, lambda t: t - 1
+        return tab, np.zeros(tab.shape[0], dtype=bool), lambda t: np.asarray(t) - 1
     means = getattr(source, "means", None)
     if means is None:
         raise InvalidParameterError(f"source={source!r} must be a BernoulliRewards or "
@@ -64,9 +51,9 @@ def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, Callable
     mu = np.asarray(means, dtype=float)[None, :]
     step = getattr(source, "revision_step", None)
     if step is None:
-        return mu, lambda t: np.zeros(np.shape(t), dtype=np.int64)
+        return mu, np.ones(1, dtype=bool), lambda t: np.zeros(np.shape(t), dtype=np.int64)
     rows = np.concatenate([mu, np.full_like(mu, float(source.revision_value))])
-    return rows, lambda t: (np.asarray(t) == step).astype(np.int64)
+    return rows, np.array([True, False]), lambda t: (np.asarray(t) == step).astype(np.int64)
 
 
 def tie_break(index: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -80,11 +67,12 @@ def tie_break(index: np.ndarray, v: np.ndarray) -> np.ndarray:
 class Chunk:
     """The pre-drawn numbers and bookkeeping of steps ``t0 .. t0 + C - 1`` (1-based)."""
 
-    __slots__ = ("cp_col", "logt", "prob", "t0", "u", "v", "z")
+    __slots__ = ("cp_col", "drawn", "logt", "prob", "t0", "u", "v", "z")
 
     def __init__(self, t0: int, u: np.ndarray, v: np.ndarray, z: np.ndarray, prob: np.ndarray,
-                 cp_col: np.ndarray) -> None:
+                 drawn: np.ndarray, cp_col: np.ndarray) -> None:
         self.t0, self.u, self.v, self.z, self.prob, self.cp_col = t0, u, v, z, prob, cp_col
+        self.drawn = drawn
         self.logt = np.log(np.arange(t0, t0 + u.shape[1], dtype=float))
 
 
@@ -97,14 +85,9 @@ def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Genera
     Returns ``(regret, curve, checkpoints, actions)``; the step function updates the arrays
     (and its own state) in place. ``noise_per_step``: standard Laplace draws per run and step.
     """
+    horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
     k = int(source.n_arms)
-    horizon = check_horizon(horizon, k)
-    runs = check_int("runs", runs, low=1)
-    cps = np.unique(np.asarray(checkpoints, dtype=np.int64).reshape(-1))
-    if cps.size and (cps[0] < 1 or cps[-1] > horizon):
-        raise InvalidParameterError(
-            f"checkpoints={cps.tolist()} must lie in [1, {horizon}]")
-    rows, row_of = probability_rows(source, horizon)
+    rows, drawn_rows, row_of = probability_rows(source, horizon)
     if rows.shape[1] != k:
         raise InvalidParameterError(f"reward rows have {rows.shape[1]} arms, expected {k}")
     regret = np.zeros(runs)
@@ -121,8 +104,10 @@ def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Genera
         z = rng.laplace(0.0, 1.0, (runs, c, noise_per_step)) if noise_per_step else \
             np.zeros((runs, c, 0))
         steps = np.arange(t0, t0 + c)
-        prob = np.ascontiguousarray(rows[row_of(steps)])
-        step(Chunk(t0, u, v, z, prob, col_of_step[steps]), regret, curve, actions)
+        r = row_of(steps)
+        prob = np.ascontiguousarray(rows[r])
+        step(Chunk(t0, u, v, z, prob, drawn_rows[r], col_of_step[steps]), regret, curve,
+             actions)
         t0 += c
     return regret, curve, cps, actions
 
@@ -130,4 +115,4 @@ def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Genera
 def result(regret: np.ndarray, counts: np.ndarray, cps: np.ndarray, curve: np.ndarray,
            actions: np.ndarray | None) -> SimulationResult:
     return SimulationResult(regret=regret, counts=counts, checkpoints=cps, curve=curve,
-                            actions=actions)
+                            actions=None if actions is None else actions.astype(np.int64))

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpaudit.validation import check_choice, check_horizon, check_int
+from dpaudit.bandits import SimulationResult, check_simulation, result_from_actions
+from dpaudit.validation import check_choice
 
 from . import _kernels as kern
 from ._counters import HYBRID, LEVELS, TREE, ExplicitCounter
-from ._lockstep import SimulationResult, probability_rows, result, run_chunks
+from ._lockstep import result, run_chunks
 
 __all__ = ["LockstepIndexPolicy"]
 
@@ -46,9 +47,8 @@ class LockstepIndexPolicy:
             from dpaudit.validation import InvalidParameterError
             raise InvalidParameterError("backend='numba' must have numba installed")
         use_numba = kern.HAVE_NUMBA and backend != "numpy"
+        horizon, runs, _ = check_simulation(source, horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
-        horizon = check_horizon(horizon, k)
-        runs = check_int("runs", runs, low=1)
         prm, table, nz = self.constants(k, horizon)
         st = kern.State(runs, k, LEVELS)
         gaps = np.asarray(source.gaps, dtype=float)
@@ -65,30 +65,19 @@ class LockstepIndexPolicy:
     def simulate_per_step(self, source: object, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),
                           record: bool = False) -> SimulationResult:
-        """The plain reference: one run after another, one step at a time, same law."""
+        """The plain reference: one run after another, one step at a time, same law; rewards
+        through ``source.rewards`` and counter nodes drawn when first used."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
-        horizon = check_horizon(horizon, k)
-        runs = check_int("runs", runs, low=1)
         prm, table, _ = self.constants(k, horizon)
-        rows, row_of = probability_rows(source, horizon)
-        gaps = np.asarray(source.gaps, dtype=float)
-        cps = np.unique(np.asarray(checkpoints, dtype=np.int64).reshape(-1))
-        regret, curve = np.zeros(runs), np.zeros((runs, cps.size))
-        counts = np.zeros((runs, k), dtype=np.int64)
-        actions = np.zeros((runs, horizon), dtype=np.int16) if record else None
-        for r in range(runs):
-            arms = _run_one(self.kind, k, horizon, prm, table, rows, row_of, rng)
-            steps_regret = np.cumsum(gaps[arms])
-            regret[r] = steps_regret[-1]
-            curve[r] = steps_regret[cps - 1] if cps.size else curve[r]
-            counts[r] = np.bincount(arms, minlength=k)
-            if actions is not None:
-                actions[r] = arms
-        return result(regret, counts, cps, curve, actions)
+        actions = np.stack([_run_one(self.kind, k, horizon, prm, table, source, rng)
+                            for _ in range(runs)])
+        return result_from_actions(actions, np.asarray(source.gaps, dtype=float), cps,
+                                   record=record)
 
 
 def _run_one(kind: int, k: int, horizon: int, prm: np.ndarray, table: np.ndarray,
-             rows: np.ndarray, row_of, rng: np.random.Generator) -> np.ndarray:
+             source, rng: np.random.Generator) -> np.ndarray:
     n = [0] * k
     s = [0.0] * k
     pm = [0.0] * k
@@ -109,7 +98,7 @@ def _run_one(kind: int, k: int, horizon: int, prm: np.ndarray, table: np.ndarray
             for a in range(k):
                 bonus = math.sqrt(2 * lt / n[a])
                 if kind == kern.UCB:
-                    idx.append(s[a] / n[a] + bonus)
+                    idx.append(s[a] / n[a] + math.sqrt(prm[0] * lt / n[a]))
                 elif kind == kern.INT:
                     idx.append(fidx[a] if prm[2] > 0 else pm[a] + bonus)
                 else:
@@ -124,7 +113,7 @@ def _run_one(kind: int, k: int, horizon: int, prm: np.ndarray, table: np.ndarray
             best = max(idx)
             tied = [a for a in range(k) if idx[a] == best]
             arm = tied[int(rng.integers(len(tied)))]
-        x = float(rng.random() < rows[int(row_of(np.array([t]))[0]), arm])
+        x = float(source.rewards(t, np.array([arm]), rng)[0])
         n[arm] += 1
         s[arm] += x
         if kind == kern.INT and n[arm] % int(prm[1]) == 0:

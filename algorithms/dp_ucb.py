@@ -31,15 +31,18 @@ for every stream length, and the actions are post-processing of the counters' ou
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from dpaudit.bandits import PolicyEntry
 from dpaudit.validation import check_epsilon, check_int, check_real
 
 from . import _kernels as kern
 from ._counters import HYBRID
 from ._policy import LockstepIndexPolicy
 from .dp_ucb_int import DPUCBInt
+from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
 __all__ = ["DPUCB", "DPUCBBound", "DPUCBInt", "POLICIES"]
 
@@ -100,8 +103,16 @@ class DPUCB(_Hybrid):
         return np.array([self.eps_log, self.eps_bin, 0.0]), np.zeros(horizon + 2), n_arms
 
 
-#: the policy registry entries of this module (name -> constructor with the paper's defaults)
+_INVALID = ({"epsilon": -1.0}, {"epsilon": float("nan")}, {"epsilon": True},
+            {"split": 1.0}, {"horizon": 0})
+
 POLICIES = {
-    "dp-ucb-bound": lambda: DPUCBBound(1.0),
-    "dp-ucb": lambda: DPUCB(1.0),
+    "dp-ucb-bound": PolicyEntry(
+        partial(DPUCBBound, epsilon=1.0), TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
+        "Tossou & Dimitrakakis 2016, Algorithm 1 (DP-UCB-Bound)", small_instance=(0.7, 0.3),
+        small_horizon=60, invalid=(*_INVALID, {"bound_constant": -1.0})),
+    "dp-ucb": PolicyEntry(
+        partial(DPUCB, epsilon=1.0), TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
+        "Tossou & Dimitrakakis 2016, Algorithm 2 (DP-UCB)", small_instance=(0.7, 0.3),
+        small_horizon=60, invalid=_INVALID),
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpaudit.bandits import PolicyEntry
 from dpaudit.mechanisms.interval_release import (
     C_TIGHT,
     check_v,
@@ -30,8 +31,9 @@ from dpaudit.validation import check_choice, check_epsilon
 
 from . import _kernels as kern
 from ._policy import LockstepIndexPolicy
+from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
-__all__ = ["POLICIES", "DPUCBInt"]
+__all__ = ["POLICIES", "DPUCBInt", "policy_factory"]
 
 
 class DPUCBInt(LockstepIndexPolicy):
@@ -80,4 +82,21 @@ class DPUCBInt(LockstepIndexPolicy):
         return prm, scales, 1
 
 
-POLICIES = {"dp-ucb-int": lambda: DPUCBInt.for_target(1.0, 1e-5)}
+def policy_factory(cls: type[DPUCBInt] = DPUCBInt):
+    """``factory(**overrides)`` for the policy registry: by default the instance for the target
+    ``(1, 1e-5)`` (Cor. 3.2; the paper's delta' is stripped, 1e-5 is our choice), or
+    ``input_epsilon`` directly."""
+    def make(*, epsilon: float = 1.0, delta: float = 1e-5, input_epsilon: float | None = None,
+             v: float = 1.1, bonus: str = "recompute") -> DPUCBInt:
+        if input_epsilon is not None:
+            return cls(input_epsilon, v=v, bonus=bonus)
+        return cls.for_target(epsilon, delta, v=v, bonus=bonus)
+    return make
+
+
+POLICIES = {"dp-ucb-int": PolicyEntry(
+    policy_factory(), TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
+    "Tossou & Dimitrakakis 2016, Algorithm 3 (DP-UCB-Int)",
+    small_instance=(0.7, 0.3), small_horizon=60, small_overrides={"input_epsilon": 0.25},
+    invalid=({"epsilon": -1.0}, {"delta": 0.0}, {"v": 2.5}, {"bonus": "never"},
+             {"input_epsilon": 0.0}, {"v": True}))}

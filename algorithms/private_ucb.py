@@ -22,9 +22,11 @@ into actions; ``epsilon``-DP when every element lies in at most ``L`` used nodes
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from dpaudit.bandits import PolicyEntry
 from dpaudit.mechanisms.counting import tree_levels
 from dpaudit.validation import (
     InvalidParameterError,
@@ -36,6 +38,7 @@ from dpaudit.validation import (
 
 from . import _kernels as kern
 from ._policy import LockstepIndexPolicy
+from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
 __all__ = ["POLICIES", "PrivateUCB"]
 
@@ -81,4 +84,9 @@ class PrivateUCB(LockstepIndexPolicy):
             np.zeros(horizon + 2), 1
 
 
-POLICIES = {"private-ucb": lambda: PrivateUCB(1.0, horizon=10**5)}
+POLICIES = {"private-ucb": PolicyEntry(
+    partial(PrivateUCB, epsilon=1.0, horizon=10**5, gamma=0.1),
+    TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
+    "Mishra & Thakurta 2015, Private-UCB (the baseline of Tossou & Dimitrakakis 2016, Fig. 6)",
+    small_instance=(0.7, 0.3), small_horizon=60,
+    invalid=({"epsilon": 0.0}, {"gamma": 1.0}, {"horizon": 1}, {"levels": "log"}))}

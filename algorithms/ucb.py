@@ -21,24 +21,35 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpaudit.validation import check_horizon, check_int, check_real
+from dpaudit.bandits import PolicyEntry, SimulationResult, check_simulation, result_from_actions
+from dpaudit.validation import check_real
 
 from . import _kernels as kern
-from ._lockstep import SimulationResult, probability_rows, result, run_chunks, tie_break
+from ._lockstep import result, run_chunks, tie_break
 from ._policy import LockstepIndexPolicy
 from .adap import kl_ucb_index
+from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
 __all__ = ["KLUCB", "UCB", "Thompson"]
 
 
 class UCB(LockstepIndexPolicy):
-    """UCB1 (Auer et al. 2002) as in Tossou & Dimitrakakis 2016, Sec. 3: no privacy."""
+    """UCB1 (Auer et al. 2002) as in Tossou & Dimitrakakis 2016, Sec. 3: no privacy.
+
+    Parameters
+    ----------
+    exploration:
+        ``c`` in the bonus ``sqrt(c ln t / n_a)`` (2, UCB1's value).
+    """
 
     name = "UCB"
     kind = kern.UCB
 
-    def __init__(self) -> None:
-        pass
+    def __init__(self, *, exploration: float = 2.0) -> None:
+        self.exploration = check_real("exploration", exploration, low=0.0, low_open=True)
+
+    def constants(self, n_arms: int, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
+        return np.array([self.exploration, 0.0, 0.0]), np.zeros(1), 0
 
 
 class _SimplePolicy:
@@ -53,8 +64,8 @@ class _SimplePolicy:
     def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
                  checkpoints: Sequence[int] = (), record: bool = False) -> SimulationResult:
         """``runs`` runs in lockstep; each step is vectorised over runs."""
+        horizon, runs, _ = check_simulation(source, horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
-        runs = check_int("runs", runs, low=1)
         gaps = np.asarray(source.gaps, dtype=float)
         n = np.zeros((runs, k))
         s = np.zeros_like(n)
@@ -65,7 +76,8 @@ class _SimplePolicy:
                 t = ch.t0 + c
                 arm = np.full(n.shape[0], t - 1) if t <= k else \
                     self._choose(n, s, t, ch.v[:, c], rng)
-                x = (ch.u[:, c] < ch.prob[c, arm]).astype(float)
+                p = ch.prob[c, arm]
+                x = (ch.u[:, c] < p).astype(float) if ch.drawn[c] else p
                 n[rows, arm] += 1
                 s[rows, arm] += x
                 regret += gaps[arm]
@@ -83,31 +95,18 @@ class _SimplePolicy:
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),
                           record: bool = False) -> SimulationResult:
         """Plain reference: one run at a time, one step at a time (same law)."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
-        horizon = check_horizon(horizon, k)
-        runs = check_int("runs", runs, low=1)
-        rows_p, row_of = probability_rows(source, horizon)
-        gaps = np.asarray(source.gaps, dtype=float)
-        cps = np.unique(np.asarray(checkpoints, dtype=np.int64).reshape(-1))
-        regret, curve = np.zeros(runs), np.zeros((runs, cps.size))
-        counts = np.zeros((runs, k), dtype=np.int64)
-        actions = np.zeros((runs, horizon), dtype=np.int16) if record else None
+        actions = np.zeros((runs, horizon), dtype=np.int64)
         for r in range(runs):
             n, s = np.zeros((1, k)), np.zeros((1, k))
-            arms = np.zeros(horizon, dtype=np.int64)
             for t in range(1, horizon + 1):
                 arm = t - 1 if t <= k else int(self._choose(n, s, t, rng.random(1), rng)[0])
-                x = float(rng.random() < rows_p[int(row_of(np.array([t]))[0]), arm])
                 n[0, arm] += 1
-                s[0, arm] += x
-                arms[t - 1] = arm
-            cum = np.cumsum(gaps[arms])
-            regret[r], counts[r] = cum[-1], n[0]
-            if cps.size:
-                curve[r] = cum[cps - 1]
-            if actions is not None:
-                actions[r] = arms
-        return result(regret, counts, cps, curve, actions)
+                s[0, arm] += float(source.rewards(t, np.array([arm]), rng)[0])
+                actions[r, t - 1] = arm
+        return result_from_actions(actions, np.asarray(source.gaps, dtype=float), cps,
+                                   record=record)
 
 
 class KLUCB(_SimplePolicy):
@@ -148,4 +147,15 @@ class Thompson(_SimplePolicy):
         return np.argmax(theta, axis=1)
 
 
-POLICIES = {"ucb": UCB, "kl-ucb": KLUCB, "thompson": Thompson}
+def _entry(factory, paper: str, invalid: tuple) -> PolicyEntry:
+    return PolicyEntry(factory, TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS, paper,
+                       small_instance=(0.7, 0.3), small_horizon=60, invalid=invalid)
+
+
+POLICIES = {
+    "ucb": _entry(UCB, "Auer, Cesa-Bianchi & Fischer 2002, UCB1",
+                  ({"exploration": 0.0}, {"exploration": float("inf")})),
+    "kl-ucb": _entry(KLUCB, "Garivier & Cappe 2011, KL-UCB", ({"c": -1.0}, {"c": "3"})),
+    "thompson": _entry(Thompson, "Thompson 1933; Agrawal & Goyal 2012, Beta-Bernoulli",
+                       ({"prior_a": 0.0}, {"prior_b": -1.0})),
+}

@@ -14,8 +14,7 @@ import math
 import sympy as sp
 
 from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.evidence import ProofEvidence, decide
-from dpaudit.results import ClaimResult
+from dpaudit.evidence import ProofEvidence
 from dpaudit.symbolic import Domain, Obligation, prove
 
 K = sp.Symbol("k", positive=True, integer=True)
@@ -24,7 +23,7 @@ SPLIT = sp.Symbol("s", positive=True)
 J = sp.Symbol("j", integer=True, nonnegative=True)
 
 
-def hybrid_symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+def hybrid_symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     """Element of block ``k`` (``2^k < t <= 2^(k+1)``): its block sum ``Lap(1/(s eps))`` plus
     at most ``k`` nodes of the block tree (relative times ``1 .. 2^k - 1``, levels ``j`` with
     ``2^j <= 2^k - 1``) of scale ``k/((1-s) eps)``; element 1: one log release only."""
@@ -40,7 +39,7 @@ def hybrid_symbolic(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
                   ("hybrid counter: eps_log = s eps, eps_bin = (1 - s) eps, 0 < s < 1",
                    "one changed reward changes one element of one arm's stream (Thm 3.1)",
                    "vector Laplace: loss = sum over touched released nodes of 1/scale"))
-    return decide(spec, ctx, ProofEvidence(proof, necessary=True))
+    return ProofEvidence(proof, necessary=True)
 
 
 def tree_symbolic(levels: str):
@@ -48,7 +47,7 @@ def tree_symbolic(levels: str):
     nodes (levels ``0..k``), each ``Lap(L/eps)``; ``L = k + 1`` (``"exact"``) or, at
     ``T = 2^k``, ``L = ceil(log2 T) = k`` (``"ceil_log2"``)."""
 
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         nodes = sp.summation(1, (J, 0, K))
         big_l = K + 1 if levels == "exact" else K
         obligations = [Obligation(
@@ -59,6 +58,6 @@ def tree_symbolic(levels: str):
                       ("2^k <= T < 2^(k+1)" if levels == "exact" else "T = 2^k",
                        "node noise Lap(L/eps); element 1 lies in the node of every level",
                        "vector Laplace: loss = sum over touched released nodes of 1/scale"))
-        return decide(spec, ctx, ProofEvidence(proof, necessary=True))
+        return ProofEvidence(proof, necessary=True)
 
     return evaluate

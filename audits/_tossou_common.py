@@ -22,17 +22,18 @@ from collections.abc import Callable
 import numpy as np
 
 from dpaudit.algorithms._counters import HYBRID, TREE, loss_per_element, node_spans
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
-from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.evidence import ExactEvidence, decide, float_error_floor
+from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS as FIG6_2
+from dpaudit.bandits import BernoulliRewards, TableRewards
+from dpaudit.engine import Budget, CheckContext, ClaimSpec
+from dpaudit.evidence import ExactEvidence, float_error_floor
 from dpaudit.regret import summarise_regret
-from dpaudit.results import ClaimResult, RegretResult
+from dpaudit.results import RegretResult
+from dpaudit.sampled import SamplerPair
 
-from ._global_common import NeighbourPair, sampled_global_claim
+from ._global_common import global_dp_claim
 
-PAPER = "Tossou & Dimitrakakis, AAAI 2016"
-FIG6_TWO_ARMS = (0.9, 0.6)
-FIG6_TEN_ARMS = (0.1,) * 8 + (0.55, 0.2)
+PAPER = "Tossou & Dimitrakakis 2016 (AAAI)"
+FIG6_TWO_ARMS = FIG6_2.means
 #: the horizon of Fig. 6 is stripped in the extracted text; the public re-implementations
 #: use 10^5, and so do we (stated wherever it is used)
 FIG6_HORIZON = 10**5
@@ -71,7 +72,7 @@ def _laplace_composition_delta(invs: np.ndarray, epsilon: float) -> tuple[float,
 def counter_exact(make_alg: Callable, horizon_of: Callable[[CheckContext, object], int]):
     """The exact claim: max over stream elements of ``sum 1/scale`` over touched nodes."""
 
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         alg = make_alg(ctx)
         horizon = horizon_of(ctx, alg)
         kind, p1, p2, desc = counter_of(alg)
@@ -99,7 +100,7 @@ def counter_exact(make_alg: Callable, horizon_of: Callable[[CheckContext, object
                            "all-noises-negative event; upper: pessimistic PLD)")
             ev = ExactEvidence((lo + hi) / 2, (hi - lo) / 2, eps_true, tuple(details),
                                {"epsilon_exact": eps_true, "worst_t": worst})
-        return decide(spec, ctx, ev)
+        return ev
 
     return evaluate
 
@@ -112,7 +113,7 @@ def _sampler(alg, table: TableRewards, horizon: int, prefix: int):
 
 
 def table_pair(horizon: int, step: int, base_rows: np.ndarray, changed_row: np.ndarray,
-               label: str, alg, *, prefix: int = 0) -> NeighbourPair:
+               label: str, alg, *, prefix: int = 0) -> SamplerPair:
     """Two ``(T, K)`` 0/1 reward tables that differ at 1-based ``step`` (Definition 2.1).
 
     ``prefix``: leading steps whose actions do not depend on the data (a round robin); the
@@ -120,11 +121,11 @@ def table_pair(horizon: int, step: int, base_rows: np.ndarray, changed_row: np.n
     base = np.array(base_rows, dtype=float)
     other = base.copy()
     other[step - 1] = changed_row
-    return NeighbourPair(label, _sampler(alg, TableRewards(base.T), horizon, prefix),
-                         _sampler(alg, TableRewards(other.T), horizon, prefix))
+    return SamplerPair(label, _sampler(alg, TableRewards(base), horizon, prefix),
+                       _sampler(alg, TableRewards(other), horizon, prefix))
 
 
-def default_pairs(alg, horizon: int = 16) -> list[NeighbourPair]:
+def default_pairs(alg, horizon: int = 16) -> list[SamplerPair]:
     """K = 2: arm 0 earns 0, arm 1 earns 1. Step 1 (arm 0's first, round-robin pull) 0 -> 1
     enters arm 0's counter at element 1 (the most-covered element); step 3 (the first adaptive
     step) flips both rewards."""
@@ -138,14 +139,12 @@ def default_pairs(alg, horizon: int = 16) -> list[NeighbourPair]:
     ]
 
 
-def sampled_claim(make_alg: Callable, pairs: Callable = default_pairs, n_quick: int = 100_000,
-                  n_full: int = 400_000):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
-        alg = make_alg(ctx)
-        n = n_quick if ctx.quick else n_full
-        return sampled_global_claim(ctx, spec, pairs(alg),
-                                    ["action sequence", "pulls of arm 0"], n)
-    return evaluate
+RUNS = Budget(full=400_000, quick=100_000)  # simulated runs per input of the audited pair
+
+
+def sampled_claim(make_alg: Callable, pairs: Callable = default_pairs, runs: Budget = RUNS):
+    """The sampled global-DP claim through the one engine; ``runs`` per input."""
+    return global_dp_claim(lambda ctx: pairs(make_alg(ctx)), runs)
 
 
 def ucb1_bound(means, horizon: int) -> float:
@@ -176,7 +175,7 @@ def regret_run(make_alg: Callable, *, bound_name: str, bound_of=None,
                    f"{ucb1_bound(FIG6_TWO_ARMS, horizon):.1f}"]
         if extra is not None:
             details += extra(ctx, res, cps, horizon, runs)
-        return summarise_regret(res.regret, instance="Fig. 6 (a): Bernoulli (0.9, 0.6)",
+        return summarise_regret(res.regret, instance=f"{FIG6_2.name}: {FIG6_2.means}",
                                 algorithm=alg.name, horizon=horizon, bound=bound,
                                 bound_name=bound_name, checkpoints=cps, curves=res.curve,
                                 details=details)

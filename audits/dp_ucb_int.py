@@ -24,13 +24,13 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._faulty_dpucb import DPUCBIntEveryPull
+from dpaudit.algorithms._faulty import DPUCBIntEveryPull
 from dpaudit.algorithms.dp_ucb_int import DPUCBInt
 from dpaudit.algorithms.ucb import UCB
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence, decide
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.evidence import ExactEvidence, ProofEvidence
 from dpaudit.mechanisms.interval_release import pld_bracket, pld_lower, theorem_3_4
-from dpaudit.results import ClaimResult, Notion
+from dpaudit.results import Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
 from ._dp_ucb_int_calibration import calibration_finding
@@ -48,7 +48,7 @@ def _make(faulty: bool):
 
 
 def _symbolic(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         alg = _make(faulty)(ctx)
         every = alg.release_every
         thm = theorem_3_4(alg.input_epsilon, ctx.delta, v=alg.v, every=every)
@@ -70,15 +70,15 @@ def _symbolic(faulty: bool):
                       ("rewards in [0, 1]; a release averages all n rewards of its arm",
                        "one changed reward enters every later release of one arm",
                        "heterogeneous advanced composition (Dwork, Rothblum & Vadhan 2010)"))
-        return decide(spec, ctx, ProofEvidence(proof, details=(
-            f"input eps = {alg.input_epsilon:.9g} (Cor. 3.2), interval f = {alg.interval}",)))
+        return ProofEvidence(proof, details=(
+            f"input eps = {alg.input_epsilon:.9g} (Cor. 3.2), interval f = {alg.interval}",))
     return evaluate
 
 
 def _exact(faulty: bool):
-    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ClaimResult:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         alg = _make(faulty)(ctx)
-        pulls = int(ctx.options.get("horizon", 10**4 if ctx.quick else 10**5))
+        pulls = 10**4 if ctx.quick else 10**5
         if faulty:  # dropping releases is post-processing: the first ones give a lower bound
             lo_pld = pld_lower(alg.input_epsilon, v=alg.v, every=1,
                                pulls=min(pulls, FAULTY_RELEASES))
@@ -105,7 +105,7 @@ def _exact(faulty: bool):
                         f"(claim {ctx.epsilon:g})",)
         ev = ExactEvidence((lo + hi) / 2, (hi - lo) / 2, eps_at, details,
                            {"delta_lower": lo, "delta_upper": hi, "pulls": pulls})
-        return decide(spec, ctx, ev)
+        return ev
     return evaluate
 
 
@@ -125,7 +125,7 @@ def _pairs(alg) -> list:
 
 
 def _gap_to_ucb(ctx, res, cps, horizon, runs) -> list[str]:
-    from dpaudit.algorithms._episodic import BernoulliRewards
+    from dpaudit.bandits import BernoulliRewards
 
     from ._tossou_common import FIG6_TWO_ARMS
     ucb = UCB().simulate(BernoulliRewards(FIG6_TWO_ARMS), horizon, runs,
@@ -151,7 +151,7 @@ def _spec(faulty: bool) -> AuditSpec:
         ClaimSpec("global-dp", Notion.GLOBAL,
                   "the action sequence is (eps', delta')-DP for reward sequences differing "
                   "at one step", "Definition 2.1, Theorem 3.4",
-                  sampled_claim(make, _pairs, n_quick=60_000, n_full=200_000)),
+                  sampled_claim(make, _pairs, Budget(full=200_000, quick=60_000))),
     ]
     return AuditSpec(
         "dp-ucb-int-faulty" if faulty else "dp-ucb-int",

@@ -9,6 +9,7 @@ lies in 11 released nodes of scale 10/eps, a loss of 1.1 eps, and must be reject
 
 from __future__ import annotations
 
+from dpaudit.algorithms._faulty import PrivateUCBOneLevelShort
 from dpaudit.algorithms.private_ucb import PrivateUCB
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.results import Notion
@@ -22,10 +23,8 @@ FAULTY_HORIZON = 1024
 def _make(faulty: bool):
     def make(ctx: CheckContext) -> PrivateUCB:
         if faulty:
-            horizon = int(ctx.options.get("horizon", FAULTY_HORIZON))
-            return PrivateUCB(ctx.epsilon, horizon=horizon, levels="ceil_log2")
-        horizon = int(ctx.options.get("horizon", 4096 if ctx.quick else 10**5))
-        return PrivateUCB(ctx.epsilon, horizon=horizon)
+            return PrivateUCBOneLevelShort(ctx.epsilon, horizon=FAULTY_HORIZON)
+        return PrivateUCB(ctx.epsilon, horizon=4096 if ctx.quick else 10**5)
     return make
 
 

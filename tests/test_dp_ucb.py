@@ -20,10 +20,10 @@ from dpaudit.algorithms._counters import (
     loss_per_element,
     node_spans,
 )
-from dpaudit.algorithms._episodic import BernoulliRewards, TableRewards
 from dpaudit.algorithms.dp_ucb import DPUCB, DPUCBBound, DPUCBInt
 from dpaudit.algorithms.private_ucb import PrivateUCB
 from dpaudit.algorithms.ucb import KLUCB, UCB, Thompson
+from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.mechanisms.counting import HybridCounter, tree_nodes_touched
 from dpaudit.validation import InvalidParameterError
 
@@ -123,8 +123,8 @@ def test_lockstep_and_per_step_reference_have_the_same_law(alg) -> None:
 
 def test_fixed_table_rewards_are_deterministic_for_ucb() -> None:
     # a 0/1 table leaves no reward randomness: UCB's actions are the same in every run
-    tab = np.zeros((2, 50))
-    tab[0, ::3] = 1.0
+    tab = np.zeros((50, 2))
+    tab[::3, 0] = 1.0
     src = TableRewards(tab)
     res = UCB().simulate(src, 50, 4, rng=np.random.default_rng(0), record=True)
     assert np.all(res.actions == res.actions[0])
