@@ -178,9 +178,24 @@ def _kernel_py(kind, t0, u, v, z, prob, drawn, cp_col, logt, gaps, n, s, nodes, 
             if kind == BOUND or kind == PRIVATE:
                 _inc(nodes[r, arm], tsum, lsum, r, arm, pos, z[r, c, 0],
                      HYBRID if kind == BOUND else TREE, prm[0], prm[1])
-            elif kind == DPUCB:
-                for a in range(k):
-                    _inc(nodes[r, a], tsum, lsum, r, a, t, z[r, c, a], HYBRID, prm[0], prm[1])
+            elif kind == DPUCB:  # every counter moves to position t: one schedule per step
+                if (t & (t - 1)) == 0:
+                    for a in range(k):
+                        lsum[r, a] += z[r, c, a] / prm[0]
+                        tsum[r, a] = 0.0
+                        for j in range(nodes.shape[2]):
+                            nodes[r, a, j] = 0.0
+                else:
+                    kb = _bitlen(t) - 1
+                    lvl = _bitlen((t - (1 << kb)) & -(t - (1 << kb))) - 1
+                    for a in range(k):
+                        ts = tsum[r, a]
+                        for j in range(lvl):
+                            ts = ts - nodes[r, a, j]
+                            nodes[r, a, j] = 0.0
+                        val = z[r, c, a] * kb / prm[1]
+                        nodes[r, a, lvl] = val
+                        tsum[r, a] = ts + val
             elif kind == INT:
                 if pos % int(prm[1]) == 0:
                     fresh = s[r, arm] / pos + z[r, c, 0] * table[pos]
@@ -201,17 +216,13 @@ def _inc_py(g, tsum, lsum, r, a, pos, z, kind, p1, p2):  # pragma: no cover - ji
                 g[j] = 0.0
             tsum[r, a] = 0.0
             return
-        k = 0
-        while (pos >> (k + 1)) > 0:
-            k += 1
+        k = _bitlen(pos) - 1
         m = pos - (1 << k)
         val = z * k / p2
     else:
         m = pos
         val = z * p1
-    lvl = 0
-    while (m >> lvl) & 1 == 0:
-        lvl += 1
+    lvl = _bitlen(m & -m) - 1
     ts = tsum[r, a]
     for j in range(lvl):
         ts = ts - g[j]
@@ -220,11 +231,17 @@ def _inc_py(g, tsum, lsum, r, a, pos, z, kind, p1, p2):  # pragma: no cover - ji
     tsum[r, a] = ts + val
 
 
+def _bitlen_py(x):  # pragma: no cover - jitted
+    """``floor(log2 x) + 1`` for ``1 <= x < 2^53`` (exact: frexp of an integer-valued float)."""
+    return math.frexp(float(x))[1]
+
+
 if HAVE_NUMBA:
+    _bitlen = numba.njit(cache=True)(_bitlen_py)
     _inc = numba.njit(cache=True)(_inc_py)
     _kernel = numba.njit(cache=True)(_kernel_py)
 else:  # pragma: no cover
-    _inc, _kernel = _inc_py, _kernel_py
+    _bitlen, _inc, _kernel = _bitlen_py, _inc_py, _kernel_py
 
 
 def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,

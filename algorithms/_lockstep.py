@@ -24,7 +24,7 @@ import numpy as np
 from dpaudit.bandits import SimulationResult, check_simulation
 from dpaudit.validation import InvalidParameterError
 
-__all__ = ["CHUNK", "Chunk", "probability_rows", "run_chunks", "tie_break"]
+__all__ = ["CHUNK", "Chunk", "probability_rows", "run_chunks", "standard_laplace", "tie_break"]
 
 #: steps per chunk of pre-drawn random numbers (part of the law's realisation: the numpy and
 #: compiled paths use the same chunking, so they see the same numbers)
@@ -64,6 +64,16 @@ def tie_break(index: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.argmax(top & (np.cumsum(top, axis=1) == j[:, None]), axis=1)
 
 
+def standard_laplace(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Standard Laplace draws as a standard exponential with a uniform random sign (the same
+    law as ``rng.laplace(0, 1)``, about twice as fast: the counters' noise dominates the
+    random numbers DP-UCB consumes)."""
+    if not shape[-1]:
+        return np.zeros(shape)
+    mag = rng.standard_exponential(shape)
+    return np.where(rng.random(shape) < 0.5, mag, -mag)
+
+
 class Chunk:
     """The pre-drawn numbers and bookkeeping of steps ``t0 .. t0 + C - 1`` (1-based)."""
 
@@ -101,8 +111,7 @@ def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Genera
         c = min(CHUNK, horizon - t0 + 1)
         u = rng.random((runs, c))
         v = rng.random((runs, c))
-        z = rng.laplace(0.0, 1.0, (runs, c, noise_per_step)) if noise_per_step else \
-            np.zeros((runs, c, 0))
+        z = standard_laplace(rng, (runs, c, noise_per_step))
         steps = np.arange(t0, t0 + c)
         r = row_of(steps)
         prob = np.ascontiguousarray(rows[r])
