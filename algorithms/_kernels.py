@@ -83,6 +83,7 @@ def step_numpy(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
     init = k * int(prm[0]) if kind == INT else k
     for c in range(ch.u.shape[1]):
         t = ch.t0 + c
+        z = ch.noise(c)
         if t <= init:
             arm = np.full(runs, (t - 1) % k)
         else:
@@ -93,16 +94,16 @@ def step_numpy(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
         st.s[rows, arm] += x
         pos = st.n[rows, arm]
         if kind == BOUND:
-            increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, ch.z[:, c, 0],
+            increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, z[:, 0],
                                HYBRID, prm[0], prm[1])
         elif kind == PRIVATE:
-            increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, ch.z[:, c, 0],
+            increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, z[:, 0],
                                TREE, prm[0], 0.0)
         elif kind == DPUCB:
-            increment_all(st.nodes, st.tsum, st.lsum, t, ch.z[:, c, :], HYBRID, prm[0], prm[1])
+            increment_all(st.nodes, st.tsum, st.lsum, t, z, HYBRID, prm[0], prm[1])
         elif kind == INT:
             rel = pos % int(prm[1]) == 0
-            fresh = st.s[rows, arm] / pos + ch.z[:, c, 0] * table[pos]
+            fresh = st.s[rows, arm] / pos + z[:, 0] * table[pos]
             st.pm[rows, arm] = np.where(rel, fresh, st.pm[rows, arm])
             frozen = fresh + np.sqrt(2.0 * ch.logt[c] / pos)
             st.fidx[rows, arm] = np.where(rel, frozen, st.fidx[rows, arm])
@@ -120,8 +121,9 @@ def _argmax_ties(index: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.argmax(top & (np.cumsum(top, axis=1) == j[:, None]), axis=1)
 
 
-def _kernel_py(kind, t0, u, v, z, prob, drawn, cp_col, logt, gaps, n, s, nodes, tsum, lsum, pm,
-               fidx, prm, table, regret, curve, actions, record):  # pragma: no cover - jitted
+def _kernel_py(kind, t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, s, nodes,
+               tsum, lsum, pm, fidx, prm, table, regret, curve, actions,
+               record):  # pragma: no cover - jitted
     runs, k = n.shape
     chunk = u.shape[1]
     init = k * int(prm[0]) if kind == INT else k
@@ -176,12 +178,12 @@ def _kernel_py(kind, t0, u, v, z, prob, drawn, cp_col, logt, gaps, n, s, nodes, 
             s[r, arm] += x
             pos = n[r, arm]
             if kind == BOUND or kind == PRIVATE:
-                _inc(nodes[r, arm], tsum, lsum, r, arm, pos, z[r, c, 0],
+                _inc(nodes[r, arm], tsum, lsum, r, arm, pos, _lap(mag, sbits, r, c, 0),
                      HYBRID if kind == BOUND else TREE, prm[0], prm[1])
             elif kind == DPUCB:  # every counter moves to position t: one schedule per step
                 if (t & (t - 1)) == 0:
                     for a in range(k):
-                        lsum[r, a] += z[r, c, a] / prm[0]
+                        lsum[r, a] += _lap(mag, sbits, r, c, a) / prm[0]
                         tsum[r, a] = 0.0
                         for j in range(nodes.shape[2]):
                             nodes[r, a, j] = 0.0
@@ -193,12 +195,12 @@ def _kernel_py(kind, t0, u, v, z, prob, drawn, cp_col, logt, gaps, n, s, nodes, 
                         for j in range(lvl):
                             ts = ts - nodes[r, a, j]
                             nodes[r, a, j] = 0.0
-                        val = z[r, c, a] * kb / prm[1]
+                        val = _lap(mag, sbits, r, c, a) * kb / prm[1]
                         nodes[r, a, lvl] = val
                         tsum[r, a] = ts + val
             elif kind == INT:
                 if pos % int(prm[1]) == 0:
-                    fresh = s[r, arm] / pos + z[r, c, 0] * table[pos]
+                    fresh = s[r, arm] / pos + _lap(mag, sbits, r, c, 0) * table[pos]
                     pm[r, arm] = fresh
                     fidx[r, arm] = fresh + math.sqrt(2.0 * lt / pos)
             regret[r] += gaps[arm]
@@ -231,6 +233,13 @@ def _inc_py(g, tsum, lsum, r, a, pos, z, kind, p1, p2):  # pragma: no cover - ji
     tsum[r, a] = ts + val
 
 
+def _lap_py(mag, sbits, r, c, a):  # pragma: no cover - jitted
+    """Node ``a``'s signed draw (see :func:`._lockstep.laplace_parts`)."""
+    if (sbits[r, c, a // 63] >> (a % 63)) & 1:
+        return mag[r, c, a]
+    return -mag[r, c, a]
+
+
 def _bitlen_py(x):  # pragma: no cover - jitted
     """``floor(log2 x) + 1`` for ``1 <= x < 2^53`` (exact: frexp of an integer-valued float)."""
     return math.frexp(float(x))[1]
@@ -238,10 +247,11 @@ def _bitlen_py(x):  # pragma: no cover - jitted
 
 if HAVE_NUMBA:
     _bitlen = numba.njit(cache=True)(_bitlen_py)
+    _lap = numba.njit(cache=True)(_lap_py)
     _inc = numba.njit(cache=True)(_inc_py)
     _kernel = numba.njit(cache=True)(_kernel_py)
 else:  # pragma: no cover
-    _bitlen, _inc, _kernel = _bitlen_py, _inc_py, _kernel_py
+    _bitlen, _lap, _inc, _kernel = _bitlen_py, _lap_py, _inc_py, _kernel_py
 
 
 def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
@@ -250,5 +260,6 @@ def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
     """The compiled path for one chunk (same state, same numbers as :func:`step_numpy`)."""
     rec = actions is not None
     act = actions if rec else np.zeros((1, 1), dtype=np.int8)
-    _kernel(kind, ch.t0, ch.u, ch.v, ch.z, ch.prob, ch.drawn, ch.cp_col, ch.logt, gaps, st.n, st.s,
-            st.nodes, st.tsum, st.lsum, st.pm, st.fidx, prm, table, regret, curve, act, rec)
+    _kernel(kind, ch.t0, ch.u, ch.v, ch.mag, ch.sbits, ch.prob, ch.drawn, ch.cp_col,
+            ch.logt, gaps, st.n, st.s, st.nodes, st.tsum, st.lsum, st.pm, st.fidx, prm, table,
+            regret, curve, act, rec)

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms._lockstep import CHUNK, standard_laplace
+from dpaudit.algorithms._lockstep import CHUNK, laplace_parts
 from dpaudit.algorithms.dp_ucb import DPUCB
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
 from dpaudit.algorithms.ucb import UCB
@@ -41,7 +41,7 @@ def draws_only(runs: int, horizon: int, noise: int, rng: np.random.Generator) ->
         rng.random((runs, c))
         rng.random((runs, c))
         if noise:
-            standard_laplace(rng, (runs, c, noise))
+            laplace_parts(rng, (runs, c, noise))
         t += c
 
 
