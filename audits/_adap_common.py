@@ -25,7 +25,7 @@ from ._global_common import (
 
 PAPER = "Azize & Basu 2022 (NeurIPS)"
 
-# The attack: K = 2 arms, T = 32, a fixed reward table (seed 000, Definition 2).
+# The attack: K = 2 arms, T = 32, a fixed reward table (Azize & Basu 2022, Definition 2).
 # Arm 0 earns 0 except its initial pull (step 1), arm 1 earns 1. Pair 1 changes step 1
 # (arm 0's first reward, 1 -> 0): in the paper's algorithm it enters one release only (the
 # initial one, noise Lap(2/eps), loss <= eps/2); in the all-rewards variant it enters every
@@ -107,11 +107,12 @@ def claims(make_alg, pairs=neighbour_pairs,
         ClaimSpec("episode-release", Notion.GLOBAL,
                   "each private mean is eps-DP (Laplace, sensitivity of a last-episode mean) "
                   "and a changed reward enters one release only",
-                  "seed 000, Lemma 1, Theorem 1 and Theorem 6 (Sec. 4, Eq. 7-8)", symbolic),
+                  "Azize & Basu 2022, Lemma 1, Theorem 1 and Theorem 6 (Sec. 4, Eq. 7-8)",
+                  symbolic),
         ClaimSpec("global-dp", Notion.GLOBAL,
                   "the action sequence is eps-global DP: pi(a^T|r^T) <= e^eps pi(a^T|r'^T) for "
                   "reward sequences differing at one step",
-                  "seed 000, Definition 2 and Theorems 6-8", sampled),
+                  "Azize & Basu 2022, Definition 2 and Theorems 6-8", sampled),
     ]
 
 

@@ -1,4 +1,4 @@
-"""``adap-klucb``: AdaP-KLUCB of Azize & Basu (seed 000, Alg. 1, Eq. 8).
+"""``adap-klucb``: AdaP-KLUCB of Azize & Basu 2022 (Alg. 1, Eq. 8).
 
 Same claims as ``adap-ucb``; the attack's first table is adapted to KL-UCB's clipped early
 indexes (see ``_adap_common.klucb_neighbour_pairs``). Regret on Figure 2's instance

@@ -1,4 +1,4 @@
-"""``adap-ucb`` and ``adap-ucb-faulty``: AdaP-UCB of Azize & Basu (seed 000, Alg. 1, Eq. 7).
+"""``adap-ucb`` and ``adap-ucb-faulty``: AdaP-UCB of Azize & Basu 2022 (Alg. 1, Eq. 7).
 
 Claims: the per-episode Laplace release and the one-episode-touched argument (symbolic,
 Lemma 1 / Theorem 6) and epsilon-global DP of the action sequence (sampled, Definition 2),

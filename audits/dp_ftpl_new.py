@@ -1,4 +1,4 @@
-"""``check dp-ftpl-new``: Theorem 16 of Wang & Zhu (seed 003).
+"""``check dp-ftpl-new``: Theorem 16 of Wang & Zhu 2023.
 
     Theorem 16. DP-FTPL-New protects (eps, delta)-differential privacy [Definition 1,
     per-step], and its regret satisfies
@@ -48,7 +48,7 @@ from dpaudit.results import Notion, RegretResult
 from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.symbolic import prove
 
-PAPER = "Wang & Zhu, DP-FTPL / GDP-Elim-New (seed 003)"
+PAPER = "Wang & Zhu 2023, DP-FTPL / GDP-Elim-New"
 THEOREM_16 = "Theorem 16 (privacy via Lemma 8 and Lemma 15), Definition 1"
 
 # neighbouring histories searched by the exact claim: the changed arm has a small count; the

@@ -1,13 +1,13 @@
 """``dp-se``: DP-SE, private Successive Elimination (Sajed & Sheffet, ICML 2019).
 
-The baseline of seed 000's Figure 2 (``beta = 1/T``). Claims: each epoch's private mean is
+The baseline of Azize & Basu 2022's Figure 2 (``beta = 1/T``). Claims: each epoch's private mean is
 eps-DP (Laplace, sensitivity ``1/R_e``, scale ``1/(eps R_e)``) and a changed reward enters one
 release (symbolic); eps-global DP of the action sequence (sampled). The attack: K = 2, a
 fixed table where arm 0 earns 1 and arm 1 earns a constant ``v`` chosen so that the
 elimination threshold ``2 (h_1 + c_1)`` lies midway between arm 1's epoch-1 means on the two
 neighbouring tables (one reward of arm 1's epoch-1 block is 1 or 0): the elimination decision
 after epoch 1 is then as sensitive to that reward as it can be. Regret: Figure 2's instance at
-T = 10^7 with seed 000's lower bounds beside it (DP-SE's own upper bound has no explicit
+T = 10^7 with Azize & Basu 2022's lower bounds beside it (DP-SE's own upper bound has no explicit
 constants in the seed papers, so none is used).
 """
 
@@ -89,9 +89,10 @@ AUDITS = [
         "Sajed & Sheffet, ICML 2019 (baseline of seeds 000 and 003)",
         [ClaimSpec("episode-release", Notion.GLOBAL,
                    "each epoch's private mean is eps-DP and a changed reward enters one release",
-                   "Sajed & Sheffet 2019, DP-SE; seed 000 Lemma 1 (same argument)", _symbolic),
+                   "Sajed & Sheffet 2019, DP-SE; Azize & Basu 2022, Lemma 1 (same argument)",
+                   _symbolic),
          ClaimSpec("global-dp", Notion.GLOBAL,
-                   "the action sequence is eps-global DP (seed 000, Definition 2)",
+                   "the action sequence is eps-global DP (Azize & Basu 2022, Definition 2)",
                    "Sajed & Sheffet 2019, privacy of DP-SE", _sampled)],
         default_epsilon=1.0, default_delta=0.0, regret=_regret),
 ]

@@ -1,4 +1,4 @@
-"""``gdp-elim-new``: GDP-Elim-New of Wang & Zhu (seed 003, Algorithm 4, Theorem 18).
+"""``gdp-elim-new``: GDP-Elim-New of Wang & Zhu 2023 (Algorithm 4, Theorem 18).
 
 Claims:
 
@@ -7,7 +7,7 @@ Claims:
   :func:`dpaudit.mechanisms.lemma15.lemma15_proof_obligations`), the algorithm draws it with
   ``eps' = eps * f_eps <= eps`` and ``delta' = delta * f_delta <= delta`` (paper: 1 and 1/2),
   and a changed reward lies in one arm's block of one phase (one release).
-* ``global-dp`` (sampled), (eps, delta)-global DP of seed 003 Definition 3 with two
+* ``global-dp`` (sampled), (eps, delta)-global DP of Wang & Zhu 2023, Definition 3 with two
   neighbouring inputs: (1) fixed tables (the revision rule ``p_t(1|a) = 1`` at one step with
   the other rewards fixed, which implies the expectation form): arm 0 earns 1, arm 1 earns
   1/2, and one reward of arm 1's phase-1 block is 1 or 0, so the exploitation test
@@ -15,7 +15,7 @@ Claims:
   expectation form itself: Bernoulli(0.75, 0.25) rewards with and without the revision
   "reward at that step := 0".
 
-Regret: seed 003's instance 1 (nine arms 0.30..0.70) at T = 10^5, 100 runs, against
+Regret: Wang & Zhu 2023's instance 1 (nine arms 0.30..0.70) at T = 10^5, 100 runs, against
 Theorem 18; Theorem 4's order term is printed beside it (its constant is OCR-damaged).
 """
 
@@ -45,7 +45,7 @@ from ._global_common import (
     table_sampler,
 )
 
-PAPER = "Wang & Zhu (seed 003), Algorithm 4 and Theorem 18"
+PAPER = "Wang & Zhu 2023, Algorithm 4 and Theorem 18"
 
 
 def _alg(ctx: CheckContext) -> GDPElimNew:
@@ -133,9 +133,9 @@ AUDITS = [
         [ClaimSpec("phase-release", Notion.GLOBAL,
                    "each phase's Lemma-15 draw is (eps, delta)-DP in its phase mean and a "
                    "changed reward enters one draw",
-                   "seed 003, Lemma 15, Lemma 9, Algorithm 4 line 6, Theorem 18", _symbolic),
+                   "Wang & Zhu 2023, Lemma 15, Lemma 9, Algorithm 4 line 6, Theorem 18", _symbolic),
          ClaimSpec("global-dp", Notion.GLOBAL,
-                   "the action sequence is (eps, delta)-global DP (seed 003, Definition 3)",
-                   "seed 003, Definition 3 and Theorem 18", _sampled)],
+                   "the action sequence is (eps, delta)-global DP (Wang & Zhu 2023, Definition 3)",
+                   "Wang & Zhu 2023, Definition 3 and Theorem 18", _sampled)],
         default_epsilon=1.0, default_delta=0.01, regret=_regret),
 ]

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .bandits import TableRewards
 from .validation import (
     InvalidParameterError,
     check_epsilon_delta,
@@ -120,8 +121,6 @@ class GlobalDPTarget:
             self.search_domain = search_domain
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        from .bandits import TableRewards
-
         source = TableRewards(np.asarray(data, float))
         result = self.policy.simulate(source, source.length, size, rng=rng, record=True)
         return np.asarray(result.actions)

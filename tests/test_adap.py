@@ -1,4 +1,4 @@
-"""AdaP-UCB / AdaP-KLUCB (seed 000, Alg. 1, Eq. 7-8): index solver, validation, episodic law."""
+"""AdaP-UCB / AdaP-KLUCB (Azize & Basu 2022, Alg. 1, Eq. 7-8): index solver, validation."""
 
 from __future__ import annotations
 

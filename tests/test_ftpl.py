@@ -1,4 +1,4 @@
-"""DP-FTPL-New (seed 003, Algorithm 3, Theorem 16): index, exact law, simulator, bound."""
+"""DP-FTPL-New (Wang & Zhu 2023, Algorithm 3, Theorem 16): index, exact law, simulator, bound."""
 
 import math
 
@@ -50,7 +50,7 @@ def test_next_action_law_sums_to_one_and_matches_sampling():
 
 def test_tight_history_reaches_the_claim_exactly():
     # when the other arm's sample lies in [x0 - A + 1/N, x0] of the changed arm, Lemma 15's
-    # condition holds with equality: F(x) - e^eps F(x - 1/N) = delta (seed 003, Fig. 3)
+    # condition holds with equality: F(x) - e^eps F(x - 1/N) = delta (Wang & Zhu 2023, Fig. 3)
     alg = DPFTPLNew(1.0, 0.01, 10**5)
     p, _ = alg.next_action_law((0, 40), (10, 50))
     q, _ = alg.next_action_law((1, 40), (10, 50))

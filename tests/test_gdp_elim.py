@@ -1,4 +1,4 @@
-"""GDP-Elim-New (seed 003, Algorithm 4): reconstruction checks and simulation."""
+"""GDP-Elim-New (Wang & Zhu 2023, Algorithm 4): reconstruction checks and simulation."""
 
 from __future__ import annotations
 

@@ -9,9 +9,13 @@ A new algorithm module that declares ``POLICIES`` is covered here without new te
 * the same seed gives the same result; bad parameters give ``InvalidParameterError``;
 * ``record=True`` gives actions consistent with counts, regret and the checkpoint curve.
 
-Error budget of the statistical tests: the whole family (two law tests per registered
-policy) fails falsely with probability at most ``FAMILY_ALPHA = 1e-3`` (Bonferroni: each test
-rejects at ``FAMILY_ALPHA / (2 * number of policies)``), up to the chi-square approximation
+For per-step-DP policies (``next_action_law`` and ``sample_next_actions``), sampled next
+actions follow the exact law.
+
+Error budget of the statistical tests: the whole family (two law tests per registered policy,
+one more per per-step-DP policy) fails falsely with probability at most ``FAMILY_ALPHA =
+1e-3`` (Bonferroni: each test rejects at ``FAMILY_ALPHA / number of tests``), up to the
+chi-square approximation
 (every category is kept only if its pilot frequency gives an expected count >= 5 in the
 smaller sample). Categories are fixed on an independent pilot sample, never on the samples
 that are compared.
@@ -32,8 +36,10 @@ from dpaudit.validation import InvalidParameterError
 
 REGISTRY = all_policies()
 NAMES = sorted(REGISTRY)
+PER_STEP_NAMES = [n for n in NAMES if callable(getattr(REGISTRY[n].factory(), "next_action_law",
+                                                       None))]
 FAMILY_ALPHA = 1e-3
-PER_TEST_ALPHA = FAMILY_ALPHA / (2 * len(NAMES))
+PER_TEST_ALPHA = FAMILY_ALPHA / (2 * len(NAMES) + len(PER_STEP_NAMES))
 N_PILOT, N_FAST, N_REF = 4_000, 20_000, 300
 MIN_FREQUENCY = 5 / N_REF  # expected count >= 5 in the per-step sample
 CITATION = re.compile(r"[A-Z][a-z]+.* (19|20)\d\d")
@@ -68,7 +74,18 @@ class _Categories:
         self.rows = rows[kept] if freq[kept].sum() >= 0.5 else None
         self.edges = None
         if self.rows is None:
-            self.edges = np.unique(np.quantile(_regret(pilot), np.linspace(0.1, 0.9, 9)))
+            regret = _regret(pilot)
+            edges = np.unique(np.quantile(regret, np.linspace(0.1, 0.9, 9)))
+            freq = np.bincount(np.searchsorted(edges, regret, side="right"),
+                               minlength=edges.size + 1) / regret.size
+            kept, mass = [], 0.0  # merge bins until each holds MIN_FREQUENCY of the pilot
+            for edge, f in zip(edges, freq[:-1], strict=True):
+                mass += f
+                if mass >= MIN_FREQUENCY:
+                    kept, mass = [*kept, edge], 0.0
+            if kept and mass + freq[-1] < MIN_FREQUENCY:
+                kept.pop()
+            self.edges = np.array(kept)
 
     def of(self, res: SimulationResult) -> np.ndarray:
         if self.rows is not None:
@@ -139,6 +156,26 @@ def test_table_source_has_the_law_of_the_fixed_instance(name):
     a = policy.simulate(bern, horizon, N_PILOT, rng=np.random.default_rng(5))
     b = policy.simulate(table, horizon, N_PILOT, rng=np.random.default_rng(6))
     assert _same_law_pvalue(cats.of(a), cats.of(b)) > PER_TEST_ALPHA
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("name", PER_STEP_NAMES)
+def test_sampled_next_actions_follow_the_exact_law(name):
+    """Chi-square goodness of fit of 20000 sampled next actions to ``next_action_law`` (its
+    quadrature error, below 1e-9, is negligible at this sample size) on a history with unequal
+    counts. False-failure probability PER_TEST_ALPHA; seed fixed."""
+    policy = _policy(name)
+    k = len(REGISTRY[name].small_instance)
+    counts = np.arange(1, k + 1, dtype=float)
+    sums = np.floor(counts / 2)
+    probs, err = policy.next_action_law(sums, counts)
+    assert err < 1e-9 and abs(probs.sum() - 1) < 1e-9
+    draws = policy.sample_next_actions(sums, counts, 20_000, np.random.default_rng(9))
+    observed = np.bincount(draws, minlength=k)
+    possible = probs > 1e-12  # arms the exact law rules out must never be drawn
+    assert observed[~possible].sum() == 0 and possible.sum() >= 2
+    expected = 20_000 * probs[possible] / probs[possible].sum()
+    assert stats.chisquare(observed[possible], expected).pvalue > PER_TEST_ALPHA
 
 
 # -- determinism, validation, recorded actions -----------------------------------------------
