@@ -8,6 +8,10 @@ claim is decided exactly at the requested ``(eps, delta)``; a finding maps the r
 ``(eps, delta)`` plane where the classical calibration holds (it fails for large ``eps``).
 The faulty variant halves ``sigma`` (the same bug as issue 3's ``FaultyGaussianHalfSigma``,
 applied here to the classical calibration).
+
+``python -m dpaudit audit gaussian`` attacks this same mechanism (classical sigma, at any
+epsilon the check accepts), and ``plot cdf gaussian`` draws its output CDFs on neighbouring
+inputs ``0`` and ``1`` with Lemma 8's feasible region (Wang & Zhu 2023).
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import sympy as sp
 from scipy import optimize
 
+from dpaudit.conditions import CdfPair
 from dpaudit.divergence import (
     classical_gaussian_sigma,
     gaussian_analytic_sigma,
@@ -24,6 +30,7 @@ from dpaudit.divergence import (
 )
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ExactEvidence
+from dpaudit.mechanisms import Gaussian
 from dpaudit.results import Finding, Notion
 
 from ._verification import curve_finding
@@ -101,6 +108,52 @@ def _curve(faulty: bool):
     return evaluate
 
 
+class ClassicalGaussian(Gaussian):
+    """``x + N(0, sigma^2)`` with the classical ``sigma = sqrt(2 ln(1.25/delta))/eps`` at any
+    epsilon, as seed 004 states it (``Gaussian(calibration="classical")`` refuses eps > 1,
+    where Dwork & Roth's proof stops; this audit tests the claim there too).
+    ``sigma_factor = 0.5`` is the faulty twin (sigma halved)."""
+
+    def __init__(self, epsilon: float, delta: float, *, sigma_factor: float = 1.0) -> None:
+        self.sigma_factor = sigma_factor
+        super().__init__(epsilon, delta)  # validates epsilon and delta
+        self.calibration = "classical"
+
+    def _calibrated_sigma(self) -> float:
+        return self.sigma_factor * classical_gaussian_sigma(self.epsilon, self.delta,
+                                                            self.sensitivity)
+
+    def __repr__(self) -> str:
+        return (f"ClassicalGaussian(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+                f"sigma_factor={self.sigma_factor!r})")
+
+
+def _mechanism(faulty: bool):
+    def build(epsilon: float, delta: float) -> ClassicalGaussian:
+        return ClassicalGaussian(epsilon, delta, sigma_factor=0.5 if faulty else 1.0)
+    return build
+
+
+def _cdf_pair(faulty: bool):
+    def build(epsilon: float, delta: float, n: int | None = None, successes: int = 0) -> CdfPair:
+        """CDFs of ``N(0, sigma^2)`` and ``N(1, sigma^2)``; density bound
+        ``1/(sigma sqrt(2 pi))``. ``n`` and ``successes`` do not apply."""
+        sigma = _mechanism(faulty)(epsilon, delta).sigma
+        x = sp.Symbol("x", real=True)
+        s = sp.Float(sigma, 17)
+        return CdfPair(
+            name=f"gaussian{'-faulty' if faulty else ''}, sigma = {sigma:.4g}", x=x,
+            cdf=(1 + sp.erf(x / (s * sp.sqrt(2)))) / 2,
+            neighbour=(1 + sp.erf((x - 1) / (s * sp.sqrt(2)))) / 2,
+            density_bound=1.0 / (sigma * math.sqrt(2 * math.pi)),
+            window=(-12 * sigma, 1 + 12 * sigma),
+            description=f"x + N(0, {sigma:.4g}^2) on inputs 0 and 1")
+    return build
+
+
+CDF_PAIRS = {"gaussian": _cdf_pair(False), "gaussian-faulty": _cdf_pair(True)}
+
+
 def _spec(faulty: bool) -> AuditSpec:
     return AuditSpec(
         name="gaussian-faulty" if faulty else "gaussian",
@@ -118,7 +171,7 @@ def _spec(faulty: bool) -> AuditSpec:
         ],
         findings=[FindingSpec("classical-calibration-region", _region),
                   FindingSpec("privacy-curve", _curve(faulty))],
-        default_epsilon=1.0, default_delta=1e-5, faulty=faulty,
+        default_epsilon=1.0, default_delta=1e-5, faulty=faulty, mechanism=_mechanism(faulty),
     )
 
 

@@ -14,6 +14,11 @@ The sum has ``n = j - i + 1`` terms, not ``j - i``: the paper's normaliser is of
 
 The faulty variant normalises by ``1/m`` as printed but calibrates the noise to the number of
 terms, ``Lap(1/((m + 1) eps))``: the loss is ``eps (m + 1)/m > eps``.
+
+``python -m dpaudit audit laplace`` attacks the worst episode (``m = 1``: the statistic
+``r_i + r_j`` has sensitivity 1, noise ``Lap(1/eps)``; the faulty twin's noise is
+``Lap(1/(2 eps))``), and ``plot cdf laplace --n m`` draws the output CDFs of one episode
+mean on neighbouring inputs with Lemma 8's feasible region (Wang & Zhu 2023).
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ import math
 import numpy as np
 import sympy as sp
 
+from dpaudit.conditions import CdfPair
 from dpaudit.divergence import laplace_hockey_stick
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ExactEvidence, ProofEvidence
 from dpaudit.mechanisms import Laplace
+from dpaudit.mechanisms._faulty import FaultyLaplaceHalfScale
 from dpaudit.results import Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
@@ -105,6 +112,40 @@ def _curve(faulty: bool):
     return evaluate
 
 
+def _mechanism(faulty: bool):
+    """The black-box object of ``audit laplace``: the worst episode, ``m = 1`` (sensitivity 1)."""
+    def build(epsilon: float, delta: float):
+        return FaultyLaplaceHalfScale(epsilon) if faulty else Laplace(epsilon)
+    return build
+
+
+def _cdf_pair(faulty: bool):
+    def build(epsilon: float, delta: float, n: int | None = None, successes: int = 0) -> CdfPair:
+        """CDFs of ``(1/m) sum + Lap(scale)`` on two neighbouring episodes (``m = n``, default
+        1): ``Lap(0, b)`` and ``Lap(1/m, b)``; density bound ``1/(2 b)``."""
+        from dpaudit.validation import check_epsilon, check_int
+
+        eps = check_epsilon(epsilon)
+        m = check_int("n", 1 if n is None else n, low=1)
+        b = 1.0 / (((m + 1) if faulty else m) * eps)
+        x = sp.Symbol("x", real=True)
+        shift, bb = sp.Rational(1, m), sp.nsimplify(b)
+
+        def lap_cdf(centre: sp.Expr) -> sp.Expr:
+            return sp.Piecewise((sp.exp((x - centre) / bb) / 2, x < centre),
+                                (1 - sp.exp(-(x - centre) / bb) / 2, True))
+
+        return CdfPair(
+            name=f"laplace{'-faulty' if faulty else ''} episode mean, m = {m}", x=x,
+            cdf=lap_cdf(sp.Integer(0)), neighbour=lap_cdf(shift), density_bound=1 / (2 * b),
+            window=(-40 * b, 1 / m + 40 * b), breakpoints=(0.0, 1 / m),
+            description=f"(1/m) sum + Lap({b:.4g}); one reward changed by 1")
+    return build
+
+
+CDF_PAIRS = {"laplace": _cdf_pair(False), "laplace-faulty": _cdf_pair(True)}
+
+
 def _spec(faulty: bool) -> AuditSpec:
     suffix = "-faulty" if faulty else ""
     scale = "1/((j-i+1) eps)" if faulty else "1/((j-i) eps)"
@@ -122,7 +163,7 @@ def _spec(faulty: bool) -> AuditSpec:
                       "seed 000 Lemma 1; closed-form Laplace privacy curve", _exact(faulty)),
         ],
         findings=[FindingSpec("privacy-curve", _curve(faulty))],
-        default_epsilon=1.0, default_delta=0.0, faulty=faulty,
+        default_epsilon=1.0, default_delta=0.0, faulty=faulty, mechanism=_mechanism(faulty),
     )
 
 

@@ -73,6 +73,13 @@ def _exact(faulty: bool):
     return evaluate
 
 
+def _mechanism(faulty: bool):
+    def build(epsilon: float, delta: float) -> PrivBern:
+        """The black-box object of ``audit privbern`` (pure DP: ``delta`` is not used)."""
+        return (FaultyPrivBernMislabelled if faulty else PrivBern)(epsilon)
+    return build
+
+
 def _spec(faulty: bool) -> AuditSpec:
     return AuditSpec(
         name="privbern-faulty" if faulty else "privbern",
@@ -88,6 +95,7 @@ def _spec(faulty: bool) -> AuditSpec:
                       "seed 002 Lemma 2.1", _exact(faulty)),
         ],
         default_epsilon=1.0, default_delta=0.0, faulty=faulty,
+        mechanism=_mechanism(faulty),
     )
 
 

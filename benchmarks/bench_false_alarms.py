@@ -1,7 +1,9 @@
 """False alarms of the black-box auditor on correct mechanisms (issue 3, "No false alarms").
 
-Runs 100 seeded audits of every correct built-in reference (``laplace``, ``gaussian``,
-``gaussian-classical``, ``privbern``, ``randomized-response``) at alpha = 0.05 and prints the
+Runs 100 seeded audits of every correct built-in mechanism of ``audit`` (the registered checks
+that declare a ``mechanism``: ``laplace``, ``gaussian``, ``privbern``, ``randomized-response``,
+``gaussian-analytic``, ``laplace-sensitivity``, ``gaussian-sensitivity``) at alpha = 0.05 and
+prints the
 number of ``VIOLATED`` verdicts. A valid bound is above the (true) claim with probability at
 most alpha, so each count is stochastically below Binomial(100, 0.05): mean at most 5, and
 a count above the binomial's 0.999 quantile (13 for 100 audits) would be evidence against
@@ -19,8 +21,8 @@ import time
 import numpy as np
 from scipy import stats
 
-from dpaudit.audits._references import REFERENCES
 from dpaudit.blackbox import AuditBudget, audit_mechanism
+from dpaudit.registry import all_audits
 
 ALPHA = 0.05
 
@@ -33,10 +35,10 @@ def main() -> None:
     limit = int(stats.binom.ppf(0.999, args.audits, ALPHA))
     print(f"{args.audits} audits per mechanism, {args.samples} samples per side, alpha={ALPHA}; "
           f"a valid auditor gives <= {ALPHA * args.audits:.0f} on average, alarm above {limit}")
-    for name, ref in REFERENCES.items():
-        if ref.faulty:
+    for name, spec in all_audits().items():
+        if spec.faulty or spec.mechanism is None:
             continue
-        mech = ref.build(ref.default_epsilon, ref.default_delta)
+        mech = spec.mechanism(spec.default_epsilon, spec.default_delta)
         t = time.perf_counter()
         bounds = np.array([
             audit_mechanism(mech, alpha=ALPHA, budget=AuditBudget(samples=args.samples),

@@ -1,47 +1,191 @@
-"""Command line: ``python -m dpaudit {list,check,...}``. Thin: it only calls the engine.
+"""Command line: ``python -m dpaudit {list,check,audit,reproduce,plot}``. Thin: it calls the engine.
 
-Exit codes: 0 no claim violated, 1 a claim VIOLATED, 2 usage error (bad parameter, unknown
-name with close matches suggested, malformed arguments).
+Exit codes mean one thing each:
+
+* **0**: no claim VIOLATED;
+* **1**: a claim VIOLATED (only a report's verdict ever returns 1);
+* **2**: usage error: a bad option or parameter, an unknown name (close matches suggested), an
+  unreadable or unwritable path (output paths are checked before any work starts), a user
+  module that does not import, a user object that breaks the protocol;
+* **3**: an exception raised inside user code, or an internal error: one line on stderr saying
+  which and where; ``--debug`` adds the full traceback;
+* **130**: interrupted (Ctrl-C), quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import sysconfig
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
+from .errors import UsageError, UserCodeError
 from .registry import UnknownNameError
 from .validation import InvalidParameterError
 
-__all__ = ["COMMANDS", "UsageError", "main"]
+__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "UsageError", "main"]
 
 # subcommand name -> module in dpaudit.commands (each has add_parser and run)
 COMMANDS = ("list", "check", "audit", "reproduce", "plot")
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+_USAGE_ERRORS = (InvalidParameterError, UnknownNameError, UsageError)
 
 
-class UsageError(Exception):
-    """A usage error detected after parsing (exit code 2)."""
+def version() -> str:
+    """The installed distribution's version (package metadata; see ``dpaudit.__version__``)."""
+    from . import __version__
+
+    return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m dpaudit",
-        description="Executable privacy and regret claims for differentially private bandits.",
+        description="Executable privacy and regret claims for differentially private bandits. "
+                    "Exit codes: 0 no claim violated, 1 a claim VIOLATED, 2 usage error, "
+                    "3 exception in user code or internal error, 130 interrupted.",
     )
+    parser.add_argument("--version", action="version", version=f"dpaudit {version()}")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the full traceback of an error (exit codes unchanged)")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(f"dpaudit.commands.{name}").add_parser(sub)
+    for subparser in sub.choices.values():  # --debug also after the subcommand
+        subparser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                               help="print the full traceback of an error")
     return parser
 
 
+def _cwd_importable() -> None:
+    """User audit modules in the current folder import, as under ``python -m``."""
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
+def _source_roots() -> tuple[Path, ...]:
+    """Folders holding dpaudit's own code (the engine, mechanisms, algorithms, audits)."""
+    roots = [Path(__file__).resolve().parent]
+    for sub in ("mechanisms", "algorithms", "audits"):
+        try:
+            module = importlib.import_module(f"dpaudit.{sub}")
+        except ImportError:  # pragma: no cover - a broken install
+            continue
+        roots += [Path(p).resolve() for p in getattr(module, "__path__", ())]
+    return tuple(roots)
+
+
+# third-party packages dpaudit calls into: an exception raised inside them during a check is
+# attributed to the nearest caller outside them (dpaudit's code or the user's)
+_DEPENDENCIES = frozenset({
+    "numpy", "scipy", "sympy", "statsmodels", "mpmath", "matplotlib", "dp_accounting",
+    "pandas", "patsy", "concurrent", "multiprocessing"})
+
+
+def _is_library(path: Path) -> bool:
+    """The standard library, or a dependency installed in site-packages (not user code)."""
+    paths = sysconfig.get_paths()
+    for key in ("stdlib", "platstdlib"):
+        root = Path(paths[key]).resolve()
+        if root in path.parents and "site-packages" not in path.parts:
+            return True
+    for key in ("purelib", "platlib"):
+        root = Path(paths[key]).resolve()
+        if root in path.parents:
+            top = path.relative_to(root).parts[0]
+            return top.split(".")[0].split("-")[0] in _DEPENDENCIES
+    return False
+
+
+def _within(path: Path, roots: tuple[Path, ...]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _origin(exc: BaseException) -> tuple[str, str]:
+    """``(who, where)``: ``"user code"`` or ``"internal"``, and ``file:line in function``.
+
+    The innermost frame outside the standard library and dpaudit's dependencies decides: inside
+    dpaudit's own folders it is an internal error, anywhere else (a user's file, or a user's
+    package installed in site-packages) it is the user's code.
+    """
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = _source_roots()
+    for frame in reversed(frames):
+        if frame.filename.startswith("<"):  # <frozen ...>, <string>: not a source file
+            continue
+        path = Path(frame.filename).resolve()
+        if _within(path, own):
+            return "internal", f"{path.name}:{frame.lineno} in {frame.name}"
+        if not _is_library(path):
+            return "user code", f"{frame.filename}:{frame.lineno} in {frame.name}"
+    if frames:
+        last = frames[-1]
+        return "internal", f"{Path(last.filename).name}:{last.lineno} in {last.name}"
+    return "internal", "unknown location"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _report_crash(exc: BaseException, debug: bool) -> int:
+    cause = exc.__cause__ if isinstance(exc, UserCodeError) and exc.__cause__ else exc
+    if isinstance(exc, UserCodeError):
+        who, where = "user code", _origin(cause)[1]
+        context = f"{exc}: "
+    else:
+        who, where = _origin(cause)
+        context = ""
+    if isinstance(cause, SystemExit):
+        what = f"sys.exit({cause.code!r}) was called"
+    else:
+        what = _one_line(cause)
+    if who == "user code":
+        head = f"dpaudit: error in user code: {context}{what} (at {where})"
+    else:
+        head = (f"dpaudit: internal error: {what} (at {where}); please report it with the "
+                "command line")
+    hint = "" if debug else "; rerun with --debug for the traceback"
+    print(head + hint, file=sys.stderr)
+    if debug:
+        traceback.print_exception(cause, file=sys.stderr)
+    return EXIT_INTERNAL
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)  # exits 2 on malformed arguments
-    module = importlib.import_module(f"dpaudit.commands.{args.command}")
+    """Run one command; return its exit code (argparse itself exits 2 on a malformed line)."""
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)  # exits 2 on malformed arguments or bad output paths
+        debug = bool(getattr(args, "debug", False))
+        _cwd_importable()
+        module = importlib.import_module(f"dpaudit.commands.{args.command}")
         return int(module.run(args))
-    except (InvalidParameterError, UnknownNameError, UsageError) as exc:
+    except KeyboardInterrupt:
+        print("dpaudit: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except _USAGE_ERRORS as exc:
         msg = exc.args[0] if exc.args else str(exc)
         print(f"dpaudit: error: {msg}", file=sys.stderr)
-        return 2
+        if debug:
+            traceback.print_exception(exc, file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:
+        if exc.code in (0, 2, None) and _from_argparse(exc):
+            raise  # --help, --version and malformed arguments keep argparse's exit
+        return _report_crash(exc, debug)  # user code called sys.exit: never exit 1
+    except Exception as exc:  # noqa: BLE001 - the one place every crash becomes exit 3
+        return _report_crash(exc, debug)
+
+
+def _from_argparse(exc: SystemExit) -> bool:
+    frames = traceback.extract_tb(exc.__traceback__)
+    return any(Path(f.filename).name == "argparse.py" for f in frames[-3:])

@@ -102,6 +102,9 @@ class AuditSpec:
     ``allow_zero_epsilon`` says whether the mechanism is defined at ``epsilon = 0`` (then
     ``delta > 0`` is required). ``regret`` returns the regret experiment's result or ``None``.
     ``faulty``: a deliberately broken twin (its ``description`` says what is wrong).
+    ``mechanism(epsilon, delta)``, when given, builds the object (black-box protocol of
+    :mod:`dpaudit.blackbox`) that ``python -m dpaudit audit NAME`` attacks: the same mechanism
+    the claims are about, so ``check NAME`` and ``audit NAME`` mean one thing.
     """
 
     name: str
@@ -114,6 +117,7 @@ class AuditSpec:
     findings: Sequence[FindingSpec] = ()
     regret: Callable[[CheckContext], RegretResult] | None = None
     faulty: bool = False
+    mechanism: Callable[[float, float], Any] | None = None
 
 
 def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvidence

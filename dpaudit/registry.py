@@ -1,77 +1,224 @@
-"""The registry: the single source of truth for checkable names.
+"""The registry: the single source of truth for checkable names, experiments and CDF pairs.
 
-Every module in :mod:`dpaudit.audits` defines ``AUDITS``, a list of
-:class:`~dpaudit.engine.AuditSpec`. A user's own audit is a dotted module path
-(``my_pkg.my_audit``) whose ``AUDITS`` (or ``AUDIT``) is loaded the same way. Names ending in
-``-faulty`` are deliberately broken variants and must come out VIOLATED.
+One scan imports every public module of :mod:`dpaudit.audits` once and collects what each
+declares: ``AUDITS`` (a list of :class:`~dpaudit.engine.AuditSpec`; or one ``AUDIT``),
+``EXPERIMENTS`` (a list of :class:`~dpaudit.experiments.Experiment`, for ``reproduce``) and
+``CDF_PAIRS`` (name -> CDF-pair builder, for ``plot cdf``). Names ending in ``-faulty`` are
+deliberately broken variants and must come out VIOLATED.
+
+A user's own audit module is loaded the same way (:func:`get_audit`): ``my_audit`` (a
+top-level module), ``my_pkg.my_audit`` (a dotted path) or ``MODULE:NAME`` (one audit of
+several), defining ``AUDITS``, one ``AUDIT``, or audits bound to module-level names.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
+from typing import Any
 
 from .bandits import PolicyEntry
 from .engine import AuditSpec
+from .errors import UsageError, UserCodeError
+from .experiments import Experiment
 
-__all__ = ["UnknownNameError", "all_audits", "all_policies", "get_audit", "load_module_audits"]
+__all__ = [
+    "UnknownNameError",
+    "all_audits",
+    "all_cdf_pairs",
+    "all_experiments",
+    "all_policies",
+    "get_audit",
+    "get_experiment",
+    "import_user_module",
+    "load_module_audits",
+    "suggest",
+]
 
 
-class UnknownNameError(LookupError):
-    """A check name that is neither registered nor an importable audit module."""
+class UnknownNameError(UsageError, LookupError):
+    """A name that is neither registered nor an importable audit module (exit code 2)."""
 
-    def __init__(self, name: str, suggestions: list[str]) -> None:
+    def __init__(self, name: str, suggestions: list[str], *, what: str = "check name",
+                 listing: str = "python -m dpaudit list", note: str = "") -> None:
         self.name = name
         self.suggestions = suggestions
         hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"unknown check name {name!r}{hint} (see `python -m dpaudit list`)")
+        super().__init__(f"unknown {what} {name!r}{hint} ({note}see `{listing}`)")
 
 
-def load_module_audits(module_name: str) -> list[AuditSpec]:
-    module = importlib.import_module(module_name)
-    specs = getattr(module, "AUDITS", None)
-    if specs is None and hasattr(module, "AUDIT"):
-        specs = [module.AUDIT]
-    if specs is None:
-        raise UnknownNameError(module_name, [])
-    return list(specs)
+def suggest(name: str, names: list[str] | tuple[str, ...]) -> list[str]:
+    """Up to three close matches of ``name`` among ``names``."""
+    return difflib.get_close_matches(name, list(names), n=3, cutoff=0.5)
+
+
+# -- the one scan of dpaudit.audits ---------------------------------------------------------
+@dataclass(frozen=True)
+class _Scan:
+    audits: dict[str, AuditSpec]
+    experiments: dict[str, Experiment]
+    cdf_pairs: dict[str, Callable[..., Any]]
+
+
+def _add(table: dict[str, Any], name: str, item: Any, kind: str, module: str) -> None:
+    if name in table:
+        raise RuntimeError(f"{kind} {name!r} is registered twice (again in {module})")
+    table[name] = item
 
 
 @cache
-def all_audits() -> dict[str, AuditSpec]:
-    """Every registered audit by name (imports each module of :mod:`dpaudit.audits`)."""
+def _scan() -> _Scan:
     from . import audits as audits_pkg
 
-    registry: dict[str, AuditSpec] = {}
+    audits: dict[str, AuditSpec] = {}
+    experiments: dict[str, Experiment] = {}
+    pairs: dict[str, Callable[..., Any]] = {}
     for info in sorted(pkgutil.iter_modules(audits_pkg.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
             continue
-        for spec in load_module_audits(f"{audits_pkg.__name__}.{info.name}"):
-            if spec.name in registry:
-                raise RuntimeError(f"check name {spec.name!r} is registered twice")
-            registry[spec.name] = spec
-    return registry
+        name = f"{audits_pkg.__name__}.{info.name}"
+        module = importlib.import_module(name)
+        for spec in _module_specs(module, name, required=False):
+            _add(audits, spec.name, spec, "check name", name)
+        for exp in getattr(module, "EXPERIMENTS", ()):
+            if not isinstance(exp, Experiment):
+                raise RuntimeError(f"{name}.EXPERIMENTS holds {exp!r}, not an Experiment")
+            _add(experiments, exp.name, exp, "experiment", name)
+        for key, builder in getattr(module, "CDF_PAIRS", {}).items():
+            _add(pairs, key, builder, "CDF pair", name)
+    return _Scan(audits, experiments, pairs)
+
+
+def all_audits() -> dict[str, AuditSpec]:
+    """Every registered audit by name."""
+    return _scan().audits
+
+
+def all_experiments() -> dict[str, Experiment]:
+    """Every registered figure reproduction by name (``python -m dpaudit reproduce``)."""
+    return _scan().experiments
+
+
+def all_cdf_pairs() -> dict[str, Callable[..., Any]]:
+    """Every plottable perturbation: name -> ``(epsilon, delta, n=None, successes=0)`` builder."""
+    return _scan().cdf_pairs
+
+
+def get_experiment(name: str) -> Experiment:
+    table = all_experiments()
+    if name not in table:
+        raise UnknownNameError(name, suggest(name, list(table)), what="experiment",
+                               listing="python -m dpaudit reproduce --list")
+    return table[name]
+
+
+# -- audit modules (built-in and the user's) ------------------------------------------------
+def _module_specs(module: ModuleType, name: str, *, required: bool = True) -> list[AuditSpec]:
+    """The audits a module declares: ``AUDITS``, else ``AUDIT``, else its AuditSpec names."""
+    if hasattr(module, "AUDITS"):
+        specs, origin = module.AUDITS, f"{name}.AUDITS"
+        if isinstance(specs, AuditSpec) or not hasattr(specs, "__iter__"):
+            raise UsageError(f"{origin} must be a list of AuditSpec, got "
+                             f"{type(specs).__name__}")
+        specs = list(specs)
+    elif hasattr(module, "AUDIT"):
+        specs, origin = [module.AUDIT], f"{name}.AUDIT"
+    else:
+        specs = [v for k, v in vars(module).items()
+                 if isinstance(v, AuditSpec) and not k.startswith("_")]
+        origin = name
+        if not specs and required:
+            raise UsageError(f"module {name!r} defines no audit: give it AUDITS = "
+                             "[AuditSpec(...)], AUDIT = AuditSpec(...), or module-level "
+                             "AuditSpec objects")
+    for spec in specs:
+        if not isinstance(spec, AuditSpec):
+            raise UsageError(f"{origin} holds {type(spec).__name__} {spec!r:.60}, not an "
+                             "AuditSpec (see dpaudit.engine.AuditSpec)")
+    return specs
+
+
+def _error_line(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        where = f"{exc.filename}, line {exc.lineno}" if exc.filename else f"line {exc.lineno}"
+        return f"{type(exc).__name__}: {exc.msg} ({where})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def import_user_module(module_name: str) -> ModuleType:
+    """Import a user's module; a failure says why, in the module's own words.
+
+    A missing module, a syntax error or a failed import inside it is a usage error (exit 2);
+    any other exception raised while the module's top level runs is an error in user code
+    (exit 3). Never "unknown name" for a module that exists.
+    """
+    try:
+        found = importlib.util.find_spec(module_name)
+    except (SyntaxError, ImportError, ValueError) as exc:  # a parent package missing or broken
+        raise UsageError(f"cannot import module {module_name!r}: {_error_line(exc)}") from None
+    except Exception as exc:  # a parent package's top level raised
+        raise UserCodeError(f"importing the packages of {module_name!r} raised") from exc
+    if found is None:
+        raise UsageError(f"cannot import module {module_name!r}: no module named "
+                         f"{module_name!r} (the current folder and sys.path were searched)")
+    try:
+        return importlib.import_module(module_name)
+    except (SyntaxError, ImportError) as exc:
+        raise UsageError(f"cannot import module {module_name!r}: {_error_line(exc)}") from None
+    except Exception as exc:
+        raise UserCodeError(f"importing module {module_name!r} raised") from exc
+
+
+def load_module_audits(module_name: str) -> list[AuditSpec]:
+    """The audits of an importable module (see :func:`import_user_module`)."""
+    return _module_specs(import_user_module(module_name), module_name)
+
+
+def _looks_like_module(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
 
 
 def get_audit(name: str) -> AuditSpec:
-    """The audit registered as ``name``, or the single audit of a dotted module path."""
+    """The audit registered as ``name``, or the audit of a user module.
+
+    ``name`` is a registered name, ``MODULE`` (its single audit) or ``MODULE:NAME`` (the audit
+    called ``NAME``, or the AuditSpec bound to the module attribute ``NAME``).
+    """
     registry = all_audits()
     if name in registry:
         return registry[name]
-    if "." in name or ":" in name:
-        module_name, _, attr = name.partition(":")
-        try:
-            specs = load_module_audits(module_name)
-        except ModuleNotFoundError:
-            raise UnknownNameError(name, []) from None
-        if attr:
-            specs = [s for s in specs if s.name == attr]
-        if len(specs) == 1:
-            return specs[0]
-        raise UnknownNameError(name, [s.name for s in specs])
-    raise UnknownNameError(name, difflib.get_close_matches(name, list(registry), n=3, cutoff=0.5))
+    module_name, colon, attr = name.partition(":")
+    if not colon and not _looks_like_module(name):
+        raise UnknownNameError(name, suggest(name, list(registry)))
+    if not _looks_like_module(module_name):
+        raise UsageError(f"{name!r}: {module_name!r} is not a module path (MODULE[:NAME])")
+    if not colon and "." not in name and importlib.util.find_spec(name) is None:
+        # a bare word that is neither registered nor a module: most likely a typo
+        raise UnknownNameError(name, suggest(name, list(registry)),
+                               note=f"not registered, and no module {name!r} on the path; ")
+    module = import_user_module(module_name)
+    if colon:
+        value = getattr(module, attr, None) if attr.isidentifier() else None
+        if isinstance(value, AuditSpec):
+            return value
+        specs = _module_specs(module, module_name)
+        chosen = [s for s in specs if s.name == attr]
+        if len(chosen) == 1:
+            return chosen[0]
+        raise UnknownNameError(f"{module_name}:{attr}", suggest(attr, [s.name for s in specs])
+                               or [s.name for s in specs][:3],
+                               what="audit", listing=f"its module {module_name!r}")
+    specs = _module_specs(module, module_name)
+    if len(specs) == 1:
+        return specs[0]
+    names = ", ".join(f"{module_name}:{s.name}" for s in specs)
+    raise UsageError(f"module {module_name!r} declares {len(specs)} audits; name one: {names}")
 
 
 # -- bandit policies -----------------------------------------------------------------------

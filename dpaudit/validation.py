@@ -51,8 +51,8 @@ def check_real(
 
     The interval is ``[low, high]`` with either end made open by ``low_open``/``high_open``.
     """
-    lb = "(" if low_open else "["
-    rb = ")" if high_open else "]"
+    lb = "(" if low_open or math.isinf(low) else "["  # a finite number never reaches +-inf
+    rb = ")" if high_open or math.isinf(high) else "]"
     domain = f"a finite number in {lb}{_fmt(low)}, {_fmt(high)}{rb}"
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise _fail(name, value, domain)
@@ -72,9 +72,9 @@ def _fmt(x: float) -> str:
 
 def check_int(name: str, value: object, *, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as an int in ``[low, high]``; floats with integral value are refused."""
-    lo = "-inf" if low is None else str(low)
-    hi = "inf" if high is None else str(high)
-    domain = f"an integer in [{lo}, {hi}]"
+    lo = "(-inf" if low is None else f"[{low}"
+    hi = "inf)" if high is None else f"{high}]"
+    domain = f"an integer in {lo}, {hi}"
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
         raise _fail(name, value, domain)
     v = int(value)

@@ -61,7 +61,11 @@ def test_other_parameters_accepted(capsys):
     (["check", "dp-ftpl-new", "--delta", "1.5"], "delta=1.5 must be"),
     (["check", "dp-ftpl-new", "--epsilon", "0", "--delta", "0"], "must not both be zero"),
     (["check", "dp-ftpl-nw"], "did you mean dp-ftpl-new"),
-    (["check", "no_such_module.audit"], "unknown check name"),
+    (["check", "no_such_module.audit"], "No module named 'no_such_module'"),
+    (["check", "dp-ftpl-new", "--epsilon", "nan"], "epsilon=nan must be a finite number"),
+    # dp-ftpl-new is defined at epsilon = 0 (the uniform limit of Remark 17)
+    (["check", "dp-ftpl-new", "--epsilon", "inf"], "epsilon=inf must be a finite number in "
+                                                   "[0, inf)"),
     (["check", "dp-ftpl-new", "--seed", "-4"], "seed=-4 must be"),
     (["check", "dp-ftpl-new", "--alpha", "2"], "alpha=2.0 must be"),
 ])
@@ -73,7 +77,7 @@ def test_usage_errors_exit_two(argv, needle, capsys):
 
 @pytest.mark.parametrize("argv", [
     ["check", "dp-ftpl-new", "--epsilon", "abc"],
-    ["check", "dp-ftpl-new", "--epsilon", "nan"],
+    ["check", "dp-ftpl-new", "--seed", "1.5e0"],
     ["check"],
     ["frobnicate"],
 ])

@@ -106,13 +106,15 @@ def test_faulty_private_ucb_loss_is_eleven_tenths() -> None:
 
 
 def test_fig6_reproduction_writes_its_files(tmp_path) -> None:
-    from dpaudit.audits.tossou_fig6 import run
+    from dpaudit.experiments import run_experiment
+    from dpaudit.registry import get_experiment
 
-    paths = run(tmp_path, horizon=300, runs=3, seed=1)
+    exp = get_experiment("tossou-fig6")
+    paths = run_experiment(exp, exp.settings(horizon=300, runs=3, seed=1), tmp_path)
     assert [p.suffix for p in paths] == [".png", ".csv", ".md"]
     text = paths[2].read_text()
     assert "DP-UCB-Int best of the private algorithms" in text
     rows = paths[1].read_text().splitlines()
-    assert rows[0].startswith("instance,epsilon,algorithm,t")
-    assert len(rows) > 1 + 4 * 5
+    assert rows[0].startswith("instance,epsilon,algorithm,mean regret at T")
+    assert len(rows) == 1 + 4 * 5
     assert np.all([p.stat().st_size > 0 for p in paths])

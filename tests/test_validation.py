@@ -50,7 +50,7 @@ def test_integers_refuse_floats_and_bools():
 
 
 def test_horizon_at_least_arms():
-    with pytest.raises(InvalidParameterError, match="horizon=3 must be an integer in \\[5, inf\\]"):
+    with pytest.raises(InvalidParameterError, match="horizon=3 must be an integer in \\[5, inf\\)"):
         check_horizon(3, 5)
 
 

@@ -1,110 +1,133 @@
 """``python -m dpaudit audit TARGET [--samples N] [--alpha A] [--seed S] [--json PATH]``.
 
-``TARGET`` is ``MODULE:OBJECT`` (any object with a vectorised ``sample(data, size, rng)``,
-``epsilon``, ``delta`` and ``neighbours``; or a zero-argument factory returning one) or a
-built-in reference name (``laplace``, ``gaussian``, ``gaussian-classical``, ``privbern``,
-``randomized-response`` and their ``-faulty`` variants), built for ``--epsilon``/``--delta``.
-The report has the shape of ``check``'s; exit 1 when the claim is VIOLATED.
+``TARGET`` is a registered name whose audit declares a ``mechanism`` (``audit --list``; the
+same mechanism ``check NAME`` is about, built for ``--epsilon``/``--delta``), or
+``MODULE:OBJECT``: any object with a vectorised ``sample(data, size, rng)``, ``epsilon``,
+``delta`` and ``neighbours``; a class or a zero-argument factory returning one; or an
+``AuditSpec`` with a ``mechanism``. The report has the shape of ``check``'s; exit 1 when the
+claim is VIOLATED.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import importlib
+import inspect
 import time
 from typing import Any
 
 from ..blackbox import AuditBudget, audit_mechanism, to_claim_result
-from ..report import format_text, write_json
+from ..engine import AuditSpec
+from ..errors import UsageError, UserCodeError
+from ..registry import UnknownNameError, all_audits, import_user_module, suggest
+from ..report import format_text, to_json
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
-from .common import float_arg, int_arg
+from ..validation import check_epsilon_delta
+from .common import float_arg, int_arg, output_file, write_text_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("audit", help="black-box epsilon lower bound for MODULE:OBJECT or a "
-                                     "built-in reference mechanism")
+    p = sub.add_parser("audit", help="black-box epsilon lower bound for a registered mechanism "
+                                     "or MODULE:OBJECT")
     p.add_argument("target", nargs="?", default=None,
-                   help="MODULE:OBJECT, or a built-in name (laplace, gaussian, "
-                        "gaussian-classical, privbern, randomized-response, *-faulty)")
-    p.add_argument("--list", action="store_true", help="list the built-in reference names")
+                   help="a registered name with a mechanism (see --list) or MODULE:OBJECT")
+    p.add_argument("--list", action="store_true", help="list the registered mechanisms")
     p.add_argument("--epsilon", type=float_arg, default=None,
-                   help="claimed epsilon (default: the object's, or the built-in's 1.0)")
+                   help="claimed epsilon (default: the object's, or the audit's)")
     p.add_argument("--delta", type=float_arg, default=None,
-                   help="claimed delta (default: the object's, or the built-in's)")
+                   help="claimed delta (default: the object's, or the audit's)")
     p.add_argument("--samples", type=int_arg, default=AuditBudget.samples,
-                   help="samples per input, selection + measurement (default 1000000)")
+                   help="samples per input, selection + measurement (default 1e6)")
     p.add_argument("--selection-fraction", type=float_arg, default=AuditBudget.selection_fraction,
                    help="share of the samples that chooses the event (default 0.2)")
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
-    p.add_argument("--json", metavar="PATH", default=None, help="also write the report as JSON")
+    p.add_argument("--json", metavar="PATH", type=output_file, default=None,
+                   help="also write the report as JSON (folders are created)")
 
 
-def _references() -> dict[str, Any]:
-    from dpaudit.audits._references import REFERENCES
+def mechanisms() -> dict[str, AuditSpec]:
+    """Registered audits that name the mechanism a black-box audit attacks."""
+    return {n: s for n, s in all_audits().items() if s.mechanism is not None}
 
-    return REFERENCES
+
+def _call_user(obj: Any, what: str) -> Any:
+    """Call a class or zero-argument factory; a signature that needs arguments is a usage error."""
+    try:
+        inspect.signature(obj).bind()
+    except TypeError:
+        raise UsageError(f"{what} needs arguments; give an object, a class or a factory "
+                         "callable with none") from None
+    except ValueError:  # no signature available (some builtins): just try
+        pass
+    try:
+        return obj()
+    except Exception as exc:
+        raise UserCodeError(f"calling {what}() raised") from exc
 
 
 def _load_object(target: str) -> Any:
-    from ..cli import UsageError
-
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise UsageError(f"target {target!r} must be MODULE:OBJECT (e.g. my_pkg.mech:MECH)")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UsageError(f"cannot import module {module_name!r}: {exc}") from None
+    module = import_user_module(module_name)
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise UsageError(f"module {module_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
-    if not hasattr(obj, "sample") and callable(obj):
-        obj = obj()  # a zero-argument factory
+    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "sample")
+                                 and not isinstance(obj, AuditSpec)):
+        obj = _call_user(obj, target)
     return obj
+
+
+def _from_spec(spec: AuditSpec, args: argparse.Namespace) -> tuple[Any, float, float]:
+    if spec.mechanism is None:
+        names = ", ".join(mechanisms())
+        raise UsageError(f"{spec.name!r} declares no mechanism for a black-box audit (use "
+                         f"`python -m dpaudit check {spec.name}`; mechanisms: {names})")
+    eps = spec.default_epsilon if args.epsilon is None else args.epsilon
+    dlt = spec.default_delta if args.delta is None else args.delta
+    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon)
+    return spec.mechanism(eps, dlt), eps, dlt
 
 
 def _resolve(args: argparse.Namespace) -> tuple[Any, str, str, float | None, float | None]:
     """``(mechanism, description, paper, epsilon override, delta override)``."""
-    from ..cli import UsageError
-
-    if ":" in args.target:
-        obj = _load_object(args.target)
-        doc = (type(obj).__doc__ or "").strip().splitlines()
-        return obj, doc[0] if doc else type(obj).__name__, "user mechanism", args.epsilon, \
-            args.delta
-    refs = _references()
-    if args.target not in refs:
-        close = difflib.get_close_matches(args.target, list(refs), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise UsageError(f"unknown audit target {args.target!r}{hint} (built-ins: "
-                         f"{', '.join(refs)}; or MODULE:OBJECT)")
-    ref = refs[args.target]
-    eps = ref.default_epsilon if args.epsilon is None else args.epsilon
-    dlt = ref.default_delta if args.delta is None else args.delta
-    return ref.build(eps, dlt), ref.description, ref.paper, eps, dlt
+    table = all_audits()
+    if args.target in table:
+        spec = table[args.target]
+        mech, eps, dlt = _from_spec(spec, args)
+        return mech, spec.description, spec.paper, eps, dlt
+    if ":" not in args.target:
+        raise UnknownNameError(args.target, suggest(args.target, list(mechanisms())),
+                               what="audit target", listing="python -m dpaudit audit --list",
+                               note="a registered mechanism or MODULE:OBJECT; ")
+    obj = _load_object(args.target)
+    if isinstance(obj, AuditSpec):
+        mech, eps, dlt = _from_spec(obj, args)
+        return mech, obj.description, obj.paper, eps, dlt
+    doc = (type(obj).__doc__ or "").strip().splitlines()
+    return obj, doc[0] if doc else type(obj).__name__, "user mechanism", args.epsilon, \
+        args.delta
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import UsageError
-
     if args.list:
-        refs = _references()
-        width = max(len(n) for n in refs)
-        for ref in refs.values():
-            print(f"{ref.name:<{width}}  eps={ref.default_epsilon:g} delta={ref.default_delta:g}"
-                  f"  {ref.description}")
+        table = mechanisms()
+        width = max((len(n) for n in table), default=0)
+        for spec in table.values():
+            print(f"{spec.name:<{width}}  eps={spec.default_epsilon:g} "
+                  f"delta={spec.default_delta:g}  {spec.description}")
         return 0
     if args.target is None:
-        raise UsageError("audit needs a TARGET (MODULE:OBJECT or a built-in; see --list)")
+        raise UsageError("audit needs a TARGET (a registered mechanism, see --list; or "
+                         "MODULE:OBJECT)")
+    budget = AuditBudget(samples=args.samples, selection_fraction=args.selection_fraction)
     start = time.perf_counter()
     mech, description, paper, eps, dlt = _resolve(args)
-    budget = AuditBudget(samples=args.samples, selection_fraction=args.selection_fraction)
     result = audit_mechanism(mech, epsilon=eps, delta=dlt, alpha=args.alpha, budget=budget,
                              seed=args.seed, key=f"audit:{args.target}")
     notion_value = getattr(mech, "notion", "ldp")
@@ -120,6 +143,6 @@ def run(args: argparse.Namespace) -> int:
                     "seed": args.seed},
         claims=(claim,), seconds=time.perf_counter() - start)
     print(format_text(report).replace("dpaudit check", "dpaudit audit", 1))
-    if args.json:
-        write_json(report, args.json)
+    if args.json is not None:
+        write_text_output(args.json, to_json(report) + "\n")
     return report.exit_code

@@ -6,14 +6,15 @@ import argparse
 
 from ..engine import run_check
 from ..registry import get_audit
-from ..report import format_text, write_json
+from ..report import format_text, to_json
 from ..rng import DEFAULT_SEED
-from .common import float_arg, int_arg
+from .common import float_arg, int_arg, output_file, write_text_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="run every claim of a registered name (or MODULE[:NAME])")
-    p.add_argument("name", help="registered name (see `list`) or a dotted audit module")
+    p.add_argument("name", help="registered name (see `list`), or a user audit module: "
+                                "my_audit, my_pkg.my_audit or MODULE:NAME")
     p.add_argument("--epsilon", type=float_arg, default=None,
                    help="claimed epsilon (default: the paper's)")
     p.add_argument("--delta", type=float_arg, default=None,
@@ -25,7 +26,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (results do not depend on it)")
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
-    p.add_argument("--json", metavar="PATH", default=None, help="also write the report as JSON")
+    p.add_argument("--json", metavar="PATH", type=output_file, default=None,
+                   help="also write the report as JSON (checked before the run; folders are "
+                        "created)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,6 +38,6 @@ def run(args: argparse.Namespace) -> int:
         quick=args.quick, workers=args.workers, regret=not args.no_regret,
     )
     print(format_text(report))
-    if args.json:
-        write_json(report, args.json)
+    if args.json is not None:
+        write_text_output(args.json, to_json(report) + "\n")
     return report.exit_code

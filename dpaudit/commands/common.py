@@ -1,23 +1,107 @@
-"""Argument types shared by subcommands: strict numbers, clear messages."""
+"""Argument types shared by subcommands: numbers and output paths, checked before any work.
+
+Numbers are parsed here and their *domain* is checked by :mod:`dpaudit.validation`, so each
+parameter has one wording everywhere (``epsilon=inf must be a finite number in (0, inf)``,
+whether it came from ``check``, ``audit`` or ``plot``). Output paths are checked at parse
+time (so a typo costs nothing, not the run's work) and their folders are created only when
+the file is written.
+"""
 
 from __future__ import annotations
 
 import argparse
-import math
+import os
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from ..errors import UsageError
+
+__all__ = ["float_arg", "int_arg", "output_dir", "output_file", "prepare_output",
+           "write_text_output"]
 
 
 def float_arg(text: str) -> float:
+    """Any number Python reads as a float; the parameter's validator then checks its domain.
+
+    ``inf`` and ``nan`` parse here on purpose: they are refused by the validator with the
+    parameter's one domain message instead of a second, parse-time wording.
+    """
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
-    return value
 
 
 def int_arg(text: str) -> int:
+    """An integer, also written in scientific notation (``1e6``, ``2.5e3``; not ``1.5e0``)."""
     try:
         return int(text)
     except ValueError:
+        pass
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not value.is_finite() or value != value.to_integral_value():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an integer (scientific notation such as 1e6 is accepted when "
+            "its value is whole)")
+    return int(value)
+
+
+def _nearest_existing(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return candidate
+    return Path(".")
+
+
+def _check_creatable_folder(folder: Path, text: str) -> None:
+    base = _nearest_existing(folder)
+    if not base.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: cannot create a folder under {str(base)!r}, which is a file")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r}: folder {str(base)!r} is not writable")
+
+
+def output_file(text: str) -> Path:
+    """A file we can write: not empty, not a folder, in an existing or creatable folder."""
+    if not text or not text.strip():
+        raise argparse.ArgumentTypeError("an output path must not be empty")
+    path = Path(text).expanduser()
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not writable")
+    _check_creatable_folder(path.parent, text)
+    return path
+
+
+def output_dir(text: str) -> Path:
+    """A folder we can write into: existing, or creatable (it is created before writing)."""
+    if not text or not text.strip():
+        raise argparse.ArgumentTypeError("an output folder must not be empty")
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
+    _check_creatable_folder(path, text)
+    return path
+
+
+def prepare_output(path: Path, *, folder: bool = False) -> Path:
+    """Create the folder of ``path`` (or ``path`` itself when ``folder``); return ``path``."""
+    target = path if folder else path.parent
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create folder {str(target)!r}: {exc.strerror or exc}") from None
+    return path
+
+
+def write_text_output(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, creating its folder (a failure is a usage error)."""
+    try:
+        prepare_output(path).write_text(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None

@@ -16,7 +16,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     rows = [
         {"name": s.name, "description": s.description, "paper": s.paper, "faulty": s.faulty,
-         "default_epsilon": s.default_epsilon, "default_delta": s.default_delta}
+         "default_epsilon": s.default_epsilon, "default_delta": s.default_delta,
+         "mechanism": s.mechanism is not None}
         for s in all_audits().values()
     ]
     if args.json:

@@ -1,41 +1,25 @@
 """``python -m dpaudit plot cdf NAME [--epsilon E] [--delta D] [--n N] [--successes R] --out F``.
 
 Draws a perturbation's CDF ``F``, its neighbour ``F'`` (one observation changed) and the
-feasible region of Lemma 8 (seed 003) for ``F'`` given ``F``, in the style of the paper's
-Figures 1-3: if ``F'`` stays inside the shaded band the condition holds. Names come from the
-``CDF_PAIRS`` dictionaries of the audit modules (the registry's source of truth), e.g.
-``gauss-perturbation``, ``beta-perturbation``, ``beta-perturbation-unpadded``,
-``lemma15-perturbation`` (``--list`` prints them).
+feasible region of Lemma 8 (Wang & Zhu 2023) for ``F'`` given ``F``, in the style of the paper's
+Figures 1-3 (Wang & Zhu 2023): if ``F'`` stays inside the shaded band the condition holds.
+Names come from the ``CDF_PAIRS`` of the audit modules, collected by the registry's one scan,
+e.g. ``laplace``, ``gaussian``, ``gauss-perturbation``, ``beta-perturbation``,
+``beta-perturbation-unpadded``, ``lemma15-perturbation`` (``--list`` prints them).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from ..cli import UsageError
 from ..conditions import feasible_band
-from ..registry import UnknownNameError
+from ..errors import UsageError
+from ..registry import UnknownNameError, all_audits, all_cdf_pairs, suggest
 from ..validation import check_epsilon_delta, check_int
-from .common import float_arg, int_arg
-
-
-def cdf_pairs() -> dict[str, Callable]:
-    """Every plottable name -> builder ``(epsilon, delta, n=None, successes=0) -> CdfPair``."""
-    from .. import audits as audits_pkg
-
-    out: dict[str, Callable] = {}
-    for info in sorted(pkgutil.iter_modules(audits_pkg.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{audits_pkg.__name__}.{info.name}")
-        out.update(getattr(module, "CDF_PAIRS", {}))
-    return out
+from .common import float_arg, int_arg, output_file, prepare_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,34 +28,45 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("kind", choices=["cdf"], help="what to draw (only 'cdf' for now)")
     p.add_argument("name", nargs="?", default=None, help="perturbation name (see --list)")
     p.add_argument("--list", action="store_true", help="list the plottable names")
-    p.add_argument("--epsilon", type=float_arg, default=1.0, help="epsilon (default 1)")
-    p.add_argument("--delta", type=float_arg, default=0.01, help="delta (default 0.01)")
+    p.add_argument("--epsilon", type=float_arg, default=None,
+                   help="epsilon (default: the check's, else 1)")
+    p.add_argument("--delta", type=float_arg, default=None,
+                   help="delta (default: the check's, else 0.01)")
     p.add_argument("--n", type=int_arg, default=None,
-                   help="count N of the arm's observations (default: the start phase)")
+                   help="count N of the arm's observations (default: the start phase; for "
+                        "laplace, the episode's m = j - i, default 1)")
     p.add_argument("--successes", type=int_arg, default=0, help="successes R (default 0)")
-    p.add_argument("--out", default=None, help="output PNG file")
+    p.add_argument("--out", type=output_file, default=None,
+                   help="output PNG file (checked first; folders are created)")
 
 
 def run(args: argparse.Namespace) -> int:
-    pairs = cdf_pairs()
+    pairs = all_cdf_pairs()
     if args.list:
         print("\n".join(sorted(pairs)))
         return 0
     if args.name is None:
         raise UsageError("plot cdf needs a NAME (see `python -m dpaudit plot cdf --list`)")
     if args.name not in pairs:
-        import difflib
-        raise UnknownNameError(args.name, difflib.get_close_matches(args.name, list(pairs)))
-    if not args.out:
+        if args.name in all_audits():
+            raise UsageError(f"{args.name!r} is a registered check but declares no "
+                             "one-dimensional CDF pair to draw (plottable: "
+                             f"{', '.join(sorted(pairs))})")
+        raise UnknownNameError(args.name, suggest(args.name, sorted(pairs)),
+                               what="plottable name", listing="python -m dpaudit plot cdf --list")
+    if args.out is None:
         raise UsageError("--out FILE.png is required")
-    eps, dl = check_epsilon_delta(args.epsilon, args.delta, allow_zero_epsilon=True)
+    out = args.out
+    if out.suffix.lower() != ".png":
+        raise UsageError(f"--out {str(out)!r} must end in .png")
+    spec = all_audits().get(args.name)
+    eps = (spec.default_epsilon if spec else 1.0) if args.epsilon is None else args.epsilon
+    dl = (spec.default_delta if spec else 0.01) if args.delta is None else args.delta
+    eps, dl = check_epsilon_delta(eps, dl, allow_zero_epsilon=True)
     if args.n is not None:
         check_int("n", args.n, low=1)
     pair = pairs[args.name](eps, dl, n=args.n, successes=args.successes)
-    out = Path(args.out)
-    if out.suffix.lower() != ".png":
-        raise UsageError(f"--out {args.out!r} must end in .png")
-    draw(pair, eps, dl, out)
+    draw(pair, eps, dl, prepare_output(Path(out)))
     print(f"wrote {out}")
     return 0
 

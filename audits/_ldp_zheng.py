@@ -1,0 +1,123 @@
+"""The audit recipe shared by the Zheng et al. 2020 checks (``ldp-one-point``, ``-two-point-bco``,
+``-linear-bandit``, ``-glm-bandit``); not a registered name.
+
+A check declares a :class:`Report`: the release (blocks, witness and supremum Mahalanobis
+sensitivity), the two samplers that run the algorithm's own ``report`` code on the witness
+pair, the whitened direction of the likelihood ratio, the paper's ``sigma`` as a function of
+``eps`` (for the calibration finding) and its regret experiments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.regret import summarise_regret
+from dpaudit.results import Finding, Notion, RegretResult
+
+from ._ldp_common import (
+    calibration_finding,
+    claim,
+    gaussian_exact_evidence,
+    gaussian_sampled_evidence,
+    regret_rows,
+)
+
+PAPER = "Zheng, Cai, Huang, Li & Wang 2020, Locally Differentially Private (Contextual) Bandits"
+
+
+@dataclass(frozen=True)
+class Report:
+    """One user's report, as the audit attacks it."""
+
+    mu_witness: float
+    mu_upper: float
+    sample_d: Callable[[int, np.random.Generator], np.ndarray]
+    sample_dp: Callable[[int, np.random.Generator], np.ndarray]
+    direction: np.ndarray
+    pair: str
+    lines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RegretCase:
+    """A regret experiment: ``run(eps, private, horizon, runs, rng) -> per-run regrets``."""
+
+    label: str
+    claimed: float
+    run: Callable[[float, bool, int, int, np.random.Generator], np.ndarray]
+    baseline: float = 0.5  # the non-private black box's order
+
+
+def gaussian_claims(report: Callable[[CheckContext], Report], what: str, reference: str,
+                    n_quick: int = 200_000, n_full: int = 2_000_000) -> list[ClaimSpec]:
+    def exact(ctx: CheckContext):
+        r = report(ctx)
+        return gaussian_exact_evidence(r.mu_witness, r.mu_upper, ctx, r.lines)
+
+    def sampled(ctx: CheckContext):
+        r = report(ctx)
+        n = n_quick if ctx.quick else n_full
+        return gaussian_sampled_evidence(r.sample_d, r.sample_dp, r.direction, ctx, n, r.pair)
+
+    return [
+        claim("report-ldp-exact", f"{what} is (eps, delta)-LDP: a Gaussian vector, its exact "
+              "privacy curve at the worst pair of user data", reference, exact,
+              ),
+        claim("report-ldp-sampled", "the same, attacked by sampling the algorithm's report "
+              "code on the worst pair", reference, sampled),
+    ]
+
+
+def regret_finding(cases: Sequence[RegretCase], quick_horizons: Sequence[int],
+                   full_horizons: Sequence[int], quick_runs: int, full_runs: int,
+                   note: str) -> FindingSpec:
+    """Log-log slope of mean regret over horizons at the claim's eps, at eps = 10 (low noise:
+    the asymptotic order shows within reach; skipped with ``quick``) and for the non-private
+    black box."""
+    def evaluate(ctx: CheckContext) -> Finding:
+        horizons = quick_horizons if ctx.quick else full_horizons
+        runs = quick_runs if ctx.quick else full_runs
+        rows, data = [], []
+        for case in cases:
+            variants = [(ctx.epsilon, True, f"eps={ctx.epsilon:g}"),
+                        (10.0, True, "eps=10"), (ctx.epsilon, False, "non-private")]
+            for eps, private, tag in variants[::2] if ctx.quick else variants:
+                regrets = [case.run(eps, private, t, runs, ctx.rng("regret", case.label, tag,
+                                                                      t))
+                           for t in horizons]
+                claimed = case.claimed if private else case.baseline
+                line, d = regret_rows(f"{case.label}, {tag}", horizons, regrets, claimed)
+                rows.append(line)
+                data.append(d)
+        return Finding("regret-growth", f"log-log regret slopes over T in {list(horizons)}, "
+                       f"{runs} runs each (claimed orders hide logs and constants). {note}",
+                       Notion.LDP, details=tuple(rows), data={"fits": data})
+    return FindingSpec("regret-growth", evaluate)
+
+
+def regret_at(case: RegretCase, quick_horizon: int, full_horizon: int, quick_runs: int,
+              full_runs: int) -> Callable[[CheckContext], RegretResult]:
+    def run(ctx: CheckContext) -> RegretResult:
+        t = quick_horizon if ctx.quick else full_horizon
+        runs = quick_runs if ctx.quick else full_runs
+        regrets = case.run(ctx.epsilon, True, t, runs, ctx.rng("regret-main", case.label))
+        return summarise_regret(regrets, instance=case.label, algorithm=case.label,
+                                horizon=t, bound=None,
+                                bound_name=f"O~(T^{case.claimed:.3g}) (no constant printed)")
+    return run
+
+
+def spec(name: str, description: str, paper: str, claims: list[ClaimSpec],
+         mu_of_eps: Callable[[float, float], float], paper_sigma: str,
+         findings: Sequence[FindingSpec] = (), regret=None, faulty: bool = False
+         ) -> AuditSpec:
+    def calibration(ctx: CheckContext) -> Finding:
+        return calibration_finding(name, lambda e: mu_of_eps(e, ctx.delta), ctx.delta,
+                                   paper_sigma)
+    return AuditSpec(name=name, description=description, paper=paper, claims=claims,
+                     findings=[FindingSpec("calibration", calibration), *findings],
+                     regret=regret, default_epsilon=1.0, default_delta=1e-5, faulty=faulty)

@@ -1,0 +1,183 @@
+"""Figure reproductions, registered like audits: ``python -m dpaudit reproduce NAME``.
+
+An experiment file beside the audits (``audits/fig_*.py``) declares
+``EXPERIMENTS = [Experiment(name=..., paper=..., description=..., run=...)]``; the registry
+finds it and ``reproduce`` runs it. ``run(settings)`` receives the validated
+:class:`ExperimentSettings` (horizon, runs, seed, quick) and returns an
+:class:`ExperimentOutput`: a matplotlib figure, a table and a short Markdown summary. This
+module writes them as ``<stem>.png``, ``<stem>.csv`` and ``<stem>.md`` (``stem`` is the name
+with ``-`` replaced by ``_``). It knows no algorithm and no figure.
+
+:func:`mean_interval` gives the band every reproduction draws around a mean over runs: the
+95% Student-t interval of the mean, so a legend can say exactly what the band is.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .rng import DEFAULT_SEED, generator
+from .validation import InvalidParameterError, check_int, check_real
+
+__all__ = [
+    "Experiment",
+    "ExperimentOutput",
+    "ExperimentSettings",
+    "Table",
+    "mean_interval",
+    "new_figure",
+    "run_experiment",
+]
+
+
+@dataclass(frozen=True)
+class ExperimentSettings:
+    """The validated budget of one reproduction run."""
+
+    horizon: int
+    runs: int
+    seed: int = DEFAULT_SEED
+    quick: bool = False
+
+    def rng(self, *keys: str | int) -> np.random.Generator:
+        """A generator for the named piece of work (independent of everything else)."""
+        return generator(self.seed, *keys)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of numbers or text under named columns; written as CSV and as Markdown."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+    def __post_init__(self) -> None:
+        for row in self.rows:
+            if len(row) != len(self.columns):
+                raise InvalidParameterError(
+                    f"row {row!r} has {len(row)} cells; the table has {len(self.columns)} "
+                    "columns")
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(self.columns)
+        writer.writerows(self.rows)
+        return buf.getvalue()
+
+    def to_markdown(self, digits: int = 4) -> str:
+        def cell(v: Any) -> str:
+            if isinstance(v, float):
+                return "-" if math.isnan(v) else f"{v:.{digits}g}"
+            return str(v)
+
+        lines = ["| " + " | ".join(self.columns) + " |",
+                 "|" + "---|" * len(self.columns)]
+        lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in self.rows]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ExperimentOutput:
+    """What a reproduction returns: ``figure`` (a matplotlib ``Figure``), ``table`` and
+    ``summary`` (Markdown: settings, what the paper claims, what was measured)."""
+
+    figure: Any
+    table: Table
+    summary: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A figure reproduction: ``python -m dpaudit reproduce NAME``.
+
+    ``horizon``/``runs`` are the paper's settings, ``quick_horizon``/``quick_runs`` those of
+    ``--quick``. ``min_horizon`` is the smallest horizon at which the figure means anything
+    (``min_horizon_reason`` says why); smaller ones are refused with that reason.
+    """
+
+    name: str
+    paper: str
+    description: str
+    run: Callable[[ExperimentSettings], ExperimentOutput]
+    horizon: int = 10**7
+    runs: int = 20
+    quick_horizon: int = 10**6
+    quick_runs: int = 10
+    min_horizon: int = 1
+    min_horizon_reason: str = ""
+
+    @property
+    def stem(self) -> str:
+        return self.name.replace("-", "_")
+
+    def settings(self, *, horizon: int | None = None, runs: int | None = None,
+                 seed: int = DEFAULT_SEED, quick: bool = False) -> ExperimentSettings:
+        """Validated settings: the paper's (or ``--quick``'s) unless given."""
+        h = (self.quick_horizon if quick else self.horizon) if horizon is None else horizon
+        r = (self.quick_runs if quick else self.runs) if runs is None else runs
+        if isinstance(h, int) and not isinstance(h, bool) and h < self.min_horizon:
+            reason = f" ({self.min_horizon_reason})" if self.min_horizon_reason else ""
+            raise InvalidParameterError(
+                f"horizon={h!r} must be an integer in [{self.min_horizon}, inf) for "
+                f"{self.name}{reason}")
+        return ExperimentSettings(check_int("horizon", h, low=self.min_horizon),
+                                  check_int("runs", r, low=1), check_int("seed", seed, low=0),
+                                  bool(quick))
+
+
+def mean_interval(values: np.ndarray, *, confidence: float = 0.95, axis: int = 0
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean, low, high)``: the Student-t interval of the mean over ``axis`` (runs).
+
+    With one run the interval is the mean itself (no spread can be estimated).
+    """
+    from scipy import stats
+
+    check_real("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
+    v = np.asarray(values, dtype=float)
+    n = v.shape[axis]
+    mean = v.mean(axis=axis)
+    if n < 2:
+        return mean, mean.copy(), mean.copy()
+    half = stats.t.ppf(0.5 + confidence / 2, n - 1) * v.std(axis=axis, ddof=1) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def new_figure(*, figsize: tuple[float, float] = (6.4, 4.2)) -> tuple[Any, Any]:
+    """A matplotlib ``(figure, axes)`` pair that needs no display and no global state."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, dpi=120)
+    return fig, fig.subplots()
+
+
+def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Path
+                   ) -> Sequence[Path]:
+    """Run ``experiment`` and write ``<stem>.png``, ``<stem>.csv`` and ``<stem>.md`` in ``out``."""
+    result = experiment.run(settings)
+    if not isinstance(result, ExperimentOutput):
+        raise TypeError(f"experiment {experiment.name!r} returned {type(result).__name__}, "
+                        "not an ExperimentOutput")
+    out.mkdir(parents=True, exist_ok=True)
+    png, csv_path, md = (out / f"{experiment.stem}.{ext}" for ext in ("png", "csv", "md"))
+    result.figure.tight_layout()
+    result.figure.savefig(png)
+    csv_path.write_text(result.table.to_csv())
+    md.write_text("\n".join([
+        f"# {experiment.paper}: {experiment.description}", "",
+        f"Settings: T = {settings.horizon}, {settings.runs} runs, seed {settings.seed}"
+        + (" (--quick)" if settings.quick else "") + ".", "",
+        result.table.to_markdown(), "", result.summary.strip(), "",
+        f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
+        + (" --quick" if settings.quick else "")
+        + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
+    return png, csv_path, md
