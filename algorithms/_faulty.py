@@ -18,13 +18,17 @@ from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 
 from .adap import POLICIES as _ADAP_POLICIES
 from .adap import AdaPUCB
+from .dp_ucb_int import POLICIES as _INT_POLICIES
+from .dp_ucb_int import DPUCBInt, policy_factory
 from .ftpl import POLICIES as _FTPL_POLICIES
 from .ftpl import DPFTPLNew
 from .ftpl_gauss_beta import POLICIES as _GB_POLICIES
 from .ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from .private_ucb import POLICIES as _PRIVATE_UCB_POLICIES
+from .private_ucb import PrivateUCB
 
 __all__ = ["POLICIES", "AdaPUCBAllRewards", "DPFTPLBetaUnpadded", "DPFTPLGaussNoStartPhase",
-           "DPFTPLNewFaultyPerturbation"]
+           "DPFTPLNewFaultyPerturbation", "DPUCBIntEveryPull", "PrivateUCBOneLevelShort"]
 
 
 class AdaPUCBAllRewards(AdaPUCB):
@@ -92,9 +96,51 @@ class DPFTPLBetaUnpadded(DPFTPLBeta):
     def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
         super().__init__(epsilon, delta, **kwargs)
         self.padding = False  # BROKEN: Beta(a, b) instead of Beta(a + k, b + k)
+class DPUCBIntEveryPull(DPUCBInt):
+    """DP-UCB-Int releasing a fresh noisy mean at every pull. BROKEN.
+
+    Everything else is Tossou & Dimitrakakis 2016's Algorithm 3. What is wrong: the pulled
+    arm's mean is released (``Lap(n^(v/2 - 1))``, Lemma 3.1) after *every* pull, while the
+    interval ``f`` and the claimed target of Theorem 3.4 are kept: the budget is not
+    recomputed for ``f`` times more releases. The release at ``n = 1`` alone (sensitivity 1,
+    scale 1) is 1-DP, so every target below the composition is exceeded.
+    """
+
+    name = "DP-UCB-Int (fresh mean every pull, faulty)"
+    _every_pull = True
+
+
+class PrivateUCBOneLevelShort(PrivateUCB):
+    """Private-UCB whose tree noise uses ``L = ceil(log2 T)`` levels. BROKEN.
+
+    Everything else is Mishra & Thakurta 2015's Private-UCB. What is wrong: at ``T = 2^k``
+    element 1 lies in ``k + 1`` released nodes (one per level ``0..k``) but each carries
+    ``Lap(k/eps)``: the counter, hence the algorithm, is only ``(k + 1)/k eps``-DP.
+    """
+
+    name = "Private-UCB (ceil(log2 T) levels, faulty)"
+
+    def __init__(self, epsilon: float, *, horizon: int, gamma: float = 0.1) -> None:
+        super().__init__(epsilon, horizon=horizon, gamma=gamma, levels="ceil_log2")
 
 
 POLICIES = {
+    "dp-ucb-int-faulty": PolicyEntry(
+        policy_factory(DPUCBIntEveryPull),
+        _INT_POLICIES["dp-ucb-int"].instance,
+        "Tossou & Dimitrakakis 2016, Algorithm 3 releasing at every pull (broken)",
+        small_instance=_INT_POLICIES["dp-ucb-int"].small_instance,
+        small_horizon=_INT_POLICIES["dp-ucb-int"].small_horizon,
+        small_overrides=_INT_POLICIES["dp-ucb-int"].small_overrides,
+        invalid=_INT_POLICIES["dp-ucb-int"].invalid, faulty=True),
+    "private-ucb-faulty": PolicyEntry(
+        partial(PrivateUCBOneLevelShort, epsilon=1.0, horizon=1024),
+        _PRIVATE_UCB_POLICIES["private-ucb"].instance,
+        "Mishra & Thakurta 2015, Private-UCB with ceil(log2 T) tree levels (broken)",
+        small_instance=_PRIVATE_UCB_POLICIES["private-ucb"].small_instance,
+        small_horizon=_PRIVATE_UCB_POLICIES["private-ucb"].small_horizon,
+        invalid=tuple(kw for kw in _PRIVATE_UCB_POLICIES["private-ucb"].invalid
+                      if "levels" not in kw), faulty=True),
     "adap-ucb-faulty": PolicyEntry(
         partial(AdaPUCBAllRewards, epsilon=1.0), _ADAP_POLICIES["adap-ucb"].instance,
         "Azize & Basu 2022, Algorithm 1 with Eq. (7), release over all rewards (broken)",

@@ -1,0 +1,265 @@
+"""One chunk of lockstep steps of the UCB-family policies: numpy reference and compiled kernel.
+
+Both functions advance the same state with the same pre-drawn numbers (:mod:`._lockstep`) and
+do the same floating-point operations in the same order, so they return identical numbers
+(tested). The numpy path is the tested reference; the compiled path (numba, optional) runs
+the same loop per run without Python overhead.
+
+Kinds and their index at step ``t`` (``n`` pulls, ``s`` reward sum, ``N`` counter noise):
+
+* ``UCB``: ``s/n + sqrt(2 ln t / n)`` (Auer, Cesa-Bianchi & Fischer 2002, UCB1 as written by
+  Tossou & Dimitrakakis 2016, Sec. 3).
+* ``BOUND`` (DP-UCB-Bound): ``(s + N)/n + sqrt(2 ln t / n) + nu(t, n)/n``, hybrid counter on
+  the arm's own rewards.
+* ``DPUCB``: ``(s + N)/n + sqrt(2 ln t / n)``, every arm's hybrid counter receives an element
+  at every step (the reward for the played arm, 0 for the others).
+* ``PRIVATE`` (Private-UCB): ``(s + N)/n + sqrt(2 ln t / n) + B/n``, binary tree per arm.
+* ``INT`` (DP-UCB-Int): ``mu~ + sqrt(2 ln t / n)``, ``mu~`` refreshed when ``n`` is a
+  multiple of the release interval.
+
+``prm`` holds the kind's constants (see each policy); ``table[n]`` is ``ln n`` (BOUND) or the
+release noise scale at count ``n`` (INT).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._counters import HYBRID, TREE, increment_all, increment_selected
+
+__all__ = ["BOUND", "DPUCB", "INT", "PRIVATE", "UCB", "HAVE_NUMBA", "step_numba", "step_numpy"]
+
+UCB, BOUND, DPUCB, PRIVATE, INT = 0, 1, 2, 3, 4
+LN4 = math.log(4.0)
+
+try:
+    import numba
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - numba is optional
+    numba = None
+    HAVE_NUMBA = False
+
+
+class State:
+    """Per-run, per-arm state of one simulation (arrays shared by both paths)."""
+
+    def __init__(self, runs: int, k: int, counter_levels: int) -> None:
+        self.n = np.zeros((runs, k), dtype=np.int64)
+        self.s = np.zeros((runs, k))
+        self.nodes = np.zeros((runs, k, counter_levels))
+        self.tsum = np.zeros((runs, k))
+        self.lsum = np.zeros((runs, k))
+        self.pm = np.zeros((runs, k))
+        self.fidx = np.zeros((runs, k))
+
+
+def _index_numpy(kind: int, st: State, logt: float, prm: np.ndarray, table: np.ndarray
+                 ) -> np.ndarray:
+    n = st.n.astype(float)
+    bonus = np.sqrt(2.0 * logt / n)
+    if kind == UCB:
+        return st.s / n + np.sqrt(prm[0] * logt / n)
+    if kind == INT:
+        return st.fidx if prm[2] > 0 else st.pm + bonus
+    mean = (st.s + st.lsum + st.tsum) / n
+    if kind == BOUND:
+        lt4 = LN4 + 4.0 * logt
+        pow2 = (st.n & (st.n - 1)) == 0
+        nu = np.where(pow2, prm[2] * lt4, prm[2] * lt4 * (table[st.n] + 1.0))
+        return mean + bonus + nu / n
+    if kind == PRIVATE:
+        return mean + bonus + prm[1] / n
+    return mean + bonus
+
+
+def step_numpy(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
+               table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+               actions: np.ndarray | None) -> None:
+    """The lockstep numpy reference for one chunk (all runs advance one step at a time)."""
+    runs, k = st.n.shape
+    rows = np.arange(runs)
+    init = k * int(prm[0]) if kind == INT else k
+    for c in range(ch.u.shape[1]):
+        t = ch.t0 + c
+        z = ch.noise(c)
+        if t <= init:
+            arm = np.full(runs, (t - 1) % k)
+        else:
+            arm = _argmax_ties(_index_numpy(kind, st, ch.logt[c], prm, table), ch.v[:, c])
+        p = ch.prob[c, arm]
+        x = (ch.u[:, c] < p).astype(float) if ch.drawn[c] else p
+        st.n[rows, arm] += 1
+        st.s[rows, arm] += x
+        pos = st.n[rows, arm]
+        if kind == BOUND:
+            increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, z[:, 0],
+                               HYBRID, prm[0], prm[1])
+        elif kind == PRIVATE:
+            increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, z[:, 0],
+                               TREE, prm[0], 0.0)
+        elif kind == DPUCB:
+            increment_all(st.nodes, st.tsum, st.lsum, t, z, HYBRID, prm[0], prm[1])
+        elif kind == INT:
+            rel = pos % int(prm[1]) == 0
+            fresh = st.s[rows, arm] / pos + z[:, 0] * table[pos]
+            st.pm[rows, arm] = np.where(rel, fresh, st.pm[rows, arm])
+            frozen = fresh + np.sqrt(2.0 * ch.logt[c] / pos)
+            st.fidx[rows, arm] = np.where(rel, frozen, st.fidx[rows, arm])
+        regret += gaps[arm]
+        if ch.cp_col[c] >= 0:
+            curve[:, ch.cp_col[c]] = regret
+        if actions is not None:
+            actions[:, t - 1] = arm
+
+
+def _argmax_ties(index: np.ndarray, v: np.ndarray) -> np.ndarray:
+    top = index >= index.max(axis=1, keepdims=True)
+    m = top.sum(axis=1)
+    j = np.minimum((v * m).astype(np.int64), m - 1) + 1
+    return np.argmax(top & (np.cumsum(top, axis=1) == j[:, None]), axis=1)
+
+
+def _kernel_py(kind, t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, s, nodes,
+               tsum, lsum, pm, fidx, prm, table, regret, curve, actions,
+               record):  # pragma: no cover - jitted
+    runs, k = n.shape
+    chunk = u.shape[1]
+    init = k * int(prm[0]) if kind == INT else k
+    idx = np.empty(k)
+    for r in range(runs):
+        for c in range(chunk):
+            t = t0 + c
+            lt = logt[c]
+            if t <= init:
+                arm = (t - 1) % k
+            else:
+                best = -np.inf
+                m = 0
+                for a in range(k):
+                    na = float(n[r, a])
+                    bonus = math.sqrt(2.0 * lt / na)
+                    if kind == UCB:
+                        val = s[r, a] / na + math.sqrt(prm[0] * lt / na)
+                    elif kind == INT:
+                        val = fidx[r, a] if prm[2] > 0 else pm[r, a] + bonus
+                    else:
+                        val = (s[r, a] + lsum[r, a] + tsum[r, a]) / na + bonus
+                        if kind == BOUND:
+                            lt4 = LN4 + 4.0 * lt
+                            cnt = n[r, a]
+                            if (cnt & (cnt - 1)) == 0:
+                                nu = prm[2] * lt4
+                            else:
+                                nu = prm[2] * lt4 * (table[cnt] + 1.0)
+                            val = val + nu / na
+                        elif kind == PRIVATE:
+                            val = val + prm[1] / na
+                    idx[a] = val
+                    if val > best:
+                        best = val
+                        m = 1
+                    elif val == best:
+                        m += 1
+                j = min(int(v[r, c] * m), m - 1)
+                arm = 0
+                for a in range(k):
+                    if idx[a] >= best:
+                        if j == 0:
+                            arm = a
+                            break
+                        j -= 1
+            if drawn[c]:
+                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
+            else:
+                x = prob[c, arm]
+            n[r, arm] += 1
+            s[r, arm] += x
+            pos = n[r, arm]
+            if kind == BOUND or kind == PRIVATE:
+                _inc(nodes[r, arm], tsum, lsum, r, arm, pos, _lap(mag, sbits, r, c, 0),
+                     HYBRID if kind == BOUND else TREE, prm[0], prm[1])
+            elif kind == DPUCB:  # every counter moves to position t: one schedule per step
+                if (t & (t - 1)) == 0:
+                    for a in range(k):
+                        lsum[r, a] += _lap(mag, sbits, r, c, a) / prm[0]
+                        tsum[r, a] = 0.0
+                        for j in range(nodes.shape[2]):
+                            nodes[r, a, j] = 0.0
+                else:
+                    kb = _bitlen(t) - 1
+                    lvl = _bitlen((t - (1 << kb)) & -(t - (1 << kb))) - 1
+                    for a in range(k):
+                        ts = tsum[r, a]
+                        for j in range(lvl):
+                            ts = ts - nodes[r, a, j]
+                            nodes[r, a, j] = 0.0
+                        val = _lap(mag, sbits, r, c, a) * kb / prm[1]
+                        nodes[r, a, lvl] = val
+                        tsum[r, a] = ts + val
+            elif kind == INT:
+                if pos % int(prm[1]) == 0:
+                    fresh = s[r, arm] / pos + _lap(mag, sbits, r, c, 0) * table[pos]
+                    pm[r, arm] = fresh
+                    fidx[r, arm] = fresh + math.sqrt(2.0 * lt / pos)
+            regret[r] += gaps[arm]
+            if cp_col[c] >= 0:
+                curve[r, cp_col[c]] = regret[r]
+            if record:
+                actions[r, t - 1] = arm
+
+
+def _inc_py(g, tsum, lsum, r, a, pos, z, kind, p1, p2):  # pragma: no cover - jitted
+    if kind == HYBRID:
+        if (pos & (pos - 1)) == 0:
+            lsum[r, a] += z / p1
+            for j in range(g.shape[0]):
+                g[j] = 0.0
+            tsum[r, a] = 0.0
+            return
+        k = _bitlen(pos) - 1
+        m = pos - (1 << k)
+        val = z * k / p2
+    else:
+        m = pos
+        val = z * p1
+    lvl = _bitlen(m & -m) - 1
+    ts = tsum[r, a]
+    for j in range(lvl):
+        ts = ts - g[j]
+        g[j] = 0.0
+    g[lvl] = val
+    tsum[r, a] = ts + val
+
+
+def _lap_py(mag, sbits, r, c, a):  # pragma: no cover - jitted
+    """Node ``a``'s signed draw (see :func:`._lockstep.laplace_parts`)."""
+    if (sbits[r, c, a // 63] >> (a % 63)) & 1:
+        return mag[r, c, a]
+    return -mag[r, c, a]
+
+
+def _bitlen_py(x):  # pragma: no cover - jitted
+    """``floor(log2 x) + 1`` for ``1 <= x < 2^53`` (exact: frexp of an integer-valued float)."""
+    return math.frexp(float(x))[1]
+
+
+if HAVE_NUMBA:
+    _bitlen = numba.njit(cache=True)(_bitlen_py)
+    _lap = numba.njit(cache=True)(_lap_py)
+    _inc = numba.njit(cache=True)(_inc_py)
+    _kernel = numba.njit(cache=True)(_kernel_py)
+else:  # pragma: no cover
+    _bitlen, _lap, _inc, _kernel = _bitlen_py, _lap_py, _inc_py, _kernel_py
+
+
+def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
+               table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+               actions: np.ndarray | None) -> None:
+    """The compiled path for one chunk (same state, same numbers as :func:`step_numpy`)."""
+    rec = actions is not None
+    act = actions if rec else np.zeros((1, 1), dtype=np.int8)
+    _kernel(kind, ch.t0, ch.u, ch.v, ch.mag, ch.sbits, ch.prob, ch.drawn, ch.cp_col,
+            ch.logt, gaps, st.n, st.s, st.nodes, st.tsum, st.lsum, st.pm, st.fidx, prm, table,
+            regret, curve, act, rec)
