@@ -74,7 +74,7 @@ _TD = [
               "regret bound of DP-UCB-Int", (regret("dp-ucb-int"),)),
     Statement(TOSSOU_DIMITRAKAKIS_2016, "Fig. 6", EXP, FIG,
               "best-minus-worst regret over 100 runs < 664.5 (2 arms) for DP-UCB-* and UCB; "
-              "much larger for Private-UCB", (experiment("tossou-dimitrakakis-fig6"),)),
+              "much larger for Private-UCB", (experiment("tossou-fig6"),)),
 ]
 
 _BLP = [
