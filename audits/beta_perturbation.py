@@ -1,6 +1,6 @@
 """``check beta-perturbation``: DP-FTPL-Beta's padded Beta perturbation, decided exactly.
 
-Seed 003, Algorithm 2, Theorem 13 (privacy part) and Figure 2. ``theta ~ Beta(a + k, b + k)``
+Wang & Zhu 2023, Algorithm 2, Theorem 13 (privacy part) and Figure 2. ``theta ~ Beta(a + k, b + k)``
 with ``a = R + 1``, ``b = N - R + 1``, ``k = floor(N/8) + 1`` after a start phase ``N_B``
 (reconstruction in :mod:`dpaudit.mechanisms.beta_perturbation`). One flipped reward changes
 ``R`` by one and leaves ``N`` (hence ``k``) unchanged. Claims:
@@ -50,7 +50,7 @@ SPAN = Budget(full=1000, quick=100)  # longest dense run of N after the start ph
 DENSE_UNPADDED = Budget(full=2000, quick=200)  # N = 1.. checked without padding
 LEMMA8_GRID = Budget(full=8001, quick=2001)
 SEARCH_LIMIT = 3000  # largest N searched for the smallest sufficient start phase
-REF = "Wang & Zhu (seed 003), Alg. 2, Thm 13 (privacy part), Fig. 2"
+REF = "Wang & Zhu, Alg. 2, Thm 13 (privacy part), Fig. 2"
 CDF_PAIRS = {
     "beta-perturbation": lambda epsilon, delta, n=None, successes=0: beta_cdf_pair(
         n or math.ceil(beta_start_phase(epsilon, delta)), successes=successes),

@@ -1,6 +1,6 @@
 """``check gauss-perturbation``: DP-FTPL-Gauss's start phase against the exact privacy curve.
 
-Seed 003, Algorithm 1 and Theorem 11 (privacy part): after ``N_G`` pulls of each arm the
+Wang & Zhu 2023, Algorithm 1 and Theorem 11 (privacy part): after ``N_G`` pulls of each arm the
 perturbation ``N(R/N, 2/N)`` satisfies Lemma 8 at ``(eps, delta)`` under a change of one
 observation. Reconstruction of ``N_G`` and of the variance in
 :mod:`dpaudit.mechanisms.gauss_perturbation`. Claims:
@@ -39,7 +39,7 @@ from ._verification import curve_finding, out_of_range
 LEMMA8_GRID = Budget(full=4001, quick=1001)
 N_MAX = 10**15  # largest count searched for the smallest sufficient start phase
 
-REF = "Wang & Zhu (seed 003), Alg. 1, Thm 11 (privacy part), Fig. 1"
+REF = "Wang & Zhu, Alg. 1, Thm 11 (privacy part), Fig. 1"
 CDF_PAIRS = {
     "gauss-perturbation": lambda epsilon, delta, n=None, successes=0: gauss_cdf_pair(
         n or math.ceil(gauss_start_phase(epsilon, delta)), successes=successes),
@@ -94,7 +94,7 @@ def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclu
         + (" (start phase skipped)" if ctx.variant.skip_start_phase else ""),
         f"exact delta(eps={ctx.epsilon:g}) at N = {n}: {d.value:.6g} (claim {ctx.delta:g}; "
         "Gaussian shift 1/N, dp_accounting)", smallest,
-        "variance convention sigma^2 = 2/N (seed 003 proof)"),
+        "variance convention sigma^2 = 2/N (Wang & Zhu 2023 proof)"),
         data={"N": n, "N_G": ng, "N_min": n_min, "exact_delta": d.value})
 
 

@@ -142,7 +142,7 @@ def _curve(ctx: CheckContext) -> Finding:
 
 class ClassicalGaussian(Gaussian):
     """``x + N(0, sigma^2)`` with the classical ``sigma = sqrt(2 ln(1.25/delta))/eps`` at any
-    epsilon, as seed 004 states it (``Gaussian(calibration="classical")`` refuses eps > 1,
+    epsilon, as Zheng et al. 2020 states it (``Gaussian(calibration="classical")`` refuses eps > 1,
     where Dwork & Roth's proof stops; this audit tests the claim there too).
     ``sigma_factor = 0.5`` is the faulty twin (sigma halved)."""
 

@@ -1,6 +1,7 @@
-"""``check hybrid-counter``: the hybrid continual counter of seed 001, by counting nodes.
+"""``check hybrid-counter``: the hybrid continual counter of Tossou & Dimitrakakis 2016, by counting
+nodes.
 
-Tossou & Dimitrakakis (seed 001), Sec. 2.3, after Chan, Shi & Song 2011: a logarithmic
+Tossou & Dimitrakakis, Sec. 2.3, after Chan, Shi & Song 2011: a logarithmic
 mechanism at powers of two (``Lap(1/eps_log)`` per block sum) plus a binary tree inside each
 block (node scale ``k/eps_bin`` in block ``k``), with ``eps_log = eps_bin = eps/2``
 (REFERENCE 4.2). Each element is in exactly one block sum and in at most ``k`` used nodes of

@@ -1,6 +1,6 @@
-"""``check lemma15-perturbation``: the Lemma-15 perturbation of seed 003, four ways.
+"""``check lemma15-perturbation``: the Lemma-15 perturbation of Wang & Zhu 2023, four ways.
 
-Wang & Zhu (seed 003), Lemma 15 (reconstruction in :mod:`dpaudit.mechanisms.lemma15`, the
+Wang & Zhu, Lemma 15 (reconstruction in :mod:`dpaudit.mechanisms.lemma15`, the
 lead's module, reused unchanged): a truncated-Laplace-like law centred at ``x0`` with rate
 ``N eps`` and support half-width ``A``. One changed observation shifts ``x0`` by at most
 ``1/N``. Claims:
@@ -42,7 +42,7 @@ from dpaudit.symbolic import prove
 
 from ._verification import curve_finding
 
-REF = "Wang & Zhu (seed 003), Lemma 15, Eq. 10-14; Thm 16 and 18 (privacy parts)"
+REF = "Wang & Zhu, Lemma 15, Eq. 10-14; Thm 16 and 18 (privacy parts)"
 DEFAULT_N = 10
 GRID = Budget(full=4001, quick=1001)  # grid of the certified-numeric tier
 X0 = 0.5

@@ -1,6 +1,8 @@
-"""``check privbern``: PrivBern's likelihood ratio is exactly ``e^eps`` (seed 002, Lemma 2.1).
+"""``check privbern``: PrivBern's likelihood ratio is exactly ``e^eps`` (Barbara, Lazzaro &
+Pike-Burke 2025, Lemma 2.1).
 
-PrivBern(eps) (seed 002 Def. 2.1 after Ren et al. 2020 Lemma 5; reconstruction in
+PrivBern(eps) (Barbara, Lazzaro & Pike-Burke 2025 Def. 2.1 after Ren et al. 2020 Lemma 5;
+reconstruction in
 :mod:`dpaudit.mechanisms.privbern`) outputs ``Y ~ Bernoulli(p(r))`` with
 ``p(r) = (r (e^eps - 1) + 1)/(e^eps + 1)`` for a reward ``r in [0, 1]``. Proof, each step an
 obligation: ``p`` is increasing in ``r`` (so for both outputs the extreme ratio is attained at
@@ -100,14 +102,16 @@ def _mechanism(faulty: bool):
 PRIVBERN = AuditSpec(
     name="privbern",
     description="PrivBern reward privatiser (Def. 2.1 of the LDP thresholding-bandit paper)",
-    paper="Locally Differentially Private Thresholding Bandits (seed 002), Lemma 2.1",
+    paper="Locally Differentially Private Thresholding Bandits (Barbara, Lazzaro & "
+          "Pike-Burke 2025), Lemma 2.1",
     claims=[
         ClaimSpec("likelihood-ratio-symbolic", Notion.LDP,
                   "the likelihood ratio of PrivBern's two outputs is at most e^eps "
-                  "(exactly e^eps at r, r' = 1, 0)", "seed 002 Lemma 2.1, App. A",
+                  "(exactly e^eps at r, r' = 1, 0)",
+                  "Barbara, Lazzaro & Pike-Burke 2025 Lemma 2.1, App. A",
                   _symbolic),
         ClaimSpec("exact-loss", Notion.LDP, "PrivBern is eps-LDP (exact discrete loss)",
-                  "seed 002 Lemma 2.1", _exact),
+                  "Barbara, Lazzaro & Pike-Burke 2025 Lemma 2.1", _exact),
     ],
     default_epsilon=1.0, default_delta=0.0, variant=Calibrated(), mechanism=_mechanism(False),
 )

@@ -1,6 +1,7 @@
 """``check tree-counter``: the binary-tree continual counter's privacy, by counting nodes.
 
-Seed 000 (Sec. 1, related work) and seed 001 describe the tree mechanism used by DP-UCB and
+Azize & Basu 2022 (Sec. 1, related work) and Tossou & Dimitrakakis 2016 describe the tree mechanism
+used by DP-UCB and
 Private-UCB: Laplace noise on every node of a binary tree over the stream, each release the
 sum of ``O(log T)`` nodes. One changed stream element (by at most 1) changes every node that
 contains it, so the exact privacy loss of all releases together is

@@ -1,6 +1,6 @@
-"""Lemma 8 and Lemma 9 of Wang & Zhu (seed 003) as generic checks on a perturbation family.
+"""Lemma 8 and Lemma 9 of Wang & Zhu as generic checks on a perturbation family.
 
-Seed 003, Section 5. An FTPL-style algorithm draws ``theta_i`` from a continuous law with CDF
+Wang & Zhu 2023, Section 5. An FTPL-style algorithm draws ``theta_i`` from a continuous law with CDF
 ``F`` that depends only on arm ``i``'s history; ``F'`` is the CDF after one observation of that
 history changed. With ``g(x) = F(x) - e^eps F'(x)``:
 
@@ -396,7 +396,7 @@ def _validate(eps: float, delta: float, grid: int) -> tuple[float, float, int]:
 def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 4001,
                  symmetric: bool = True, symbolic: bool = True,
                  symbolic_budget: float | None = DEFAULT_SYMBOLIC_BUDGET) -> ProofResult:
-    """Decide seed 003 Lemma 8's two CDF inequalities for ``pair`` at ``(epsilon, delta)``.
+    """Decide Wang & Zhu 2023 Lemma 8's two CDF inequalities for ``pair`` at ``(epsilon, delta)``.
 
     ``symbolic=False`` skips the sympy tier (it costs seconds and rarely succeeds on
     non-elementary CDFs such as the Gaussian's ``erf``); ``symbolic_budget`` is its wall-clock
@@ -408,7 +408,7 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
     """
     eps, dl, grid = _validate(epsilon, delta, grid)
     if eps > MAX_EPSILON:
-        return _out_of_range(pair, eps, dl, "Lemma 8 (seed 003)")
+        return _out_of_range(pair, eps, dl, "Lemma 8 (Wang & Zhu 2023)")
     k = math.exp(eps)
     results = []
     budget_spent = False  # after one timeout, the sibling inequalities go straight to numeric
@@ -459,7 +459,7 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
                 res = _numeric_decision(name, stmt, sup, {"x": float(prof.xs[i])}, bound,
                                         dl, how + note)
             results.append(replace(res, seconds=time.perf_counter() - start + prof.seconds / 2))
-    return _combine(results, pair, eps, dl, "Lemma 8 (seed 003)")
+    return _combine(results, pair, eps, dl, "Lemma 8 (Wang & Zhu 2023)")
 
 
 def _max_increase(values: np.ndarray) -> tuple[float, int, int]:
@@ -477,12 +477,13 @@ def _max_increase(values: np.ndarray) -> tuple[float, int, int]:
 
 def lemma9_check(pair: CdfPair, epsilon: float, delta: float, *, delta_share: float = 0.5,
                  grid: int = 4001, symmetric: bool = True) -> ProofResult:
-    """Decide seed 003 Lemma 9's interval inequalities with budget ``delta_share * delta``."""
+    """Decide Wang & Zhu 2023 Lemma 9's interval inequalities with budget ``delta_share *
+    delta``."""
     eps, dl, grid = _validate(epsilon, delta, grid)
     if not (isinstance(delta_share, int | float) and 0 < delta_share <= 1):
         raise InvalidParameterError(f"delta_share={delta_share!r} must be a number in (0, 1]")
     budget = delta_share * dl
-    what = f"Lemma 9 (seed 003), delta_9 = {delta_share:g} * delta"
+    what = f"Lemma 9 (Wang & Zhu 2023), delta_9 = {delta_share:g} * delta"
     if eps > MAX_EPSILON:
         return _out_of_range(pair, eps, dl, what)
     k = math.exp(eps)

@@ -62,7 +62,7 @@ class AuditableMechanism(Mechanism, Protocol):
 
 @runtime_checkable
 class NextActionPolicy(Protocol):
-    """A bandit policy's next action given a history summary (per-step DP, seed 003 Def. 1).
+    """A bandit policy's next action given a history summary (per-step DP, Wang & Zhu 2023 Def. 1).
 
     ``sample_next_actions(sums, counts, size, rng)`` draws ``size`` independent next actions
     for the history with per-arm reward sums ``sums`` and pull counts ``counts``.

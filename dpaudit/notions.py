@@ -5,16 +5,18 @@ neighbouring inputs. These adaptors supply them for the notions of shared/DESIGN
 heuristic neighbour pairs of issue 3; they know no algorithm by name (they use the protocols
 of :mod:`dpaudit.interfaces`).
 
-* **Global DP** (seed 000 Definition 2; seed 003 Definition 3). Data is a ``(T, K)`` reward
+* **Global DP** (Azize & Basu 2022 Definition 2; Wang & Zhu 2023 Definition 3). Data is a ``(T, K)``
+reward
   table; the output is the whole action sequence (a learned score or the given ``features``
-  picks the event). Seed 000 compares two fixed reward sequences that differ at one step;
-  seed 003's expectation form draws rewards from an instance and applies a data-revision rule.
+  picks the event). Azize & Basu 2022 compares two fixed reward sequences that differ at one step;
+  Wang & Zhu 2023's expectation form draws rewards from an instance and applies a data-revision
+  rule.
   With the rule "the reward at step ``t`` is set to ``v``" (``p_t(1 | a) = 1`` for every
   ``a``, expected number of revisions exactly 1 <= 1) both sides are represented by tables of
   Bernoulli *means* (:func:`revision_table`): row ``t`` is ``v`` on the revised side, so a
   policy that draws non-binary entries per run realises ``E_r pi(a | r)`` versus
   ``E_r pi(a | r (+) R)`` exactly.
-* **Per-step DP** (seed 003 Definition 1, Mishra & Thakurta): data is a history summary
+* **Per-step DP** (Wang & Zhu 2023 Definition 1, Mishra & Thakurta): data is a history summary
   ``(sums, counts)``; neighbours change one observation, i.e. one arm's sum by at most 1; the
   output is the next action (a small discrete law, so subsets are searched).
 """
@@ -71,9 +73,9 @@ def global_neighbour_pairs(horizon: int, n_arms: int, *, means: object = None,
 
     Steps (1-based) default to ``K + 1`` (the first adaptive step after one pull of each arm),
     ``1`` and ``2K + 1``: a change early in the run has the most time to propagate. With
-    ``means`` the pairs are (instance, instance revised at ``t`` to ``v``) (seed 003 Def. 3);
+    ``means`` the pairs are (instance, instance revised at ``t`` to ``v``) (Wang & Zhu 2023 Def. 3);
     without, they are the fixed extreme sequences all-``1 - v`` versus the same with step
-    ``t`` set to ``v`` (seed 000 Def. 2).
+    ``t`` set to ``v`` (Azize & Basu 2022 Def. 2).
     """
     horizon = check_int("horizon", horizon, low=1)
     k = check_int("n_arms", n_arms, low=1)

@@ -1,4 +1,4 @@
-"""DP-FTPL-Beta perturbation of Wang & Zhu (seed 003, Algorithm 2, Theorem 13, Figure 2).
+"""DP-FTPL-Beta perturbation of Wang & Zhu (Wang & Zhu 2023, Algorithm 2, Theorem 13, Figure 2).
 
 Arm ``i`` draws ``theta_i ~ Beta(a_i + k_i, b_i + k_i)`` with ``a_i = R_i + 1``,
 ``b_i = N_i - R_i + 1`` and the padding ``k_i = floor(N_i/8) + 1`` (readable in the seed).
@@ -79,7 +79,8 @@ def beta_worst_delta(epsilon: float, n: int, *, padding: bool = True) -> tuple[B
 
 
 def beta_cdf_pair(n: int, *, successes: int = 0, padding: bool = True) -> CdfPair:
-    """``F`` = CDF with ``R`` successes, ``F'`` with ``R + 1`` (seed 003 Fig. 2 uses ``R = 0``).
+    """``F`` = CDF with ``R`` successes, ``F'`` with ``R + 1`` (Wang & Zhu 2023 Fig. 2 uses ``R =
+    0``).
 
     Density bound: each Beta density here has both parameters >= 1, so its maximum is at the
     mode ``(p - 1)/(p + q - 2)`` (or at an end point), evaluated exactly with scipy.
@@ -115,7 +116,7 @@ def _xlog(v: float) -> float:
 
 
 class BetaPerturbation:
-    """Sampler of DP-FTPL-Beta's ``theta ~ Beta(a + k, b + k)`` (seed 003, Alg. 2).
+    """Sampler of DP-FTPL-Beta's ``theta ~ Beta(a + k, b + k)`` (Wang & Zhu 2023, Alg. 2).
 
     ``padding=False`` drops ``k`` (the plain Thompson-sampling posterior; Fig. 2 d-f shows it
     is never private). ``floor`` is the reconstructed constant ``C`` of ``N_B``.

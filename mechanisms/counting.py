@@ -1,7 +1,8 @@
-"""Continual counting: the binary-tree and hybrid mechanisms (Chan, Shi & Song 2011; seed 001).
+"""Continual counting: the binary-tree and hybrid mechanisms (Chan, Shi & Song 2011; Tossou &
+Dimitrakakis 2016).
 
-Seed 001 (Tossou & Dimitrakakis 2016), Sec. 2.3, uses the *hybrid* mechanism of Chan, Shi &
-Song (CSS) to release every prefix sum of an arm's reward stream; seed 000 describes the
+Tossou & Dimitrakakis 2016, Sec. 2.3, uses the *hybrid* mechanism of Chan, Shi &
+Song (CSS) to release every prefix sum of an arm's reward stream; Azize & Basu 2022 describes the
 *binary-tree* mechanism used by DP-UCB / Private-UCB ("a binary tree of depth log T, each node
 holds Laplace noise of scale log(T)/eps"). Both are Laplace noise on dyadic partial sums
 ("p-sums"), so the privacy of everything released is that of the vector of noisy nodes that
@@ -15,7 +16,7 @@ the 1-bits of ``t``. Node ``(j, m)`` is used iff ``m 2^j <= T``, so element ``t`
 The calibration ``scale = L/eps`` is private iff ``L >= floor(log2 T) + 1``. The often printed
 ``L = ceil(log2 T)`` is one short exactly when ``T`` is a power of two (parameter ``levels``).
 
-Hybrid (CSS Sec. 4; seed 001 Sec. 2.3; REFERENCE 4.2): at ``t = 2^k`` the *logarithmic*
+Hybrid (CSS Sec. 4; Tossou & Dimitrakakis 2016 Sec. 2.3): at ``t = 2^k`` the *logarithmic*
 mechanism releases ``beta_k = beta_{k-1} + (sum of block k-1) + Lap(1/eps_log)`` (each element
 sits in exactly one block); for ``2^k < t < 2^(k+1)`` the release is ``beta_k`` plus a binary
 mechanism over the block's first ``t - 2^k`` elements with node scale

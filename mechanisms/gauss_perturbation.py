@@ -1,4 +1,4 @@
-"""DP-FTPL-Gauss perturbation of Wang & Zhu (seed 003, Algorithm 1, Theorem 11).
+"""DP-FTPL-Gauss perturbation of Wang & Zhu (Wang & Zhu 2023, Algorithm 1, Theorem 11).
 
 After a start phase that pulls each arm ``N_G`` times, arm ``i`` draws
 ``theta_i ~ N(R_i/N_i, v/N_i)`` and the arm with the largest sample is pulled.
@@ -123,7 +123,7 @@ def gauss_cdf_pair(n: int, *, successes: int = 0, variance_numerator: float = 2.
 
 
 class GaussPerturbation:
-    """Sampler and law of DP-FTPL-Gauss's ``theta ~ N(R/N, v/N)`` (seed 003, Alg. 1).
+    """Sampler and law of DP-FTPL-Gauss's ``theta ~ N(R/N, v/N)`` (Wang & Zhu 2023, Alg. 1).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """The Gaussian mechanism with classical or analytic calibration (reference for (eps, delta)-DP).
 
-Implements ``M(x) = x + N(0, sigma^2 I)`` for a query of L2 sensitivity ``Delta``; seed 004
+Implements ``M(x) = x + N(0, sigma^2 I)`` for a query of L2 sensitivity ``Delta``; Zheng et al. 2020
 (Zheng et al. 2020) privatises each user's gradient/reward this way for (eps, delta)-LDP.
 
 Two calibrations (parameter ``calibration``):

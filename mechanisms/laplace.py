@@ -1,7 +1,8 @@
 """The Laplace mechanism, the reference for pure epsilon-DP on a real-valued query.
 
 Implements ``M(x) = x + Lap(b)`` with ``b = sensitivity / epsilon`` (Dwork, McSherry, Nissim
-& Smith 2006; used by seed 000, Lemma 1, on last-episode means, and by seed 001's tree and
+& Smith 2006; used by Azize & Basu 2022, Lemma 1, on last-episode means, and by Tossou &
+Dimitrakakis 2016's tree and
 hybrid counters). For neighbours with ``||x - x'||_1 <= sensitivity`` the log density ratio
 ``(|y - x'| - |y - x|) / b`` summed over coordinates is at most ``||x - x'||_1 / b <= epsilon``
 (proof: triangle inequality, coordinate by coordinate).

@@ -1,6 +1,6 @@
-"""The Lemma-15 perturbation of Wang & Zhu (seed 003), used by DP-FTPL-New and GDP-Elim-New.
+"""The Lemma-15 perturbation of Wang & Zhu, used by DP-FTPL-New and GDP-Elim-New.
 
-Reconstruction of the CDF (seed 003, Lemma 15; the OCR of the display is damaged)
+Reconstruction of the CDF (Wang & Zhu 2023, Lemma 15; the OCR of the display is damaged)
 -------------------------------------------------------------------------------------
 Readable in the OCR: the support half-width ``A_eps = log((e^eps - 1)/(2 delta) + 1) / (N eps)``,
 the two limits (``delta -> 0``: ``F = 1/2 exp(N eps (x - x0))`` left of ``x0``, i.e. Laplace
@@ -61,7 +61,8 @@ def lemma15_half_width(epsilon: float, delta: float, n: np.ndarray | float) -> n
 
 
 class Lemma15Perturbation:
-    """Seed 003, Lemma 15: a truncated-Laplace-like law centred at ``x0`` with rate ``N eps``.
+    """Wang & Zhu 2023, Lemma 15: a truncated-Laplace-like law centred at ``x0`` with rate ``N
+    eps``.
 
     Parameters
     ----------

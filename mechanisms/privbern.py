@@ -1,6 +1,8 @@
-"""PrivBern: epsilon-LDP release of one reward in [0, 1] as a single bit (seed 002).
+"""PrivBern: epsilon-LDP release of one reward in [0, 1] as a single bit (Barbara, Lazzaro &
+Pike-Burke 2025).
 
-Seed 002 ("Locally Differentially Private Thresholding Bandits"), Definition 2.1 and
+Barbara, Lazzaro & Pike-Burke 2025 ("Locally Differentially Private Thresholding Bandits"),
+Definition 2.1 and
 Lemma 2.1, after Ren et al. (2020, Lemma 5); REFERENCE 4.6. The seed's display is stripped by
 OCR; the reconstruction (from the App. A proof, which needs ``E[Y] = mu_eps`` affine in
 ``mu`` and a likelihood ratio of at most ``e^eps``) is::

@@ -6,7 +6,7 @@ mechanisms for local differential privacy", the "direct encoding"): report the t
 ``k - 1`` values with probability ``1 / (e^eps + k - 1)``. Any output's probability under two
 inputs differs by a factor of at most ``e^eps`` (equality for the output ``x`` itself), so
 the mechanism is exactly eps-LDP. Used as the local randomiser of a bit (``k = 2``) by the
-LDP bandit papers (seed 002 reduces PrivBern to it for ``r in {0, 1}``).
+LDP bandit papers (Barbara, Lazzaro & Pike-Burke 2025 reduces PrivBern to it for ``r in {0, 1}``).
 """
 
 from __future__ import annotations

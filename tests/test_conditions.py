@@ -1,9 +1,9 @@
-"""Generic Lemma 8 / Lemma 9 checks (seed 003) on families whose answer is known exactly.
+"""Generic Lemma 8 / Lemma 9 checks (Wang & Zhu 2023) on families whose answer is known exactly.
 
 For a Gaussian shift the likelihood ratio is monotone, so Lemma 8 at (eps, delta) holds iff
 the exact hockey-stick divergence (Balle & Wang 2018, Thm 8) is at most delta: the generic
 checker must agree with the closed form. The Lemma-15 law is tight by construction (its edge
-band carries mass exactly delta; seed 003 Lemma 15), and its faulty variant (rate 2 N eps) is
+band carries mass exactly delta; Wang & Zhu 2023 Lemma 15), and its faulty variant (rate 2 N eps) is
 not private.
 """
 

@@ -1,4 +1,5 @@
-"""Binary-tree and hybrid continual counters (Chan, Shi & Song 2011; seeds 000, 001)."""
+"""Binary-tree and hybrid continual counters (Chan, Shi & Song 2011; used by Azize & Basu 2022 and
+Tossou & Dimitrakakis 2016)."""
 
 import math
 

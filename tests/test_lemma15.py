@@ -1,4 +1,5 @@
-"""The Lemma-15 perturbation (seed 003): CDF, density, sampler, limits, sympy form, Fact 4."""
+"""The Lemma-15 perturbation (Wang & Zhu 2023): CDF, density, sampler, limits, sympy form, Fact
+4."""
 
 import math
 
@@ -68,7 +69,7 @@ def test_edge_band_mass_is_exactly_delta():
 
 
 def test_fact4_tail_is_one_over_t():
-    # seed 003, Fact 4: F(x0 - (1/(N eps)) log((T(e^eps-1)+2T d)/(2(e^eps-1)+2T d))) = 1/T
+    # Wang & Zhu 2023, Fact 4: F(x0 - (1/(N eps)) log((T(e^eps-1)+2T d)/(2(e^eps-1)+2T d))) = 1/T
     for eps, dl, t, n in [(1.0, 0.01, 10**5, 4), (0.1, math.exp(-10), 10**4, 1)]:
         a = math.expm1(eps)
         r = math.log((t * a + 2 * t * dl) / (2 * a + 2 * t * dl)) / (n * eps)

@@ -1,4 +1,4 @@
-"""DP-FTPL-Gauss and DP-FTPL-Beta perturbations (seed 003, Alg. 1-2, Thm 11 and 13).
+"""DP-FTPL-Gauss and DP-FTPL-Beta perturbations (Wang & Zhu 2023, Alg. 1-2, Thm 11 and 13).
 
 Expected start phases come from REFERENCE 4.5 (N_G ~ 8 at (1, 0.01) and ~ 18.5 at
 (1, e^-10); N_B ~ 827 and ~ 1.9e3) and are recomputed here from the printed formulas.

@@ -1,4 +1,4 @@
-"""The three-valued prover and the Lemma-15 proof (seed 003, Lemma 15 -> Lemma 8 and 9)."""
+"""The three-valued prover and the Lemma-15 proof (Wang & Zhu 2023, Lemma 15 -> Lemma 8 and 9)."""
 
 import math
 
