@@ -33,7 +33,7 @@ import numpy as np
 
 from dpaudit.algorithms._ftpl_engine import FTPLEngine
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
-from dpaudit.engine import Budget, CheckContext, ClaimSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import ExactEvidence, SampledEvidence
 from dpaudit.exact import discrete_epsilon, worst_pair_loss
 from dpaudit.parallel import map_chunks
@@ -236,3 +236,22 @@ def savings_finding(family: Family):
             data={"paper_start": a, "tight_start": b, "paper_mean": float(paper.mean()),
                   "tight_mean": float(tight.mean())})
     return evaluate
+
+
+def family_spec(family: Family, faulty: bool, *, name: str, title: str, claims: list,
+                variant: type, faulty_variant: type, broken: str) -> AuditSpec:
+    """The AuditSpec shared by DP-FTPL-Gauss and DP-FTPL-Beta (and their faulty twins):
+    per-step (eps, delta) defaults with eps = 0 allowed, and -- for the sound variant only --
+    the tight-start-phase finding and the regret run. Claims stay with the audit."""
+    return AuditSpec(
+        name=name + ("-faulty" if faulty else ""),
+        description=("deliberately broken: " + broken if faulty
+                     else title + ": per-step (eps, delta)-DP and regret"),
+        paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
+        allow_zero_epsilon=True,
+        findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
+                                                savings_finding(family))],
+        regret=None if faulty else regret(family),
+        variant=faulty_variant if faulty else variant,
+        broken=broken if faulty else "",
+    )

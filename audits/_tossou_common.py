@@ -69,6 +69,12 @@ def _laplace_composition_delta(invs: np.ndarray, epsilon: float) -> tuple[float,
     return max(lower, 0.0), float(total.get_delta_for_epsilon(epsilon))
 
 
+def stream_horizon(ctx: CheckContext, alg) -> int:
+    """Stream length for the exact hybrid-counter claim of DP-UCB-Bound and DP-UCB:
+    T = 10^5 elements (quick: 4096)."""
+    return 4096 if ctx.quick else 10**5
+
+
 def counter_exact(make_alg: Callable, horizon_of: Callable[[CheckContext, object], int]):
     """The exact claim: max over stream elements of ``sum 1/scale`` over touched nodes."""
 

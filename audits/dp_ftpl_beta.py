@@ -35,18 +35,16 @@ import numpy as np
 
 from dpaudit.algorithms._faulty import DPFTPLBetaUnpadded
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, beta_tight_start_phase
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.evidence import ExactEvidence
 from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
 from dpaudit.results import Notion
 
 from ._ftpl_common import (
-    PAPER,
     Family,
     exact_next_action,
-    regret,
+    family_spec,
     sampled_next_action,
-    savings_finding,
 )
 
 THEOREM = "Theorem 13 (privacy via the start phase and Lemma 8), Definition 1"
@@ -120,18 +118,10 @@ def _spec(faulty: bool) -> AuditSpec:
                   "no sampled event separates neighbouring histories beyond (eps, delta)",
                   "Definition 1; " + THEOREM, sampled_next_action(FAMILY, faulty)),
     ]
-    return AuditSpec(
-        name="dp-ftpl-beta" + ("-faulty" if faulty else ""),
-        description=("deliberately broken: " + BROKEN if faulty
-                     else "DP-FTPL-Beta (Alg. 2): per-step (eps, delta)-DP and regret"),
-        paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
-        allow_zero_epsilon=True,
-        findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
-                                                savings_finding(FAMILY))],
-        regret=None if faulty else regret(FAMILY),
-        variant=DPFTPLBetaUnpadded if faulty else DPFTPLBeta,
-        broken=BROKEN if faulty else "",
-    )
+    return family_spec(FAMILY, faulty, name="dp-ftpl-beta",
+                       title="DP-FTPL-Beta (Alg. 2)", claims=claims,
+                       variant=DPFTPLBeta, faulty_variant=DPFTPLBetaUnpadded,
+                       broken=BROKEN)
 
 
 AUDITS = [_spec(False), _spec(True)]

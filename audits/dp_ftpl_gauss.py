@@ -27,18 +27,16 @@ from __future__ import annotations
 
 from dpaudit.algorithms._faulty import DPFTPLGaussNoStartPhase
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLGauss
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.evidence import ExactEvidence
 from dpaudit.mechanisms.gauss_perturbation import gauss_exact_delta, gauss_smallest_count
 from dpaudit.results import Notion
 
 from ._ftpl_common import (
-    PAPER,
     Family,
     exact_next_action,
-    regret,
+    family_spec,
     sampled_next_action,
-    savings_finding,
 )
 
 THEOREM = "Theorem 11 (privacy via the start phase and Lemma 8), Definition 1"
@@ -95,18 +93,10 @@ def _spec(faulty: bool) -> AuditSpec:
                   "no sampled event separates neighbouring histories beyond (eps, delta)",
                   "Definition 1; " + THEOREM, sampled_next_action(FAMILY, faulty)),
     ]
-    return AuditSpec(
-        name="dp-ftpl-gauss" + ("-faulty" if faulty else ""),
-        description=("deliberately broken: " + BROKEN if faulty
-                     else "DP-FTPL-Gauss (Alg. 1): per-step (eps, delta)-DP and regret"),
-        paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
-        allow_zero_epsilon=True,
-        findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
-                                                savings_finding(FAMILY))],
-        regret=None if faulty else regret(FAMILY),
-        variant=DPFTPLGaussNoStartPhase if faulty else DPFTPLGauss,
-        broken=BROKEN if faulty else "",
-    )
+    return family_spec(FAMILY, faulty, name="dp-ftpl-gauss",
+                       title="DP-FTPL-Gauss (Alg. 1)", claims=claims,
+                       variant=DPFTPLGauss, faulty_variant=DPFTPLGaussNoStartPhase,
+                       broken=BROKEN)
 
 
 AUDITS = [_spec(False), _spec(True)]

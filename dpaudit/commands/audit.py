@@ -23,7 +23,7 @@ from ..report import format_text
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
 from ..validation import check_epsilon_delta
-from .common import emit_reports, float_arg, int_arg, json_output, output_file
+from .common import add_report_outputs, emit_reports, float_arg, int_arg
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,15 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
-    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
-                   help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
-                        "'-': to stdout instead of the text report; checked before the run)")
-    p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
-                   help="write JUnit XML: each claim a test case (VIOLATED fails, "
-                        "INCONCLUSIVE is skipped)")
-    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
-                   help="write one self-contained HTML report (verdicts, proofs, witnesses, "
-                        "plots)")
+    add_report_outputs(p)
 
 
 def mechanisms() -> dict[str, AuditSpec]:

@@ -25,7 +25,7 @@ from ..registry import import_user_module
 from ..report import format_text
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
-from .common import emit_reports, float_arg, int_arg, json_output, output_file
+from .common import add_report_outputs, emit_reports, float_arg, int_arg
 
 EXIT_USER_CODE = 3
 
@@ -73,14 +73,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
-    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
-                   help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
-                        "'-': to stdout instead of the text report; checked before any work)")
-    p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
-                   help="write JUnit XML: each claim a test case (VIOLATED fails, "
-                        "INCONCLUSIVE is skipped)")
-    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
-                   help="write one self-contained HTML report")
+    add_report_outputs(p, checked="before any work",
+                       html_help="write one self-contained HTML report")
 
 
 def _load(target: str) -> Any:

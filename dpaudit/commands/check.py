@@ -10,11 +10,10 @@ from ..report import format_text
 from ..rng import DEFAULT_SEED
 from .common import (
     ProgressLine,
+    add_report_outputs,
     emit_reports,
     float_arg,
     int_arg,
-    json_output,
-    output_file,
 )
 
 
@@ -33,15 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (results do not depend on it)")
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
-    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
-                   help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
-                        "'-': to stdout instead of the text report; checked before the run)")
-    p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
-                   help="write JUnit XML: each claim a test case (VIOLATED fails, "
-                        "INCONCLUSIVE is skipped)")
-    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
-                   help="write one self-contained HTML report (verdicts, proofs, witnesses, "
-                        "plots)")
+    add_report_outputs(p)
 
 
 def run(args: argparse.Namespace) -> int:

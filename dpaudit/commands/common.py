@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-__all__ = ["ProgressLine", "emit_reports", "float_arg", "int_arg", "json_output", "output_dir",
-           "output_file", "prepare_output", "write_text_output"]
+__all__ = ["ProgressLine", "add_report_outputs", "emit_reports", "float_arg", "int_arg",
+           "json_output", "output_dir", "output_file", "prepare_output", "write_text_output"]
 
 
 def float_arg(text: str) -> float:
@@ -150,3 +150,17 @@ class ProgressLine:
     def close(self) -> None:
         if self.active:
             print("\r\033[K", end="", file=self.stream, flush=True)
+
+
+def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the run",
+                       html_help: str = ("write one self-contained HTML report (verdicts, "
+                                         "proofs, witnesses, plots)")) -> None:
+    """``--json``, ``--junit`` and ``--html``: the report outputs of ``check``, ``audit`` and
+    ``audit-policy``, declared once so their names, types and wording cannot drift apart."""
+    p.add_argument("--json", metavar="PATH", type=json_output, default=None,
+                   help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
+                        f"'-': to stdout instead of the text report; checked {checked})")
+    p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
+                   help="write JUnit XML: each claim a test case (VIOLATED fails, "
+                        "INCONCLUSIVE is skipped)")
+    p.add_argument("--html", metavar="PATH", type=output_file, default=None, help=html_help)
