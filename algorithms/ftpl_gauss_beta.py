@@ -74,6 +74,12 @@ def resolve_start_phase(start_phase: object, paper: float, tight: int) -> int:
     return check_int("start_phase", start_phase, low=1)
 
 
+#: the exact scan of :func:`beta_tight_start_phase` visits every count up to ``N_B`` (each an
+#: O(N) pass over R); beyond this many counts (small eps or tiny delta: N_B = 38456 at
+#: (0.05, 0.01)) it would take minutes to hours, so it is refused rather than left to hang
+TIGHT_SCAN_LIMIT = 3000
+
+
 @lru_cache(maxsize=64)
 def beta_tight_start_phase(epsilon: float, delta: float, *, padding: bool = True,
                            floor: float = DEFAULT_FLOOR) -> int:
@@ -87,6 +93,11 @@ def beta_tight_start_phase(epsilon: float, delta: float, *, padding: bool = True
     """
     eps, dl = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
     top = math.ceil(beta_start_phase(eps, dl, floor=floor))
+    if top > TIGHT_SCAN_LIMIT:
+        raise InvalidParameterError(
+            f"start_phase='tight' at (epsilon={eps!r}, delta={dl!r}) must scan every count up "
+            f"to N_B = {top}, more than the exact scan's limit of {TIGHT_SCAN_LIMIT} counts; "
+            "give the start phase as an integer instead")
     fails = [n for n in range(1, top + 1)
              if beta_worst_delta(eps, n, padding=padding)[0].upper > dl]
     return max(fails) + 1 if fails else 1
