@@ -124,49 +124,39 @@ class PrivateUCBOneLevelShort(PrivateUCB):
         super().__init__(epsilon, horizon=horizon, gamma=gamma, levels="ceil_log2")
 
 
+def _twin(base: PolicyEntry, factory, paper: str, **changes) -> PolicyEntry:
+    """A broken twin's entry: checked on its correct policy's instances, with the same
+    invalid parameter sets unless ``changes`` says otherwise."""
+    fields = {"small_instance": base.small_instance, "small_horizon": base.small_horizon,
+              "invalid": base.invalid, **changes}
+    return PolicyEntry(factory, base.instance, paper, faulty=True, **fields)
+
+
+_INT = _INT_POLICIES["dp-ucb-int"]
+_PRIVATE = _PRIVATE_UCB_POLICIES["private-ucb"]
 POLICIES = {
-    "dp-ucb-int-faulty": PolicyEntry(
-        policy_factory(DPUCBIntEveryPull),
-        _INT_POLICIES["dp-ucb-int"].instance,
+    "dp-ucb-int-faulty": _twin(
+        _INT, policy_factory(DPUCBIntEveryPull),
         "Tossou & Dimitrakakis 2016, Algorithm 3 releasing at every pull (broken)",
-        small_instance=_INT_POLICIES["dp-ucb-int"].small_instance,
-        small_horizon=_INT_POLICIES["dp-ucb-int"].small_horizon,
-        small_overrides=_INT_POLICIES["dp-ucb-int"].small_overrides,
-        invalid=_INT_POLICIES["dp-ucb-int"].invalid, faulty=True),
-    "private-ucb-faulty": PolicyEntry(
-        partial(PrivateUCBOneLevelShort, epsilon=1.0, horizon=1024),
-        _PRIVATE_UCB_POLICIES["private-ucb"].instance,
+        small_overrides=_INT.small_overrides),
+    "private-ucb-faulty": _twin(
+        _PRIVATE, partial(PrivateUCBOneLevelShort, epsilon=1.0, horizon=1024),
         "Mishra & Thakurta 2015, Private-UCB with ceil(log2 T) tree levels (broken)",
-        small_instance=_PRIVATE_UCB_POLICIES["private-ucb"].small_instance,
-        small_horizon=_PRIVATE_UCB_POLICIES["private-ucb"].small_horizon,
-        invalid=tuple(kw for kw in _PRIVATE_UCB_POLICIES["private-ucb"].invalid
-                      if "levels" not in kw), faulty=True),
-    "adap-ucb-faulty": PolicyEntry(
-        partial(AdaPUCBAllRewards, epsilon=1.0), _ADAP_POLICIES["adap-ucb"].instance,
-        "Azize & Basu 2022, Algorithm 1 with Eq. (7), release over all rewards (broken)",
-        small_instance=_ADAP_POLICIES["adap-ucb"].small_instance,
-        small_horizon=_ADAP_POLICIES["adap-ucb"].small_horizon,
-        invalid=_ADAP_POLICIES["adap-ucb"].invalid, faulty=True),
-    "dp-ftpl-new-faulty": PolicyEntry(
+        invalid=tuple(kw for kw in _PRIVATE.invalid if "levels" not in kw)),
+    "adap-ucb-faulty": _twin(
+        _ADAP_POLICIES["adap-ucb"], partial(AdaPUCBAllRewards, epsilon=1.0),
+        "Azize & Basu 2022, Algorithm 1 with Eq. (7), release over all rewards (broken)"),
+    "dp-ftpl-new-faulty": _twin(
+        _FTPL_POLICIES["dp-ftpl-new"],
         partial(DPFTPLNewFaultyPerturbation, epsilon=1.0, delta=0.01, horizon=10**5),
-        _FTPL_POLICIES["dp-ftpl-new"].instance,
-        "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)",
-        small_instance=_FTPL_POLICIES["dp-ftpl-new"].small_instance,
-        small_horizon=_FTPL_POLICIES["dp-ftpl-new"].small_horizon,
-        invalid=_FTPL_POLICIES["dp-ftpl-new"].invalid, faulty=True),
-    "dp-ftpl-gauss-faulty": PolicyEntry(
+        "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)"),
+    "dp-ftpl-gauss-faulty": _twin(
+        _GB_POLICIES["dp-ftpl-gauss"],
         partial(DPFTPLGaussNoStartPhase, epsilon=1.0, delta=0.01, horizon=10**5),
-        _GB_POLICIES["dp-ftpl-gauss"].instance,
-        "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)",
-        small_instance=_GB_POLICIES["dp-ftpl-gauss"].small_instance,
-        small_horizon=_GB_POLICIES["dp-ftpl-gauss"].small_horizon,
-        invalid=_GB_POLICIES["dp-ftpl-gauss"].invalid, faulty=True),
-    "dp-ftpl-beta-faulty": PolicyEntry(
+        "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)"),
+    "dp-ftpl-beta-faulty": _twin(
+        _GB_POLICIES["dp-ftpl-beta"],
         partial(DPFTPLBetaUnpadded, epsilon=1.0, delta=0.01, horizon=10**5),
-        _GB_POLICIES["dp-ftpl-beta"].instance,
         "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",
-        small_instance=_GB_POLICIES["dp-ftpl-beta"].small_instance,
-        small_horizon=_GB_POLICIES["dp-ftpl-beta"].small_horizon,
-        small_overrides={"start_phase": 1},
-        invalid=_GB_POLICIES["dp-ftpl-beta"].invalid, faulty=True),
+        small_overrides={"start_phase": 1}),
 }
