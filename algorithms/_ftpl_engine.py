@@ -28,7 +28,7 @@ from dpaudit.bandits import (
     check_simulation,
     result_from_actions,
 )
-from dpaudit.validation import InvalidParameterError, check_int
+from dpaudit.validation import check_history, check_int
 
 __all__ = ["FTPLEngine"]
 
@@ -56,16 +56,7 @@ class FTPLEngine:
     def history(self, sums: Sequence[float], counts: Sequence[int]) -> tuple[np.ndarray,
                                                                             np.ndarray]:
         """Validated ``(sums, counts)`` of one history (1-d, equal length >= 2)."""
-        s = np.asarray(sums, dtype=float)
-        n = np.asarray(counts, dtype=float)
-        if s.ndim != 1 or s.shape != n.shape or n.size < 2:
-            raise InvalidParameterError(
-                f"sums={sums!r} and counts={counts!r} must be 1-d of equal length >= 2")
-        if np.any(n < 0) or np.any(n != np.round(n)):
-            raise InvalidParameterError(f"counts={counts!r} must be integers >= 0")
-        if np.any(~np.isfinite(s)) or np.any(s < 0) or np.any(s > n):
-            raise InvalidParameterError(f"sums={sums!r} must lie in [0, counts]")
-        return s, n
+        return check_history(sums, counts, min_count=0)
 
     # -- per-step DP: the next action given a history -------------------------------------
     def next_action_law(self, sums: Sequence[float], counts: Sequence[int], *,

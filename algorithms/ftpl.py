@@ -46,6 +46,7 @@ from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
 from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon_delta,
+    check_history,
     check_int,
 )
 
@@ -142,16 +143,7 @@ class DPFTPLNew:
 
     def _history(self, sums: Sequence[float], counts: Sequence[int]) -> tuple[np.ndarray,
                                                                                np.ndarray]:
-        n = np.asarray(counts, dtype=float)
-        s = np.asarray(sums, dtype=float)
-        if n.ndim != 1 or n.shape != s.shape or n.size < 2:
-            raise InvalidParameterError(
-                f"counts={counts!r} and sums={sums!r} must be 1-d of equal length >= 2")
-        if np.any(n < 1) or np.any(n != np.round(n)):
-            raise InvalidParameterError(f"counts={counts!r} must be integers >= 1")
-        if np.any(s < 0) or np.any(s > n):
-            raise InvalidParameterError(f"sums={sums!r} must lie in [0, counts]")
-        return s, n
+        return check_history(sums, counts, min_count=1)
 
     # -- simulation --------------------------------------------------------------------
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,

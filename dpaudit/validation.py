@@ -21,6 +21,7 @@ __all__ = [
     "check_delta",
     "check_epsilon",
     "check_epsilon_delta",
+    "check_history",
     "check_horizon",
     "check_int",
     "check_means",
@@ -154,3 +155,27 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
 def _short(value: object) -> object:
     text = repr(value)
     return text if len(text) < 60 else text[:57] + "..."
+
+
+def check_history(sums: object, counts: object, *, min_count: int = 0
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """A per-step history ``(sums, counts)`` of ``K >= 2`` arms (Wang & Zhu 2023, Definition 1).
+
+    Both 1-d of equal length; counts integers ``>= min_count``; sums finite in ``[0, counts]``.
+    Returns them as float arrays.
+    """
+    try:
+        s = np.asarray(sums, dtype=float)
+        n = np.asarray(counts, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"sums={_short(sums)} and counts={_short(counts)} must be arrays of numbers"
+        ) from None
+    if s.ndim != 1 or s.shape != n.shape or n.size < 2:
+        raise InvalidParameterError(
+            f"sums={sums!r} and counts={counts!r} must be 1-d of equal length >= 2")
+    if np.any(~np.isfinite(n)) or np.any(n < min_count) or np.any(n != np.round(n)):
+        raise InvalidParameterError(f"counts={counts!r} must be integers >= {min_count}")
+    if np.any(~np.isfinite(s)) or np.any(s < 0) or np.any(s > n):
+        raise InvalidParameterError(f"sums={sums!r} must lie in [0, counts]")
+    return s, n
