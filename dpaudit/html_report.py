@@ -55,6 +55,8 @@ details{margin:.4em 0}caption{text-align:left;font-weight:bold;padding:.2em 0}
 _EXIT_MEANING = {0: "no claim VIOLATED", 1: "a claim VIOLATED"}
 # report parameters that are not command-line options of the command, or do not change results
 _NOT_OPTIONS = frozenset({"workers", "samples_used"})
+# commands whose report parameters hold every option that changes the result
+_COMPLETE_PARAMETERS = frozenset({"check", "audit"})
 # claim and finding data that identify a witness (shown first, in this order)
 _WITNESS_KEYS = ("pair_description", "worst_pair", "witness", "event", "direction",
                  "count_p", "n_p", "count_q", "n_q", "p_lo", "q_hi", "n_select", "n_measure")
@@ -310,6 +312,9 @@ def to_html(report: CheckReport, *, command: str = "check") -> str:
             f"dpaudit {_e(__version__)}; {report.seconds:.1f} s.</p>",
             "<p>Reproduce with:</p>",
             f'<pre id="command">{_e(reproduce_command(report, command))}</pre>',
+            "" if command in _COMPLETE_PARAMETERS else
+            "<p class=\"small\">This command's report does not record every option: add "
+            "those you gave that are missing above.</p>",
             "<h2>Verdicts</h2>", _verdict_table(report), _alpha_split(report),
             f"<h2>Parameters</h2><table>{params}</table>",
             "<h2>Claims</h2>"]
