@@ -33,9 +33,12 @@ def hybrid_symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
                    display="s eps + (#levels of block k's tree) (1-s) eps / k <= eps"),
         Obligation("element_1", SPLIT * EPS - EPS, "<=", display="s eps <= eps"),
     ]
-    proof = prove(obligations, {K: Domain(1.0, math.inf, (1.0, 10.0)),
-                                EPS: Domain(0.0, math.inf, (ctx.epsilon,)),
-                                SPLIT: Domain(0.0, 1.0, (0.5,))},
+    proof = prove(obligations, {K: Domain(1.0, math.inf, (1.0, 10.0), "index of the block "
+                                          "holding the element, 2^k < t <= 2^(k+1)"),
+                                EPS: Domain(0.0, math.inf, (ctx.epsilon,), "claimed privacy "
+                                            "loss"),
+                                SPLIT: Domain(0.0, 1.0, (0.5,), "share of epsilon given to "
+                                              "the logarithmic counter")},
                   ("hybrid counter: eps_log = s eps, eps_bin = (1 - s) eps, 0 < s < 1",
                    "one changed reward changes one element of one arm's stream (Thm 3.1)",
                    "vector Laplace: loss = sum over touched released nodes of 1/scale"))
@@ -53,8 +56,10 @@ def tree_symbolic(levels: str):
         obligations = [Obligation(
             "element_1", nodes * EPS / big_l - EPS, "<=",
             display=f"(#levels j <= k) * eps / L <= eps, L = {sp.sstr(big_l)}")]
-        proof = prove(obligations, {K: Domain(1.0, math.inf, (1.0, 10.0)),
-                                    EPS: Domain(0.0, math.inf, (ctx.epsilon,))},
+        proof = prove(obligations, {K: Domain(1.0, math.inf, (1.0, 10.0), "tree depth, "
+                                              "2^k <= T < 2^(k+1)"),
+                                    EPS: Domain(0.0, math.inf, (ctx.epsilon,), "claimed "
+                                                "privacy loss")},
                       ("2^k <= T < 2^(k+1)" if levels == "exact" else "T = 2^k",
                        "node noise Lap(L/eps); element 1 lies in the node of every level",
                        "vector Laplace: loss = sum over touched released nodes of 1/scale"))

@@ -64,9 +64,11 @@ def release_evidence(ctx: CheckContext, model: ReleaseModel,
                    display=f"{sp.sstr(model.touched)} * {sp.sstr(per_release)} <= epsilon"),
         *extra,
     ]
-    domain = {EPS: Domain(0.0, math.inf, (ctx.epsilon, 0.1)),
-              N: Domain(0.0, math.inf, (1.0, 2.0, 64.0)),
-              J: Domain(1.0, math.inf, (3.0, 5.0)), **(extra_domain or {})}
+    domain = {EPS: Domain(0.0, math.inf, (ctx.epsilon, 0.1), "claimed privacy loss"),
+              N: Domain(0.0, math.inf, (1.0, 2.0, 64.0), "number of rewards one release "
+                        "averages"),
+              J: Domain(1.0, math.inf, (3.0, 5.0), "number of releases one reward enters"),
+              **(extra_domain or {})}
     assumptions = ("rewards in [0, 1]; epsilon > 0; N > 0 counts", model.description,
                    *extra_assumptions)
     # sufficient: basic composition is only an upper bound, so the sampled claim decides

@@ -63,10 +63,14 @@ def _symbolic(faulty: bool):
                                f"(input eps = {alg.input_epsilon:.6g}, delta' = "
                                f"{ctx.delta:g}): eps' = {thm:.6g} <= {ctx.epsilon:g}"),
         ]
-        proof = prove(obligations, {N: Domain(0.0, math.inf, (1.0, 7.0)),
-                                    V: Domain(1.0, 2.0, (1.1,)),
-                                    U: Domain(0.0, math.inf, (0.5,)),
-                                    E: Domain(0.0, math.inf, (ctx.epsilon,))},
+        proof = prove(obligations, {N: Domain(0.0, math.inf, (1.0, 7.0), "number of rewards "
+                                              "a release averages"),
+                                    V: Domain(1.0, 2.0, (1.1,), "exponent of the noise scale "
+                                              "n^(v/2-1)"),
+                                    U: Domain(0.0, math.inf, (0.5,), "u = f eps - 1 for the "
+                                              "release interval f"),
+                                    E: Domain(0.0, math.inf, (ctx.epsilon,), "privacy "
+                                              "parameter in f = (1+u)/eps")},
                       ("rewards in [0, 1]; a release averages all n rewards of its arm",
                        "one changed reward enters every later release of one arm",
                        "heterogeneous advanced composition (Dwork, Rothblum & Vadhan 2010)"))

@@ -102,7 +102,8 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
                          "of N = N(k) rewards (a changed reward shifts it by <= 1/N); phases "
                          "and arm blocks are disjoint, so one reward enters one release")
     return release_evidence(ctx, model, extra=extra,
-                         extra_domain={**domain, dl: Domain(0.0, 1.0, (ctx.delta or 0.01,))},
+                         extra_domain={**domain, dl: Domain(0.0, 1.0, (ctx.delta or 0.01,),
+                                                            "claimed failure probability")},
                          extra_assumptions=assumptions)
 
 

@@ -65,8 +65,9 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     e_log, e_bin = (eps, eps) if ctx.variant.no_split else (eps / 2, eps / 2)
     obligations = [Obligation("block_k", e_log + k * (e_bin / k) - eps, "<=",
                               display="1/scale_log + k / scale_bin <= eps in block k")]
-    proof = prove(obligations, {k: Domain(1.0, math.inf, (1.0, 5.0)),
-                                eps: Domain(0.0, math.inf, (1.0,))},
+    proof = prove(obligations, {k: Domain(1.0, math.inf, (1.0, 5.0), "index of the block "
+                                          "holding the element (its tree has scale k/eps_bin)"),
+                                eps: Domain(0.0, math.inf, (1.0,), "claimed privacy loss")},
                   ("scale_log = 1/eps_log, scale_bin(k) = k/eps_bin",
                    f"eps_log = {sp.sstr(e_log)}, eps_bin = {sp.sstr(e_bin)}",
                    "an element is in one block sum and <= k nodes of block k's tree"))

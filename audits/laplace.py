@@ -77,8 +77,11 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         Obligation("adap_ucb_half_episode", (2 / _N) / (2 / (_EPS * _N)) - _EPS, "<=",
                    display="(2/N) / (2/(eps N)) <= epsilon  (AdaP-UCB, last N/2 samples)"),
     ]
-    domain = {_M: Domain(1.0, math.inf, (1.0, 2.0, 10.0)),
-              _EPS: Domain(0.0, math.inf, (1.0, 0.1)), _N: Domain(0.0, math.inf, (2.0,))}
+    domain = {_M: Domain(1.0, math.inf, (1.0, 2.0, 10.0), "m = j - i >= 1: the episode "
+                         "mean normalises the sum of r_i..r_j by 1/m"),
+              _EPS: Domain(0.0, math.inf, (1.0, 0.1), "claimed privacy loss"),
+              _N: Domain(0.0, math.inf, (2.0,), "AdaP-UCB's episode length (its mean uses "
+                         "the last N/2 samples)")}
     proof = prove(obligations, domain, (
         "m = j - i >= 1; the sum from i to j has m + 1 terms in [0, 1]",
         "scale = " + sp.sstr(scale),

@@ -65,7 +65,8 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
                    (1 - p.subs(_R, 0)) / (1 - p.subs(_R, 1)) - sp.exp(_EPS), "==",
                    display="P(Y=0 | r=0) / P(Y=0 | r=1) = e^eps"),
     ]
-    domain = {_R: Domain(0.0, 1.0, (0.5,)), _EPS: Domain(0.0, math.inf, (1.0, 0.1))}
+    domain = {_R: Domain(0.0, 1.0, (0.5,), "the user's reward"),
+              _EPS: Domain(0.0, math.inf, (1.0, 0.1), "claimed local privacy loss")}
     proof = prove(obligations, domain, ("r in [0, 1]", "epsilon > 0",
                                         "p(r) = " + sp.sstr(p)))
     # sufficient: the equalities state the calibration; a ratio below e^eps is also private

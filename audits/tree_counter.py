@@ -77,8 +77,9 @@ def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
     obligations = [Obligation("composition", nodes * (eps / k) - eps, "<=",
                               display="(#levels j with 2^j <= T) * (1/scale) <= eps, "
                                       "scale = k/eps, T < 2^k")]
-    proof = prove(obligations, {k: Domain(1.0, math.inf, (1.0, 10.0)),
-                                eps: Domain(0.0, math.inf, (1.0,))},
+    proof = prove(obligations, {k: Domain(1.0, math.inf, (1.0, 10.0), "tree depth: T < 2^k, "
+                                          "levels j = 0..k-1"),
+                                eps: Domain(0.0, math.inf, (1.0,), "claimed privacy loss")},
                   ("T < 2^k: levels j = 0..k-1, one node per level contains t",
                    "vector Laplace: loss = sum over touched nodes of 1/scale"))
     return ProofEvidence(proof, necessary=True)  # the loss is exactly this sum

@@ -58,7 +58,7 @@ import sympy as sp
 from scipy.optimize.elementwise import find_root
 
 from .budget import DEFAULT_SYMBOLIC_BUDGET, run_with_budget
-from .results import ProofResult, ProofStatus, ReducedInequality
+from .results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
 from .symbolic import Domain, Obligation, decide
 from .validation import InvalidParameterError, check_delta, check_epsilon, check_int
 
@@ -528,7 +528,16 @@ def _combine(results: list[ReducedInequality], pair: CdfPair, eps: float, dl: fl
         f"epsilon = {eps:g}, delta = {dl:g}",
         f"densities bounded by {pair.density_bound:.6g}; window {pair.window}",
     )
-    return ProofResult(status, assumptions, tuple(results))
+    symbols = (
+        ProofSymbol("x, y", "real, x < y (either may be -inf or +inf in Lemma 9)",
+                    "points of the real line where the CDFs are compared"),
+        ProofSymbol("F, F'", "functions R -> [0, 1]",
+                    f"CDFs of the perturbation on two neighbouring histories ({pair.name})"),
+        ProofSymbol("eps", f"{eps:g}", "claimed privacy loss"),
+        ProofSymbol("delta", f"{dl:g}", "claimed failure probability"),
+    ) + ((ProofSymbol("delta_9", "(0, delta]", "Lemma 9's share of delta"),)
+         if what.startswith("Lemma 9") else ())
+    return ProofResult(status, assumptions, tuple(results), symbols)
 
 
 def feasible_band(F: np.ndarray, epsilon: float, delta: float) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,7 @@ __all__ = [
     "Notion",
     "ProofResult",
     "ProofStatus",
+    "ProofSymbol",
     "ReducedInequality",
     "RegretResult",
     "Verdict",
@@ -93,12 +94,30 @@ class ReducedInequality:
 
 
 @dataclass(frozen=True)
+class ProofSymbol:
+    """A symbol of a proof's inequalities: its ``name``, its ``domain`` (where it ranges, as
+    the prover declared it) and its ``meaning`` (what it stands for; empty when the proof's
+    author did not say)."""
+
+    name: str
+    domain: str
+    meaning: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "domain": self.domain, "meaning": self.meaning}
+
+
+@dataclass(frozen=True)
 class ProofResult:
-    """A symbolic proof: the preconditions assumed, the reduced inequalities, the outcome."""
+    """A symbolic proof: the preconditions assumed, the reduced inequalities, the outcome.
+
+    ``symbols`` defines the symbols the inequalities use (name, domain, meaning).
+    """
 
     status: ProofStatus
     assumptions: tuple[str, ...]
     inequalities: tuple[ReducedInequality, ...]
+    symbols: tuple[ProofSymbol, ...] = ()
 
     @property
     def witness(self) -> dict[str, float] | None:
@@ -112,6 +131,7 @@ class ProofResult:
             "status": self.status.value,
             "assumptions": list(self.assumptions),
             "inequalities": [i.to_dict() for i in self.inequalities],
+            "symbols": [sym.to_dict() for sym in self.symbols],
         }
 
 

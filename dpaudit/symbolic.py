@@ -32,18 +32,32 @@ import numpy as np
 import sympy as sp
 
 from .budget import DEFAULT_SYMBOLIC_BUDGET, run_with_budget
-from .results import ProofResult, ProofStatus, ReducedInequality
+from .results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
 
 __all__ = ["Domain", "Obligation", "decide", "prove"]
 
 
 @dataclass(frozen=True)
 class Domain:
-    """Where a symbol ranges: ``(low, high)`` open interval, with preferred witness values."""
+    """Where a symbol ranges: ``(low, high)`` open interval, with preferred witness values.
+
+    ``meaning`` says what the symbol stands for; :func:`prove` records it with the domain in
+    the proof's :class:`~dpaudit.results.ProofSymbol` list, which the reports print.
+    """
 
     low: float
     high: float
     preferred: tuple[float, ...] = ()
+    meaning: str = ""
+
+    def describe(self, symbol: sp.Symbol) -> str:
+        """``symbol``'s sympy assumptions and this interval, e.g. ``"positive integer in
+        (1, inf)"`` (a sign implies real, so ``"positive real"``)."""
+        sign = ("positive" if symbol.is_positive
+                else "nonnegative" if symbol.is_nonnegative else "")
+        kind = "integer" if symbol.is_integer else "real" if symbol.is_real else "number"
+        kinds = [w for w in (sign, kind) if w]
+        return f"{' '.join(kinds)} in ({self.low:g}, {self.high:g})"
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         lo, hi = self.low, self.high
@@ -237,7 +251,9 @@ def prove(
 ) -> ProofResult:
     """Decide every obligation; PROVED only if all are, DISPROVED if any is.
 
-    ``budget`` is the sympy time budget of *each* obligation (see :func:`decide`).
+    ``budget`` is the sympy time budget of *each* obligation (see :func:`decide`). The
+    result's ``symbols`` define each symbol of ``domain``: its name, its domain
+    (:meth:`Domain.describe`) and its meaning (:attr:`Domain.meaning`).
     """
     results = tuple(decide(ob, domain, seed=seed, budget=budget) for ob in obligations)
     statuses = {r.status for r in results}
@@ -247,4 +263,5 @@ def prove(
         status = ProofStatus.UNKNOWN
     else:
         status = ProofStatus.PROVED
-    return ProofResult(status, tuple(assumptions), results)
+    symbols = tuple(ProofSymbol(s.name, d.describe(s), d.meaning) for s, d in domain.items())
+    return ProofResult(status, tuple(assumptions), results, symbols)

@@ -297,12 +297,14 @@ def lemma15_proof_obligations(*, rate_multiplier: float = 1.0, regime: str = "ge
                        display="F(+inf) = 1"),
         ]
     domain = {
-        n: Domain(0.0, math.inf, (1.0, 3.0)),
-        eps: Domain(0.0, math.inf, (1.0, 0.1)),
-        dl: Domain(0.0, 1.0, (0.01, 0.5)),
-        x0: Domain(-math.inf, math.inf, (0.5,)),
-        x: Domain(-math.inf, math.inf, (0.4,)),
-        t: Domain(0.0, math.inf, (0.1,)),
+        n: Domain(0.0, math.inf, (1.0, 3.0), "count of the arm's observations"),
+        eps: Domain(0.0, math.inf, (1.0, 0.1), "claimed per-step privacy loss"),
+        dl: Domain(0.0, 1.0, (0.01, 0.5), "claimed failure probability"),
+        x0: Domain(-math.inf, math.inf, (0.5,), "centre of the perturbation law (moves by "
+                   "z, |z| <= 1/N, between neighbouring histories)"),
+        x: Domain(-math.inf, math.inf, (0.4,), "a point of the real line (the argument of "
+                  "F and f)"),
+        t: Domain(0.0, math.inf, (0.1,), "distance from the centre x0"),
     }
     assumptions = (
         "N > 0 (count of the arm's observations)",
@@ -310,5 +312,9 @@ def lemma15_proof_obligations(*, rate_multiplier: float = 1.0, regime: str = "ge
          "uniform": "epsilon = 0, 0 < delta < 1"}[regime],
         "neighbouring histories shift x0 by z with |z| <= 1/N (rewards in [0, 1])",
         f"decay rate s = {sp.sstr(sp.nsimplify(rate_multiplier) * n * eps_claim)}",
+        "F: the perturbation's CDF, F_left and F_right its pieces left and right of x0; "
+        "f = dF/dx its density"
+        + (f"; A = {sp.sstr(half)}: half-width of the support [x0 - A, x0 + A]"
+           if bounded else "; the support is the whole real line"),
     )
     return obligations, domain, assumptions

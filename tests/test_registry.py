@@ -64,6 +64,9 @@ def test_quick_check(name):
         assert bound is None or (math.isfinite(bound) and bound >= 0)
         if claim.verdict is Verdict.PROVED:
             assert claim.proof is not None
+            # the reports define every symbol of the reduced inequalities
+            assert claim.proof.symbols and all(s.meaning for s in claim.proof.symbols), (
+                claim.id, claim.proof.symbols)
     if report.regret is not None:
         r = report.regret
         assert r.ci_low <= r.mean <= r.ci_high and r.runs >= 1

@@ -83,3 +83,20 @@ def test_obligation_past_its_budget_is_unknown_with_the_reason():
     r = decide(Obligation("hard", hard, "<="), {}, budget=0.2)
     assert r.status is ProofStatus.UNKNOWN and r.tier == "undecided"
     assert "budget" in r.reason and r.seconds < 10.0
+
+
+def test_proof_records_its_symbols_domains_and_meanings():
+    m = sp.Symbol("m", positive=True, integer=True)
+    r = sp.Symbol("r", nonnegative=True)
+    x = sp.Symbol("x", real=True)
+    proof = prove([Obligation("o", -m * (1 + r) - x ** 2, "<")],
+                  {m: Domain(1.0, math.inf, (1.0,), "episode length"),
+                   r: Domain(0.0, 1.0, (0.5,)), x: Domain(-math.inf, math.inf, (0.0,))},
+                  ("m >= 1",), budget=None)
+    assert proof.status is ProofStatus.PROVED
+    assert [(s.name, s.domain, s.meaning) for s in proof.symbols] == [
+        ("m", "positive integer in (1, inf)", "episode length"),
+        ("r", "nonnegative real in (0, 1)", ""),
+        ("x", "real in (-inf, inf)", "")]
+    assert proof.to_dict()["symbols"][0] == {"name": "m", "domain": "positive integer in "
+                                             "(1, inf)", "meaning": "episode length"}
