@@ -27,7 +27,13 @@ from dpaudit.algorithms.ftpl import DPFTPLNew
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
 from dpaudit.bandits import BernoulliRewards, checkpoint_grid
-from dpaudit.experiments import Experiment, ExperimentOutput, ExperimentSettings, Table
+from dpaudit.experiments import (
+    Experiment,
+    ExperimentOutput,
+    ExperimentSettings,
+    Table,
+    cached,
+)
 from dpaudit.rng import generator
 
 INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
@@ -92,8 +98,12 @@ def run_panel(fig: str, panel: str, means: Sequence[float], epsilon: float, delt
     marks = marks_for(horizon)
     rows = []
     for name in names:
-        rng = generator(seed, fig, panel, name)
-        regret, curve = simulate(name, epsilon, delta, means, horizon, runs, rng, marks)
+        def cell(name=name):
+            rng = generator(seed, fig, panel, name)
+            return simulate(name, epsilon, delta, means, horizon, runs, rng, marks)
+
+        regret, curve = cached(("panel", fig, panel, name, epsilon, delta, tuple(means),
+                                horizon, runs, seed), cell)
         for j, m in enumerate(marks):
             rows.append({"figure": fig, "panel": panel, "epsilon": epsilon, "delta": delta,
                          "algorithm": name, "t": int(m), "mean_regret": float(curve[:, j].mean()),
@@ -228,8 +238,12 @@ def run_sweep(fig: str, panel: str, pairs: Sequence[tuple[float, float]], horizo
     for name in names:
         finals = np.empty((len(pairs), runs))
         for i, (eps, dl) in enumerate(pairs):
-            rng = generator(seed, fig, panel, name, key, i)
-            finals[i] = simulate(name, eps, dl, INSTANCE_1, horizon, runs, rng, marks)[0]
+            def cell(name=name, i=i, eps=eps, dl=dl):
+                rng = generator(seed, fig, panel, name, key, i)
+                return simulate(name, eps, dl, INSTANCE_1, horizon, runs, rng, marks)[0]
+
+            finals[i] = cached(("sweep", fig, panel, name, key, i, eps, dl, horizon, runs,
+                                seed), cell)
         out[name] = finals
     return out
 

@@ -58,12 +58,16 @@ def fig2(settings: ExperimentSettings) -> ExperimentOutput:
     drawn = [registered[n].factory(epsilon=eps) for n in FIG2_POLICIES if n in registered]
     missing = [n for n in FIG2_POLICIES if n not in registered]
     for i, alg in enumerate(drawn):
-        res = alg.simulate(env, horizon, runs, rng=settings.rng("fig2", alg.name),
-                           checkpoints=cps)
-        mean, low, high = mean_interval(res.curve)
+        def cell(alg=alg):
+            res = alg.simulate(env, horizon, runs, rng=settings.rng("fig2", alg.name),
+                               checkpoints=cps)
+            return res.curve, res.regret
+
+        curve, regret = settings.cached(("fig2", alg.name), cell)
+        mean, low, high = mean_interval(curve)
         ax.plot(cps, mean, label=f"{alg.name} (mean of {runs} runs)")
         ax.fill_between(cps, low, high, alpha=0.2, label=BAND if i == 0 else None)
-        finals[alg.name] = res.regret
+        finals[alg.name] = regret
     best = min(float(v.mean()) for v in finals.values())
     for name, v in finals.items():
         m, lo, hi = (float(x) for x in mean_interval(v))
@@ -98,9 +102,10 @@ def fig3(settings: ExperimentSettings) -> ExperimentOutput:
     grid = np.geomspace(*AZIZE_BASU_FIG3.settings["epsilon_range"], 8 if settings.quick else 16)
     means, lows, highs, bounds = [], [], [], []
     for eps in grid:
-        res = AdaPKLUCB(float(eps)).simulate(env, horizon, runs,
-                                             rng=settings.rng("fig3", f"{eps:.6g}"))
-        m, lo, hi = (float(x) for x in mean_interval(res.regret))
+        regret = settings.cached(("fig3", f"{eps:.6g}"), lambda eps=eps: AdaPKLUCB(
+            float(eps)).simulate(env, horizon, runs, rng=settings.rng("fig3", f"{eps:.6g}"))
+            .regret)
+        m, lo, hi = (float(x) for x in mean_interval(regret))
         means.append(m)
         lows.append(lo)
         highs.append(hi)

@@ -53,9 +53,10 @@ def run(settings: ExperimentSettings) -> ExperimentOutput:
     for t in budgets:
         loss, lo, hi, bound = [], [], [], []
         for eps in eps_grid:
-            res = PrivateAPT(float(eps), tau=TAU, gamma=GAMMA).simulate(
-                BernoulliRewards(MEANS), t, runs, rng=settings.rng(NAME, "fb", t, float(eps)))
-            k = int(res.extra["loss"].sum())
+            k = settings.cached((NAME, "fb", t, float(eps)), lambda t=t, eps=eps: int(
+                PrivateAPT(float(eps), tau=TAU, gamma=GAMMA).simulate(
+                    BernoulliRewards(MEANS), t, runs, rng=settings.rng(NAME, "fb", t, float(eps))
+                ).extra["loss"].sum()))
             loss.append(k / runs)
             lo.append(float(cp_lower(k, runs, 0.025)))
             hi.append(float(cp_upper(k, runs, 0.025)))
@@ -73,16 +74,21 @@ def run(settings: ExperimentSettings) -> ExperimentOutput:
     means, lows, highs, uppers, lowers, correct = [], [], [], [], [], []
     for eps in conf_eps:
         upper = thm41_upper(FC_MEANS, FC_TAU, float(eps), FC_DELTA)
-        res = PrivateThresholdLUCB(float(eps), tau=FC_TAU, delta=FC_DELTA).simulate(
-            BernoulliRewards(FC_MEANS), int(20 * upper), max(runs // 4, 20),
-            rng=settings.rng(NAME, "fc", float(eps)))
-        m, lo_, hi_ = (float(x) for x in mean_interval(res.stopping_time))
+
+        def cell(eps=eps, upper=upper):
+            res = PrivateThresholdLUCB(float(eps), tau=FC_TAU, delta=FC_DELTA).simulate(
+                BernoulliRewards(FC_MEANS), int(20 * upper), max(runs // 4, 20),
+                rng=settings.rng(NAME, "fc", float(eps)))
+            return res.stopping_time, float(res.correct.mean())
+
+        stopping_time, correct_rate = settings.cached((NAME, "fc", float(eps)), cell)
+        m, lo_, hi_ = (float(x) for x in mean_interval(stopping_time))
         means.append(m)
         lows.append(lo_)
         highs.append(hi_)
         uppers.append(upper)
         lowers.append(thm42_lower(FC_MEANS, FC_TAU, float(eps), FC_DELTA))
-        correct.append(float(res.correct.mean()))
+        correct.append(correct_rate)
         rows.append(("fixed confidence: stopping time", "-", float(eps), m, lo_, hi_, upper,
                      lowers[-1]))
     ax2.errorbar(conf_eps, means, yerr=[np.subtract(means, lows), np.subtract(highs, means)],

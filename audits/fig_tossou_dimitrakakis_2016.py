@@ -87,20 +87,24 @@ def fig6(settings: ExperimentSettings) -> ExperimentOutput:
         for j, eps in enumerate((1.0, 0.1)):
             ax, final = axes[i, j], {}
             for alg in _algorithms(eps, horizon):
-                res = alg.simulate(inst.source(), horizon, runs, checkpoints=cps,
-                                   rng=settings.rng("fig6", inst.name, eps, alg.name))
-                final[alg.name] = res.regret
-                m, lo, hi = mean_interval(res.curve)
+                def cell(inst=inst, eps=eps, alg=alg):
+                    res = alg.simulate(inst.source(), horizon, runs, checkpoints=cps,
+                                       rng=settings.rng("fig6", inst.name, eps, alg.name))
+                    return res.regret, res.curve
+
+                regret, curve = settings.cached(("fig6", inst.name, eps, alg.name), cell)
+                final[alg.name] = regret
+                m, lo, hi = mean_interval(curve)
                 label = (f"{alg.name} ({PRINTED_INPUT[eps]:.4g}, 1.1)" if alg.name ==
                          "DP-UCB-Int" else alg.name if alg.name == "UCB" else
                          f"{alg.name} ({eps:g})")
                 ax.plot(cps, m, label=label)
                 ax.fill_between(cps, lo, hi, alpha=0.2)
-                fm, flo, fhi = (float(x) for x in mean_interval(res.regret))
+                fm, flo, fhi = (float(x) for x in mean_interval(regret))
                 rows.append((f"{inst.n_arms} arms", eps, alg.name, round(fm, 1),
-                             round(flo, 1), round(fhi, 1), round(float(res.regret.min()), 1),
-                             round(float(res.regret.max()), 1),
-                             round(float(np.ptp(res.regret)), 1)))
+                             round(flo, 1), round(fhi, 1), round(float(regret.min()), 1),
+                             round(float(regret.max()), 1),
+                             round(float(np.ptp(regret)), 1)))
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("time step")

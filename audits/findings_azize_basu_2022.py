@@ -62,9 +62,10 @@ def thm7_grid(settings: ExperimentSettings) -> ExperimentOutput:
     for eps in grid:
         bound = thm7_adap_ucb_upper(THM7_MEANS, horizon, float(eps))
         for bonus in BONUSES:
-            res = AdaPUCB(float(eps), bonus=bonus).simulate(
-                env, horizon, runs, rng=settings.rng("thm7", bonus, f"{eps:.6g}"))
-            m, lo, hi = (float(x) for x in mean_interval(res.regret))
+            regret = settings.cached(("thm7", bonus, f"{eps:.6g}"), lambda eps=eps, bonus=bonus:
+                                     AdaPUCB(float(eps), bonus=bonus).simulate(
+                env, horizon, runs, rng=settings.rng("thm7", bonus, f"{eps:.6g}")).regret)
+            m, lo, hi = (float(x) for x in mean_interval(regret))
             # "above" only when the whole 95% interval of the mean is above the bound
             verdict = "above" if lo > bound else ("within" if hi <= bound else "unclear")
             rows.append((round(float(eps), 4), bonus, round(m, 1), round(lo, 1), round(hi, 1),
@@ -117,8 +118,10 @@ def fig2_ratio(settings: ExperimentSettings) -> ExperimentOutput:
                  if n in registered}
     finals = {}
     for label, alg in {**baselines, **algs}.items():
-        res = alg.simulate(env, horizon, runs, rng=settings.rng("fig2-ratio", label))
-        finals[label] = res.regret
+        finals[label] = settings.cached(("fig2-ratio", label), lambda label=label, alg=alg:
+                                        alg.simulate(env, horizon, runs,
+                                                     rng=settings.rng("fig2-ratio", label))
+                                        .regret)
     rows = []
     for base in baselines:
         base_regret = finals[base]
@@ -187,9 +190,11 @@ def fig3_variants(settings: ExperimentSettings) -> ExperimentOutput:
     fig, ax = new_figure()
     rows, settles = [], {}
     for label, make in FIG3_VARIANTS.items():
-        regret = np.array([float(make(float(e)).simulate(
-            env, horizon, runs, rng=settings.rng("fig3-variants", label, f"{e:.6g}")
-        ).regret.mean()) for e in grid])
+        regret = np.array([settings.cached(
+            ("fig3-variants", label, f"{e:.6g}"), lambda e=e, label=label, make=make:
+            float(make(float(e)).simulate(
+                env, horizon, runs, rng=settings.rng("fig3-variants", label, f"{e:.6g}")
+            ).regret.mean())) for e in grid])
         at_claim = float(np.interp(math.log(claimed), np.log(grid), regret))
         settles[label] = settle_point(grid, regret)
         rows.append((label, round(at_claim, 1), round(float(regret[-1]), 1),

@@ -20,7 +20,7 @@ import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -35,6 +35,7 @@ __all__ = [
     "CheckContext",
     "ClaimSpec",
     "FindingSpec",
+    "PieceStore",
     "run_check",
 ]
 
@@ -164,6 +165,16 @@ class AuditSpec:
                        regret=None, variant=variant, broken=broken, mechanism=mechanism)
 
 
+class PieceStore(Protocol):
+    """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.state`)."""
+
+    def load(self, piece: str) -> Any:
+        """``None``, or the saved piece: an object with ``value`` and ``seconds``."""
+
+    def save(self, piece: str, value: Any, seconds: float) -> None:
+        """Keep ``value``, computed in ``seconds``, as the result of ``piece``."""
+
+
 def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvidence
              ) -> Finding:
     if isinstance(result, Finding):
@@ -212,15 +223,41 @@ def run_check(
     workers: int = 1,
     regret: bool = True,
     progress: Callable[[str], None] | None = None,
+    state: PieceStore | None = None,
 ) -> CheckReport:
     """Run every claim (and findings and regret) of ``spec``; see the module docstring.
 
     ``progress(label)``, when given, is called before each piece of work (a claim, a finding,
     the regret experiment): the CLI draws its progress line with it. It changes no result.
+
+    ``state`` (e.g. :class:`dpaudit.state.CheckState`), when given, keeps completed work: a
+    piece it holds (``state.load(piece)``) is not recomputed, and each piece computed here is
+    handed to ``state.save(piece, value, seconds)`` as soon as it completes. Pieces are
+    ``claim:<i>:<id>`` (the claim's *evidence*: verdicts are decided only after every claim,
+    as always), ``finding:<i>:<id>`` and ``regret``. The caller keys the state by every
+    parameter that changes results; each piece has its own generator, so a restored piece is
+    the one an uninterrupted run computes. The report's ``seconds`` then counts the saved
+    pieces' own seconds plus this run's.
     """
     def step(label: str) -> None:
         if progress is not None:
             progress(label)
+
+    saved_seconds = 0.0
+
+    def piece(key: str, label: str, compute: Callable[[], Any]) -> Any:
+        nonlocal saved_seconds
+        got = None if state is None else state.load(key)
+        if got is not None:
+            step(f"{label} (saved)")
+            saved_seconds += got.seconds
+            return got.value
+        step(label)
+        t0 = time.perf_counter()
+        value = compute()
+        if state is not None:
+            state.save(key, value, time.perf_counter() - t0)
+        return value
 
     eps = spec.default_epsilon if epsilon is None else epsilon
     dlt = spec.default_delta if delta is None else delta
@@ -232,20 +269,20 @@ def run_check(
     start = time.perf_counter()
     evidences = []
     for i, c in enumerate(spec.claims, 1):
-        step(f"claim {i}/{len(spec.claims)}: {c.id}")
-        evidences.append(c.evaluate(ctx, c))
+        evidences.append(piece(f"claim:{i}:{c.id}", f"claim {i}/{len(spec.claims)}: {c.id}",
+                               lambda c=c: c.evaluate(ctx, c)))
     per_claim = split_alpha(alpha, evidences)
     claims = tuple(decide(c, ctx, ev, alpha=per_claim)
                    for c, ev in zip(spec.claims, evidences, strict=True))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
     findings = []
-    for f in spec.findings:
-        step(f"finding: {f.id}")
-        findings.append(_finding(f, ctx, f.evaluate(ctx)))
+    for i, f in enumerate(spec.findings, 1):
+        raw = piece(f"finding:{i}:{f.id}", f"finding: {f.id}", lambda f=f: f.evaluate(ctx))
+        findings.append(_finding(f, ctx, raw))
     regret_result = None
     if regret and spec.regret is not None:
-        step("regret experiment")
-        regret_result = spec.regret(ctx)
+        regret_fn = spec.regret
+        regret_result = piece("regret", "regret experiment", lambda: regret_fn(ctx))
     return CheckReport(
         name=spec.name,
         description=spec.description,
@@ -255,7 +292,7 @@ def run_check(
         claims=claims,
         findings=tuple(findings),
         regret=regret_result,
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - start + saved_seconds,
         alpha_split={"method": "Bonferroni", "alpha": alpha, "sampled_claims": sampled,
                      "per_claim_alpha": per_claim if sampled else None},
     )

@@ -18,7 +18,8 @@ import csv
 import io
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,24 +33,54 @@ __all__ = [
     "ExperimentOutput",
     "ExperimentSettings",
     "Table",
+    "cached",
     "mean_interval",
     "new_figure",
     "run_experiment",
 ]
 
 
+# the cell cache of the reproduction running in this context (see run_experiment)
+_ACTIVE_CACHE: ContextVar[Any] = ContextVar("dpaudit_experiment_cache", default=None)
+
+
 @dataclass(frozen=True)
 class ExperimentSettings:
-    """The validated budget of one reproduction run."""
+    """The validated budget of one reproduction run.
+
+    ``cache`` (a :class:`dpaudit.state.ExperimentCache`, set by ``reproduce``; ``None``: no
+    caching) keeps the completed cells of the run, see :meth:`cached`.
+    """
 
     horizon: int
     runs: int
     seed: int = DEFAULT_SEED
     quick: bool = False
+    cache: Any = field(default=None, compare=False, repr=False)
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
         return generator(self.seed, *keys)
+
+    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``, kept as one cell of this run: ``reproduce --resume`` reads a cell an
+        interrupted run completed instead of recomputing it.
+
+        ``key`` (strings and numbers, or tuples of them) names the cell within the
+        experiment; the run's own key (experiment, horizon, runs, seed, ``--quick``, dpaudit's
+        code) is added by the cache. ``compute`` must draw its randomness from generators
+        keyed by the cell (``settings.rng(...)``, never one shared with other cells) and
+        return numbers, strings, numpy arrays, or lists/tuples/dicts of them; the cell then
+        comes back bit for bit, so a resumed reproduction writes the same numbers.
+        """
+        return compute() if self.cache is None else self.cache.get(key, compute)
+
+
+def cached(key: Any, compute: Callable[[], Any]) -> Any:
+    """:meth:`ExperimentSettings.cached` for code that is handed no settings (a helper called
+    by an experiment): the cache of the reproduction running now, or plain ``compute()``."""
+    cache = _ACTIVE_CACHE.get()
+    return compute() if cache is None else cache.get(key, compute)
 
 
 @dataclass(frozen=True)
@@ -169,8 +200,15 @@ def new_figure(*, figsize: tuple[float, float] = (6.4, 4.2)) -> tuple[Any, Any]:
 
 def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Path
                    ) -> Sequence[Path]:
-    """Run ``experiment`` and write ``<stem>.png``, ``<stem>.csv`` and ``<stem>.md`` in ``out``."""
-    result = experiment.run(settings)
+    """Run ``experiment`` and write ``<stem>.png``, ``<stem>.csv`` and ``<stem>.md`` in ``out``.
+
+    While it runs, :func:`cached` uses ``settings.cache``.
+    """
+    token = _ACTIVE_CACHE.set(settings.cache)
+    try:
+        result = experiment.run(settings)
+    finally:
+        _ACTIVE_CACHE.reset(token)
     if not isinstance(result, ExperimentOutput):
         raise TypeError(f"experiment {experiment.name!r} returned {type(result).__name__}, "
                         "not an ExperimentOutput")

@@ -1,5 +1,22 @@
+import os
+
+import pytest
 from hypothesis import settings
 
 # property tests run in CI on a 2-core machine: keep them bounded and deterministic
 settings.register_profile("dpaudit", max_examples=60, deadline=None, derandomize=True)
 settings.load_profile("dpaudit")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _state_outside_the_checkout(tmp_path_factory):
+    """``check`` saves its work as it goes (dpaudit.state); tests that end a check early (a
+    user claim raising, an interrupt) must not leave ``.dpaudit-state/`` in the checkout."""
+    key = "DPAUDIT_STATE_DIR"
+    old = os.environ.get(key)
+    os.environ[key] = str(tmp_path_factory.mktemp("dpaudit-state"))
+    yield
+    if old is None:
+        os.environ.pop(key, None)
+    else:
+        os.environ[key] = old

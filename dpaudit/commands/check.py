@@ -1,16 +1,26 @@
-"""``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--json PATH]``."""
+"""``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--json PATH] [--resume]``.
+
+Every run saves each completed claim's evidence (and each finding, and the regret experiment)
+in a state file (:mod:`dpaudit.state`; ``--state-dir``, default ``.dpaudit-state/``), deleted
+when the run completes. After an interruption (Ctrl-C: exit 130; a kill; an exception in user
+code) the same command with ``--resume`` reads that work back instead of recomputing it and
+prints the report an uninterrupted run prints (only wall-clock fields differ).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..engine import run_check
+from ..engine import AuditSpec, run_check
 from ..registry import get_audit
 from ..report import format_text
 from ..rng import DEFAULT_SEED
 from .common import (
     ProgressLine,
     add_report_outputs,
+    add_state_options,
+    check_state_options,
     emit_reports,
     float_arg,
     int_arg,
@@ -33,17 +43,58 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
     add_report_outputs(p)
+    add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
+
+
+def open_state(args: argparse.Namespace, spec: AuditSpec):
+    """The :class:`~dpaudit.state.CheckState` of this run (``None`` under ``--no-state``).
+
+    Its key holds everything that changes a piece's result: the name, the claimed epsilon and
+    delta (the paper's when not given), the seed, alpha (sampled claims choose their event at
+    it), ``--quick``, dpaudit's version and code, and the user's audit module. Not the number
+    of workers (results do not depend on it) nor ``--no-regret`` (it only skips a piece).
+    """
+    from ..state import CheckState, run_key, spec_code_files, state_folder
+
+    if args.no_state:
+        return None
+    eps = spec.default_epsilon if args.epsilon is None else args.epsilon
+    dlt = spec.default_delta if args.delta is None else args.delta
+    fields = {"command": "check", "name": args.name, "audit": spec.name,
+              "epsilon": float(eps), "delta": float(dlt), "seed": args.seed,
+              "alpha": float(args.alpha), "quick": bool(args.quick)}
+    key = run_key(fields, spec_code_files(spec))
+    folder = state_folder(args.state_dir)
+    state = CheckState(folder, spec.name, key, resume=args.resume)
+    if args.resume:
+        if state.found:
+            print(f"dpaudit: resuming from {state.path} ({len(state.pieces)} completed "
+                  "piece(s) saved)", file=sys.stderr)
+        else:
+            print(f"dpaudit: --resume: no saved state for these arguments in {str(folder)!r}; "
+                  "running everything", file=sys.stderr)
+    return state
 
 
 def run(args: argparse.Namespace) -> int:
+    check_state_options(args)
     spec = get_audit(args.name)
+    state = open_state(args, spec)
     line = ProgressLine(args, f"check {spec.name}")
     try:
         report = run_check(
             spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
             quick=args.quick, workers=args.workers, regret=not args.no_regret, progress=line,
+            state=state,
         )
-    finally:
+    except BaseException:
         line.close()
+        if state is not None and state.write and state.pieces:
+            print(f"dpaudit: {len(state.pieces)} completed piece(s) saved in {state.path}; "
+                  "the same command with --resume continues from them", file=sys.stderr)
+        raise
+    line.close()
     emit_reports(args, report, command="check", text=format_text(report))
+    if state is not None:
+        state.discard()
     return report.exit_code

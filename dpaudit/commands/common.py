@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-__all__ = ["ProgressLine", "add_report_outputs", "emit_reports", "float_arg", "int_arg",
-           "json_output", "output_dir", "output_file", "prepare_output", "write_text_output"]
+__all__ = ["ProgressLine", "add_report_outputs", "add_state_options", "check_state_options",
+           "emit_reports", "float_arg", "int_arg", "json_output", "output_dir", "output_file",
+           "prepare_output", "write_text_output"]
 
 
 def float_arg(text: str) -> float:
@@ -164,3 +165,26 @@ def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the
                    help="write JUnit XML: each claim a test case (VIOLATED fails, "
                         "INCONCLUSIVE is skipped)")
     p.add_argument("--html", metavar="PATH", type=output_file, default=None, help=html_help)
+
+
+def add_state_options(p: argparse.ArgumentParser, *, where: str) -> None:
+    """``--resume``, ``--state-dir`` and ``--no-state``: saved work of ``check`` and
+    ``reproduce`` (see :mod:`dpaudit.state`); ``where`` names the default state folder."""
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run with the same arguments: work it completed "
+                        "is read back, not recomputed (no saved state: everything runs)")
+    p.add_argument("--state-dir", metavar="DIR", type=output_dir, default=None,
+                   help=f"folder of saved work (default: {where}); every run saves each piece "
+                        "as it completes and deletes its state when it completes")
+    p.add_argument("--no-state", action="store_true",
+                   help="neither save nor read work (a run that is interrupted then restarts "
+                        "from scratch)")
+
+
+def check_state_options(args: argparse.Namespace) -> None:
+    """Refuse contradictory state options (a usage error, exit 2)."""
+    if getattr(args, "no_state", False) and getattr(args, "resume", False):
+        raise UsageError("--resume reads saved state and --no-state forbids it: give one")
+    if getattr(args, "no_state", False) and getattr(args, "state_dir", None) is not None:
+        raise UsageError("--state-dir names where state is saved and --no-state forbids "
+                         "saving: give one")

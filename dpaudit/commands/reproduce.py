@@ -4,19 +4,32 @@ Re-runs a registered figure reproduction (declared in ``audits/fig_*.py``, found
 registry) and writes ``<name>.png``, ``<name>.csv`` and ``<name>.md`` into ``--out`` (default:
 the current folder; created if missing). ``--list`` prints the names. This command knows no
 algorithm and no figure.
+
+Every run saves each completed cell of the experiment (a grid point, a panel, an algorithm:
+:meth:`~dpaudit.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
+(or ``--state-dir``) and deletes them once its outputs are written; after an interruption the
+same command with ``--resume`` reads the completed cells back and writes the same numbers.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import UsageError
 from ..experiments import run_experiment
 from ..registry import all_experiments, get_experiment
 from ..rng import DEFAULT_SEED
-from .common import int_arg, output_dir, prepare_output
+from .common import (
+    add_state_options,
+    check_state_options,
+    int_arg,
+    output_dir,
+    prepare_output,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -31,6 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     p.add_argument("--out", type=output_dir, default=Path("."),
                    help="output folder (default: current folder; created if missing)")
+    add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in --out")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,12 +57,49 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.name is None:
         raise UsageError("reproduce needs a NAME (see `python -m dpaudit reproduce --list`)")
+    check_state_options(args)
     experiment = get_experiment(args.name)
     settings = experiment.settings(horizon=args.horizon, runs=args.runs, seed=args.seed,
                                    quick=args.quick)
     out = prepare_output(args.out, folder=True)
+    cache = open_cache(args, experiment.name, experiment.stem, settings, out)
+    settings = replace(settings, cache=cache)
     start = time.perf_counter()
-    for path in run_experiment(experiment, settings, out):
+    try:
+        paths = run_experiment(experiment, settings, out)
+    except BaseException:
+        if cache is not None and cache.write and cache.misses:
+            print(f"dpaudit: {cache.misses} completed cell(s) saved in {cache.folder}; the same "
+                  "command with --resume continues from them", file=sys.stderr)
+        raise
+    for path in paths:
         print(f"wrote {path}")
+    if cache is not None:
+        cache.discard()
+        if args.resume:
+            print(f"dpaudit: resumed: {cache.hits} cell(s) read back, {cache.misses} computed",
+                  file=sys.stderr)
     print(f"done in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def open_cache(args: argparse.Namespace, name: str, stem: str, settings, out: Path):
+    """The :class:`~dpaudit.state.ExperimentCache` of this run (``None``: ``--no-state``),
+    keyed by the experiment, its validated settings and dpaudit's code."""
+    from ..state import ExperimentCache, run_key, state_folder
+
+    if args.no_state:
+        return None
+    key = run_key({"command": "reproduce", "name": name, "horizon": settings.horizon,
+                   "runs": settings.runs, "seed": settings.seed, "quick": settings.quick})
+    folder = state_folder(args.state_dir, out)
+    cache = ExperimentCache(folder, stem, key, resume=args.resume)
+    if args.resume:
+        saved = len(list(cache.folder.glob("*.json"))) if cache.folder.is_dir() else 0
+        if saved:
+            print(f"dpaudit: resuming from {cache.folder} ({saved} completed cell(s) saved)",
+                  file=sys.stderr)
+        else:
+            print(f"dpaudit: --resume: no saved cells for these arguments in {str(folder)!r}; "
+                  "running everything", file=sys.stderr)
+    return cache

@@ -1,0 +1,517 @@
+"""Saved work of long runs: an interrupted ``check`` or ``reproduce`` continues with ``--resume``.
+
+Two stores, one format:
+
+* :class:`CheckState`: the completed pieces of one ``check`` run (each claim's *evidence*, each
+  finding's raw result, the regret experiment's result) in one JSON file. Evidence is saved,
+  never verdicts: the engine decides sampled claims only after every claim ran (the check's
+  ``alpha`` is split over its sampled claims), so a resumed check decides exactly as an
+  uninterrupted one.
+* :class:`ExperimentCache`: the completed cells (grid points, panels, algorithms) of one
+  ``reproduce`` run, one JSON file per cell, used through
+  :meth:`dpaudit.experiments.ExperimentSettings.cached`.
+
+Where and under which key: a state lives in a folder (``--state-dir``; ``.dpaudit-state/`` in
+the current folder for ``check``, in ``--out`` for ``reproduce``) under a name carrying a
+SHA-256 of everything that changes results: the command, the name, every such parameter, the
+dpaudit version, a digest of dpaudit's own source files and of the files defining a user
+audit's functions (:func:`run_key`). A state written under other parameters or other code
+therefore has another name and is never read. The number of workers is not part of the key:
+results do not depend on it.
+
+Files are written atomically (a temporary file in the same folder, then :func:`os.replace`) as
+soon as a piece completes, so Ctrl-C or a kill loses at most the piece in progress. A completed
+run deletes its state. A state that cannot be read or decoded is ignored with a warning (the
+run then computes everything), never a traceback; a state that cannot be written (a read-only
+folder, a full disk) is a warning too: the run goes on without saving.
+
+The format (:func:`encode` / :func:`decode`) is JSON that reloads the exact values: floats by
+their shortest round-trip text, numpy arrays and scalars by their raw bytes and dtype, tuples
+and dicts (with non-string keys) tagged, dpaudit's own dataclasses and enums by name. Decoding
+builds nothing else (no pickle: a state file cannot run code). A value the format cannot hold
+(a user type in an evidence's ``data``) is not saved, with a warning; that piece is recomputed
+on resume.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import dataclasses
+import enum
+import functools
+import hashlib
+import importlib
+import inspect
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DEFAULT_STATE_DIR",
+    "FORMAT",
+    "STATE_DIR_ENV",
+    "CheckState",
+    "ExperimentCache",
+    "Saved",
+    "StateFormatError",
+    "code_digest",
+    "decode",
+    "encode",
+    "run_key",
+    "spec_code_files",
+    "state_folder",
+]
+
+#: default state folder of ``check`` (relative to the current folder; ``reproduce``: to ``--out``)
+DEFAULT_STATE_DIR = Path(".dpaudit-state")
+#: environment variable naming the state folder of every run (``--state-dir`` overrides it)
+STATE_DIR_ENV = "DPAUDIT_STATE_DIR"
+#: version of the file format; part of every key, so a new format never reads an old file
+FORMAT = 1
+
+_OWN_PACKAGES = ("dpaudit", "dpaudit.audits", "dpaudit.mechanisms", "dpaudit.algorithms")
+
+
+class StateFormatError(ValueError):
+    """A value the state format cannot hold, or a file that is not a valid state."""
+
+
+# -- the format ------------------------------------------------------------------------------
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _own_class(cls: type) -> bool:
+    module = getattr(cls, "__module__", "") or ""
+    return module == "dpaudit" or module.startswith("dpaudit.")
+
+
+def encode(obj: Any) -> Any:
+    """A JSON-able form of ``obj`` that :func:`decode` turns back into an equal value of the
+    same types; :class:`StateFormatError` for a value it cannot hold."""
+    if obj is None or isinstance(obj, bool) or type(obj) is str:
+        return obj
+    if isinstance(obj, enum.Enum):
+        cls = type(obj)
+        if not _own_class(cls):
+            raise StateFormatError(f"enum {cls.__module__}.{cls.__qualname__} is not dpaudit's")
+        return {"__enum__": f"{cls.__module__}:{cls.__qualname__}", "value": encode(obj.value)}
+    if type(obj) is int:
+        return obj
+    if type(obj) is float:
+        return obj if np.isfinite(obj) else {"__float__": repr(obj)}
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject or obj.dtype.fields is not None:
+            raise StateFormatError(f"numpy array of dtype {obj.dtype}")
+        # the axes in memory order (largest stride first): the array comes back with the
+        # same layout, so reductions over it add in the same order (bit-identical results)
+        axes = [int(a) for a in np.argsort([-abs(st) for st in obj.strides], kind="stable")]
+        if axes == sorted(axes):
+            return {"__ndarray__": obj.dtype.str, "shape": list(obj.shape),
+                    "data": _b64(np.ascontiguousarray(obj).tobytes())}
+        return {"__ndarray__": obj.dtype.str, "shape": list(obj.shape), "axes": axes,
+                "data": _b64(np.ascontiguousarray(obj.transpose(axes)).tobytes())}
+    if isinstance(obj, np.generic):
+        if obj.dtype.hasobject:
+            raise StateFormatError(f"numpy scalar of dtype {obj.dtype}")
+        return {"__npscalar__": obj.dtype.str, "data": _b64(obj.tobytes())}
+    if type(obj) is tuple:
+        return {"__tuple__": [encode(v) for v in obj]}
+    if type(obj) is list:
+        return [encode(v) for v in obj]
+    if type(obj) is dict:
+        return {"__dict__": [[encode(k), encode(v)] for k, v in obj.items()]}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        cls = type(obj)
+        if not _own_class(cls):
+            raise StateFormatError(f"{cls.__module__}.{cls.__qualname__} is not one of "
+                                   "dpaudit's types")
+        return {"__dataclass__": f"{cls.__module__}:{cls.__qualname__}",
+                "fields": {f.name: encode(getattr(obj, f.name))
+                           for f in dataclasses.fields(obj) if f.init}}
+    raise StateFormatError(f"a {type(obj).__module__}.{type(obj).__qualname__}")
+
+
+def _own_type(path: str) -> type:
+    module_name, _, qualname = path.partition(":")
+    if not (module_name == "dpaudit" or module_name.startswith("dpaudit.")):
+        raise StateFormatError(f"type {path!r} is not dpaudit's")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        raise StateFormatError(f"unknown type {path!r}") from None
+    if not isinstance(obj, type):
+        raise StateFormatError(f"{path!r} is not a type")
+    return obj
+
+
+def decode(data: Any) -> Any:
+    """The value :func:`encode` wrote (:class:`StateFormatError` on anything else)."""
+    if data is None or isinstance(data, bool | int | float | str):
+        return data
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict) or len(data) < 1:
+        raise StateFormatError(f"unexpected {type(data).__name__} in a state file")
+    try:
+        if "__tuple__" in data:
+            return tuple(decode(v) for v in data["__tuple__"])
+        if "__dict__" in data:
+            return {decode(k): decode(v) for k, v in data["__dict__"]}
+        if "__float__" in data:
+            text = data["__float__"]
+            if text not in ("inf", "-inf", "nan"):
+                raise StateFormatError(f"bad float {text!r}")
+            return float(text)
+        if "__ndarray__" in data:
+            dtype = np.dtype(data["__ndarray__"])
+            if dtype.hasobject:
+                raise StateFormatError("object arrays are not stored")
+            raw = base64.b64decode(data["data"], validate=True)
+            shape, axes = [int(n) for n in data["shape"]], data.get("axes")
+            if axes is None:
+                return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+            axes = [int(a) for a in axes]
+            if sorted(axes) != list(range(len(shape))):
+                raise StateFormatError(f"bad axes {axes!r}")
+            stored = np.frombuffer(raw, dtype=dtype).reshape([shape[a] for a in axes]).copy()
+            return stored.transpose(np.argsort(axes))
+        if "__npscalar__" in data:
+            dtype = np.dtype(data["__npscalar__"])
+            if dtype.hasobject:
+                raise StateFormatError("object scalars are not stored")
+            raw = base64.b64decode(data["data"], validate=True)
+            return np.frombuffer(raw, dtype=dtype)[0]
+        if "__enum__" in data:
+            cls = _own_type(data["__enum__"])
+            if not issubclass(cls, enum.Enum):
+                raise StateFormatError(f"{data['__enum__']!r} is not an enum")
+            return cls(decode(data["value"]))
+        if "__dataclass__" in data:
+            cls = _own_type(data["__dataclass__"])
+            if not dataclasses.is_dataclass(cls):
+                raise StateFormatError(f"{data['__dataclass__']!r} is not a dataclass")
+            return cls(**{str(k): decode(v) for k, v in data["fields"].items()})
+    except StateFormatError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StateFormatError(f"malformed value in a state file ({exc})") from None
+    raise StateFormatError(f"unexpected object with keys {sorted(data)[:3]} in a state file")
+
+
+def state_folder(given: Path | None, base: Path = Path(".")) -> Path:
+    """The state folder of a run: ``--state-dir`` when given, else ``$DPAUDIT_STATE_DIR`` when
+    set, else ``base/.dpaudit-state``."""
+    if given is not None:
+        return Path(given)
+    env = os.environ.get(STATE_DIR_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    return base / DEFAULT_STATE_DIR
+
+
+# -- keys ------------------------------------------------------------------------------------
+def _package_roots() -> list[Path]:
+    roots = []
+    for name in _OWN_PACKAGES:
+        module = sys.modules.get(name)
+        if module is None:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:  # pragma: no cover - a broken install
+                continue
+        roots += [Path(p).resolve() for p in getattr(module, "__path__", ())]
+    return roots
+
+
+@functools.cache
+def code_digest() -> str:
+    """SHA-256 of dpaudit's version and every ``.py`` file of its packages (the engine,
+    mechanisms, algorithms, audits): a state written by other code is never read."""
+    from . import __version__
+
+    h = hashlib.sha256(f"dpaudit {__version__} format {FORMAT}".encode())
+    seen: set[Path] = set()
+    for root in _package_roots():
+        for path in sorted(root.rglob("*.py")):
+            if path in seen or "__pycache__" in path.parts:
+                continue
+            seen.add(path)
+            h.update(str(path.relative_to(root)).encode() + b"\0")
+            with contextlib.suppress(OSError):
+                h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _callable_file(obj: Any) -> Path | None:
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    module = inspect.getmodule(obj) if obj is not None else None
+    file = getattr(module, "__file__", None)
+    return Path(file).resolve() if file else None
+
+
+def spec_code_files(spec: Any) -> list[Path]:
+    """Files outside dpaudit that define an audit's functions (a user's audit module): their
+    content is part of a check's key, so editing the module invalidates its saved state."""
+    pieces: list[Any] = [spec.regret, spec.mechanism, spec.variant]
+    pieces += [c.evaluate for c in spec.claims] + [f.evaluate for f in spec.findings]
+    roots = _package_roots()
+    files = set()
+    for piece in pieces:
+        if piece is None or isinstance(piece, int | float | str | tuple | list | dict):
+            continue
+        path = _callable_file(piece if callable(piece) else type(piece))
+        if path is not None and not any(r == path or r in path.parents for r in roots):
+            files.add(path)
+    return sorted(files)
+
+
+def run_key(fields: dict[str, Any], files: Iterable[Path] = ()) -> str:
+    """SHA-256 (hex) of ``fields`` (JSON, sorted keys), dpaudit's :func:`code_digest` and the
+    content of ``files``."""
+    h = hashlib.sha256(json.dumps({"format": FORMAT, "code": code_digest(), **fields},
+                                  sort_keys=True, default=repr).encode())
+    for path in files:
+        h.update(str(path).encode() + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"<unreadable>")
+    return h.hexdigest()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._")[:60] or "run"
+
+
+# -- files -----------------------------------------------------------------------------------
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and :func:`os.replace`: a reader
+    (or a run killed mid-write) sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _remove_empty(folder: Path, *, ours: bool = False) -> None:
+    """Remove ``folder`` when it is empty and it is ours (the default ``.dpaudit-state`` or a
+    run's own subfolder): a folder the user named is left in place."""
+    if ours or folder.name == DEFAULT_STATE_DIR.name:
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty
+
+
+@dataclasses.dataclass(frozen=True)
+class Saved:
+    """One completed piece: its value and the seconds it took when it was computed."""
+
+    value: Any
+    seconds: float
+
+
+def _warn(message: str) -> None:
+    print(f"dpaudit: warning: {message}", file=sys.stderr)
+
+
+class CheckState:
+    """The completed pieces of one check run, in ``folder/check-<name>-<key>.json``.
+
+    ``resume``: read the saved pieces (else start afresh, still saving). ``write``: save each
+    completed piece (``False``: neither read nor write). ``warn(message)`` reports problems
+    (default: one line on standard error); it is called once per kind of problem.
+    """
+
+    def __init__(self, folder: Path, name: str, key: str, *, resume: bool,
+                 write: bool = True, warn: Callable[[str], None] = _warn) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / f"check-{_slug(name)}-{key[:20]}.json"
+        self.key = key
+        self.name = name
+        self.write = write
+        self._warn = warn
+        self._warned: set[str] = set()
+        self.pieces: dict[str, dict[str, Any]] = {}  # piece -> {"value": encoded, "seconds"}
+        self.restored: list[str] = []
+        self.found = False
+        if resume and write:
+            self._load()
+
+    def warn_once(self, kind: str, message: str) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            self._warn(message)
+
+    def _load(self) -> None:
+        try:
+            text = self.path.read_text()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self.warn_once("read", f"cannot read the saved state {str(self.path)!r} "
+                           f"({exc.strerror or exc}); running everything")
+            return
+        try:
+            doc = json.loads(text)
+            if not isinstance(doc, dict) or doc.get("format") != FORMAT \
+                    or doc.get("key") != self.key or not isinstance(doc.get("pieces"), dict):
+                raise StateFormatError("not a dpaudit check state for this run")
+            pieces = {}
+            for piece, entry in doc["pieces"].items():
+                decode(entry["value"])  # refuse the file now rather than mid-run
+                pieces[str(piece)] = {"value": entry["value"],
+                                      "seconds": float(entry["seconds"])}
+        except (ValueError, KeyError, TypeError) as exc:
+            self.warn_once("read", f"ignoring the unreadable saved state {str(self.path)!r} "
+                           f"({' '.join(str(exc).split())[:200]}); running everything (it "
+                           "will be overwritten)")
+            return
+        self.pieces = pieces
+        self.found = True
+
+    def load(self, piece: str) -> Saved | None:
+        """The saved result of ``piece`` (``None``: not saved, or not resuming)."""
+        entry = self.pieces.get(piece)
+        if entry is None:
+            return None
+        self.restored.append(piece)
+        return Saved(decode(entry["value"]), entry["seconds"])
+
+    def save(self, piece: str, value: Any, seconds: float) -> None:
+        """Record ``piece`` as completed and rewrite the state file atomically."""
+        if not self.write:
+            return
+        try:
+            encoded = encode(value)
+        except StateFormatError as exc:
+            self.warn_once(f"encode:{piece}", f"the result of {piece} holds {exc}, which the "
+                           "state format cannot store: it is not saved (--resume recomputes "
+                           "it)")
+            return
+        self.pieces[piece] = {"value": encoded, "seconds": float(seconds)}
+        doc = {"format": FORMAT, "key": self.key, "name": self.name, "pieces": self.pieces}
+        try:
+            _write_atomic(self.path, json.dumps(doc, indent=None, sort_keys=True))
+        except OSError as exc:
+            self.write = False
+            self.warn_once("write", f"cannot save the run's state in {str(self.folder)!r} "
+                           f"({exc.strerror or exc}); continuing without it (--resume will "
+                           "not find this run's work)")
+
+    def discard(self) -> None:
+        """Delete the state (the run completed); the folder too when it is left empty."""
+        if not self.write:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink(missing_ok=True)
+        _remove_empty(self.folder)
+
+
+class ExperimentCache:
+    """The completed cells of one reproduction, one file each in ``folder/<stem>-<key>/``.
+
+    ``resume``: use saved cells (else recompute them, still saving). ``key`` identifies the run
+    (experiment, settings, code: see :func:`run_key`); a cell's file name adds a digest of its
+    own key.
+    """
+
+    def __init__(self, folder: Path, stem: str, key: str, *, resume: bool,
+                 warn: Callable[[str], None] = _warn) -> None:
+        self.root = Path(folder)
+        self.folder = self.root / f"reproduce-{_slug(stem)}-{key[:20]}"
+        self.key = key
+        self.resume = resume
+        self.write = True
+        self._warn = warn
+        self._warned: set[str] = set()
+        self.hits = 0
+        self.misses = 0
+
+    def warn_once(self, kind: str, message: str) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            self._warn(message)
+
+    def _path(self, key_text: str) -> Path:
+        digest = hashlib.sha256(f"{self.key}\0{key_text}".encode()).hexdigest()[:24]
+        return self.folder / f"{digest}.json"
+
+    @staticmethod
+    def key_text(key: Any) -> str:
+        """The canonical text of a cell key: strings, numbers and (nested) tuples of them."""
+        def norm(k: Any) -> Any:
+            if isinstance(k, tuple | list):
+                return [norm(v) for v in k]
+            if isinstance(k, np.generic):
+                return norm(k.item())
+            if isinstance(k, float):
+                return {"float": repr(k)}
+            if k is None or isinstance(k, bool | int | str):
+                return k
+            raise StateFormatError(f"a cell key must be made of strings and numbers, not "
+                                   f"{type(k).__name__}")
+        return json.dumps(norm(key), sort_keys=True)
+
+    def get(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """The saved value of cell ``key`` when resuming and saved, else ``compute()`` (saved
+        as soon as it returns)."""
+        text = self.key_text(key)
+        path = self._path(text)
+        if self.resume and path.exists():
+            try:
+                doc = json.loads(path.read_text())
+                if doc.get("format") != FORMAT or doc.get("cell") != text \
+                        or doc.get("run") != self.key:
+                    raise StateFormatError("written for another cell or run")
+                value = decode(doc["value"])
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                self.warn_once("read", f"ignoring the unreadable saved cell {str(path)!r} "
+                               f"({' '.join(str(exc).split())[:200]}); recomputing it")
+            else:
+                self.hits += 1
+                return value
+        value = compute()
+        self.misses += 1
+        if self.write:
+            try:
+                doc = {"format": FORMAT, "run": self.key, "cell": text, "value": encode(value)}
+                _write_atomic(path, json.dumps(doc))
+            except StateFormatError as exc:
+                self.warn_once(f"encode:{text}", f"cell {text} holds {exc}, which the state "
+                               "format cannot store: it is not saved")
+            except OSError as exc:
+                self.write = False
+                self.warn_once("write", f"cannot save cells in {str(self.folder)!r} "
+                               f"({exc.strerror or exc}); continuing without saving")
+        return value
+
+    def discard(self) -> None:
+        """Delete the saved cells (the reproduction completed) and the folders left empty."""
+        if self.folder.is_dir():
+            for path in self.folder.glob("*.json"):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            for path in self.folder.glob(".*.tmp"):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            _remove_empty(self.folder, ours=True)
+        _remove_empty(self.root)
