@@ -32,10 +32,17 @@ _AB = [
               (claim("adap-ucb", "episode-release"), claim("adap-ucb", "global-dp"),
                claim("adap-klucb", "episode-release"), claim("adap-klucb", "global-dp"))),
     Statement(AZIZE_BASU_2022, "Theorem 2", LOWER, NEC,
-              "minimax regret of any eps-global DP policy is Omega(max(sqrt(KT), K ln T / eps))"),
+              "minimax regret of any eps-global DP policy is >= max(sqrt(T(K-1))/27, "
+              "(K-1)/(131 eps)) for T >= K-1", (experiment("azize-basu-thm2"),),
+              note="minimax (some environment of the family makes each policy pay it): a "
+                   "tested instance can witness it for a policy, never contradict it; the "
+                   "main text does not name the family"),
     Statement(AZIZE_BASU_2022, "Theorem 3", LOWER, NEC,
-              "problem-dependent lower bound sum_a Delta_a ln T / min(d_inf, 6 eps t_inf)",
-              note="drawn beside Fig. 3's reproduction; no check compares it with a regret"),
+              "problem-dependent lower bound: liminf Reg_T / ln T >= sum_a Delta_a / "
+              "min(d_inf, 6 eps t_inf) for consistent eps-global DP policies",
+              (experiment("azize-basu-thm3"),),
+              note="asymptotic: a finite-T regret cannot contradict it; the experiment reports "
+                   "Reg_T / (rate x ln T) at T/100 and T (also drawn beside Fig. 3)"),
     Statement(AZIZE_BASU_2022, "Theorem 7, Eq. (7)", UPPER, SUF,
               "AdaP-UCB's regret <= sum_a 16 alpha / min(Delta_a, eps) ln T + 3 alpha/(alpha-3)",
               (regret("adap-ucb"), experiment("adap-ucb-index-thm7")),
@@ -114,7 +121,11 @@ _WZ = [
               "a CDF condition suffices for global DP under data revision",
               (claim("lemma15-perturbation", "lemma9-generic"),)),
     Statement(WANG_ZHU_2023, "Theorem 4", LOWER, NEC,
-              "regret lower bound for (eps, delta)-global DP algorithms (two arms)"),
+              "regret lower bound for (eps, delta)-global DP algorithms (two arms)",
+              (experiment("wang-zhu-thm4"),),
+              note="display OCR-damaged, constants rebuilt from the proof; evaluated with "
+                   "GDP-Elim-New's own regret on I2 (upper 95% limit) and compared with its "
+                   "regret on I1 (lower 95% limit)"),
     Statement(WANG_ZHU_2023, "Theorem 11, Fig. 1", PRIV, SUF,
               "DP-FTPL-Gauss (Alg. 1) is (eps, delta)-DP after its start phase",
               (claim("gauss-perturbation", "start-phase-exact"),)),
