@@ -96,7 +96,11 @@ _BLP = [
               "fixed-budget LDP thresholding (Alg. 1): expected loss decreases exponentially "
               "in the budget", (experiment("ldp-thresholding"),)),
     Statement(BARBARA_2025, "Theorem 3.2", LOWER, NEC,
-              "fixed-budget lower bound for every eps-LDP algorithm"),
+              "fixed-budget lower bound for every eps-LDP algorithm: max over B^0..B^K of "
+              "E[L] >= (1/4) exp(-c' (e^eps - 1)^2 T / H)",
+              (experiment("ldp-thresholding-thm32"),),
+              note="constant c' = 16 rebuilt from Appendix C; Algorithm 1 is run on every "
+                   "environment of the theorem's family, so a measurement can contradict it"),
     Statement(BARBARA_2025, "Theorem 4.1", PRIV, SUF,
               "fixed-confidence LDP thresholding (Alg. 2) is eps-LDP",
               (claim("ldp-tbp-fixed-confidence", "report-ldp-exact"),

@@ -15,8 +15,8 @@ evaluation is conservative); the bound is compared with the lower limit of the 9
 its mean regret on ``I1`` (each a one-sided 97.5% limit). A lower limit below the bound, where
 the horizon condition holds, contradicts Theorem 4 (as reconstructed) or GDP-Elim-New's privacy
 claim: ``reproduced = False``; otherwise the measurement is consistent with it
-(``reproduced = True``; ``None`` when the bound is 0 at every cell). Also printed: the order term of Remark 6,
-``(N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T))`` (no constant).
+(``reproduced = True``; ``None`` when the bound is 0 at every cell). Also printed: the order
+term of Remark 6, ``(N/eps) ln(((e^eps-1)T + delta T)/((e^eps-1) + delta T))`` (no constant).
 
 Paper budget: ``T = 10^7``, 100 runs per cell (``--quick``: ``T = 10^6``, 20 runs).
 ``docs/wang_zhu/wang_zhu_thm4.*`` is ``reproduce wang-zhu-thm4 --out docs/wang_zhu``.
