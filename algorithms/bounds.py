@@ -50,6 +50,7 @@ from .gdp_elim import log_x
 __all__ = [
     "thm2_minimax_lower",
     "thm3_lower",
+    "thm3_rate",
     "thm4_gdp_lower_order",
     "thm7_adap_ucb_upper",
     "thm8_adap_klucb_shape",
@@ -81,6 +82,17 @@ def thm3_lower(means: object, horizon: int, epsilon: float) -> float:
     sub = gaps > 0
     d_inf = bernoulli_kl(mu[sub], np.full(sub.sum(), best))
     return float(np.sum(gaps[sub] / np.minimum(d_inf, 6.0 * eps * gaps[sub])) * math.log(horizon))
+
+
+def thm3_rate(means: object, epsilon: float) -> float:
+    """Azize & Basu 2022, Theorem 3, Eq. (4), Bernoulli case: the rate
+    ``sum_a Delta_a / min(kl(mu_a, mu*), 6 eps Delta_a)`` that ``liminf Reg_T / ln T`` must
+    reach (:func:`thm3_lower` is this times ``ln T``)."""
+    mu, gaps, best = _gaps(means)
+    eps = check_epsilon(epsilon)
+    sub = gaps > 0
+    d_inf = bernoulli_kl(mu[sub], np.full(sub.sum(), best))
+    return float(np.sum(gaps[sub] / np.minimum(d_inf, 6.0 * eps * gaps[sub])))
 
 
 def thm7_adap_ucb_upper(means: object, horizon: int, epsilon: float, alpha: float = 3.1) -> float:

@@ -32,10 +32,17 @@ _AB = [
               (claim("adap-ucb", "episode-release"), claim("adap-ucb", "global-dp"),
                claim("adap-klucb", "episode-release"), claim("adap-klucb", "global-dp"))),
     Statement(AZIZE_BASU_2022, "Theorem 2", LOWER, NEC,
-              "minimax regret of any eps-global DP policy is Omega(max(sqrt(KT), K ln T / eps))"),
+              "minimax regret of any eps-global DP policy is >= max(sqrt(T(K-1))/27, "
+              "(K-1)/(131 eps)) for T >= K-1", (experiment("azize-basu-thm2"),),
+              note="minimax (some environment of the family makes each policy pay it): a "
+                   "tested instance can witness it for a policy, never contradict it; the "
+                   "main text does not name the family"),
     Statement(AZIZE_BASU_2022, "Theorem 3", LOWER, NEC,
-              "problem-dependent lower bound sum_a Delta_a ln T / min(d_inf, 6 eps t_inf)",
-              note="drawn beside Fig. 3's reproduction; no check compares it with a regret"),
+              "problem-dependent lower bound: liminf Reg_T / ln T >= sum_a Delta_a / "
+              "min(d_inf, 6 eps t_inf) for consistent eps-global DP policies",
+              (experiment("azize-basu-thm3"),),
+              note="asymptotic: a finite-T regret cannot contradict it; the experiment reports "
+                   "Reg_T / (rate x ln T) at T/100 and T (also drawn beside Fig. 3)"),
     Statement(AZIZE_BASU_2022, "Theorem 7, Eq. (7)", UPPER, SUF,
               "AdaP-UCB's regret <= sum_a 16 alpha / min(Delta_a, eps) ln T + 3 alpha/(alpha-3)",
               (regret("adap-ucb"), experiment("adap-ucb-index-thm7")),
@@ -89,7 +96,11 @@ _BLP = [
               "fixed-budget LDP thresholding (Alg. 1): expected loss decreases exponentially "
               "in the budget", (experiment("ldp-thresholding"),)),
     Statement(BARBARA_2025, "Theorem 3.2", LOWER, NEC,
-              "fixed-budget lower bound for every eps-LDP algorithm"),
+              "fixed-budget lower bound for every eps-LDP algorithm: max over B^0..B^K of "
+              "E[L] >= (1/4) exp(-c' (e^eps - 1)^2 T / H)",
+              (experiment("ldp-thresholding-thm32"),),
+              note="constant c' = 16 rebuilt from Appendix C; Algorithm 1 is run on every "
+                   "environment of the theorem's family, so a measurement can contradict it"),
     Statement(BARBARA_2025, "Theorem 4.1", PRIV, SUF,
               "fixed-confidence LDP thresholding (Alg. 2) is eps-LDP",
               (claim("ldp-tbp-fixed-confidence", "report-ldp-exact"),
@@ -114,15 +125,29 @@ _WZ = [
               "a CDF condition suffices for global DP under data revision",
               (claim("lemma15-perturbation", "lemma9-generic"),)),
     Statement(WANG_ZHU_2023, "Theorem 4", LOWER, NEC,
-              "regret lower bound for (eps, delta)-global DP algorithms (two arms)"),
+              "regret lower bound for (eps, delta)-global DP algorithms (two arms)",
+              (experiment("wang-zhu-thm4"),),
+              note="display OCR-damaged, constants rebuilt from the proof; evaluated with "
+                   "GDP-Elim-New's own regret on I2 (upper 95% limit) and compared with its "
+                   "regret on I1 (lower 95% limit)"),
     Statement(WANG_ZHU_2023, "Theorem 11, Fig. 1", PRIV, SUF,
               "DP-FTPL-Gauss (Alg. 1) is (eps, delta)-DP after its start phase",
-              (claim("gauss-perturbation", "start-phase-exact"),)),
+              (claim("gauss-perturbation", "start-phase-exact"),),
+              note="sufficient and holds; conservative by 4x at (1, 0.01) relative to the exact "
+                   "Lemma-8 threshold (F3)"),
     Statement(WANG_ZHU_2023, "Theorem 11", UPPER, SUF, "regret bound of DP-FTPL-Gauss",
               (regret("dp-ftpl-gauss"),)),
     Statement(WANG_ZHU_2023, "Theorem 13, Fig. 2", PRIV, SUF,
               "DP-FTPL-Beta (Alg. 2) is (eps, delta)-DP after its start phase",
-              (claim("beta-perturbation", "start-phase-exact"),)),
+              (claim("beta-perturbation", "start-phase-exact"),),
+              note="sufficient and holds; conservative by about 26x at (1, 0.01) relative to the "
+                   "exact Lemma-8 threshold (Remark 14 concedes a large constant; F3)"),
+    Statement(WANG_ZHU_2023, "Sec. 6.1-6.2, Fig. 1-2 (a)-(b)", EXP, FIG,
+              "at (eps, delta) = (1, 0.01), F' is outside Lemma 8's feasible region below N_G "
+              "(N_B) and begins to lie in it at N = N_G (N_B)",
+              (experiment("wang-zhu-start-phases"),),
+              note="the exact Lemma-8 threshold is 2 (Gauss) and 32 (Beta), not 8 and 827 "
+                   "(F3); Sec. 6.3 itself notes a large gap at Fig. 1(b) and 2(b)"),
     Statement(WANG_ZHU_2023, "Theorem 13", UPPER, SUF, "regret bound of DP-FTPL-Beta",
               (regret("dp-ftpl-beta"),)),
     Statement(WANG_ZHU_2023, "Lemma 15, Theorem 16", PRIV, SUF,

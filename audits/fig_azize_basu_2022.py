@@ -2,8 +2,8 @@
 
 * ``azize-basu-fig2``: Figure 2, regret over time of DP-SE (Sajed & Sheffet 2019), AdaP-UCB
   and AdaP-KLUCB (Alg. 1, Eq. 7-8) on Bernoulli means (0.75, 0.625, 0.5, 0.375, 0.25) at
-  eps = 1, T = 10^7, 20 runs; the algorithms come from the policy registry by name, and DP-UCB
-  (Tossou & Dimitrakakis 2016) is named as missing until it is registered.
+  eps = 1, T = 10^7, 20 runs, with DP-UCB (Tossou & Dimitrakakis 2016); the algorithms come
+  from the policy registry by name (one not registered would be named as missing).
 * ``azize-basu-fig3``: Figure 3, AdaP-KLUCB's regret at T against eps (0.05 to 10) on Bernoulli
   means (0.8, 0.1, 0.1, 0.1, 0.1), with Theorem 3's lower bound and its regime boundary
   ``eps = d_inf / (6 t_inf)``.
@@ -41,8 +41,7 @@ MIN_HORIZON = 100 * len(FIG2_MEANS)
 MIN_REASON = "fewer than 100 pulls per arm leave every algorithm in its first episodes"
 
 
-# Fig. 2's algorithms by their policy-registry names: each is drawn as soon as it is registered
-# (DP-UCB of Tossou & Dimitrakakis 2016 is not yet; the table says so)
+# Fig. 2's algorithms by their policy-registry names (any not registered is named as missing)
 FIG2_POLICIES = ("dp-se", "adap-ucb", "adap-klucb", "dp-ucb")
 
 
