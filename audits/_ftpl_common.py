@@ -187,14 +187,14 @@ def _regret_chunk(family: Family, epsilon: float, delta: float, horizon: int,
 def regret_runs(ctx: CheckContext, family: Family, start_phase: object, key: str
                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, ...], int]:
     """Instance-1 regret (``T = 10^5``, 100 runs; quick: ``10^4``, 20), cached per setting."""
-    return _regret_runs(family, ctx.epsilon, ctx.delta, ctx.seed, ctx.quick, ctx.workers,
-                        start_phase, key)
+    return _regret_runs(family, ctx.epsilon, ctx.delta, ctx.seed, ctx.size(REGRET),
+                        ctx.workers, start_phase, key)
 
 
 @lru_cache(maxsize=16)
-def _regret_runs(family: Family, epsilon: float, delta: float, seed: int, quick: bool,
-                 workers: int, start_phase: object, key: str):
-    horizon, runs = REGRET.quick if quick else REGRET.full
+def _regret_runs(family: Family, epsilon: float, delta: float, seed: int,
+                 size: tuple[int, int], workers: int, start_phase: object, key: str):
+    horizon, runs = size
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs with spawned seeds: the same numbers for any number of workers
     parts = map_chunks(partial(_regret_chunk, family, epsilon, delta, horizon, start_phase,

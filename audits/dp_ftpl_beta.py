@@ -35,7 +35,7 @@ import numpy as np
 
 from dpaudit.algorithms._faulty import DPFTPLBetaUnpadded
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, beta_tight_start_phase
-from dpaudit.engine import CheckContext, ClaimSpec
+from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.evidence import ExactEvidence
 from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
 from dpaudit.results import Notion
@@ -60,10 +60,14 @@ def changed_sums(count: int) -> tuple[int, ...]:
 FAMILY = Family("DP-FTPL-Beta", DPFTPLBeta, changed_sums, 5.0, "Theorem 13")
 
 
-def _counts(n0: int, quick: bool) -> np.ndarray:
-    n_max = 10**4 if quick else 10**5
-    budget = 2 * 10**5 if quick else 10**6  # neighbouring (N, R) pairs in the dense part
-    span = max(10, min(100 if quick else 1000, budget // n0))
+#: the exact Lemma-8 scan (full run, --quick): the largest count N, the neighbouring (N, R)
+#: pairs of its dense part and the longest dense run of counts after N_0
+COUNT_SCAN = Budget(full=(10**5, 10**6, 1000), quick=(10**4, 2 * 10**5, 100))
+
+
+def _counts(n0: int, scan: tuple[int, int, int]) -> np.ndarray:
+    n_max, budget, longest = scan
+    span = max(10, min(longest, budget // n0))
     dense = np.arange(n0, n0 + span + 1)
     sparse = np.unique(np.geomspace(n0 + span, max(n_max, n0 + span), 8).astype(int))
     return np.unique(np.concatenate([dense, sparse]))
@@ -72,7 +76,7 @@ def _counts(n0: int, quick: bool) -> np.ndarray:
 def _lemma8(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
     alg = build(ctx.variant, ctx.epsilon, ctx.delta, 10**5, "paper")
     n0 = alg.start_phase
-    counts = _counts(n0, ctx.quick)
+    counts = _counts(n0, ctx.size(COUNT_SCAN))
     worst, wn, wr, err = 0.0, n0, 0, 0.0
     for n in counts:
         bounded, r = beta_worst_delta(ctx.epsilon, int(n), padding=alg.padding)
