@@ -1,4 +1,5 @@
-"""``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--json PATH]``."""
+"""``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--scheduler ADDR]
+[--json PATH]``."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from ..rng import DEFAULT_SEED
 from .common import (
     ProgressLine,
     add_report_outputs,
+    add_scheduler,
     emit_reports,
     float_arg,
     int_arg,
+    scheduler_scope,
 )
 
 
@@ -32,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (results do not depend on it)")
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
+    add_scheduler(p)
     add_report_outputs(p)
 
 
@@ -39,10 +43,12 @@ def run(args: argparse.Namespace) -> int:
     spec = get_audit(args.name)
     line = ProgressLine(args, f"check {spec.name}")
     try:
-        report = run_check(
-            spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
-            quick=args.quick, workers=args.workers, regret=not args.no_regret, progress=line,
-        )
+        with scheduler_scope(args.scheduler):
+            report = run_check(
+                spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
+                alpha=args.alpha, quick=args.quick, workers=args.workers,
+                regret=not args.no_regret, progress=line,
+            )
     finally:
         line.close()
     emit_reports(args, report, command="check", text=format_text(report))
