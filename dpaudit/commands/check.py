@@ -1,10 +1,12 @@
 """``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--scheduler ADDR]
-[--json PATH]``."""
+[--symbolic-budget SECONDS] [--json PATH]``."""
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
+from ..budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from ..engine import run_check
 from ..registry import get_audit
 from ..report import format_text
@@ -36,6 +38,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
     add_scheduler(p)
+    p.add_argument("--symbolic-budget", metavar="SECONDS", type=float_arg,
+                   default=DEFAULT_SYMBOLIC_BUDGET,
+                   help="wall-clock seconds sympy may spend on each symbolic step before it is "
+                        f"abandoned (default {DEFAULT_SYMBOLIC_BUDGET:g}; recorded in the "
+                        "report's parameters). On a loaded machine a step can run out of it: a "
+                        "CDF condition then falls from PROVED to the numeric tiers (the claim "
+                        "EXACT), another obligation to UNKNOWN (the claim INCONCLUSIVE); a "
+                        "larger budget restores the proof")
     add_report_outputs(p)
 
 
@@ -43,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     spec = get_audit(args.name)
     line = ProgressLine(args, f"check {spec.name}")
     try:
-        with scheduler_scope(args.scheduler):
+        with scheduler_scope(args.scheduler), \
+                symbolic_budget_scope(args.symbolic_budget) as budget:
             report = run_check(
                 spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
                 alpha=args.alpha, quick=args.quick, workers=args.workers,
@@ -51,5 +62,6 @@ def run(args: argparse.Namespace) -> int:
             )
     finally:
         line.close()
+    report = replace(report, parameters={**report.parameters, "symbolic_budget": budget})
     emit_reports(args, report, command="check", text=format_text(report))
     return report.exit_code
