@@ -141,12 +141,13 @@ def test_factory_that_raises_exits_3(user_module, capsys):
 
 
 def test_internal_error_exits_3(monkeypatch, capsys):
-    # a bug inside dpaudit: the report formatter receives no report and fails in report.py
+    # a bug inside dpaudit: the check command receives no report and fails in check.py when
+    # it records the run's parameters
     monkeypatch.setattr(check_cmd, "run_check", lambda *args, **kwargs: None)
     assert main(["check", "privbern"]) == 3
     line = _one_line(capsys.readouterr().err)
     assert line.startswith("dpaudit: internal error: AttributeError")
-    assert "report.py" in line and "please report it" in line
+    assert "check.py" in line and "please report it" in line
 
 
 @pytest.mark.parametrize("argv", [
