@@ -15,7 +15,7 @@ import math
 
 from scipy import optimize
 
-from dpaudit.engine import CheckContext
+from dpaudit.engine import Budget, CheckContext
 from dpaudit.mechanisms.interval_release import (
     C_TIGHT,
     corollary_3_1,
@@ -27,6 +27,9 @@ from dpaudit.results import Finding, Notion
 #: the paper's printed (target epsilon -> input epsilon) pairs at v = 1.1 (Fig. 6 legends)
 PAPER_POINTS = {1.0: 0.00396431694945, 0.1: 0.000253053596336}
 V = 1.1
+#: pulls of the one arm whose releases are accounted exactly (full run, --quick); also used
+#: by the pld-exact claim of dp-ucb-int
+PULLS = Budget(full=10**5, quick=10**4)
 
 
 def implied_log_inv_delta(target: float, input_epsilon: float, c: float) -> float:
@@ -39,7 +42,7 @@ def implied_log_inv_delta(target: float, input_epsilon: float, c: float) -> floa
 
 
 def calibration_finding(ctx: CheckContext) -> Finding:
-    pulls = 10**4 if ctx.quick else 10**5
+    pulls = ctx.size(PULLS)
     lines, data = [], {}
     for target, printed in PAPER_POINTS.items():
         ours = {d: corollary_3_2(target, d, v=V) for d in (1e-5, math.exp(-10), 1e-10)}

@@ -1,9 +1,10 @@
 """Shared claims of ``check dp-ftpl-gauss`` and ``check dp-ftpl-beta`` (not a registered name).
 
 Both algorithms are per-step (eps, delta)-DP (Definition 1 of Wang & Zhu 2023) by Lemma 8
-after their start phase. Each audit file supplies a :class:`Family` (how to build the policy
-and its broken twin, which reward sums to vary, the constant of its regret leading terms) and
-gets the same claims:
+after their start phase. Each audit file supplies a :class:`Family` (the sound algorithm class,
+which reward sums to vary, the constant of its regret leading terms) and gets the same claims,
+which build whatever class the check audits (``ctx.variant``: the sound algorithm, or the broken
+twin that ``AuditSpec.twin`` declares):
 
 * ``lemma8-after-start-phase`` (exact; written by each file);
 * ``next-action-exact``: the exact next-action law (:meth:`FTPLEngine.next_action_law`) on
@@ -58,10 +59,16 @@ class Family:
     """What differs between the Gauss and Beta audits."""
 
     name: str
-    build: Callable[[float, float, int, bool, object], FTPLEngine]  # eps, delta, T, faulty, sp
+    algorithm: type[FTPLEngine]  # the sound class (its twin is declared by AuditSpec.twin)
     changed_sums: Callable[[int], tuple[int, ...]]  # R values of the changed arm for a count
     leading_constant: float  # Theorem 11: 2, Theorem 13: 5
     theorem: str
+
+
+def build(cls: type[FTPLEngine], epsilon: float, delta: float, horizon: int,
+          start_phase: object) -> FTPLEngine:
+    """``cls`` (the sound algorithm or its broken twin) at the claim's parameters."""
+    return cls(epsilon, delta, horizon=horizon, start_phase=start_phase)
 
 
 def _pair(r0: float, c0: int, sums: tuple[float, ...], counts: tuple[int, ...]) -> tuple:
@@ -96,15 +103,15 @@ def history_pairs(alg: FTPLEngine, family: Family, quick: bool) -> list[tuple]:
 
 
 @lru_cache(maxsize=16)
-def worst_history_pair(family: Family, epsilon: float, delta: float, faulty: bool,
-                       quick: bool) -> dict:
+def worst_history_pair(family: Family, variant: type[FTPLEngine], epsilon: float,
+                       delta: float, quick: bool) -> dict:
     """The exact search of ``next-action-exact``, shared with the sampled claim.
 
     Also returns ``attack_pair``: the worst pair at ``eps`` or, when every pair's loss there
     is below ``1e-6`` (nothing a sampled test could see), the pair with the largest total
     variation (loss at ``eps = 0``). Both are chosen by exact computation, without samples.
     """
-    alg = family.build(epsilon, delta, 10**5, faulty, "paper")
+    alg = build(variant, epsilon, delta, 10**5, "paper")
     pairs = history_pairs(alg, family, quick)
     laws: dict[str, tuple[np.ndarray, float]] = {}
 
@@ -126,9 +133,9 @@ def worst_history_pair(family: Family, epsilon: float, delta: float, faulty: boo
                     "max_epsilon": float(eps_all[i_max]), "max_epsilon_pair": pairs[i_max]}
 
 
-def exact_next_action(family: Family, faulty: bool):
+def exact_next_action(family: Family):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        worst = worst_history_pair(family, ctx.epsilon, ctx.delta, faulty, ctx.quick)
+        worst = worst_history_pair(family, ctx.variant, ctx.epsilon, ctx.delta, ctx.quick)
         h, hp = worst["pair"]
         div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
         mh = worst["max_epsilon_pair"][0]
@@ -149,11 +156,11 @@ def exact_next_action(family: Family, faulty: bool):
     return evaluate
 
 
-def sampled_next_action(family: Family, faulty: bool):
+def sampled_next_action(family: Family):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
-        alg = family.build(ctx.epsilon, ctx.delta, 10**5, faulty, "paper")
+        alg = build(ctx.variant, ctx.epsilon, ctx.delta, 10**5, "paper")
         # the pair is chosen by exact computation (no samples), so it cannot bias the bound
-        h, hp = worst_history_pair(family, ctx.epsilon, ctx.delta, faulty,
+        h, hp = worst_history_pair(family, ctx.variant, ctx.epsilon, ctx.delta,
                                    ctx.quick)["attack_pair"]
         pair = SamplerPair(f"histories: sums {h[0]} vs {hp[0]}, counts {h[1]} (chosen by the "
                            "exact search without samples: the worst pair at eps, or the "
@@ -171,7 +178,7 @@ def sampled_next_action(family: Family, faulty: bool):
 def _regret_chunk(family: Family, epsilon: float, delta: float, horizon: int,
                   start_phase: object, marks: tuple[int, ...], runs: int,
                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    alg = family.build(epsilon, delta, horizon, False, start_phase)
+    alg = build(family.algorithm, epsilon, delta, horizon, start_phase)
     res = alg.simulate(WANG_ZHU_INSTANCE_1.source(), horizon, runs, rng=rng,
                        checkpoints=marks)
     return res.regret, res.curve
@@ -180,14 +187,14 @@ def _regret_chunk(family: Family, epsilon: float, delta: float, horizon: int,
 def regret_runs(ctx: CheckContext, family: Family, start_phase: object, key: str
                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, ...], int]:
     """Instance-1 regret (``T = 10^5``, 100 runs; quick: ``10^4``, 20), cached per setting."""
-    return _regret_runs(family, ctx.epsilon, ctx.delta, ctx.seed, ctx.quick, ctx.workers,
-                        start_phase, key)
+    return _regret_runs(family, ctx.epsilon, ctx.delta, ctx.seed, ctx.size(REGRET),
+                        ctx.workers, start_phase, key)
 
 
 @lru_cache(maxsize=16)
-def _regret_runs(family: Family, epsilon: float, delta: float, seed: int, quick: bool,
-                 workers: int, start_phase: object, key: str):
-    horizon, runs = REGRET.quick if quick else REGRET.full
+def _regret_runs(family: Family, epsilon: float, delta: float, seed: int,
+                 size: tuple[int, int], workers: int, start_phase: object, key: str):
+    horizon, runs = size
     marks = tuple(m for m in (10**2, 10**3, 10**4, 10**5) if m <= horizon)
     # fixed chunks of 50 runs with spawned seeds: the same numbers for any number of workers
     parts = map_chunks(partial(_regret_chunk, family, epsilon, delta, horizon, start_phase,
@@ -201,7 +208,7 @@ def regret(family: Family):
 
     def evaluate(ctx: CheckContext) -> RegretResult:
         reg, curves, marks, horizon = regret_runs(ctx, family, "paper", "regret")
-        alg = family.build(ctx.epsilon, ctx.delta, horizon, False, "paper")
+        alg = build(family.algorithm, ctx.epsilon, ctx.delta, horizon, "paper")
         lead = ftpl_leading_terms(INSTANCE_1, horizon, alg.start_phase,
                                   constant=family.leading_constant)
         return summarise_regret(
@@ -221,14 +228,14 @@ def regret(family: Family):
 def savings_finding(family: Family):
     def evaluate(ctx: CheckContext) -> Finding:
         try:
-            family.build(ctx.epsilon, ctx.delta, 10**5, False, "tight")
+            build(family.algorithm, ctx.epsilon, ctx.delta, 10**5, "tight")
         except InvalidParameterError as exc:  # the exact threshold is outside its scan budget
             return Finding("tight-start-phase-regret",
                            f"not measured at these parameters: {exc}", Notion.PER_STEP)
         paper, _, _, horizon = regret_runs(ctx, family, "paper", "regret")
         tight, _, _, _ = regret_runs(ctx, family, "tight", "regret-tight")
-        a = family.build(ctx.epsilon, ctx.delta, horizon, False, "paper").start_phase
-        b = family.build(ctx.epsilon, ctx.delta, horizon, False, "tight").start_phase
+        a = build(family.algorithm, ctx.epsilon, ctx.delta, horizon, "paper").start_phase
+        b = build(family.algorithm, ctx.epsilon, ctx.delta, horizon, "tight").start_phase
         se = float(np.sqrt(paper.var(ddof=1) / paper.size + tight.var(ddof=1) / tight.size))
         return Finding(
             "tight-start-phase-regret",
@@ -244,20 +251,16 @@ def savings_finding(family: Family):
     return evaluate
 
 
-def family_spec(family: Family, faulty: bool, *, name: str, title: str, claims: list,
-                variant: type, faulty_variant: type, broken: str) -> AuditSpec:
-    """The AuditSpec shared by DP-FTPL-Gauss and DP-FTPL-Beta (and their faulty twins):
-    per-step (eps, delta) defaults with eps = 0 allowed, and -- for the sound variant only --
-    the tight-start-phase finding and the regret run. Claims stay with the audit."""
+def family_spec(family: Family, *, name: str, title: str, claims: list) -> AuditSpec:
+    """The AuditSpec shared by DP-FTPL-Gauss and DP-FTPL-Beta: per-step (eps, delta) defaults
+    with eps = 0 allowed, the tight-start-phase finding and the regret run; the claims (which
+    build ``ctx.variant``) stay with the audit. Each file declares its broken twin with
+    ``AuditSpec.twin(broken class, findings=[])`` (the finding measures the sound algorithm's
+    regret, so the twin has none)."""
     return AuditSpec(
-        name=name + ("-faulty" if faulty else ""),
-        description=("deliberately broken: " + broken if faulty
-                     else title + ": per-step (eps, delta)-DP and regret"),
+        name=name, description=title + ": per-step (eps, delta)-DP and regret",
         paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
         allow_zero_epsilon=True,
-        findings=[] if faulty else [FindingSpec("tight-start-phase-regret",
-                                                savings_finding(family))],
-        regret=None if faulty else regret(family),
-        variant=faulty_variant if faulty else variant,
-        broken=broken if faulty else "",
+        findings=[FindingSpec("tight-start-phase-regret", savings_finding(family))],
+        regret=regret(family), variant=family.algorithm,
     )

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.evidence import InconclusiveEvidence
 from dpaudit.regret import summarise_regret
 from dpaudit.results import Finding, Notion, RegretResult
@@ -58,9 +58,12 @@ class RegretCase:
 #: (it also holds at eps = 1)
 CLASSICAL_SCOPE_EPSILON = 1.0
 
+#: draws per report (selection + measurement) of ``report-ldp-sampled``
+REPORT_SAMPLES = Budget(full=2_000_000, quick=200_000)
+
 
 def gaussian_claims(report: Callable[[CheckContext], Report], what: str, reference: str,
-                    n_quick: int = 200_000, n_full: int = 2_000_000) -> list[ClaimSpec]:
+                    samples: Budget = REPORT_SAMPLES) -> list[ClaimSpec]:
     def exact(ctx: CheckContext):
         r = report(ctx)
         ev = gaussian_exact_evidence(r.mu_witness, r.mu_upper, ctx, r.lines)
@@ -78,8 +81,8 @@ def gaussian_claims(report: Callable[[CheckContext], Report], what: str, referen
 
     def sampled(ctx: CheckContext):
         r = report(ctx)
-        n = n_quick if ctx.quick else n_full
-        return gaussian_sampled_evidence(r.sample_d, r.sample_dp, r.direction, ctx, n, r.pair)
+        return gaussian_sampled_evidence(r.sample_d, r.sample_dp, r.direction, ctx,
+                                         ctx.size(samples), r.pair)
 
     return [
         claim("report-ldp-exact", f"{what} is (eps, delta)-LDP: a Gaussian vector, its exact "
@@ -90,39 +93,38 @@ def gaussian_claims(report: Callable[[CheckContext], Report], what: str, referen
     ]
 
 
-def regret_finding(cases: Sequence[RegretCase], quick_horizons: Sequence[int],
-                   full_horizons: Sequence[int], quick_runs: int, full_runs: int,
+def regret_finding(cases: Sequence[RegretCase], horizons: Budget, runs: Budget,
                    note: str) -> FindingSpec:
-    """Log-log slope of mean regret over horizons at the claim's eps, at eps = 10 (low noise:
-    the asymptotic order shows within reach; skipped with ``quick``) and for the non-private
-    black box."""
+    """Log-log slope of mean regret over ``horizons`` (a :class:`Budget` of tuples), ``runs``
+    runs each, at the claim's eps, at eps = 10 (low noise: the asymptotic order shows within
+    reach; skipped with ``quick``) and for the non-private black box."""
     def evaluate(ctx: CheckContext) -> Finding:
-        horizons = quick_horizons if ctx.quick else full_horizons
-        runs = quick_runs if ctx.quick else full_runs
+        ts, n_runs = ctx.size(horizons), ctx.size(runs)
         rows, data = [], []
         for case in cases:
             variants = [(ctx.epsilon, True, f"eps={ctx.epsilon:g}"),
                         (10.0, True, "eps=10"), (ctx.epsilon, False, "non-private")]
             for eps, private, tag in variants[::2] if ctx.quick else variants:
-                regrets = [case.run(eps, private, t, runs, ctx.rng("regret", case.label, tag,
-                                                                      t))
-                           for t in horizons]
+                regrets = [case.run(eps, private, t, n_runs, ctx.rng("regret", case.label,
+                                                                        tag, t))
+                           for t in ts]
                 claimed = case.claimed if private else case.baseline
-                line, d = regret_rows(f"{case.label}, {tag}", horizons, regrets, claimed)
+                line, d = regret_rows(f"{case.label}, {tag}", ts, regrets, claimed)
                 rows.append(line)
                 data.append(d)
-        return Finding("regret-growth", f"log-log regret slopes over T in {list(horizons)}, "
-                       f"{runs} runs each (claimed orders hide logs and constants). {note}",
+        return Finding("regret-growth", f"log-log regret slopes over T in {list(ts)}, "
+                       f"{n_runs} runs each (claimed orders hide logs and constants). {note}",
                        Notion.LDP, details=tuple(rows), data={"fits": data})
     return FindingSpec("regret-growth", evaluate)
 
 
-def regret_at(case: RegretCase, quick_horizon: int, full_horizon: int, quick_runs: int,
-              full_runs: int) -> Callable[[CheckContext], RegretResult]:
+def regret_at(case: RegretCase, horizon: Budget, runs: Budget
+              ) -> Callable[[CheckContext], RegretResult]:
+    """The main regret experiment: ``case`` at the claim's eps, ``horizon`` and ``runs``."""
     def run(ctx: CheckContext) -> RegretResult:
-        t = quick_horizon if ctx.quick else full_horizon
-        runs = quick_runs if ctx.quick else full_runs
-        regrets = case.run(ctx.epsilon, True, t, runs, ctx.rng("regret-main", case.label))
+        t = ctx.size(horizon)
+        regrets = case.run(ctx.epsilon, True, t, ctx.size(runs),
+                           ctx.rng("regret-main", case.label))
         return summarise_regret(regrets, instance=case.label, algorithm=case.label,
                                 horizon=t, bound=None,
                                 bound_name=f"O~(T^{case.claimed:.3g}) (no constant printed)")

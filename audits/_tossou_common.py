@@ -37,6 +37,11 @@ FIG6_TWO_ARMS = FIG6_2.means
 #: the horizon of Fig. 6 is stripped in the extracted text; the public re-implementations
 #: use 10^5, and so do we (stated wherever it is used)
 FIG6_HORIZON = 10**5
+#: budgets (full run, --quick): the stream length of the exact counter claims, and the regret
+#: experiment's horizon and runs on Fig. 6's two-arm instance
+STREAM_HORIZON = Budget(full=10**5, quick=4096)
+REGRET_HORIZON = Budget(full=FIG6_HORIZON, quick=10**4)
+REGRET_RUNS = Budget(full=100, quick=20)
 
 
 def counter_of(alg) -> tuple[int, float, float, str]:
@@ -71,8 +76,8 @@ def _laplace_composition_delta(invs: np.ndarray, epsilon: float) -> tuple[float,
 
 def stream_horizon(ctx: CheckContext, alg) -> int:
     """Stream length for the exact hybrid-counter claim of DP-UCB-Bound and DP-UCB:
-    T = 10^5 elements (quick: 4096)."""
-    return 4096 if ctx.quick else 10**5
+    :data:`STREAM_HORIZON` elements (10^5; quick: 4096)."""
+    return ctx.size(STREAM_HORIZON)
 
 
 def counter_exact(make_alg: Callable, horizon_of: Callable[[CheckContext, object], int]):
@@ -168,8 +173,7 @@ def regret_run(make_alg: Callable, *, bound_name: str, bound_of=None,
     and 20 runs); the horizon is the re-implementations' choice (the paper's is stripped)."""
 
     def run(ctx: CheckContext) -> RegretResult:
-        horizon = 10**4 if ctx.quick else FIG6_HORIZON
-        runs = 20 if ctx.quick else 100
+        horizon, runs = ctx.size(REGRET_HORIZON), ctx.size(REGRET_RUNS)
         alg = make_alg(ctx)
         cps = np.unique(np.round(np.geomspace(10, horizon, 12)).astype(np.int64))
         res = alg.simulate(BernoulliRewards(FIG6_TWO_ARMS), horizon, runs,

@@ -33,7 +33,7 @@ from dpaudit.mechanisms.interval_release import pld_bracket, pld_lower, theorem_
 from dpaudit.results import Method, Notion
 from dpaudit.symbolic import Domain, Obligation, prove
 
-from ._dp_ucb_int_calibration import calibration_finding
+from ._dp_ucb_int_calibration import PULLS, calibration_finding
 from ._tossou_common import PAPER, regret_run, sampled_claim, table_pair
 
 N, V, U, E = (sp.Symbol(s, positive=True) for s in ("n", "v", "u", "epsilon"))
@@ -82,7 +82,7 @@ def _symbolic(faulty: bool):
 def _exact(faulty: bool):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         alg = _make(faulty)(ctx)
-        pulls = 10**4 if ctx.quick else 10**5
+        pulls = ctx.size(PULLS)
         if faulty:  # dropping releases is post-processing: the first ones give a lower bound
             lo_pld = pld_lower(alg.input_epsilon, v=alg.v, every=1,
                                pulls=min(pulls, FAULTY_RELEASES))
@@ -117,10 +117,12 @@ def _exact(faulty: bool):
 #: after f = ceil(1 / input eps) pulls); past this horizon (small target eps: f is 10^5 and
 #: more) the simulation does not fit in memory or time, and the claim says so instead
 MAX_SAMPLED_HORIZON = 4096
+#: simulated runs per input of the sampled global-DP claim (full run, --quick)
+SAMPLED_RUNS = Budget(full=200_000, quick=60_000)
 
 
 def _sampled(faulty: bool):
-    run = sampled_claim(_make(faulty), _pairs, Budget(full=200_000, quick=60_000))
+    run = sampled_claim(_make(faulty), _pairs, SAMPLED_RUNS)
 
     def evaluate(ctx: CheckContext, spec: ClaimSpec):
         alg = _make(faulty)(ctx)

@@ -23,7 +23,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from dpaudit.algorithms.ldp_contextual import LDPGLMBandit, UnitBallContexts
-from dpaudit.engine import CheckContext
+from dpaudit.engine import Budget, CheckContext
 
 from ._ldp_zheng import (
     PAPER,
@@ -38,6 +38,14 @@ from .ldp_linear_bandit import flat
 
 CONTEXTS = UnitBallContexts([0.6, -0.6], n_actions=10, link="logistic")
 D = 2
+# budgets (full run, --quick): the regret-growth finding's horizons and runs per horizon,
+# and the main regret experiment
+GROWTH_HORIZONS = Budget(full=(1000, 4000, 16000), quick=(250, 1000, 4000))
+GROWTH_RUNS = Budget(full=100, quick=30)
+REGRET_HORIZON = Budget(full=16000, quick=4000)
+REGRET_RUNS = Budget(full=100, quick=30)
+# the witness search (data domain only): random candidates, then local refinements
+WITNESS_SEARCH = Budget(full=(20_000, 8), quick=(5_000, 2))
 
 
 def _ball(v: np.ndarray) -> np.ndarray:
@@ -80,18 +88,20 @@ def witness_search(c: float, rng: np.random.Generator, *, candidates: int = 20_0
 
 
 @cache
-def _witness(c: float, seed: int, quick: bool) -> tuple[float, dict]:
-    """The search depends on the data domain only (not on eps or delta): done once."""
+def _witness(c: float, seed: int, search: tuple[int, int]) -> tuple[float, dict]:
+    """The search depends on the data domain only (not on eps or delta): done once per
+    ``search = (candidates, refine)`` (:data:`WITNESS_SEARCH`)."""
     from dpaudit.rng import generator
 
-    return witness_search(c, generator(seed, "glm-witness"),
-                          candidates=5_000 if quick else 20_000, refine=2 if quick else 8)
+    candidates, refine = search
+    return witness_search(c, generator(seed, "glm-witness"), candidates=candidates,
+                          refine=refine)
 
 
 def _report(ctx: CheckContext) -> Report:
     alg = LDPGLMBandit(ctx.epsilon, ctx.delta)
     rel = alg.release()
-    found, w = _witness(alg.link_bound, ctx.seed, ctx.quick)
+    found, w = _witness(alg.link_bound, ctx.seed, ctx.size(WITNESS_SEARCH))
     th = w["theta_hat"]
 
     def sampler(x: np.ndarray, y: float):
@@ -133,6 +143,6 @@ AUDITS = [spec(
     gaussian_claims(_report, "each user's three releases (x x^T + B, z x + xi, grad + r)",
                     "Algorithm 3, Theorem 9"),
     _mu, "sigma = 6 sqrt(2 ln(3.75/delta))/eps (upper bound on the joint sensitivity)",
-    findings=[regret_finding([CASE], (250, 1000, 4000), (1000, 4000, 16000), 30, 100,
+    findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Non-private GLOC's order is sqrt(T) (up to logs).")],
-    regret=regret_at(CASE, 4000, 16000, 30, 100))]
+    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS))]

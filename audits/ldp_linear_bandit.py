@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpaudit.algorithms.ldp_contextual import LDPLinUCB, UnitBallContexts, linear_witness
-from dpaudit.engine import CheckContext
+from dpaudit.engine import Budget, CheckContext
 
 from ._ldp_zheng import (
     PAPER,
@@ -29,6 +29,12 @@ from ._ldp_zheng import (
 )
 
 CONTEXTS = UnitBallContexts([0.3, -0.3], n_actions=10, noise=0.5)
+# budgets (full run, --quick): the regret-growth finding's horizons and runs per horizon,
+# and the main regret experiment
+GROWTH_HORIZONS = Budget(full=(1000, 4000, 16000), quick=(250, 1000, 4000))
+GROWTH_RUNS = Budget(full=100, quick=30)
+REGRET_HORIZON = Budget(full=16000, quick=4000)
+REGRET_RUNS = Budget(full=100, quick=30)
 
 
 def flat(v: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -72,6 +78,6 @@ AUDITS = [spec(
     PAPER + ", Section 4.1, Algorithm 5, Theorems 7-8",
     gaussian_claims(_report, "each user's (x x^T + B, y x + xi)", "Theorem 7"),
     _mu, "sigma = 4 sqrt(2 ln(2.5/delta))/eps (reconstructed)",
-    findings=[regret_finding([CASE], (250, 1000, 4000), (1000, 4000, 16000), 30, 100,
+    findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Non-private LinUCB's order is sqrt(T) (up to logs).")],
-    regret=regret_at(CASE, 4000, 16000, 30, 100))]
+    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS))]

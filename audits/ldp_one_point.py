@@ -27,7 +27,7 @@ from dpaudit.algorithms.ldp_reductions import (
     QuadraticLosses,
 )
 from dpaudit.bandits import BernoulliRewards
-from dpaudit.engine import CheckContext
+from dpaudit.engine import Budget, CheckContext
 
 from ._ldp_zheng import (
     PAPER,
@@ -41,6 +41,12 @@ from ._ldp_zheng import (
 
 MAB_MEANS = ZHENG_2020_MAB.means  # defined once, beside the policy
 CONVEX = QuadraticLosses([0.3, -0.2], a=0.25, b=0.1)
+# budgets (full run, --quick): the regret-growth finding's horizons and runs per horizon,
+# and the main regret experiment
+GROWTH_HORIZONS = Budget(full=(1000, 4000, 16000, 64000), quick=(250, 1000, 4000))
+GROWTH_RUNS = Budget(full=200, quick=50)
+REGRET_HORIZON = Budget(full=64000, quick=4000)
+REGRET_RUNS = Budget(full=200, quick=50)
 
 
 @dataclass(frozen=True)
@@ -104,11 +110,11 @@ ONE_POINT = spec(
     gaussian_claims(_report, "each user's noisy loss", "Algorithm 1, Theorem 2"),
     _mu(2.0), "sigma = 2 B sqrt(2 ln(1.25/delta))/eps",
     findings=[regret_finding(
-        CASES, (250, 1000, 4000), (1000, 4000, 16000, 64000), 50, 200,
+        CASES, GROWTH_HORIZONS, GROWTH_RUNS,
         "At eps = 1 the Gaussian noise (sigma about 4.8 B) keeps the convex runs in "
         "their linear phase at these horizons (local slopes near 1): a pre-asymptotic "
         "measurement, not evidence against Corollary 4.")],
-    regret=regret_at(CASES[0], 4000, 64000, 50, 200), variant=RangeCalibrated())
+    regret=regret_at(CASES[0], REGRET_HORIZON, REGRET_RUNS), variant=RangeCalibrated())
 
 # the twin's findings are dropped: the calibration finding describes the correct sigma
 AUDITS = [ONE_POINT, ONE_POINT.twin(BoundCalibrated(), findings=[])]

@@ -23,7 +23,7 @@ import numpy as np
 from dpaudit.algorithms.ldp_thresholding import BLP_2025_INSTANCE, PrivateAPT
 from dpaudit.algorithms.ldp_thresholding_bounds import thm31_upper, thm32_lower
 from dpaudit.bandits import BernoulliRewards
-from dpaudit.engine import AuditSpec, CheckContext, FindingSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
 from dpaudit.events import cp_lower, cp_upper
 from dpaudit.results import Finding, Notion
 
@@ -33,6 +33,12 @@ PAPER = "Barbara, Lazzaro & Pike-Burke 2025, Locally Differentially Private Thre
 MEANS = BLP_2025_INSTANCE.means  # defined once, beside the policy
 TAU, GAMMA = BLP_2025_INSTANCE.settings["tau"], BLP_2025_INSTANCE.settings["gamma"]
 LOWER_GAP = 0.1  # Theorem 3.2's family: arms at tau +- 0.1
+# budgets (full run, --quick)
+REPORT_SAMPLES = Budget(full=1_000_000, quick=100_000)  # report-ldp-sampled: draws per reward
+UPPER_RUNS = Budget(full=2000, quick=300)  # runs per (eps, T) cell of Theorem 3.1's finding
+UPPER_BUDGETS = Budget(full=(200, 1000, 4000), quick=(200, 1000))  # its budgets T
+LOWER_RUNS = Budget(full=2000, quick=300)  # runs per environment of Theorem 3.2's finding
+LOWER_BUDGETS = Budget(full=(400, 1600), quick=(400,))  # its budgets T
 
 
 def _policy(ctx: CheckContext) -> PrivateAPT:
@@ -52,8 +58,7 @@ def _nontrivial_budget(eps: float) -> int:
 
 
 def _upper_finding(ctx: CheckContext) -> Finding:
-    runs = 300 if ctx.quick else 2000
-    budgets = (200, 1000) if ctx.quick else (200, 1000, 4000)
+    runs, budgets = ctx.size(UPPER_RUNS), ctx.size(UPPER_BUDGETS)
     rows, data = [], []
     for eps in (0.5, 1.0, 2.0, 4.0):
         alg = PrivateAPT(eps, tau=TAU, gamma=GAMMA)
@@ -80,11 +85,11 @@ def _upper_finding(ctx: CheckContext) -> Finding:
 
 
 def _lower_finding(ctx: CheckContext) -> Finding:
-    runs = 300 if ctx.quick else 2000
+    runs = ctx.size(LOWER_RUNS)
     k_arms = 4
     rows, data = [], []
     for eps in (0.1, 0.25, 0.5, 1.0):
-        for t in ((400,) if ctx.quick else (400, 1600)):
+        for t in ctx.size(LOWER_BUDGETS):
             alg = PrivateAPT(eps, tau=TAU, gamma=0.0)
             worst = 0.0
             for env in range(k_arms + 1):
@@ -111,7 +116,6 @@ def _lower_finding(ctx: CheckContext) -> Finding:
 
 
 def _spec() -> AuditSpec:
-    n = lambda ctx: 100_000 if ctx.quick else 1_000_000  # noqa: E731
     return AuditSpec(
         name="ldp-tbp-fixed-budget",
         description="private APT on PrivBern bits: eps-LDP reports, loss vs Theorems 3.1-3.2",
@@ -122,7 +126,8 @@ def _spec() -> AuditSpec:
                   lambda ctx: privbern_exact_evidence(_policy(ctx), ctx)),
             claim("report-ldp-sampled", "the same, attacked by sampling the algorithm's "
                   "report path", "Lemma 2.1, Definition 2.2",
-                  lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx, n(ctx)),
+                  lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx,
+                                                        ctx.size(REPORT_SAMPLES)),
                   ),
         ],
         findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dpaudit.algorithms.ldp_thresholding import PrivateThresholdLUCB
 from dpaudit.algorithms.ldp_thresholding_bounds import thm41_upper, thm42_lower
 from dpaudit.bandits import BernoulliRewards
-from dpaudit.engine import AuditSpec, CheckContext, FindingSpec
+from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
 from dpaudit.events import cp_lower, cp_upper
 from dpaudit.results import Finding, Notion
 
@@ -25,6 +25,10 @@ from .ldp_tbp_fixed_budget import PAPER
 MEANS = (0.1, 0.3, 0.7, 0.9)
 TAU = 0.5
 DELTA = 0.1  # the confidence parameter of Algorithm 2 (not a privacy delta)
+# budgets (full run, --quick)
+REPORT_SAMPLES = Budget(full=1_000_000, quick=100_000)  # report-ldp-sampled: draws per reward
+RUNS = Budget(full=1000, quick=200)  # runs per eps of the finding
+EPSILONS = Budget(full=(0.5, 1.0, 2.0, 4.0), quick=(1.0, 2.0, 4.0))  # the finding's eps grid
 
 
 def _policy(ctx: CheckContext, eps: float | None = None) -> PrivateThresholdLUCB:
@@ -32,8 +36,7 @@ def _policy(ctx: CheckContext, eps: float | None = None) -> PrivateThresholdLUCB
 
 
 def _finding(ctx: CheckContext) -> Finding:
-    runs = 200 if ctx.quick else 1000
-    epsilons = (1.0, 2.0, 4.0) if ctx.quick else (0.5, 1.0, 2.0, 4.0)
+    runs, epsilons = ctx.size(RUNS), ctx.size(EPSILONS)
     rows, data, bad = [], [], []
     for eps in epsilons:
         alg = _policy(ctx, eps)
@@ -62,7 +65,6 @@ def _finding(ctx: CheckContext) -> Finding:
 
 
 def _spec() -> AuditSpec:
-    n = lambda ctx: 100_000 if ctx.quick else 1_000_000  # noqa: E731
     return AuditSpec(
         name="ldp-tbp-fixed-confidence",
         description="fixed-confidence private thresholding (LUCB on PrivBern bits): eps-LDP "
@@ -74,7 +76,8 @@ def _spec() -> AuditSpec:
                   lambda ctx: privbern_exact_evidence(_policy(ctx), ctx)),
             claim("report-ldp-sampled", "the same, attacked by sampling the algorithm's "
                   "report path", "Theorem 4.1 (privacy part), Lemma 2.1",
-                  lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx, n(ctx)),
+                  lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx,
+                                                        ctx.size(REPORT_SAMPLES)),
                   ),
         ],
         findings=[FindingSpec("correctness-and-sample-complexity", _finding)],

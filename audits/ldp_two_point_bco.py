@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from dpaudit.algorithms.ldp_reductions import QuadraticLosses, TwoPointBCO
-from dpaudit.engine import CheckContext
+from dpaudit.engine import Budget, CheckContext
 
 from ._ldp_zheng import (
     PAPER,
@@ -29,6 +29,12 @@ from ._ldp_zheng import (
 )
 
 LOSSES = QuadraticLosses([0.3, -0.2], a=0.25, b=0.1)
+# budgets (full run, --quick): the regret-growth finding's horizons and runs per horizon,
+# and the main regret experiment
+GROWTH_HORIZONS = Budget(full=(1000, 4000, 16000, 64000), quick=(250, 1000, 4000))
+GROWTH_RUNS = Budget(full=200, quick=50)
+REGRET_HORIZON = Budget(full=64000, quick=4000)
+REGRET_RUNS = Budget(full=200, quick=50)
 RHO = math.log(1000) / 1000  # Algorithm 2's rho = log T / T at T = 1000 (any rho: same loss)
 
 
@@ -68,8 +74,8 @@ AUDITS = [spec(
     PAPER + ", Algorithm 2, Theorems 5-6",
     gaussian_claims(_report, "each user's noisy loss difference", "Algorithm 2, Theorem 5"),
     _mu, "sigma = 2 G sqrt(2 ln(1.25/delta))/eps on n, times |x1 - x2| = 2 rho",
-    findings=[regret_finding([CASE], (250, 1000, 4000), (1000, 4000, 16000, 64000), 50, 200,
+    findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Theorem 6's order is sqrt(T)/eps^2: the noise enters the "
                              "gradient as d (n^T u) u, whose variance does not grow as rho "
                              "shrinks.")],
-    regret=regret_at(CASE, 4000, 64000, 50, 200))]
+    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS))]

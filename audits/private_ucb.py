@@ -15,7 +15,14 @@ from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.results import Notion
 
 from ._counter_claims import tree_symbolic
-from ._tossou_common import FIG6_HORIZON, PAPER, counter_exact, regret_run, sampled_claim
+from ._tossou_common import (
+    PAPER,
+    REGRET_HORIZON,
+    STREAM_HORIZON,
+    counter_exact,
+    regret_run,
+    sampled_claim,
+)
 
 FAULTY_HORIZON = 1024
 
@@ -24,7 +31,7 @@ def _make(faulty: bool):
     def make(ctx: CheckContext) -> PrivateUCB:
         if faulty:
             return PrivateUCBOneLevelShort(ctx.epsilon, horizon=FAULTY_HORIZON)
-        return PrivateUCB(ctx.epsilon, horizon=4096 if ctx.quick else 10**5)
+        return PrivateUCB(ctx.epsilon, horizon=ctx.size(STREAM_HORIZON))
     return make
 
 
@@ -52,7 +59,7 @@ def _spec(faulty: bool) -> AuditSpec:
 
 
 def _regret_alg(ctx: CheckContext) -> PrivateUCB:
-    return PrivateUCB(ctx.epsilon, horizon=10**4 if ctx.quick else FIG6_HORIZON)
+    return PrivateUCB(ctx.epsilon, horizon=ctx.size(REGRET_HORIZON))  # the tree spans the run
 
 
 _SPEC = _spec(False)

@@ -19,22 +19,81 @@ Where ``fork`` is unavailable (Windows, or a daemonic worker that may not have c
 step runs in a daemon thread that is abandoned past the budget: the caller gets its answer on
 time, the abandoned thread finishes (or not) in the background; this is stated in the reason.
 Inside a budgeted step, nested budgeted steps run inline (the outer budget covers them).
+
+The budget of the symbolic tier is :data:`DEFAULT_SYMBOLIC_BUDGET` (5 s) unless a caller passes
+its own or a command sets another for its duration with :func:`symbolic_budget_scope`
+(``python -m dpaudit check NAME --symbolic-budget SECONDS``); the provers take
+``budget=CURRENT`` by default and read it with :func:`resolve_budget` when they run. The budget
+is wall-clock time, so on a loaded machine a proof that needs a few seconds of sympy can run out
+of it: a CDF condition (:func:`dpaudit.conditions.lemma8_check`) then falls from PROVED to the
+numeric tiers (its claim EXACT instead of PROVED), an obligation of
+:func:`dpaudit.symbolic.prove` to the witness search and UNKNOWN (its claim INCONCLUSIVE); a
+larger budget restores the proof.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_SYMBOLIC_BUDGET", "Budgeted", "run_with_budget"]
+from .validation import check_real
+
+__all__ = ["CURRENT", "DEFAULT_SYMBOLIC_BUDGET", "Budgeted", "check_symbolic_budget",
+           "current_symbolic_budget", "resolve_budget", "run_with_budget",
+           "symbolic_budget_scope"]
 
 #: default wall-clock budget of one symbolic obligation, in seconds
 DEFAULT_SYMBOLIC_BUDGET = 5.0
+
+
+class _Current:
+    """The budget in force when the step runs (:func:`current_symbolic_budget`)."""
+
+    def __repr__(self) -> str:
+        return "CURRENT"
+
+
+#: default of the provers' ``budget`` parameter: the budget in force when they run
+CURRENT: Any = _Current()
+
+_current = DEFAULT_SYMBOLIC_BUDGET  # set for a command by symbolic_budget_scope
+
+
+def check_symbolic_budget(seconds: object) -> float:
+    """A symbolic budget: a finite number of seconds above 0 (else ``InvalidParameterError``)."""
+    return check_real("symbolic_budget", seconds, low=0.0, low_open=True)
+
+
+def current_symbolic_budget() -> float:
+    """The symbolic tier's budget in force: :data:`DEFAULT_SYMBOLIC_BUDGET` unless a
+    :func:`symbolic_budget_scope` set another."""
+    return _current
+
+
+def resolve_budget(budget: float | None | _Current) -> float | None:
+    """``budget`` itself, or the budget in force when it is :data:`CURRENT`."""
+    return _current if isinstance(budget, _Current) else budget
+
+
+@contextlib.contextmanager
+def symbolic_budget_scope(seconds: float) -> Iterator[float]:
+    """Make ``seconds`` the symbolic budget of every prover that uses the default, for the
+    duration of the block (validated first; the previous budget is restored afterwards).
+    Forked budgeted steps and worker processes started inside the block inherit it."""
+    global _current
+    value = check_symbolic_budget(seconds)
+    before = _current
+    _current = value
+    try:
+        yield value
+    finally:
+        _current = before
 
 _INSIDE = False  # True in a budgeted child: nested steps run inline
 

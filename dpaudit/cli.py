@@ -9,7 +9,12 @@ Exit codes mean one thing each:
   module that does not import, a user object that breaks the protocol;
 * **3**: an exception raised inside user code, or an internal error: one line on stderr saying
   which and where; ``--debug`` adds the full traceback;
-* **130**: interrupted (Ctrl-C), quietly.
+* **130**: interrupted (Ctrl-C), quietly;
+* **141**: standard output was closed by its reader (``python -m dpaudit list | head -1``):
+  the command stops quietly, as Unix tools do. 141 is what a shell reports for a tool killed by
+  ``SIGPIPE`` (128 + 13), so ``set -o pipefail`` scripts see it as they see ``yes | head``; it
+  is not 0 because the output (and any ``--json``/``--junit`` file written after it) was not
+  delivered in full, so "nothing violated" cannot be claimed.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import select
 import sys
 import sysconfig
 import traceback
@@ -27,7 +33,8 @@ from .errors import UsageError, UserCodeError
 from .registry import UnknownNameError
 from .validation import InvalidParameterError
 
-__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "UsageError", "main"]
+__all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE",
+           "UsageError", "main"]
 
 # subcommand name -> module in dpaudit.commands (each has add_parser and run)
 COMMANDS = ("list", "check", "audit", "audit_policy", "claims", "reproduce", "plot",
@@ -35,6 +42,7 @@ COMMANDS = ("list", "check", "audit", "audit_policy", "claims", "reproduce", "pl
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: standard output's reader went away (| head)
 _USAGE_ERRORS = (InvalidParameterError, UnknownNameError, UsageError)
 
 
@@ -50,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m dpaudit",
         description="Executable privacy and regret claims for differentially private bandits. "
                     "Exit codes: 0 no claim violated, 1 a claim VIOLATED, 2 usage error, "
-                    "3 exception in user code or internal error, 130 interrupted.",
+                    "3 exception in user code or internal error, 130 interrupted, 141 standard "
+                    "output closed by its reader (| head).",
     )
     parser.add_argument("--version", action="version", version=f"dpaudit {version()}")
     parser.add_argument("--debug", action="store_true",
@@ -160,6 +169,43 @@ def _report_crash(exc: BaseException, debug: bool) -> int:
     return EXIT_INTERNAL
 
 
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it.
+
+    A ``BrokenPipeError`` can also come from a worker's or a Dask connection's pipe; that one
+    is an internal error, not a quiet exit, so the standard output itself is asked (``poll``
+    reports ``POLLERR`` on a pipe without readers). Where ``poll`` is unavailable (Windows)
+    every broken pipe is taken to be the standard output's.
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by an object without a file
+        return False
+    if not hasattr(select, "poll"):
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _quiet_broken_pipe() -> int:
+    """Exit quietly when the reader of standard output has gone (Python's documented recipe:
+    point the standard output at ``os.devnull`` so the final flush at exit cannot fail)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _flush_stdout() -> None:
+    """Flush now, so a reader that has gone is noticed here and not in the exit handler."""
+    stream = sys.stdout
+    if stream is not None:
+        stream.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (argparse itself exits 2 on a malformed line)."""
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
@@ -169,7 +215,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         debug = bool(getattr(args, "debug", False))
         _cwd_importable()
         module = importlib.import_module(f"dpaudit.commands.{args.command}")
-        return int(module.run(args))
+        code = int(module.run(args))
+        _flush_stdout()
+        return code
+    except BrokenPipeError as exc:
+        if _stdout_reader_gone():
+            return _quiet_broken_pipe()
+        return _report_crash(exc, debug)
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -181,6 +233,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except SystemExit as exc:
         if exc.code in (0, 2, None) and _from_argparse(exc):
+            try:
+                _flush_stdout()  # --help | head
+            except BrokenPipeError:
+                return _quiet_broken_pipe()
             raise  # --help, --version and malformed arguments keep argparse's exit
         return _report_crash(exc, debug)  # user code called sys.exit: never exit 1
     except Exception as exc:  # noqa: BLE001 - the one place every crash becomes exit 3

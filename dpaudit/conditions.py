@@ -57,7 +57,7 @@ import numpy as np
 import sympy as sp
 from scipy.optimize.elementwise import find_root
 
-from .budget import DEFAULT_SYMBOLIC_BUDGET, run_with_budget
+from .budget import CURRENT, resolve_budget, run_with_budget
 from .results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
 from .symbolic import Domain, Obligation, decide
 from .validation import InvalidParameterError, check_delta, check_epsilon, check_int
@@ -395,7 +395,7 @@ def _validate(eps: float, delta: float, grid: int) -> tuple[float, float, int]:
 
 def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 4001,
                  symmetric: bool = True, symbolic: bool = True,
-                 symbolic_budget: float | None = DEFAULT_SYMBOLIC_BUDGET) -> ProofResult:
+                 symbolic_budget: float | None = CURRENT) -> ProofResult:
     """Decide Wang & Zhu 2023 Lemma 8's two CDF inequalities for ``pair`` at ``(epsilon, delta)``.
 
     ``symbolic=False`` skips the sympy tier (it costs seconds and rarely succeeds on
@@ -404,9 +404,11 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
     inequality falls to the numeric tiers. The four inequalities of one pair are the same
     expression up to orientation, so once one has run out of its budget the others skip the
     symbolic tier (saying so): a check costs at most one budget in sympy, not four. Each
-    reduced inequality records its ``tier`` and ``seconds``.
+    reduced inequality records its ``tier`` and ``seconds``. By default the budget is the one in
+    force (:func:`dpaudit.budget.current_symbolic_budget`; ``check --symbolic-budget``).
     """
     eps, dl, grid = _validate(epsilon, delta, grid)
+    symbolic_budget = resolve_budget(symbolic_budget)
     if eps > MAX_EPSILON:
         return _out_of_range(pair, eps, dl, "Lemma 8 (Wang & Zhu 2023)")
     k = math.exp(eps)

@@ -12,8 +12,9 @@ A proof in dpaudit is a list of *obligations*: named relations ``expr <= 0``, ``
    where the relation fails by more than a relative ``1e-9`` is a *witness* and the
    obligation is ``DISPROVED``.
 
-Tier 1-2 run under a wall-clock budget per obligation (``budget``, default
-:data:`dpaudit.budget.DEFAULT_SYMBOLIC_BUDGET` = 5 s) in a forked worker that is killed when
+Tier 1-2 run under a wall-clock budget per obligation (``budget``, default: the budget in
+force, :data:`dpaudit.budget.DEFAULT_SYMBOLIC_BUDGET` = 5 s unless ``--symbolic-budget`` set
+another) in a forked worker that is killed when
 the budget is spent; the obligation then goes on to tier 3. Each reduced inequality records the
 ``tier`` that decided it (``symbolic``, ``witness-search`` or ``undecided``) and its ``seconds``.
 
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from .budget import DEFAULT_SYMBOLIC_BUDGET, run_with_budget
+from .budget import CURRENT, resolve_budget, run_with_budget
 from .results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
 
 __all__ = ["Domain", "Obligation", "decide", "prove"]
@@ -202,7 +203,7 @@ def _sympy_tier(ob: Obligation, domain: dict[sp.Symbol, Domain]
 
 def decide(
     ob: Obligation, domain: dict[sp.Symbol, Domain], *, n_random: int = 200, seed: int = 0,
-    budget: float | None = DEFAULT_SYMBOLIC_BUDGET,
+    budget: float | None = CURRENT,
 ) -> ReducedInequality:
     """Decide one obligation (see the module docstring for the strategy).
 
@@ -212,6 +213,7 @@ def decide(
     ``UNKNOWN``, never a hang. The result records the deciding ``tier`` and ``seconds``.
     """
     start = time.perf_counter()
+    budget = resolve_budget(budget)
     run = run_with_budget(_sympy_tier, (ob, domain), seconds=budget)
     status, form = run.value if run.finished else (None, sp.sstr(ob.expr))
     if status is ProofStatus.PROVED:
@@ -247,7 +249,7 @@ def prove(
     assumptions: Sequence[str],
     *,
     seed: int = 0,
-    budget: float | None = DEFAULT_SYMBOLIC_BUDGET,
+    budget: float | None = CURRENT,
 ) -> ProofResult:
     """Decide every obligation; PROVED only if all are, DISPROVED if any is.
 

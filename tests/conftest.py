@@ -20,3 +20,16 @@ def _state_outside_the_checkout(tmp_path_factory):
         os.environ.pop(key, None)
     else:
         os.environ[key] = old
+
+
+@pytest.fixture
+def loopback_scheduler():
+    """The address of a one-worker Dask cluster on 127.0.0.1 (threads in this process, so it
+    starts in about a second), closed after the test; skipped without dask.distributed."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        yield address

@@ -1,4 +1,5 @@
-"""Exit codes mean one thing: 0 ok, 1 VIOLATED, 2 usage, 3 user-code or internal error, 130 Ctrl-C.
+"""Exit codes mean one thing: 0 ok, 1 VIOLATED, 2 usage, 3 user-code or internal error, 130 Ctrl-C,
+141 standard output closed by its reader.
 
 One test per path. User modules are written into ``tmp_path`` and put on ``sys.path`` with
 ``monkeypatch.syspath_prepend``; each test uses its own module names, removed from
@@ -8,6 +9,7 @@ One test per path. User modules are written into ``tmp_path`` and put on ``sys.p
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,7 +17,14 @@ import textwrap
 import pytest
 
 import dpaudit.commands.check as check_cmd
-from dpaudit.cli import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, main, version
+from dpaudit.cli import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    main,
+    version,
+)
 from dpaudit.registry import all_audits
 
 SAMPLER = '''
@@ -132,12 +141,13 @@ def test_factory_that_raises_exits_3(user_module, capsys):
 
 
 def test_internal_error_exits_3(monkeypatch, capsys):
-    # a bug inside dpaudit: the report formatter receives no report and fails in report.py
+    # a bug inside dpaudit: the check command receives no report and fails in check.py when
+    # it records the run's parameters
     monkeypatch.setattr(check_cmd, "run_check", lambda *args, **kwargs: None)
     assert main(["check", "privbern"]) == 3
     line = _one_line(capsys.readouterr().err)
     assert line.startswith("dpaudit: internal error: AttributeError")
-    assert "report.py" in line and "please report it" in line
+    assert "check.py" in line and "please report it" in line
 
 
 @pytest.mark.parametrize("argv", [
@@ -162,6 +172,65 @@ def test_keyboard_interrupt_exits_130_quietly(user_module, capsys):
     user_module("ec_sampler_e", SAMPLER)
     assert main(["audit", "ec_sampler_e:Interrupted", "--samples", "1000"]) == EXIT_INTERRUPTED
     assert _one_line(capsys.readouterr().err) == "dpaudit: interrupted"
+
+
+# -- 141: standard output closed by its reader (| head) ------------------------------------
+def _run_into_closed_pipe(argv: list[str], cwd) -> subprocess.CompletedProcess:
+    """Run the real entry point with its standard output a pipe whose reader is already gone
+    (as under ``| head -1`` once head has exited): every write fails with EPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([sys.executable, "-m", "dpaudit", *argv], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=120, cwd=cwd)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("argv", [
+    ["list"], ["list", "--json"], ["claims", "--list-papers"],
+    ["check", "privbern", "--quick", "--no-regret"],
+])
+def test_closed_stdout_exits_141_quietly(argv, tmp_path):
+    proc = _run_into_closed_pipe(argv, tmp_path)
+    assert proc.returncode == EXIT_BROKEN_PIPE == 141
+    assert proc.stderr == ""  # no "internal error", no "Exception ignored" at exit
+
+
+def test_piped_to_head_prints_its_line_and_no_error(tmp_path):
+    # whether `list` is still writing when head exits is a race: 0 (all written into the pipe
+    # in time) or 141 (the reader had gone); never an error message
+    producer = subprocess.Popen([sys.executable, "-m", "dpaudit", "list", "--json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    head = subprocess.run(["head", "-1"], stdin=producer.stdout, capture_output=True,
+                          text=True, timeout=120)
+    producer.stdout.close()
+    err = producer.stderr.read().decode()
+    producer.stderr.close()
+    assert producer.wait(timeout=120) in (0, EXIT_BROKEN_PIPE)
+    assert head.stdout == "[\n" and err == ""
+
+
+def test_broken_pipe_elsewhere_is_still_an_error(tmp_path):
+    # a BrokenPipeError that is not the standard output's (a worker's or a cluster's pipe)
+    # must not pass for a reader that went away: exit 3 with its one line
+    (tmp_path / "ec_pipe.py").write_text(textwrap.dedent('''
+        from dataclasses import replace
+        from dpaudit.audits.privbern import AUDITS as _BUILTIN
+        from dpaudit.engine import ClaimSpec
+        from dpaudit.results import Notion
+
+        def _broken(ctx, spec):
+            raise BrokenPipeError(32, "a worker's pipe broke")
+
+        AUDIT = replace(_BUILTIN[0], name="mine", claims=[
+            ClaimSpec("broken", Notion.LDP, "s", "r", _broken)])
+    '''))
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "check", "ec_pipe", "--quick"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == EXIT_INTERNAL
+    line = _one_line(proc.stderr)
+    assert "BrokenPipeError" in line and "ec_pipe.py" in line
 
 
 # -- 2: usage errors -----------------------------------------------------------------------

@@ -30,8 +30,12 @@ def test_names_unique_and_well_formed():
         assert spec.faulty == name.endswith("-faulty")
         if spec.faulty:
             assert name.removesuffix("-faulty") in NAMES, "a faulty variant needs its original"
-            # declared one way: a broken variant whose docstring says what is wrong
-            assert spec.broken and spec.description.endswith(spec.broken)
+            # declared one way (AuditSpec.twin): the original's description, then what the
+            # broken variant's docstring says is wrong
+            original = get_audit(name.removesuffix("-faulty"))
+            assert spec.broken
+            assert spec.description == f"{original.description} -- BROKEN: {spec.broken}"
+            assert spec.regret is None
             assert spec.variant is not get_audit(name.removesuffix("-faulty")).variant
 
 

@@ -66,17 +66,12 @@ def test_workers_do_not_change_the_report():
     assert one.numbers() == two.numbers()
 
 
-def test_local_dask_cluster_gives_the_one_worker_report(monkeypatch):
-    distributed = pytest.importorskip("distributed")
+def test_local_dask_cluster_gives_the_one_worker_report(monkeypatch, loopback_scheduler):
+    address = loopback_scheduler
     one = simulate_policy("adap-ucb", workers=1, **SMALL)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  protocol="tcp", host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        address = cluster.scheduler_address
-        assert address.startswith("tcp://127.0.0.1:")
-        cluster_report = simulate_policy("adap-ucb", scheduler=address, **SMALL)
-        monkeypatch.setenv("DPAUDIT_SCHEDULER", address)
-        from_env = simulate_policy("adap-ucb", **SMALL)
+    cluster_report = simulate_policy("adap-ucb", scheduler=address, **SMALL)
+    monkeypatch.setenv("DPAUDIT_SCHEDULER", address)
+    from_env = simulate_policy("adap-ucb", **SMALL)
     assert cluster_report.scheduler == address and from_env.scheduler == address
     assert cluster_report.numbers() == one.numbers() == from_env.numbers()
 

@@ -1,4 +1,5 @@
-"""``python -m dpaudit audit TARGET [--samples N] [--alpha A] [--seed S] [--json PATH]``.
+"""``python -m dpaudit audit TARGET [--samples N] [--alpha A] [--seed S] [--scheduler ADDR]
+[--json PATH]``.
 
 ``TARGET`` is a registered name whose audit declares a ``mechanism`` (``audit --list``; the
 same mechanism ``check NAME`` is about, built for ``--epsilon``/``--delta``), or
@@ -23,7 +24,14 @@ from ..report import format_text
 from ..results import CheckReport, Notion
 from ..rng import DEFAULT_SEED
 from ..validation import check_epsilon_delta
-from .common import add_report_outputs, emit_reports, float_arg, int_arg
+from .common import (
+    add_report_outputs,
+    add_scheduler,
+    emit_reports,
+    float_arg,
+    int_arg,
+    scheduler_scope,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,6 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    add_scheduler(p)
     add_report_outputs(p)
 
 
@@ -126,9 +135,10 @@ def run(args: argparse.Namespace) -> int:
                          "MODULE:OBJECT)")
     budget = AuditBudget(samples=args.samples, selection_fraction=args.selection_fraction)
     start = time.perf_counter()
-    mech, description, paper, eps, dlt = _resolve(args)
-    result = audit_mechanism(mech, epsilon=eps, delta=dlt, alpha=args.alpha, budget=budget,
-                             seed=args.seed, key=f"audit:{args.target}")
+    with scheduler_scope(args.scheduler):  # a malformed address is refused before any work
+        mech, description, paper, eps, dlt = _resolve(args)
+        result = audit_mechanism(mech, epsilon=eps, delta=dlt, alpha=args.alpha,
+                                 budget=budget, seed=args.seed, key=f"audit:{args.target}")
     notion_value = getattr(mech, "notion", "ldp")
     notion = Notion(notion_value) if notion_value in {n.value for n in Notion} else Notion.LDP
     claim = to_claim_result(

@@ -1,4 +1,5 @@
-"""``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--json PATH] [--resume]``.
+"""``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--scheduler ADDR]
+[--symbolic-budget SECONDS] [--json PATH] [--resume]``.
 
 Every run saves each completed claim's evidence (and each finding, and the regret experiment)
 in a state file (:mod:`dpaudit.state`; ``--state-dir``, default ``.dpaudit-state/``), deleted
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
+from ..budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from ..engine import AuditSpec, run_check
 from ..registry import get_audit
 from ..report import format_text
@@ -19,11 +22,13 @@ from ..rng import DEFAULT_SEED
 from .common import (
     ProgressLine,
     add_report_outputs,
+    add_scheduler,
     add_state_options,
     check_state_options,
     emit_reports,
     float_arg,
     int_arg,
+    scheduler_scope,
 )
 
 
@@ -42,6 +47,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (results do not depend on it)")
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
+    add_scheduler(p)
+    p.add_argument("--symbolic-budget", metavar="SECONDS", type=float_arg,
+                   default=DEFAULT_SYMBOLIC_BUDGET,
+                   help="wall-clock seconds sympy may spend on each symbolic step before it is "
+                        f"abandoned (default {DEFAULT_SYMBOLIC_BUDGET:g}; recorded in the "
+                        "report's parameters). On a loaded machine a step can run out of it: a "
+                        "CDF condition then falls from PROVED to the numeric tiers (the claim "
+                        "EXACT), another obligation to UNKNOWN (the claim INCONCLUSIVE); a "
+                        "larger budget restores the proof")
     add_report_outputs(p)
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
 
@@ -51,8 +65,9 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
 
     Its key holds everything that changes a piece's result: the name, the claimed epsilon and
     delta (the paper's when not given), the seed, alpha (sampled claims choose their event at
-    it), ``--quick``, dpaudit's version and code, and the user's audit module. Not the number
-    of workers (results do not depend on it) nor ``--no-regret`` (it only skips a piece).
+    it), ``--quick``, the symbolic time budget (it can change a proof's tier), dpaudit's
+    version and code, and the user's audit module. Not the number of workers (results do not
+    depend on it) nor ``--no-regret`` (it only skips a piece).
     """
     from ..state import CheckState, run_key, spec_code_files, state_folder
 
@@ -62,7 +77,8 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
     dlt = spec.default_delta if args.delta is None else args.delta
     fields = {"command": "check", "name": args.name, "audit": spec.name,
               "epsilon": float(eps), "delta": float(dlt), "seed": args.seed,
-              "alpha": float(args.alpha), "quick": bool(args.quick)}
+              "alpha": float(args.alpha), "quick": bool(args.quick),
+              "symbolic_budget": float(args.symbolic_budget)}
     key = run_key(fields, spec_code_files(spec))
     folder = state_folder(args.state_dir)
     state = CheckState(folder, spec.name, key, resume=args.resume)
@@ -82,11 +98,13 @@ def run(args: argparse.Namespace) -> int:
     state = open_state(args, spec)
     line = ProgressLine(args, f"check {spec.name}")
     try:
-        report = run_check(
-            spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed, alpha=args.alpha,
-            quick=args.quick, workers=args.workers, regret=not args.no_regret, progress=line,
-            state=state,
-        )
+        with scheduler_scope(args.scheduler), \
+                symbolic_budget_scope(args.symbolic_budget) as budget:
+            report = run_check(
+                spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
+                alpha=args.alpha, quick=args.quick, workers=args.workers,
+                regret=not args.no_regret, progress=line, state=state,
+            )
     except BaseException:
         line.close()
         if state is not None and state.write and state.pieces:
@@ -94,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                   "the same command with --resume continues from them", file=sys.stderr)
         raise
     line.close()
+    report = replace(report, parameters={**report.parameters, "symbolic_budget": budget})
     emit_reports(args, report, command="check", text=format_text(report))
     if state is not None:
         state.discard()

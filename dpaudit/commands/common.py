@@ -10,15 +10,18 @@ the file is written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from ..errors import UsageError
 
-__all__ = ["ProgressLine", "add_report_outputs", "add_state_options", "check_state_options",
-           "emit_reports", "float_arg", "int_arg", "json_output", "output_dir", "output_file",
-           "prepare_output", "write_text_output"]
+__all__ = ["ProgressLine", "add_report_outputs", "add_scheduler", "add_state_options",
+           "check_state_options", "emit_reports", "float_arg", "int_arg", "json_output",
+           "output_dir", "output_file", "prepare_output", "scheduler_scope",
+           "write_text_output"]
 
 
 def float_arg(text: str) -> float:
@@ -188,3 +191,39 @@ def check_state_options(args: argparse.Namespace) -> None:
     if getattr(args, "no_state", False) and getattr(args, "state_dir", None) is not None:
         raise UsageError("--state-dir names where state is saved and --no-state forbids "
                          "saving: give one")
+
+
+def add_scheduler(p: argparse.ArgumentParser) -> None:
+    """``--scheduler ADDR``: the Dask cluster of ``check``, ``audit`` and ``simulate``, declared
+    once so its name, default and wording cannot drift apart."""
+    from ..parallel import SCHEDULER_ENV
+
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help=f"Dask scheduler address tcp://HOST:PORT (default: ${SCHEDULER_ENV})")
+
+
+@contextlib.contextmanager
+def scheduler_scope(address: str | None) -> Iterator[None]:
+    """Send every :func:`dpaudit.parallel.map_chunks` of the command to ``address``.
+
+    The chunked work of a check runs deep inside audit files that pass no scheduler, so
+    ``map_chunks`` reads ``$DPAUDIT_SCHEDULER``; the flag therefore sets that variable for the
+    command and restores it afterwards. Same semantics as ``simulate --scheduler``: the flag
+    takes precedence over the variable, a malformed address is a usage error (exit 2) before
+    any work, ``None`` leaves the variable as it is. Results do not depend on it.
+    """
+    from ..parallel import SCHEDULER_ENV, resolve_scheduler
+
+    if address is None:
+        yield
+        return
+    resolve_scheduler(address)  # InvalidParameterError (exit 2) for a malformed address
+    before = os.environ.get(SCHEDULER_ENV)
+    os.environ[SCHEDULER_ENV] = address
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(SCHEDULER_ENV, None)
+        else:
+            os.environ[SCHEDULER_ENV] = before

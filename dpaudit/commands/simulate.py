@@ -14,10 +14,9 @@ import argparse
 import json
 
 from ..errors import UsageError
-from ..parallel import SCHEDULER_ENV
 from ..rng import DEFAULT_SEED
 from ..simulation import SimulationReport, simulate_policy
-from .common import float_arg, int_arg, output_file, write_text_output
+from .common import add_scheduler, float_arg, int_arg, output_file, write_text_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -36,8 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int_arg, default=None,
                    help="local worker processes (default: one per core; results do not "
                         "depend on it)")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help=f"Dask scheduler address tcp://HOST:PORT (default: ${SCHEDULER_ENV})")
+    add_scheduler(p)
     p.add_argument("--json", metavar="PATH", type=output_file, default=None,
                    help="also write the report as JSON (checked before the run; folders are "
                         "created)")
