@@ -169,7 +169,7 @@ def thm4_gdp_lower_order(n_arms: int, horizon: int, epsilon: float, delta: float
 _BARRY_M = (0.3361, -0.0042, -0.0201)
 _LAMBERT_METHODS = ("exact", "barry", "upper")
 _STREAMS = ("time", "count")
-_X_LOW, _X_HIGH = 1e-12, 1.0 - 1e-12
+_LOGIT_MAX = 60.0  # x searched in [expit(-60), expit(60)] = [8.8e-27, 1 - 8.8e-27]
 
 
 def lambert_threshold(b: float, method: str = "exact") -> float:
@@ -234,31 +234,36 @@ class TossouBoundTerms:
 
 def _split_bound(gaps: np.ndarray, horizon: int, privacy_pulls, constant: float,
                  x: float | None) -> TossouBoundTerms:
-    """``sum_j Delta_j (max{8 ln T/(x Delta_j)^2, privacy_pulls(x, Delta_j)} + constant)``.
+    """``sum_j Delta_j (max{8 ln T/(x Delta_j)^2, privacy_pulls(1 - x, Delta_j)} + constant)``.
 
     ``x = None``: per arm, the ``x`` in ``(0, 1)`` minimising the maximum. The first term is
     strictly decreasing in ``x`` (to ``inf`` at 0), the second non-decreasing (to ``inf`` at 1),
-    so the minimum is at their crossing, found by a bracketed root find on the log ratio.
+    so the minimum is at their crossing, found by a bracketed root find on the log ratio over
+    ``z = logit(x)`` (so that ``1 - x`` keeps its precision when the crossing is near 1).
     """
     log_t = math.log(horizon)
     xs, ucbs, privs = [], [], []
     for gap in gaps:
-        def ucb(v: float, gap: float = gap) -> float:
-            return 8.0 * log_t / (v * gap) ** 2
+        def terms(z: float, gap: float = gap) -> tuple[float, float, float]:
+            xv, rest = special.expit(z), special.expit(-z)  # x and 1 - x, both accurate
+            return float(xv), 8.0 * log_t / (xv * gap) ** 2, privacy_pulls(float(rest), gap)
 
         if x is None:
-            def excess(v: float, gap: float = gap) -> float:
-                return math.log(ucb(v)) - math.log(privacy_pulls(v, gap))
+            def excess(z: float) -> float:
+                _, ucb, priv = terms(z)
+                return math.log(ucb) - math.log(priv)
 
-            if excess(_X_HIGH) >= 0.0:  # privacy never binds before x = 1 (only if ln T = 0)
-                best = _X_HIGH
+            z_lo, z_hi = -_LOGIT_MAX, _LOGIT_MAX
+            if excess(z_hi) >= 0.0:  # privacy does not bind before x = 1 - e^-60
+                best = z_hi
             else:
-                best = optimize.brentq(excess, _X_LOW, _X_HIGH, xtol=1e-14, rtol=1e-12)
+                best = optimize.brentq(excess, z_lo, z_hi, xtol=1e-12, rtol=1e-14)
         else:
-            best = x
-        xs.append(best)
-        ucbs.append(ucb(best))
-        privs.append(privacy_pulls(best, gap))
+            best = float(special.logit(x))
+        xv, ucb, priv = terms(best)
+        xs.append(xv)
+        ucbs.append(ucb)
+        privs.append(priv)
     pulls = np.maximum(ucbs, privs)
     bound = float(np.sum(gaps * (pulls + constant)))
     return TossouBoundTerms(tuple(float(g) for g in gaps), tuple(xs), tuple(ucbs), tuple(privs),
@@ -327,8 +332,8 @@ def thm32_dp_ucb_bound_terms(means: object, horizon: int, epsilon: float, *,
     method = check_choice("lambert", lambert, _LAMBERT_METHODS)
     log_term = math.log(4.0) + 4.0 * math.log(horizon)  # ln(4/gamma), gamma = T^-4
 
-    def privacy_pulls(v: float, gap: float) -> float:
-        return lambert_threshold(2.0 * c * log_term / ((1.0 - v) * eps * gap), method)
+    def privacy_pulls(rest: float, gap: float) -> float:  # rest = 1 - x
+        return lambert_threshold(2.0 * c * log_term / (rest * eps * gap), method)
 
     return _split_bound(gaps, horizon, privacy_pulls, 1.0 + 2.0 * math.pi**2 / 3.0, x)
 
@@ -387,10 +392,10 @@ def thm33_dp_ucb_terms(means: object, horizon: int, epsilon: float, *,
     log_t = math.log(horizon)
     log_term = math.log(4.0) + p * log_t  # ln(4/gamma), gamma = T^-p
 
-    def privacy_pulls(v: float, gap: float) -> float:
+    def privacy_pulls(rest: float, gap: float) -> float:  # rest = 1 - x
         if stream == "time":
-            return 2.0 * c * log_term * (log_t + 1.0) / ((1.0 - v) * eps * gap)
-        return lambert_threshold(2.0 * c * log_term / ((1.0 - v) * eps * gap), method)
+            return 2.0 * c * log_term * (log_t + 1.0) / (rest * eps * gap)
+        return lambert_threshold(2.0 * c * log_term / (rest * eps * gap), method)
 
     const = 1.0 + math.pi**2 / 3.0 + 2.0 * float(special.zeta(p - 2.0))
     return _split_bound(gaps, horizon, privacy_pulls, const, x)
