@@ -47,6 +47,7 @@ import numpy as np
 from scipy import optimize, special
 
 from dpaudit.validation import (
+    InvalidParameterError,
     check_choice,
     check_epsilon,
     check_epsilon_delta,
@@ -184,7 +185,10 @@ def lambert_threshold(b: float, method: str = "exact") -> float:
 
     ``method``:
 
-    * ``"exact"``: ``-b W_{-1}(-1/(e b))`` (:func:`scipy.special.lambertw`, ``k=-1``).
+    * ``"exact"``: ``-b W_{-1}(-1/(e b))``, computed as the root ``v`` of ``v - log1p(v) =
+      ln b`` (``n = b (1 + v)``) by a bracketed root find (tests compare it with
+      :func:`scipy.special.lambertw` and mpmath); ``lambertw`` itself loses digits next to the
+      branch point ``b -> 1``.
     * ``"barry"``: the approximation of Barry, Parlange, Li, Prommer, Cunningham & Stagnitti
       2000 that the paper cites, ``W_{-1}(z) ~ -1 - s - (2/M1)(1 - 1/(1 + M1 sqrt(s/2) /
       (1 + M2 s exp(M3 sqrt s))))``, ``s = -1 - ln(-z) = ln b``; relative error about 2e-4
@@ -196,9 +200,19 @@ def lambert_threshold(b: float, method: str = "exact") -> float:
     method = check_choice("lambert", method, _LAMBERT_METHODS)
     if b <= 1.0:
         return 1.0
-    u = math.log(b)
+    u = math.log1p(b - 1.0)
     if method == "exact":
-        return float(-b * special.lambertw(-math.exp(-1.0 - u), k=-1).real)
+        # n = b (1 + v): v - log1p(v) = ln b, bracketed by Chatzigeorgiou's two bounds
+        # sqrt(2u) + 2u/3 < v < sqrt(2u) + u (scipy's lambertw loses digits next to b = 1)
+        def excess(v: float) -> float:
+            return v - math.log1p(v) - u
+
+        lo, hi = math.sqrt(2.0 * u) + 2.0 * u / 3.0, math.sqrt(2.0 * u) + u
+        if excess(hi) <= 0.0:  # rounding at the bracket's ends (u below about 1e-15)
+            return b * (1.0 + hi)
+        if excess(lo) >= 0.0:
+            return b * (1.0 + lo)
+        return b * (1.0 + optimize.brentq(excess, lo, hi, xtol=1e-300, rtol=1e-15))
     if method == "barry":
         m1, m2, m3 = _BARRY_M
         inner = 1.0 + m1 * math.sqrt(u / 2.0) / (1.0 + m2 * u * math.exp(m3 * math.sqrt(u)))
@@ -276,7 +290,8 @@ def _tossou_inputs(means: object, horizon: int, epsilon: float, x: float | None,
     eps = check_epsilon(epsilon)
     horizon = check_horizon(horizon, mu.size)
     if horizon < 2:
-        raise ValueError(f"horizon={horizon!r} must be at least 2 (the bound has ln T)")
+        raise InvalidParameterError(f"horizon={horizon!r} must be an integer in [2, inf) "
+                                    "(the bound has ln T)")
     if x is not None:
         x = check_real("x", x, low=0.0, high=1.0, low_open=True, high_open=True)
     c = check_real("constant", constant, low=0.0, low_open=True)
