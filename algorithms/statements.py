@@ -71,9 +71,15 @@ _TD = [
               "DP-UCB-Bound (Alg. 1) is eps-DP after any number of plays",
               (claim("dp-ucb-bound", "global-dp"),)),
     Statement(TOSSOU_DIMITRAKAKIS_2016, "Theorem 3.2", UPPER, SUF,
-              "regret bound of DP-UCB-Bound", (regret("dp-ucb-bound"),)),
+              "regret bound of DP-UCB-Bound", (regret("dp-ucb-bound"),),
+              note="formula stripped; reconstructed from App. A.1's steps (UCB1 decomposition, "
+                   "Eq. 2.2 error at gamma = t^-4, W_-1 step), x at its minimiser; measured "
+                   "regret 0.07-0.19 of it at eps 0.1-8 (docs/tossou_dimitrakakis.md)"),
     Statement(TOSSOU_DIMITRAKAKIS_2016, "Theorem 3.3", UPPER, SUF,
-              "regret bound of DP-UCB (Alg. 2)", (regret("dp-ucb"),)),
+              "regret bound of DP-UCB (Alg. 2)", (regret("dp-ucb"),),
+              note="formula stripped; reconstructed as Theorem 3.2's decomposition with the "
+                   "counter error of a length-t stream; the step for the best arm's first "
+                   "pulls is not covered for DP-UCB's unwidened index (docs)"),
     Statement(TOSSOU_DIMITRAKAKIS_2016, "Theorem 3.4, Cor. 3.1-3.2", PRIV, SUF,
               "DP-UCB-Int (Alg. 3) is (eps, delta)-DP with the stated input epsilon",
               (claim("dp-ucb-int", "global-dp"),)),
