@@ -163,6 +163,8 @@ def _search_witness(
     if len(syms) != len(ob.expr.free_symbols):
         return None  # a symbol without a domain: no honest search is possible
     f = sp.lambdify(syms, ob.expr, modules=["mpmath"])
+    # the additive terms, evaluated apart: their size is the scale of the cancellation noise
+    terms = [sp.lambdify(syms, t, modules=["mpmath"]) for t in sp.Add.make_args(ob.expr)]
     rng = np.random.default_rng(seed)
     points: list[dict[sp.Symbol, float]] = []
     pref = [domain[s].preferred or (domain[s].sample(rng, 1)[0],) for s in syms]
@@ -171,20 +173,35 @@ def _search_witness(
     draws = {s: domain[s].sample(rng, n_random) for s in syms}
     for i in range(n_random):
         points.append({s: draws[s][i] for s in syms})
+    import mpmath
+
+    def evaluate(pt: dict[sp.Symbol, float], digits: int) -> tuple[float, float]:
+        with mpmath.workdps(digits):
+            args = [mpmath.mpf(float(pt[s])) for s in syms]
+            value = float(mpmath.re(f(*args)))
+            # scale: the size of the largest term, so that cancellation noise between huge
+            # terms (e^eps at eps = 40, say) is not mistaken for a witness
+            scale = max((abs(float(mpmath.re(t(*args)))) for t in terms), default=0.0)
+        return value, scale
+
     for pt in points:
         try:
-            import mpmath
-
-            with mpmath.workdps(40):
-                val = f(*[mpmath.mpf(float(pt[s])) for s in syms])
-                # scale: the size of the terms, so cancellation noise is not a witness
-                value = float(mpmath.re(val))
+            value, scale = evaluate(pt, 40)
         except (ZeroDivisionError, OverflowError, ValueError, TypeError):
             continue
-        if not math.isfinite(value):
+        if not (math.isfinite(value) and math.isfinite(scale)):
             continue
-        if not _holds(value, ob.relation, 1.0):
-            return {s.name: float(pt[s]) for s in syms} | {"value": value}
+        if _holds(value, ob.relation, scale):
+            continue
+        # cancellation inside a term (1 - p with p within 1e-34 of 1) is not seen by the
+        # scale: a witness must fail again, by about as much, at twice the precision
+        try:
+            again, scale2 = evaluate(pt, 80)
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+            continue
+        stable = math.isfinite(again) and abs(again - value) <= 0.5 * abs(again)
+        if stable and not _holds(again, ob.relation, scale2):
+            return {s.name: float(pt[s]) for s in syms} | {"value": again}
     return None
 
 

@@ -100,3 +100,20 @@ def test_proof_records_its_symbols_domains_and_meanings():
         ("x", "real in (-inf, inf)", "")]
     assert proof.to_dict()["symbols"][0] == {"name": "m", "domain": "positive integer in "
                                              "(1, inf)", "meaning": "episode length"}
+
+
+def test_witness_search_ignores_cancellation_noise() -> None:
+    """PrivBern's true identity (1 - p(0)) / (1 - p(1)) = e^eps where sympy is given no time: at
+    eps = 78, 1 - p(1) is 1e-34 and 40-digit evaluation leaves noise of 1e26 in the ratio. A
+    witness must fail again at twice the precision; this was reported as DISPROVED (found by
+    ``check privbern --symbolic-budget 0.001``)."""
+    from dpaudit.symbolic import Domain, Obligation, decide
+
+    eps, r = sp.Symbol("epsilon", positive=True), sp.Symbol("r")
+    p = (r * (sp.exp(eps) - 1) + 1) / (sp.exp(eps) + 1)
+    ob = Obligation("ratio", (1 - p.subs(r, 0)) / (1 - p.subs(r, 1)) - sp.exp(eps), "==")
+    r_ok = decide(ob, {eps: Domain(0.0, 100.0, preferred=(42.9, 78.11))}, budget=1e-3)
+    assert r_ok.status.value != "DISPROVED", r_ok.reason
+    broken = Obligation("ratio", (1 - p.subs(r, 0)) / (1 - p.subs(r, 1)) - sp.exp(2 * eps), "==")
+    r_bad = decide(broken, {eps: Domain(0.0, 100.0, preferred=(42.9, 78.11))}, budget=1e-3)
+    assert r_bad.status.value == "DISPROVED"
