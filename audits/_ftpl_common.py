@@ -175,6 +175,19 @@ def sampled_next_action(family: Family):
     return evaluate
 
 
+
+def next_action_claims(family: Family, theorem: str) -> list[ClaimSpec]:
+    """The two next-action claims every DP-FTPL family states (Wang & Zhu 2023, Definition 1):
+    decided exactly by quadrature and attacked by sampling."""
+    return [
+        ClaimSpec("next-action-exact", Notion.PER_STEP,
+                  "the next action's law on neighbouring histories is (eps, delta)-close",
+                  "Definition 1; " + theorem, exact_next_action(family)),
+        ClaimSpec("next-action-sampled", Notion.PER_STEP,
+                  "no sampled event separates neighbouring histories beyond (eps, delta)",
+                  "Definition 1; " + theorem, sampled_next_action(family)),
+    ]
+
 def _regret_chunk(family: Family, epsilon: float, delta: float, horizon: int,
                   start_phase: object, marks: tuple[int, ...], runs: int,
                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

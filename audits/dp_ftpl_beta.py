@@ -44,9 +44,8 @@ from dpaudit.validation import InvalidParameterError
 from ._ftpl_common import (
     Family,
     build,
-    exact_next_action,
     family_spec,
-    sampled_next_action,
+    next_action_claims,
 )
 
 THEOREM = "Theorem 13 (privacy via the start phase and Lemma 8), Definition 1"
@@ -112,12 +111,7 @@ CLAIMS = [
               "after the start phase, one flipped reward moves theta's law by at most "
               "(eps, delta) for every reachable (R, N) (Lemma 8)", THEOREM,
               _lemma8),
-    ClaimSpec("next-action-exact", Notion.PER_STEP,
-              "the next action's law on neighbouring histories is (eps, delta)-close",
-              "Definition 1; " + THEOREM, exact_next_action(FAMILY)),
-    ClaimSpec("next-action-sampled", Notion.PER_STEP,
-              "no sampled event separates neighbouring histories beyond (eps, delta)",
-              "Definition 1; " + THEOREM, sampled_next_action(FAMILY)),
+    *next_action_claims(FAMILY, THEOREM),
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-beta", title="DP-FTPL-Beta (Alg. 2)", claims=CLAIMS)

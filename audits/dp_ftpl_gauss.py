@@ -35,9 +35,8 @@ from dpaudit.results import Notion
 from ._ftpl_common import (
     Family,
     build,
-    exact_next_action,
     family_spec,
-    sampled_next_action,
+    next_action_claims,
 )
 
 THEOREM = "Theorem 11 (privacy via the start phase and Lemma 8), Definition 1"
@@ -77,12 +76,7 @@ CLAIMS = [
     ClaimSpec("lemma8-after-start-phase", Notion.PER_STEP,
               "after the start phase, one changed observation moves theta's law by at "
               "most (eps, delta) (Lemma 8)", THEOREM, _lemma8),
-    ClaimSpec("next-action-exact", Notion.PER_STEP,
-              "the next action's law on neighbouring histories is (eps, delta)-close",
-              "Definition 1; " + THEOREM, exact_next_action(FAMILY)),
-    ClaimSpec("next-action-sampled", Notion.PER_STEP,
-              "no sampled event separates neighbouring histories beyond (eps, delta)",
-              "Definition 1; " + THEOREM, sampled_next_action(FAMILY)),
+    *next_action_claims(FAMILY, THEOREM),
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-gauss", title="DP-FTPL-Gauss (Alg. 1)", claims=CLAIMS)
