@@ -188,3 +188,14 @@ def test_audit_policy_json_follows_the_schema(tmp_path, monkeypatch, capsys) -> 
     doc = json.loads(capsys.readouterr().out)
     _validate(doc)
     assert code == 0 and doc["command"] == "audit-policy" and doc["exit_code"] == 0
+
+
+def test_progress_line_draws_a_bar_and_the_elapsed_time() -> None:
+    import argparse
+
+    from dpaudit.commands.common import ProgressLine
+
+    line = ProgressLine(argparse.Namespace(json=None), "check x")
+    assert line.render("claim 1/4: a").startswith("check x: claim 1/4: a [....................] ")
+    assert "[##########..........]" in line.render("claim 3/4: c")
+    assert line.render("regret experiment").endswith(" 0:00")  # no count: no bar

@@ -142,14 +142,31 @@ class ProgressLine:
 
     def __init__(self, args: argparse.Namespace, prefix: str) -> None:
         import sys
+        import time
 
         self.stream = sys.stderr
         self.prefix = prefix
         self.active = self.stream.isatty() and getattr(args, "json", None) != "-"
+        self.start = time.monotonic()
 
     def __call__(self, label: str) -> None:
         if self.active:
-            print(f"\r\033[K{self.prefix}: {label}", end="", file=self.stream, flush=True)
+            print(f"\r\033[K{self.render(label)}", end="", file=self.stream, flush=True)
+
+    def render(self, label: str) -> str:
+        """``prefix: label``, then a bar when the label counts (``claim 2/5: ...``: the bar
+        shows the pieces finished before this one) and the elapsed time."""
+        import re
+        import time
+
+        bar = ""
+        m = re.search(r"\b(\d+)/(\d+)\b", label)
+        if m and 0 < int(m.group(1)) <= int(m.group(2)):
+            done, total, width = int(m.group(1)) - 1, int(m.group(2)), 20
+            filled = round(width * done / total)
+            bar = f" [{'#' * filled}{'.' * (width - filled)}]"
+        elapsed = int(time.monotonic() - self.start)
+        return f"{self.prefix}: {label}{bar} {elapsed // 60}:{elapsed % 60:02d}"
 
     def close(self) -> None:
         if self.active:
