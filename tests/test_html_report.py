@@ -104,7 +104,8 @@ def test_report_holds_verdicts_version_exit_code_and_command(reports, name) -> N
     assert f"dpaudit {doc['dpaudit_version']};" in text
     p = doc["parameters"]
     command = (f"python -m dpaudit check {name} --epsilon {p['epsilon']!r} --delta "
-               f"{p['delta']!r} --seed {p['seed']} --alpha {p['alpha']!r} --quick")
+               f"{p['delta']!r} --seed {p['seed']} --alpha {p['alpha']!r} --quick"
+               f" --symbolic-budget {p['symbolic_budget']!r}")
     assert f'<pre id="command">{command}</pre>' in text
     split = doc["alpha_split"]
     if split["sampled_claims"]:
