@@ -38,7 +38,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from dpaudit.algorithms.adap import bernoulli_kl
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_rate
@@ -99,12 +98,9 @@ def _curves(horizon: int, runs: int, seed: int, quick: bool, label: str
 
 
 def lower_limit(values: np.ndarray, level: float) -> float:
-    """One-sided lower Student-t limit of the mean at ``level`` (the mean with one run)."""
-    v = np.asarray(values, dtype=float)
-    if v.size < 2:
-        return float(v.mean())
-    return float(v.mean() - stats.t.ppf(1.0 - level, v.size - 1) * v.std(ddof=1)
-                 / math.sqrt(v.size))
+    """One-sided lower Student-t limit of the mean at ``level`` (the mean with one run): the
+    lower end of the two-sided interval at confidence ``1 - 2 level``."""
+    return float(mean_interval(values, confidence=1.0 - 2.0 * level)[1])
 
 
 def thm2(settings: ExperimentSettings) -> ExperimentOutput:

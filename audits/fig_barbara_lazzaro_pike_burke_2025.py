@@ -217,19 +217,18 @@ def thm32(settings: ExperimentSettings) -> ExperimentOutput:
     return ExperimentOutput(fig, table, summary, reproduced=not below, verdict=verdict)
 
 
+MIN_HORIZON = 64
+MIN_REASON = "the smallest budget T/16 must let APT pull each of the 4 arms at least once"
+
 EXPERIMENTS = [
     Experiment(name=NAME, paper=PAPER,
                description="loss (Algorithm 1) and sample complexity (Algorithm 2) against "
                            "epsilon, beside Theorems 3.1, 4.1 and 4.2 (new figure)",
                run=run, horizon=4000, runs=1000, quick_horizon=1000, quick_runs=200,
-               min_horizon=64,
-               min_horizon_reason="the smallest budget T/16 must let APT pull each of the 4 "
-                                  "arms at least once"),
+               min_horizon=MIN_HORIZON, min_horizon_reason=MIN_REASON),
     Experiment(name="ldp-thresholding-thm32", paper=PAPER,
                description="Theorem 3.2's fixed-budget lower bound beside Algorithm 1's worst "
                            "loss over the theorem's environments",
                run=thm32, horizon=4000, runs=1000, quick_horizon=1000, quick_runs=200,
-               min_horizon=64,
-               min_horizon_reason="the smallest budget T/16 must let APT pull each of the 4 "
-                                  "arms at least once"),
+               min_horizon=MIN_HORIZON, min_horizon_reason=MIN_REASON),
 ]

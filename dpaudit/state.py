@@ -333,7 +333,20 @@ def _warn(message: str) -> None:
     print(f"dpaudit: warning: {message}", file=sys.stderr)
 
 
-class CheckState:
+class _WarnsOnce:
+    """``warn_once(kind, message)``: report each kind of problem once, through ``warn``."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self._warn = warn
+        self._warned: set[str] = set()
+
+    def warn_once(self, kind: str, message: str) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            self._warn(message)
+
+
+class CheckState(_WarnsOnce):
     """The completed pieces of one check run, in ``folder/check-<name>-<key>.json``.
 
     ``resume``: read the saved pieces (else start afresh, still saving). ``write``: save each
@@ -348,18 +361,12 @@ class CheckState:
         self.key = key
         self.name = name
         self.write = write
-        self._warn = warn
-        self._warned: set[str] = set()
+        super().__init__(warn)
         self.pieces: dict[str, dict[str, Any]] = {}  # piece -> {"value": encoded, "seconds"}
         self.restored: list[str] = []
         self.found = False
         if resume and write:
             self._load()
-
-    def warn_once(self, kind: str, message: str) -> None:
-        if kind not in self._warned:
-            self._warned.add(kind)
-            self._warn(message)
 
     def _load(self) -> None:
         try:
@@ -426,7 +433,7 @@ class CheckState:
         _remove_empty(self.folder)
 
 
-class ExperimentCache:
+class ExperimentCache(_WarnsOnce):
     """The completed cells of one reproduction, one file each in ``folder/<stem>-<key>/``.
 
     ``resume``: use saved cells (else recompute them, still saving). ``key`` identifies the run
@@ -441,15 +448,9 @@ class ExperimentCache:
         self.key = key
         self.resume = resume
         self.write = True
-        self._warn = warn
-        self._warned: set[str] = set()
+        super().__init__(warn)
         self.hits = 0
         self.misses = 0
-
-    def warn_once(self, kind: str, message: str) -> None:
-        if kind not in self._warned:
-            self._warned.add(kind)
-            self._warn(message)
 
     def _path(self, key_text: str) -> Path:
         digest = hashlib.sha256(f"{self.key}\0{key_text}".encode()).hexdigest()[:24]
