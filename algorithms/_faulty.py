@@ -13,19 +13,18 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.bandits import PolicyEntry
+from dpaudit.algorithms.adap import POLICIES as _ADAP_POLICIES
+from dpaudit.algorithms.adap import AdaPUCB
+from dpaudit.algorithms.dp_ucb_int import POLICIES as _INT_POLICIES
+from dpaudit.algorithms.dp_ucb_int import DPUCBInt, policy_factory
+from dpaudit.algorithms.ftpl import POLICIES as _FTPL_POLICIES
+from dpaudit.algorithms.ftpl import DPFTPLNew
+from dpaudit.algorithms.ftpl_gauss_beta import POLICIES as _GB_POLICIES
+from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.private_ucb import POLICIES as _PRIVATE_UCB_POLICIES
+from dpaudit.algorithms.private_ucb import PrivateUCB
 from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
-
-from .adap import POLICIES as _ADAP_POLICIES
-from .adap import AdaPUCB
-from .dp_ucb_int import POLICIES as _INT_POLICIES
-from .dp_ucb_int import DPUCBInt, policy_factory
-from .ftpl import POLICIES as _FTPL_POLICIES
-from .ftpl import DPFTPLNew
-from .ftpl_gauss_beta import POLICIES as _GB_POLICIES
-from .ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
-from .private_ucb import POLICIES as _PRIVATE_UCB_POLICIES
-from .private_ucb import PrivateUCB
+from dpaudit.sim.bandits import PolicyEntry
 
 __all__ = ["POLICIES", "AdaPUCBAllRewards", "DPFTPLBetaUnpadded", "DPFTPLGaussNoStartPhase",
            "DPFTPLNewFaultyPerturbation", "DPUCBIntEveryPull", "PrivateUCBOneLevelShort"]

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpaudit.bandits import (
+from dpaudit.sim.bandits import (
     BernoulliRewards,
     RegretTracker,
     SimulationResult,

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ._counters import HYBRID, TREE, increment_all, increment_selected
+from dpaudit.algorithms._counters import HYBRID, TREE, increment_all, increment_selected
 
 __all__ = ["BOUND", "DPUCB", "INT", "PRIVATE", "UCB", "HAVE_NUMBA", "step_numba", "step_numpy"]
 

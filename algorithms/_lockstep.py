@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from dpaudit.bandits import SimulationResult, check_simulation
+from dpaudit.sim.bandits import SimulationResult, check_simulation
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["CHUNK", "Chunk", "laplace_parts", "probability_rows", "run_chunks", "signed",
@@ -37,8 +37,8 @@ def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, np.ndarr
     """``(rows, drawn, row_of)``: reward rows, whether each row holds Bernoulli means (drawn
     as ``U < p``) or fixed rewards (observed as they are), and ``steps (1-based) -> rows``.
 
-    A :class:`~dpaudit.bandits.BernoulliRewards` is one drawn row (plus a fixed row for its
-    revised step); a :class:`~dpaudit.bandits.TableRewards` is its own ``(T, K)`` fixed rows.
+    A :class:`~dpaudit.sim.bandits.BernoulliRewards` is one drawn row (plus a fixed row for its
+    revised step); a :class:`~dpaudit.sim.bandits.TableRewards` is its own ``(T, K)`` fixed rows.
     """
     table = getattr(source, "table", None)
     if table is not None:
@@ -49,7 +49,7 @@ def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, np.ndarr
     means = getattr(source, "means", None)
     if means is None:
         raise InvalidParameterError(f"source={source!r} must be a BernoulliRewards or "
-                                    "TableRewards (dpaudit.bandits)")
+                                    "TableRewards (dpaudit.sim.bandits)")
     mu = np.asarray(means, dtype=float)[None, :]
     step = getattr(source, "revision_step", None)
     if step is None:

@@ -14,12 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpaudit.bandits import SimulationResult, check_simulation, result_from_actions
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms._counters import HYBRID, LEVELS, TREE, ExplicitCounter
+from dpaudit.algorithms._lockstep import result, run_chunks
+from dpaudit.sim.bandits import SimulationResult, check_simulation, result_from_actions
 from dpaudit.validation import check_choice
-
-from . import _kernels as kern
-from ._counters import HYBRID, LEVELS, TREE, ExplicitCounter
-from ._lockstep import result, run_chunks
 
 __all__ = ["LockstepIndexPolicy"]
 

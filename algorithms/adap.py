@@ -61,7 +61,9 @@ from functools import partial
 import numpy as np
 from scipy.special import xlogy
 
-from dpaudit.bandits import (
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.interfaces import RewardSource
+from dpaudit.sim.bandits import (
     PolicyEntry,
     RegretTracker,
     SimulationResult,
@@ -70,10 +72,7 @@ from dpaudit.bandits import (
     pad_rows,
     result_from_actions,
 )
-from dpaudit.interfaces import RewardSource
 from dpaudit.validation import check_choice, check_epsilon, check_real
-
-from .papers import AZIZE_BASU_FIG2
 
 __all__ = ["POLICIES", "AdaPKLUCB", "AdaPUCB", "bernoulli_kl", "kl_ucb_index"]
 

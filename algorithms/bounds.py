@@ -46,6 +46,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
+from dpaudit.algorithms.adap import bernoulli_kl
+from dpaudit.algorithms.ftpl import ftpl_new_log_term
+from dpaudit.algorithms.gdp_elim import log_x
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
@@ -55,10 +58,6 @@ from dpaudit.validation import (
     check_means,
     check_real,
 )
-
-from .adap import bernoulli_kl
-from .ftpl import ftpl_new_log_term
-from .gdp_elim import log_x
 
 __all__ = [
     "TossouBoundTerms",

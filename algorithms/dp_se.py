@@ -32,17 +32,16 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.bandits import (
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.interfaces import RewardSource
+from dpaudit.sim.bandits import (
     PolicyEntry,
     RegretTracker,
     SimulationResult,
     check_simulation,
     result_from_actions,
 )
-from dpaudit.interfaces import RewardSource
 from dpaudit.validation import check_epsilon, check_real
-
-from .papers import AZIZE_BASU_FIG2
 
 __all__ = ["DPSE", "POLICIES"]
 

@@ -35,14 +35,13 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.bandits import PolicyEntry
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms._counters import HYBRID
+from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms.dp_ucb_int import DPUCBInt
+from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.sim.bandits import PolicyEntry
 from dpaudit.validation import check_epsilon, check_int, check_real
-
-from . import _kernels as kern
-from ._counters import HYBRID
-from ._policy import LockstepIndexPolicy
-from .dp_ucb_int import DPUCBInt
-from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
 __all__ = ["DPUCB", "DPUCBBound", "DPUCBInt", "POLICIES"]
 

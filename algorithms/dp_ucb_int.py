@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.bandits import PolicyEntry
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.mechanisms.interval_release import (
     C_TIGHT,
     check_v,
@@ -27,11 +29,8 @@ from dpaudit.mechanisms.interval_release import (
     release_interval,
     release_scale,
 )
+from dpaudit.sim.bandits import PolicyEntry
 from dpaudit.validation import check_choice, check_epsilon
-
-from . import _kernels as kern
-from ._policy import LockstepIndexPolicy
-from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
 __all__ = ["POLICIES", "DPUCBInt", "policy_factory"]
 

@@ -32,7 +32,11 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.bandits import (
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
+from dpaudit.exact.loss import piecewise_quadrature
+from dpaudit.interfaces import RewardSource
+from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
+from dpaudit.sim.bandits import (
     PolicyEntry,
     RegretTracker,
     SimulationResult,
@@ -40,17 +44,12 @@ from dpaudit.bandits import (
     check_simulation,
     result_from_actions,
 )
-from dpaudit.exact import piecewise_quadrature
-from dpaudit.interfaces import RewardSource
-from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
 from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon_delta,
     check_history,
     check_int,
 )
-
-from .papers import WANG_ZHU_INSTANCE_1
 
 __all__ = ["POLICIES", "DPFTPLNew", "ftpl_new_log_term"]
 

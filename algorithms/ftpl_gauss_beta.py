@@ -38,7 +38,8 @@ from functools import lru_cache, partial
 import numpy as np
 from scipy import special
 
-from dpaudit.bandits import PolicyEntry
+from dpaudit.algorithms._ftpl_engine import FTPLEngine
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
 from dpaudit.mechanisms.beta_perturbation import (
     DEFAULT_FLOOR,
     beta_parameters,
@@ -46,15 +47,13 @@ from dpaudit.mechanisms.beta_perturbation import (
     beta_worst_delta,
 )
 from dpaudit.mechanisms.gauss_perturbation import gauss_smallest_count, gauss_start_phase
+from dpaudit.sim.bandits import PolicyEntry
 from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon_delta,
     check_int,
     check_real,
 )
-
-from ._ftpl_engine import FTPLEngine
-from .papers import WANG_ZHU_INSTANCE_1
 
 __all__ = ["POLICIES", "DPFTPLBeta", "DPFTPLGauss", "beta_tight_start_phase",
            "resolve_start_phase", "start_phase_summary"]

@@ -38,18 +38,17 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.bandits import (
+from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
+from dpaudit.interfaces import RewardSource
+from dpaudit.mechanisms import Lemma15Perturbation
+from dpaudit.sim.bandits import (
     PolicyEntry,
     RegretTracker,
     SimulationResult,
     check_simulation,
     result_from_actions,
 )
-from dpaudit.interfaces import RewardSource
-from dpaudit.mechanisms import Lemma15Perturbation
 from dpaudit.validation import check_epsilon_delta, check_real
-
-from .papers import WANG_ZHU_INSTANCE_1
 
 __all__ = ["POLICIES", "GDPElimNew", "log_x"]
 

@@ -5,7 +5,7 @@ run's user draws ``K`` candidate actions uniformly in the unit ball of ``R^d`` a
 ``y = g(x^T theta*) + eta`` with ``theta*`` in the ball (identity link: ``eta ~ U[-b, b]``;
 logistic link: ``y ~ Bernoulli(g(x^T theta*))``, the paper's worked example).
 ``simulate(source, horizon, runs, *, rng, checkpoints=())`` returns the one result type,
-:class:`~dpaudit.bandits.SimulationResult`, with the pseudo-regret
+:class:`~dpaudit.sim.bandits.SimulationResult`, with the pseudo-regret
 ``sum_t max_x g(x^T theta*) - g(x_t^T theta*)`` of every run and its curve at the checkpoints
 (``counts`` empty: continuous actions; ``extra["last"]``: the last estimate ``theta~``); all
 runs in lockstep (batched ``d x d`` solves).
@@ -42,7 +42,8 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from dpaudit.bandits import SimulationResult
+from dpaudit.algorithms.ldp_reductions import GaussianRelease, check_continuous, continuous_result
+from dpaudit.sim.bandits import SimulationResult
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
@@ -50,8 +51,6 @@ from dpaudit.validation import (
     check_int,
     check_real,
 )
-
-from .ldp_reductions import GaussianRelease, check_continuous, continuous_result
 
 __all__ = ["LDPGLMBandit", "LDPLinUCB", "UnitBallContexts",
            "linear_mu_sup", "linear_witness"]

@@ -34,11 +34,11 @@ range ``[-2 rho G, 2 rho G]``: the classical calibration for sensitivity ``4 rho
 Convention for the convex sources (:class:`QuadraticLosses`): ``f_t(x) = a |x - theta|^2 +
 q_t`` on the unit ball of ``R^d``, ``q_t ~ U[-b, b]`` i.i.d. (stochastic BCO, Agarwal et al.
 2011), ``theta`` interior. ``simulate(source, horizon, runs, *, rng, checkpoints=())``
-returns the one result type, :class:`~dpaudit.bandits.SimulationResult`, with the
+returns the one result type, :class:`~dpaudit.sim.bandits.SimulationResult`, with the
 pseudo-regret ``sum_t E f(x_t) - min_x E f(x)`` of each run (two-point: the mean of the two
 queried points, Eq. (2)) and its curve at the checkpoints; ``counts`` is empty (continuous
 actions) and ``extra["last"]`` is the last iterate. :class:`OnePointUCB` is a bandit
-``Policy`` on :mod:`dpaudit.bandits` reward sources (registered in ``POLICIES``).
+``Policy`` on :mod:`dpaudit.sim.bandits` reward sources (registered in ``POLICIES``).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.bandits import (
+from dpaudit.sim.bandits import (
     Instance,
     PolicyEntry,
     RegretTracker,

@@ -27,12 +27,12 @@ al. 2014 (CLUCB); the checks of ``ldp-tbp-*`` test each step):
   and return ``{i : mu_hat^eps_i >= tau^eps}``. ``radius_constant`` (default 4, the ``4`` of
   ``4 K t^3``) and ``radius_power`` (default 3) are named parameters.
 
-Simulation convention: ``source`` is a :mod:`dpaudit.bandits` reward source (each reward in
+Simulation convention: ``source`` is a :mod:`dpaudit.sim.bandits` reward source (each reward in
 ``[0, 1]`` goes through PrivBern; a Bernoulli instance or a fixed table). Steps are 1-based,
 runs on axis 0. ``simulate`` runs all runs in lockstep (one vectorised step for every run);
 ``simulate_per_step`` is the plain one-run-at-a-time reference with the same law.
 :class:`PrivateAPT` is a bandit ``Policy`` (registered in ``POLICIES``): it returns a
-:class:`~dpaudit.bandits.SimulationResult` whose ``extra`` holds the returned sets and, on a
+:class:`~dpaudit.sim.bandits.SimulationResult` whose ``extra`` holds the returned sets and, on a
 source with means, the loss of Eq. (2). :class:`PrivateThresholdLUCB` is a stopping rule, not
 a fixed-horizon policy (its runs end at different times, so counts do not sum to a horizon):
 ``horizon`` is only a safety cap and it returns its own :class:`FixedConfidenceResult`.
@@ -47,7 +47,8 @@ from functools import partial
 import numpy as np
 from scipy.special import expit
 
-from dpaudit.bandits import (
+from dpaudit.mechanisms import PrivBern
+from dpaudit.sim.bandits import (
     Instance,
     PolicyEntry,
     RegretTracker,
@@ -55,7 +56,6 @@ from dpaudit.bandits import (
     check_simulation,
     result_from_actions,
 )
-from dpaudit.mechanisms import PrivBern
 from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon,

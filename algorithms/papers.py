@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from dpaudit.bandits import Instance
+from dpaudit.sim.bandits import Instance
 
 __all__ = [
     "AZIZE_BASU_2022",

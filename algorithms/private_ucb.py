@@ -26,8 +26,11 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.bandits import PolicyEntry
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.mechanisms.counting import tree_levels
+from dpaudit.sim.bandits import PolicyEntry
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
@@ -35,10 +38,6 @@ from dpaudit.validation import (
     check_int,
     check_real,
 )
-
-from . import _kernels as kern
-from ._policy import LockstepIndexPolicy
-from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
 __all__ = ["POLICIES", "PrivateUCB"]
 

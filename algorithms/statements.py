@@ -1,6 +1,6 @@
 """Every statement of the five papers that dpaudit tracks, declared once (``claims`` command).
 
-Each :class:`~dpaudit.ledger.Statement` names its paper, its location (theorem, equation,
+Each :class:`~dpaudit.reports.ledger.Statement` names its paper, its location (theorem, equation,
 figure), whether the paper states it as a sufficient guarantee, a necessary condition (a lower
 bound) or as figure narration, and what tests it, by registered name: a claim of an audit, an
 audit's regret experiment or a figure reproduction. Names that are not registered yet (DP-UCB
@@ -12,9 +12,8 @@ computes it.
 
 from __future__ import annotations
 
-from dpaudit.ledger import Statement, claim, experiment, regret
-
-from .papers import AZIZE_BASU_2022, TOSSOU_DIMITRAKAKIS_2016, WANG_ZHU_2023
+from dpaudit.algorithms.papers import AZIZE_BASU_2022, TOSSOU_DIMITRAKAKIS_2016, WANG_ZHU_2023
+from dpaudit.reports.ledger import Statement, claim, experiment, regret
 
 __all__ = ["PAPERS", "STATEMENTS"]
 

@@ -21,14 +21,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpaudit.bandits import PolicyEntry, SimulationResult, check_simulation, result_from_actions
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms._lockstep import result, run_chunks, tie_break
+from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms.adap import kl_ucb_index
+from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.sim.bandits import PolicyEntry, SimulationResult, check_simulation, result_from_actions
 from dpaudit.validation import check_real
-
-from . import _kernels as kern
-from ._lockstep import result, run_chunks, tie_break
-from ._policy import LockstepIndexPolicy
-from .adap import kl_ucb_index
-from .papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 
 __all__ = ["KLUCB", "UCB", "Thompson"]
 

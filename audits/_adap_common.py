@@ -7,13 +7,7 @@ import sympy as sp
 
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
-from dpaudit.bandits import TableRewards
-from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ProofEvidence
-from dpaudit.results import Finding, Notion
-from dpaudit.sampled import SamplerPair
-
-from ._global_common import (
+from dpaudit.audits._global_common import (
     EPS,
     J,
     N,
@@ -22,6 +16,11 @@ from ._global_common import (
     release_evidence,
     table_sampler,
 )
+from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.sim.bandits import TableRewards
+from dpaudit.stats.evidence import ProofEvidence
+from dpaudit.stats.results import Finding, Notion
+from dpaudit.stats.sampled import SamplerPair
 
 PAPER = "Azize & Basu 2022 (NeurIPS)"
 
@@ -104,7 +103,7 @@ def claims(pairs=neighbour_pairs,
            summaries: tuple[str, ...] = ("action sequence",),
            runs: Budget = RUNS) -> list[ClaimSpec]:
     """The two claims of an AdaP audit; ``runs``: simulated runs per input of the audited
-    pair (selection and measurement, :func:`dpaudit.sampled.sampled_audit`)."""
+    pair (selection and measurement, :func:`dpaudit.stats.sampled.sampled_audit`)."""
     def symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
         return release_evidence(ctx, release_model(audited(ctx)))
 

@@ -14,8 +14,8 @@ import math
 import sympy as sp
 
 from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.evidence import ProofEvidence
-from dpaudit.symbolic import Domain, Obligation, prove
+from dpaudit.exact.symbolic import Domain, Obligation, prove
+from dpaudit.stats.evidence import ProofEvidence
 
 K = sp.Symbol("k", positive=True, integer=True)
 EPS = sp.Symbol("epsilon", positive=True)

@@ -22,7 +22,7 @@ from dpaudit.mechanisms.interval_release import (
     corollary_3_2,
     pld_bracket,
 )
-from dpaudit.results import Finding, Notion
+from dpaudit.stats.results import Finding, Notion
 
 #: the paper's printed (target epsilon -> input epsilon) pairs at v = 1.1 (Fig. 6 legends)
 PAPER_POINTS = {1.0: 0.00396431694945, 0.1: 0.000253053596336}

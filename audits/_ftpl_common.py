@@ -35,12 +35,12 @@ import numpy as np
 from dpaudit.algorithms._ftpl_engine import FTPLEngine
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, SampledEvidence
-from dpaudit.exact import discrete_epsilon, worst_pair_loss
-from dpaudit.parallel import map_chunks
-from dpaudit.regret import summarise_regret
-from dpaudit.results import Finding, Notion, RegretResult
-from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
+from dpaudit.exact.loss import discrete_epsilon, worst_pair_loss
+from dpaudit.sim.parallel import map_chunks
+from dpaudit.sim.regret import summarise_regret
+from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
+from dpaudit.stats.results import Finding, Notion, RegretResult
+from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.validation import InvalidParameterError
 
 PAPER = "Wang & Zhu 2023, DP-FTPL (Definition 1, Lemma 8)"

@@ -9,7 +9,7 @@
   when one fails the claim is INCONCLUSIVE (never VIOLATED on its own), and the sampled claim
   decides.
 * :func:`global_dp_claim`: the sampled part, through the one sampled-bound engine
-  (:func:`dpaudit.sampled.sampled_audit`) over neighbouring reward inputs, each a pair of
+  (:func:`dpaudit.stats.sampled.sampled_audit`) over neighbouring reward inputs, each a pair of
   samplers of run summaries (the decisions that determine the action sequence, and the pull
   count of every arm).
 * :func:`regret_result`: regret on an instance with the papers' bounds beside it.
@@ -25,14 +25,14 @@ from functools import partial
 import numpy as np
 import sympy as sp
 
-from dpaudit.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
-from dpaudit.evidence import ProofEvidence, SampledEvidence
-from dpaudit.parallel import chunk_runs, map_chunks
-from dpaudit.regret import summarise_regret
-from dpaudit.results import RegretResult
-from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
-from dpaudit.symbolic import Domain, Obligation, prove
+from dpaudit.exact.symbolic import Domain, Obligation, prove
+from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
+from dpaudit.sim.parallel import chunk_runs, map_chunks
+from dpaudit.sim.regret import summarise_regret
+from dpaudit.stats.evidence import ProofEvidence, SampledEvidence
+from dpaudit.stats.results import RegretResult
+from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
 EPS = sp.Symbol("epsilon", positive=True)
 N = sp.Symbol("N", positive=True)
@@ -91,7 +91,7 @@ def global_dp_claim(pairs: Callable[[CheckContext], Sequence[SamplerPair]],
 
 
 def summaries_of(result) -> dict[str, np.ndarray]:
-    """Standard summaries of a :class:`~dpaudit.bandits.SimulationResult`: decisions (the
+    """Standard summaries of a :class:`~dpaudit.sim.bandits.SimulationResult`: decisions (the
     whole action sequence) and the pull count of every arm."""
     out = {"action sequence": result.decisions}
     for a in range(result.counts.shape[1]):
@@ -118,7 +118,7 @@ def _regret_chunk(alg, means: tuple[float, ...], horizon: int, cps: np.ndarray, 
 def regret_result(ctx: CheckContext, alg, means: Sequence[float], horizon: int, runs: int, *,
                   instance: str, bound: float | None, bound_name: str,
                   details: Sequence[str]) -> RegretResult:
-    """Regret of ``runs`` runs in fixed seeded chunks (:func:`dpaudit.parallel.map_chunks`):
+    """Regret of ``runs`` runs in fixed seeded chunks (:func:`dpaudit.sim.parallel.map_chunks`):
     the same numbers for any ``--workers`` or a Dask scheduler."""
     cps = checkpoint_grid(horizon, 30)
     parts = map_chunks(partial(_regret_chunk, alg, tuple(means), horizon, cps), runs,

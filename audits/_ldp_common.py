@@ -3,8 +3,8 @@
 Every report mechanism of Barbara, Lazzaro & Pike-Burke 2025 (one PrivBern bit) and of Zheng
 et al. 2020 (a Gaussian vector) has a known output law, so its LDP claim is decided exactly;
 each also gets a sampled bound, on the same code path the algorithm uses to build a user's
-report, through the one sampled-bound engine (:func:`dpaudit.sampled.sampled_audit`).
-Functions here return *evidence* (:mod:`dpaudit.evidence`); the engine decides.
+report, through the one sampled-bound engine (:func:`dpaudit.stats.sampled.sampled_audit`).
+Functions here return *evidence* (:mod:`dpaudit.stats.evidence`); the engine decides.
 """
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dpaudit.divergence import gaussian_hockey_stick
 from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.evidence import (
+from dpaudit.exact.divergence import gaussian_hockey_stick
+from dpaudit.mechanisms.gaussian import analytic_sigma
+from dpaudit.stats.evidence import (
     Evidence,
     ExactEvidence,
     InconclusiveEvidence,
     SampledEvidence,
     float_error_floor,
 )
-from dpaudit.mechanisms.gaussian import analytic_sigma
-from dpaudit.results import Finding, Notion
-from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
+from dpaudit.stats.results import Finding, Notion
+from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
 __all__ = [
     "claim",
@@ -110,7 +110,8 @@ def gaussian_exact_evidence(mu_low: float, mu_high: float, ctx: CheckContext,
 
 def gaussian_delta(epsilon: float, mu: float) -> float:
     """``delta(eps)`` of a unit Gaussian shifted by ``mu`` (value of
-    :func:`dpaudit.divergence.gaussian_hockey_stick`; its error bound is used where decided)."""
+    :func:`dpaudit.exact.divergence.gaussian_hockey_stick`; its error bound is used where
+    decided)."""
     return float(gaussian_hockey_stick(epsilon, mu, 1.0).value)
 
 

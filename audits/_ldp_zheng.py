@@ -15,18 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import InconclusiveEvidence
-from dpaudit.regret import summarise_regret
-from dpaudit.results import Finding, Notion, RegretResult
-
-from ._ldp_common import (
+from dpaudit.audits._ldp_common import (
     calibration_finding,
     claim,
     gaussian_exact_evidence,
     gaussian_sampled_evidence,
     regret_rows,
 )
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.sim.regret import summarise_regret
+from dpaudit.stats.evidence import InconclusiveEvidence
+from dpaudit.stats.results import Finding, Notion, RegretResult
 
 PAPER = "Zheng, Cai, Huang, Li & Wang 2020, Locally Differentially Private (Contextual) Bandits"
 

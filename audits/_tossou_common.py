@@ -23,14 +23,13 @@ import numpy as np
 
 from dpaudit.algorithms._counters import HYBRID, TREE, loss_per_element, node_spans
 from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS as FIG6_2
-from dpaudit.bandits import BernoulliRewards, TableRewards
+from dpaudit.audits._global_common import global_dp_claim
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
-from dpaudit.evidence import ExactEvidence, float_error_floor
-from dpaudit.regret import summarise_regret
-from dpaudit.results import RegretResult
-from dpaudit.sampled import SamplerPair
-
-from ._global_common import global_dp_claim
+from dpaudit.sim.bandits import BernoulliRewards, TableRewards
+from dpaudit.sim.regret import summarise_regret
+from dpaudit.stats.evidence import ExactEvidence, float_error_floor
+from dpaudit.stats.results import RegretResult
+from dpaudit.stats.sampled import SamplerPair
 
 PAPER = "Tossou & Dimitrakakis 2016 (AAAI)"
 FIG6_TWO_ARMS = FIG6_2.means

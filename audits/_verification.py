@@ -5,16 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from dpaudit.evidence import InconclusiveEvidence
-from dpaudit.exact import Bounded, OutOfRangeError
-from dpaudit.results import Finding, Notion
+from dpaudit.exact.loss import Bounded, OutOfRangeError
+from dpaudit.stats.evidence import InconclusiveEvidence
+from dpaudit.stats.results import Finding, Notion
 
 
 def curve_finding(fid: str, summary: str, delta_of: Callable[[float], Bounded | float],
                   epsilon: float, notion: Notion | None = None) -> Finding:
     """The privacy curve ``delta(eps')`` at ``eps' = 0, eps/4, .., 2 eps`` (information only).
 
-    A point double precision cannot evaluate (:class:`~dpaudit.exact.OutOfRangeError`) is
+    A point double precision cannot evaluate (:class:`~dpaudit.exact.loss.OutOfRangeError`) is
     listed with the reason instead of a number.
     """
     grid = [epsilon * f for f in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)] if epsilon > 0 else \

@@ -26,15 +26,15 @@ from dpaudit.algorithms.dp_se import DPSE
 from dpaudit.algorithms.ftpl import DPFTPLNew
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
-from dpaudit.bandits import BernoulliRewards, checkpoint_grid
-from dpaudit.experiments import (
+from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
+from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
     Table,
     cached,
 )
-from dpaudit.rng import generator
+from dpaudit.stats.rng import generator
 
 INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
 INSTANCE_2 = WANG_ZHU_INSTANCE_2.means

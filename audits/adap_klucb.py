@@ -11,9 +11,7 @@ from __future__ import annotations
 from dpaudit.algorithms.adap import AdaPKLUCB
 from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
-from dpaudit.engine import AuditSpec, Budget, CheckContext
-
-from ._adap_common import (
+from dpaudit.audits._adap_common import (
     PAPER,
     REGRET_HORIZON,
     audited,
@@ -22,7 +20,8 @@ from ._adap_common import (
     lower_bound_details,
     touched_releases_finding,
 )
-from ._global_common import regret_result
+from dpaudit.audits._global_common import regret_result
+from dpaudit.engine import AuditSpec, Budget, CheckContext
 
 RUNS = Budget(full=800_000, quick=100_000)  # simulated runs per input of the audited pair
 

@@ -15,9 +15,7 @@ from dpaudit.algorithms._faulty import AdaPUCBAllRewards
 from dpaudit.algorithms.adap import AdaPUCB
 from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
-from dpaudit.engine import AuditSpec, CheckContext
-
-from ._adap_common import (
+from dpaudit.audits._adap_common import (
     PAPER,
     REGRET_HORIZON,
     audited,
@@ -25,7 +23,8 @@ from ._adap_common import (
     lower_bound_details,
     touched_releases_finding,
 )
-from ._global_common import regret_result
+from dpaudit.audits._global_common import regret_result
+from dpaudit.engine import AuditSpec, CheckContext
 
 
 def _regret(ctx: CheckContext):

@@ -18,7 +18,7 @@ parameters for every ``N`` checked (all ``N <= 2000``, Fig. 2 d-f's ``N = 10, 10
 and in the limit ``N -> inf`` (``N Beta(1, N+1) -> Exp(1)``, ``N Beta(2, N) -> Gamma(2)``,
 computed by sympy: ``sup_t (1 - e^-t) - e^eps (1 - e^-t - t e^-t)``).
 * ``lemma8-generic``: Lemma 8 at ``N = ceil(N_B)``, ``R = 0`` (the paper's figures use
-  ``a = 1``) through :func:`dpaudit.conditions.lemma8_check`.
+  ``a = 1``) through :func:`dpaudit.exact.conditions.lemma8_check`.
 
 The broken twin (:class:`Unpadded`) drops the padding (plain Thompson sampling with a start
 phase).
@@ -31,18 +31,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.conditions import lemma8_check
-from dpaudit.divergence import beta_hockey_stick
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
-from dpaudit.exact import Bounded
+from dpaudit.exact.conditions import lemma8_check
+from dpaudit.exact.divergence import beta_hockey_stick
+from dpaudit.exact.loss import Bounded
 from dpaudit.mechanisms.beta_perturbation import (
     beta_cdf_pair,
     beta_parameters,
     beta_start_phase,
     beta_worst_delta,
 )
-from dpaudit.results import Finding, Notion
+from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.stats.results import Finding, Notion
 
 N_MAX = Budget(full=10**5, quick=10**4)  # largest count N checked (geometric grid)
 PAIRS = Budget(full=10**6, quick=2 * 10**5)  # neighbouring pairs in the dense part

@@ -35,18 +35,17 @@ import numpy as np
 
 from dpaudit.algorithms._faulty import DPFTPLBetaUnpadded
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, beta_tight_start_phase
-from dpaudit.engine import Budget, CheckContext, ClaimSpec
-from dpaudit.evidence import ExactEvidence
-from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
-from dpaudit.results import Notion
-from dpaudit.validation import InvalidParameterError
-
-from ._ftpl_common import (
+from dpaudit.audits._ftpl_common import (
     Family,
     build,
     family_spec,
     next_action_claims,
 )
+from dpaudit.engine import Budget, CheckContext, ClaimSpec
+from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
+from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.stats.results import Notion
+from dpaudit.validation import InvalidParameterError
 
 THEOREM = "Theorem 13 (privacy via the start phase and Lemma 8), Definition 1"
 

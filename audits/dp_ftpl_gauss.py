@@ -27,17 +27,16 @@ from __future__ import annotations
 
 from dpaudit.algorithms._faulty import DPFTPLGaussNoStartPhase
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLGauss
-from dpaudit.engine import CheckContext, ClaimSpec
-from dpaudit.evidence import ExactEvidence
-from dpaudit.mechanisms.gauss_perturbation import gauss_exact_delta, gauss_smallest_count
-from dpaudit.results import Notion
-
-from ._ftpl_common import (
+from dpaudit.audits._ftpl_common import (
     Family,
     build,
     family_spec,
     next_action_claims,
 )
+from dpaudit.engine import CheckContext, ClaimSpec
+from dpaudit.mechanisms.gauss_perturbation import gauss_exact_delta, gauss_smallest_count
+from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.stats.results import Notion
 
 THEOREM = "Theorem 11 (privacy via the start phase and Lemma 8), Definition 1"
 

@@ -36,17 +36,17 @@ from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
 from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.ftpl import DPFTPLNew
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
-from dpaudit.blackbox import mechanism_pairs
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence, SampledEvidence
-from dpaudit.exact import worst_pair_loss
+from dpaudit.exact.loss import worst_pair_loss
+from dpaudit.exact.symbolic import prove
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
-from dpaudit.notions import GlobalDPTarget, global_neighbour_pairs
-from dpaudit.parallel import map_chunks
-from dpaudit.regret import summarise_regret
-from dpaudit.results import Notion, RegretResult
-from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
-from dpaudit.symbolic import prove
+from dpaudit.sim.notions import GlobalDPTarget, global_neighbour_pairs
+from dpaudit.sim.parallel import map_chunks
+from dpaudit.sim.regret import summarise_regret
+from dpaudit.stats.blackbox import mechanism_pairs
+from dpaudit.stats.evidence import ExactEvidence, ProofEvidence, SampledEvidence
+from dpaudit.stats.results import Notion, RegretResult
+from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
 PAPER = "Wang & Zhu 2023, DP-FTPL / GDP-Elim-New"
 THEOREM_16 = "Theorem 16 (privacy via Lemma 8 and Lemma 15), Definition 1"

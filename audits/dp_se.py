@@ -18,14 +18,8 @@ import sympy as sp
 
 from dpaudit.algorithms.dp_se import DPSE
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
-from dpaudit.bandits import TableRewards
-from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
-from dpaudit.evidence import ProofEvidence
-from dpaudit.results import Notion
-from dpaudit.sampled import SamplerPair
-
-from ._adap_common import REGRET_HORIZON, lower_bound_details
-from ._global_common import (
+from dpaudit.audits._adap_common import REGRET_HORIZON, lower_bound_details
+from dpaudit.audits._global_common import (
     EPS,
     N,
     ReleaseModel,
@@ -34,6 +28,11 @@ from ._global_common import (
     release_evidence,
     table_sampler,
 )
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
+from dpaudit.sim.bandits import TableRewards
+from dpaudit.stats.evidence import ProofEvidence
+from dpaudit.stats.results import Notion
+from dpaudit.stats.sampled import SamplerPair
 
 AUDIT_HORIZON = 10_000
 

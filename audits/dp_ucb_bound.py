@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from dpaudit.algorithms.bounds import thm32_dp_ucb_bound_terms
 from dpaudit.algorithms.dp_ucb import DPUCBBound
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
-from dpaudit.results import Notion
-
-from ._counter_claims import hybrid_symbolic
-from ._tossou_common import (
+from dpaudit.audits._counter_claims import hybrid_symbolic
+from dpaudit.audits._tossou_common import (
     FIG6_TWO_ARMS,
     PAPER,
     counter_exact,
@@ -23,6 +20,8 @@ from ._tossou_common import (
     sampled_claim,
     stream_horizon,
 )
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.stats.results import Notion
 
 
 def _alg(ctx: CheckContext) -> DPUCBBound:

@@ -27,14 +27,13 @@ import sympy as sp
 from dpaudit.algorithms._faulty import DPUCBIntEveryPull
 from dpaudit.algorithms.dp_ucb_int import DPUCBInt
 from dpaudit.algorithms.ucb import UCB
+from dpaudit.audits._dp_ucb_int_calibration import PULLS, calibration_finding
+from dpaudit.audits._tossou_common import PAPER, regret_run, sampled_claim, table_pair
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms.interval_release import pld_bracket, pld_lower, theorem_3_4
-from dpaudit.results import Method, Notion
-from dpaudit.symbolic import Domain, Obligation, prove
-
-from ._dp_ucb_int_calibration import PULLS, calibration_finding
-from ._tossou_common import PAPER, regret_run, sampled_claim, table_pair
+from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.stats.results import Method, Notion
 
 N, V, U, E = (sp.Symbol(s, positive=True) for s in ("n", "v", "u", "epsilon"))
 FAULTY_RELEASES = 16
@@ -154,9 +153,8 @@ def _pairs(alg) -> list:
 
 
 def _gap_to_ucb(ctx, res, cps, horizon, runs) -> list[str]:
-    from dpaudit.bandits import BernoulliRewards
-
-    from ._tossou_common import FIG6_TWO_ARMS
+    from dpaudit.audits._tossou_common import FIG6_TWO_ARMS
+    from dpaudit.sim.bandits import BernoulliRewards
     ucb = UCB().simulate(BernoulliRewards(FIG6_TWO_ARMS), horizon, runs,
                          rng=ctx.rng("regret", "ucb"), checkpoints=cps)
     gap = res.curve.mean(axis=0) - ucb.curve.mean(axis=0)

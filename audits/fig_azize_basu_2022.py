@@ -20,7 +20,8 @@ import numpy as np
 from dpaudit.algorithms.adap import AdaPKLUCB, bernoulli_kl
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower, thm7_adap_ucb_upper
 from dpaudit.algorithms.papers import AZIZE_BASU_2022, AZIZE_BASU_FIG2, AZIZE_BASU_FIG3
-from dpaudit.experiments import (
+from dpaudit.registry import all_policies
+from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -28,7 +29,6 @@ from dpaudit.experiments import (
     mean_interval,
     new_figure,
 )
-from dpaudit.registry import all_policies
 
 PAPER = f"{AZIZE_BASU_2022} (NeurIPS)"
 FIG2_MEANS = AZIZE_BASU_FIG2.means

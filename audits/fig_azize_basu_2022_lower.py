@@ -42,8 +42,9 @@ import numpy as np
 from dpaudit.algorithms.adap import bernoulli_kl
 from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_rate
 from dpaudit.algorithms.papers import AZIZE_BASU_2022, AZIZE_BASU_FIG2, AZIZE_BASU_FIG3
-from dpaudit.bandits import BernoulliRewards
-from dpaudit.experiments import (
+from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -51,7 +52,6 @@ from dpaudit.experiments import (
     mean_interval,
     new_figure,
 )
-from dpaudit.registry import all_policies
 
 PAPER = f"{AZIZE_BASU_2022} (NeurIPS)"
 POLICIES = ("adap-ucb", "adap-klucb", "dp-se")

@@ -36,20 +36,19 @@ from dpaudit.algorithms.ldp_thresholding_bounds import (
     thm41_upper,
     thm42_lower,
 )
-from dpaudit.bandits import BernoulliRewards
-from dpaudit.events import cp_lower, cp_upper
-from dpaudit.experiments import (
+from dpaudit.audits.ldp_tbp_fixed_budget import GAMMA, LOWER_GAP, MEANS, PAPER, TAU
+from dpaudit.audits.ldp_tbp_fixed_confidence import DELTA as FC_DELTA
+from dpaudit.audits.ldp_tbp_fixed_confidence import MEANS as FC_MEANS
+from dpaudit.audits.ldp_tbp_fixed_confidence import TAU as FC_TAU
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
     Table,
     mean_interval,
 )
-
-from .ldp_tbp_fixed_budget import GAMMA, LOWER_GAP, MEANS, PAPER, TAU
-from .ldp_tbp_fixed_confidence import DELTA as FC_DELTA
-from .ldp_tbp_fixed_confidence import MEANS as FC_MEANS
-from .ldp_tbp_fixed_confidence import TAU as FC_TAU
+from dpaudit.stats.events import cp_lower, cp_upper
 
 NAME = "ldp-thresholding"
 NAN = math.nan

@@ -27,7 +27,7 @@ from dpaudit.algorithms.papers import (
 )
 from dpaudit.algorithms.private_ucb import PrivateUCB
 from dpaudit.algorithms.ucb import UCB
-from dpaudit.experiments import (
+from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

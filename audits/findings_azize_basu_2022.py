@@ -28,8 +28,9 @@ import numpy as np
 from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB, bernoulli_kl
 from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
 from dpaudit.algorithms.papers import AZIZE_BASU_2022, AZIZE_BASU_FIG2, AZIZE_BASU_FIG3
-from dpaudit.bandits import Instance
-from dpaudit.experiments import (
+from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import Instance
+from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -37,7 +38,6 @@ from dpaudit.experiments import (
     mean_interval,
     new_figure,
 )
-from dpaudit.registry import all_policies
 
 PAPER = f"{AZIZE_BASU_2022} (NeurIPS)"
 THM7_MEANS = (0.75, 0.5)

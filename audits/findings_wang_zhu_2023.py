@@ -28,9 +28,9 @@ import math
 
 from dpaudit.algorithms.ftpl_gauss_beta import TIGHT_SCAN_LIMIT, beta_tight_start_phase
 from dpaudit.algorithms.papers import WANG_ZHU_2023
-from dpaudit.experiments import Experiment, ExperimentOutput, ExperimentSettings, Table
 from dpaudit.mechanisms.beta_perturbation import beta_start_phase
 from dpaudit.mechanisms.gauss_perturbation import gauss_smallest_count, gauss_start_phase
+from dpaudit.sim.experiments import Experiment, ExperimentOutput, ExperimentSettings, Table
 
 NAME = "wang-zhu-start-phases"
 FIGURE_POINT = (1.0, 0.01)  # the (eps, delta) of Figs. 1 and 2

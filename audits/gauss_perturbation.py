@@ -9,7 +9,7 @@ observation. Reconstruction of ``N_G`` and of the variance in
   ``1/N`` is at most ``delta`` (``delta(eps)`` decreases in ``N``, so every later step is
   covered too); the report gives the smallest sufficient ``N`` and the margin;
 * ``lemma8-generic``: Lemma 8's CDF inequalities at ``N = ceil(N_G)`` through the generic
-  checker :func:`dpaudit.conditions.lemma8_check` (certified numeric).
+  checker :func:`dpaudit.exact.conditions.lemma8_check` (certified numeric).
 
 The broken twin (:class:`SkippedStartPhase`) skips the start phase (one pull per arm, as if
 ``N_G = 1``), which the
@@ -21,20 +21,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dpaudit.conditions import lemma8_check
+from dpaudit.audits._verification import curve_finding, out_of_range
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
-from dpaudit.exact import OutOfRangeError
+from dpaudit.exact.conditions import lemma8_check
+from dpaudit.exact.loss import OutOfRangeError
 from dpaudit.mechanisms.gauss_perturbation import (
     gauss_cdf_pair,
     gauss_exact_delta,
     gauss_smallest_count,
     gauss_start_phase,
 )
-from dpaudit.results import Finding, Notion
+from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.stats.results import Finding, Notion
 from dpaudit.validation import InvalidParameterError
-
-from ._verification import curve_finding, out_of_range
 
 LEMMA8_GRID = Budget(full=4001, quick=1001)
 N_MAX = 10**15  # largest count searched for the smallest sufficient start phase

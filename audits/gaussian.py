@@ -3,7 +3,8 @@
 Zheng et al. (2020, Sec. 2) add ``N(0, sigma^2)`` with
 ``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` and state ``(eps, delta)``-LDP. Dwork & Roth,
 whose Thm A.1 proves it only for ``eps < 1``. The exact ``delta`` of a Gaussian shift is
-Balle & Wang's (2018) curve (:func:`dpaudit.divergence.gaussian_hockey_stick`), so the claim is
+Balle & Wang's (2018) curve (:func:`dpaudit.exact.divergence.gaussian_hockey_stick`), so the
+claim is
 decided exactly at the requested ``(eps, delta)`` **within the cited theorem's scope**
 (``eps <= 1``, :data:`SCOPE_EPSILON`). Above it the claim is INCONCLUSIVE with the exact delta
 in its details: Zheng et al.'s unqualified sentence then fails for large ``eps``, a finding
@@ -25,19 +26,18 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from dpaudit.conditions import CdfPair
-from dpaudit.divergence import (
+from dpaudit.audits._verification import curve_finding, out_of_range
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.exact.conditions import CdfPair
+from dpaudit.exact.divergence import (
     classical_gaussian_sigma,
     gaussian_analytic_sigma,
     gaussian_hockey_stick,
 )
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, InconclusiveEvidence
-from dpaudit.exact import OutOfRangeError
+from dpaudit.exact.loss import OutOfRangeError
 from dpaudit.mechanisms import Gaussian
-from dpaudit.results import Finding, Notion
-
-from ._verification import curve_finding, out_of_range
+from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence
+from dpaudit.stats.results import Finding, Notion
 
 
 @dataclass(frozen=True)

@@ -27,15 +27,7 @@ import sympy as sp
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
 from dpaudit.algorithms.gdp_elim import GDPElimNew
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
-from dpaudit.bandits import BernoulliRewards, TableRewards
-from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
-from dpaudit.evidence import ProofEvidence
-from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
-from dpaudit.results import Notion
-from dpaudit.sampled import SamplerPair
-from dpaudit.symbolic import Domain, Obligation
-
-from ._global_common import (
+from dpaudit.audits._global_common import (
     EPS,
     N,
     ReleaseModel,
@@ -44,6 +36,13 @@ from ._global_common import (
     release_evidence,
     table_sampler,
 )
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
+from dpaudit.exact.symbolic import Domain, Obligation
+from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
+from dpaudit.sim.bandits import BernoulliRewards, TableRewards
+from dpaudit.stats.evidence import ProofEvidence
+from dpaudit.stats.results import Notion
+from dpaudit.stats.sampled import SamplerPair
 
 PAPER = "Wang & Zhu 2023, Algorithm 4 and Theorem 18"
 

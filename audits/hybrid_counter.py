@@ -21,11 +21,11 @@ from dataclasses import dataclass
 import sympy as sp
 
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence
-from dpaudit.exact import laplace_composition_delta
+from dpaudit.exact.loss import laplace_composition_delta
+from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms.counting import HybridCounter
-from dpaudit.results import Notion
-from dpaudit.symbolic import Domain, Obligation, prove
+from dpaudit.stats.evidence import ExactEvidence, ProofEvidence
+from dpaudit.stats.results import Notion
 
 HORIZON = Budget(full=10**5, quick=4096)
 
@@ -56,7 +56,7 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         f"eps_bin = {c.eps_bin:g}",
         f"exact loss = max_t (1/scale_log + nodes(t)/scale_bin) = {eps:.12g} at t = {t} "
         f"(claim {ctx.epsilon:g}); delta at the claimed epsilon: 0 if the loss is within "
-        "it, else the lower bound of dpaudit.exact.laplace_composition_delta"))
+        "it, else the lower bound of dpaudit.exact.loss.laplace_composition_delta"))
 
 
 def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:

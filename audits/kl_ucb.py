@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dpaudit.algorithms.ucb import KLUCB
+from dpaudit.audits._tossou_common import regret_run
 from dpaudit.engine import AuditSpec
-
-from ._tossou_common import regret_run
 
 AUDITS = [AuditSpec(
     "kl-ucb", "KL-UCB: non-private baseline (regret only)", "Garivier & Cappe 2011", (),

@@ -29,17 +29,16 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from dpaudit.conditions import CdfPair
-from dpaudit.divergence import laplace_hockey_stick
+from dpaudit.audits._verification import curve_finding, out_of_range
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
-from dpaudit.exact import OutOfRangeError
+from dpaudit.exact.conditions import CdfPair
+from dpaudit.exact.divergence import laplace_hockey_stick
+from dpaudit.exact.loss import OutOfRangeError
+from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms import Laplace
 from dpaudit.mechanisms._faulty import FaultyLaplaceHalfScale
-from dpaudit.results import Finding, Notion
-from dpaudit.symbolic import Domain, Obligation, prove
-
-from ._verification import curve_finding, out_of_range
+from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
+from dpaudit.stats.results import Finding, Notion
 
 PAPER = "Azize & Basu 2022, Lemma 1; Dwork & Roth 2014, Thm 3.6"
 _M = sp.Symbol("m", positive=True, integer=True)  # m = j - i >= 1

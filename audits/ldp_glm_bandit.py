@@ -23,9 +23,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from dpaudit.algorithms.ldp_contextual import LDPGLMBandit, UnitBallContexts
-from dpaudit.engine import Budget, CheckContext
-
-from ._ldp_zheng import (
+from dpaudit.audits._ldp_zheng import (
     PAPER,
     RegretCase,
     Report,
@@ -34,7 +32,8 @@ from ._ldp_zheng import (
     regret_finding,
     spec,
 )
-from .ldp_linear_bandit import flat
+from dpaudit.audits.ldp_linear_bandit import flat
+from dpaudit.engine import Budget, CheckContext
 
 CONTEXTS = UnitBallContexts([0.6, -0.6], n_actions=10, link="logistic")
 D = 2
@@ -91,7 +90,7 @@ def witness_search(c: float, rng: np.random.Generator, *, candidates: int = 20_0
 def _witness(c: float, seed: int, search: tuple[int, int]) -> tuple[float, dict]:
     """The search depends on the data domain only (not on eps or delta): done once per
     ``search = (candidates, refine)`` (:data:`WITNESS_SEARCH`)."""
-    from dpaudit.rng import generator
+    from dpaudit.stats.rng import generator
 
     candidates, refine = search
     return witness_search(c, generator(seed, "glm-witness"), candidates=candidates,

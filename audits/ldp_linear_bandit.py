@@ -16,9 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpaudit.algorithms.ldp_contextual import LDPLinUCB, UnitBallContexts, linear_witness
-from dpaudit.engine import Budget, CheckContext
-
-from ._ldp_zheng import (
+from dpaudit.audits._ldp_zheng import (
     PAPER,
     RegretCase,
     Report,
@@ -27,6 +25,7 @@ from ._ldp_zheng import (
     regret_finding,
     spec,
 )
+from dpaudit.engine import Budget, CheckContext
 
 CONTEXTS = UnitBallContexts([0.3, -0.3], n_actions=10, noise=0.5)
 # budgets (full run, --quick): the regret-growth finding's horizons and runs per horizon,

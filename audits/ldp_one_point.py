@@ -26,10 +26,7 @@ from dpaudit.algorithms.ldp_reductions import (
     OnePointUCB,
     QuadraticLosses,
 )
-from dpaudit.bandits import BernoulliRewards
-from dpaudit.engine import Budget, CheckContext
-
-from ._ldp_zheng import (
+from dpaudit.audits._ldp_zheng import (
     PAPER,
     RegretCase,
     Report,
@@ -38,6 +35,8 @@ from ._ldp_zheng import (
     regret_finding,
     spec,
 )
+from dpaudit.engine import Budget, CheckContext
+from dpaudit.sim.bandits import BernoulliRewards
 
 MAB_MEANS = ZHENG_2020_MAB.means  # defined once, beside the policy
 CONVEX = QuadraticLosses([0.3, -0.2], a=0.25, b=0.1)

@@ -22,12 +22,11 @@ import numpy as np
 
 from dpaudit.algorithms.ldp_thresholding import BLP_2025_INSTANCE, PrivateAPT
 from dpaudit.algorithms.ldp_thresholding_bounds import thm31_upper, thm32_lower
-from dpaudit.bandits import BernoulliRewards
+from dpaudit.audits._ldp_common import claim, privbern_exact_evidence, privbern_sampled_evidence
 from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
-from dpaudit.events import cp_lower, cp_upper
-from dpaudit.results import Finding, Notion
-
-from ._ldp_common import claim, privbern_exact_evidence, privbern_sampled_evidence
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.stats.events import cp_lower, cp_upper
+from dpaudit.stats.results import Finding, Notion
 
 PAPER = "Barbara, Lazzaro & Pike-Burke 2025, Locally Differentially Private Thresholding Bandits"
 MEANS = BLP_2025_INSTANCE.means  # defined once, beside the policy

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from dpaudit.algorithms.ldp_thresholding import PrivateThresholdLUCB
 from dpaudit.algorithms.ldp_thresholding_bounds import thm41_upper, thm42_lower
-from dpaudit.bandits import BernoulliRewards
+from dpaudit.audits._ldp_common import claim, privbern_exact_evidence, privbern_sampled_evidence
+from dpaudit.audits.ldp_tbp_fixed_budget import PAPER
 from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
-from dpaudit.events import cp_lower, cp_upper
-from dpaudit.results import Finding, Notion
-
-from ._ldp_common import claim, privbern_exact_evidence, privbern_sampled_evidence
-from .ldp_tbp_fixed_budget import PAPER
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.stats.events import cp_lower, cp_upper
+from dpaudit.stats.results import Finding, Notion
 
 MEANS = (0.1, 0.3, 0.7, 0.9)
 TAU = 0.5

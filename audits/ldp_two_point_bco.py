@@ -16,9 +16,7 @@ import math
 import numpy as np
 
 from dpaudit.algorithms.ldp_reductions import QuadraticLosses, TwoPointBCO
-from dpaudit.engine import Budget, CheckContext
-
-from ._ldp_zheng import (
+from dpaudit.audits._ldp_zheng import (
     PAPER,
     RegretCase,
     Report,
@@ -27,6 +25,7 @@ from ._ldp_zheng import (
     regret_finding,
     spec,
 )
+from dpaudit.engine import Budget, CheckContext
 
 LOSSES = QuadraticLosses([0.3, -0.2], a=0.25, b=0.1)
 # budgets (full run, --quick): the regret-growth finding's horizons and runs per horizon,

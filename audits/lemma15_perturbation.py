@@ -8,11 +8,11 @@ lead's module, reused unchanged): a truncated-Laplace-like law centred at ``x0``
 * ``lemma15-symbolic``: the lead's proof obligations (:func:`lemma15_proof_obligations`),
   decided by sympy over all ``N > 0, eps > 0, 0 < delta < 1``;
 * ``lemma8-generic``: Lemma 8's CDF inequalities at the concrete ``(eps, delta, N)`` through
-  the generic checker (:func:`dpaudit.conditions.lemma8_check`); the condition is tight by
+  the generic checker (:func:`dpaudit.exact.conditions.lemma8_check`); the condition is tight by
   design (the edge band carries mass exactly ``delta``), so the check reports the value at
   the critical points;
 * ``lemma9-generic``: Lemma 9's interval inequalities for the law GDP-Elim-New uses,
-  Lemma 15 at ``(eps, delta/2)``, with budget ``delta/2`` (see :mod:`dpaudit.conditions`);
+  Lemma 15 at ``(eps, delta/2)``, with budget ``delta/2`` (see :mod:`dpaudit.exact.conditions`);
 * ``exact-divergence``: ``max(H_eps(P||P_z), H_eps(P_z||P))`` with ``z = 1/N`` by
   quadrature between the density breakpoints: at most ``delta``.
 
@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from dpaudit.conditions import CdfPair, lemma8_check, lemma9_check
-from dpaudit.divergence import continuous_hockey_stick
+from dpaudit.audits._verification import curve_finding
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence
+from dpaudit.exact.conditions import CdfPair, lemma8_check, lemma9_check
+from dpaudit.exact.divergence import continuous_hockey_stick
+from dpaudit.exact.symbolic import prove
 from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 from dpaudit.mechanisms.lemma15 import (
     Lemma15Perturbation,
@@ -37,10 +38,8 @@ from dpaudit.mechanisms.lemma15 import (
     lemma15_proof_obligations,
     lemma15_sympy,
 )
-from dpaudit.results import Finding, Notion
-from dpaudit.symbolic import prove
-
-from ._verification import curve_finding
+from dpaudit.stats.evidence import ExactEvidence, ProofEvidence
+from dpaudit.stats.results import Finding, Notion
 
 REF = "Wang & Zhu, Lemma 15, Eq. 10-14; Thm 16 and 18 (privacy parts)"
 DEFAULT_N = 10

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from dpaudit.algorithms._faulty import PrivateUCBOneLevelShort
 from dpaudit.algorithms.private_ucb import PrivateUCB
-from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
-from dpaudit.results import Notion
-
-from ._counter_claims import tree_symbolic
-from ._tossou_common import (
+from dpaudit.audits._counter_claims import tree_symbolic
+from dpaudit.audits._tossou_common import (
     PAPER,
     REGRET_HORIZON,
     STREAM_HORIZON,
@@ -23,6 +20,8 @@ from ._tossou_common import (
     regret_run,
     sampled_claim,
 )
+from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
+from dpaudit.stats.results import Notion
 
 FAULTY_HORIZON = 1024
 

@@ -21,12 +21,12 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence
-from dpaudit.exact import Bounded, discrete_epsilon, log_hockey_stick
+from dpaudit.exact.loss import Bounded, discrete_epsilon, log_hockey_stick
+from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms import PrivBern
 from dpaudit.mechanisms._faulty import FaultyPrivBernMislabelled
-from dpaudit.results import Notion
-from dpaudit.symbolic import Domain, Obligation, prove
+from dpaudit.stats.evidence import ExactEvidence, ProofEvidence
+from dpaudit.stats.results import Notion
 
 _R = sp.Symbol("r", nonnegative=True)
 _EPS = sp.Symbol("epsilon", positive=True)

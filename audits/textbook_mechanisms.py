@@ -1,7 +1,7 @@
 """Textbook mechanisms checked by black-box sampling, each with a broken twin.
 
 ``check NAME`` and ``audit NAME`` run the same sampled claim on the same object: the auditor of
-:mod:`dpaudit.blackbox` attacks the mechanism's own neighbouring inputs and reports an epsilon
+:mod:`dpaudit.stats.blackbox` attacks the mechanism's own neighbouring inputs and reports an epsilon
 lower bound valid at ``1 - alpha``. Each ``-faulty`` twin has a true loss above its claim
 (exact values in ``tests/test_references.py``) and must come out VIOLATED.
 
@@ -25,12 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.blackbox import blackbox_evaluator
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
-from dpaudit.evidence import SampledEvidence
 from dpaudit.mechanisms import Gaussian, Laplace, RandomizedResponse
 from dpaudit.mechanisms import _faulty as faulty
-from dpaudit.results import Notion
+from dpaudit.stats.blackbox import blackbox_evaluator
+from dpaudit.stats.evidence import SampledEvidence
+from dpaudit.stats.results import Notion
 
 _DR = "Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Thm 3.6"
 _BW = "Balle & Wang 2018, Thm 8 (analytic calibration)"

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 from dpaudit.algorithms.ucb import Thompson
+from dpaudit.audits._tossou_common import regret_run
 from dpaudit.engine import AuditSpec
-
-from ._tossou_common import regret_run
 
 AUDITS = [AuditSpec(
     "thompson", "Thompson sampling (Beta-Bernoulli): non-private baseline (regret only)",

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 import sympy as sp
 
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
-from dpaudit.evidence import ExactEvidence, ProofEvidence
-from dpaudit.exact import laplace_composition_delta
+from dpaudit.exact.loss import laplace_composition_delta
+from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms.counting import BinaryTreeCounter, tree_nodes_touched
-from dpaudit.results import Notion
-from dpaudit.symbolic import Domain, Obligation, prove
+from dpaudit.stats.evidence import ExactEvidence, ProofEvidence
+from dpaudit.stats.results import Notion
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
         f"min {touched.min()}",
         f"exact loss = max nodes / scale = {eps:.12g} (claim {ctx.epsilon:g}); delta at "
         "the claimed epsilon: 0 if the loss is within it, else the lower bound of "
-        "dpaudit.exact.laplace_composition_delta"),
+        "dpaudit.exact.loss.laplace_composition_delta"),
         data={"levels": c.levels, "max_nodes": int(touched.max())})
 
 

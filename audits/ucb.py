@@ -4,9 +4,8 @@ Dimitrakakis 2016's Fig. 6. Regret only (no privacy claim), against UCB1's Theor
 from __future__ import annotations
 
 from dpaudit.algorithms.ucb import UCB
+from dpaudit.audits._tossou_common import FIG6_TWO_ARMS, PAPER, regret_run, ucb1_bound
 from dpaudit.engine import AuditSpec
-
-from ._tossou_common import FIG6_TWO_ARMS, PAPER, regret_run, ucb1_bound
 
 AUDITS = [AuditSpec(
     "ucb", "UCB1: non-private baseline (regret only)",

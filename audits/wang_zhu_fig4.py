@@ -16,8 +16,7 @@ import math
 from pathlib import Path
 
 from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta
-
-from ._wang_zhu_experiments import (
+from dpaudit.audits._wang_zhu_experiments import (
     INSTANCES,
     available,
     experiment,

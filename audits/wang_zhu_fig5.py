@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._wang_zhu_experiments import (
+from dpaudit.audits._wang_zhu_experiments import (
     INSTANCES,
     available,
     experiment,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._wang_zhu_experiments import (
+from dpaudit.audits._wang_zhu_experiments import (
     experiment,
     settings,
     sweep_figure,

@@ -31,8 +31,9 @@ import numpy as np
 
 from dpaudit.algorithms.bounds import thm4_gdp_lower_order
 from dpaudit.algorithms.wang_zhu_bounds import THM4_INSTANCES, thm4_lower_bound
-from dpaudit.bandits import BernoulliRewards
-from dpaudit.experiments import (
+from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -40,8 +41,7 @@ from dpaudit.experiments import (
     mean_interval,
     run_experiment,
 )
-from dpaudit.registry import all_policies
-from dpaudit.rng import DEFAULT_SEED, generator
+from dpaudit.stats.rng import DEFAULT_SEED, generator
 
 AUDITS: list = []  # an experiment, not a check
 NAME = "wang-zhu-thm4"

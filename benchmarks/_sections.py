@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dpaudit.bandits import BernoulliRewards, TableRewards, checkpoint_grid
-from dpaudit.blackbox import AuditBudget, audit_mechanism
 from dpaudit.mechanisms import Laplace
-from dpaudit.notions import GlobalDPTarget, global_neighbour_pairs
 from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards, TableRewards, checkpoint_grid
+from dpaudit.sim.notions import GlobalDPTarget, global_neighbour_pairs
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,7 @@ def _placements(run: Callable[..., object], what: str, note: str) -> Iterator[Ro
 
 
 def scaling(*, quick: bool, **_: object) -> Iterator[Row]:
-    from dpaudit.simulation import simulate_policy
+    from dpaudit.sim.simulation import simulate_policy
 
     name, horizon, runs = "dp-ftpl-new", 10**4, 160
     if name in all_policies():

@@ -12,7 +12,7 @@ delta = 1e-5) with 10^6 samples per side and alpha = 0.05 this prints
   same run: a Python loop drawing one sample at a time, and a threshold search that calls
   statsmodels once per candidate.
 
-It also prints two checks of the one sampled engine (:mod:`dpaudit.sampled`):
+It also prints two checks of the one sampled engine (:mod:`dpaudit.stats.sampled`):
 
 * **atoms**: a Laplace mechanism that returns its input exactly with probability 1e-3 has an
   infinite loss; the bound the engine reaches (the atom family finds ``{y = x}``) against the
@@ -33,10 +33,10 @@ import time
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
-from dpaudit.blackbox import AuditBudget, audit_mechanism
-from dpaudit.events import best_threshold_event, cp_lower, cp_upper
 from dpaudit.mechanisms import Gaussian, Laplace
-from dpaudit.rng import generator
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
+from dpaudit.stats.events import best_threshold_event, cp_lower, cp_upper
+from dpaudit.stats.rng import generator
 
 N = 1_000_000
 ALPHA = 0.05

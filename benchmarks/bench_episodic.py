@@ -24,7 +24,7 @@ from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB
 from dpaudit.algorithms.dp_se import DPSE
 from dpaudit.algorithms.gdp_elim import GDPElimNew
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
-from dpaudit.bandits import checkpoint_grid
+from dpaudit.sim.bandits import checkpoint_grid
 
 
 def per_run_seconds(fn, repeats: int) -> float:

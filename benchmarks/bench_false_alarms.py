@@ -26,11 +26,11 @@ import time
 import numpy as np
 from scipy import stats
 
-from dpaudit.blackbox import AuditBudget, audit_mechanism, blackbox_evaluator
 from dpaudit.engine import AuditSpec, ClaimSpec, run_check
 from dpaudit.mechanisms import RandomizedResponse
 from dpaudit.registry import all_audits
-from dpaudit.results import Notion
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism, blackbox_evaluator
+from dpaudit.stats.results import Notion
 
 ALPHA = 0.05
 

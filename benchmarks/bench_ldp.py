@@ -16,7 +16,7 @@ import numpy as np
 
 from dpaudit.algorithms.ldp_reductions import OnePointUCB
 from dpaudit.algorithms.ldp_thresholding import PrivateAPT, PrivateThresholdLUCB
-from dpaudit.bandits import BernoulliRewards
+from dpaudit.sim.bandits import BernoulliRewards
 
 
 def main() -> None:

@@ -2,8 +2,16 @@
 
 from importlib import metadata as _metadata
 
-from .results import CheckReport, ClaimResult, Finding, Method, Notion, RegretResult, Verdict
-from .validation import InvalidParameterError
+from dpaudit.stats.results import (
+    CheckReport,
+    ClaimResult,
+    Finding,
+    Method,
+    Notion,
+    RegretResult,
+    Verdict,
+)
+from dpaudit.validation import InvalidParameterError
 
 try:  # one source of truth: the version in pyproject.toml, read from the installed metadata
     __version__ = _metadata.version("dpaudit")
@@ -11,8 +19,28 @@ except _metadata.PackageNotFoundError:  # a source tree that is not installed
     __version__ = "0.1.0"
 
 
+# What a user's audit file needs, importable from the top (``from dpaudit import AuditSpec``),
+# resolved on first use so that ``import dpaudit`` stays light and free of import cycles.
+_LAZY = {
+    "AuditSpec": "dpaudit.engine", "ClaimSpec": "dpaudit.engine",
+    "ExactEvidence": "dpaudit.stats.evidence", "blackbox_evaluator": "dpaudit.stats.blackbox",
+    "assert_private": "dpaudit.testing",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")
+
+
 __all__ = [
+    "AuditSpec",
     "CheckReport",
+    "ClaimSpec",
+    "ExactEvidence",
     "ClaimResult",
     "Finding",
     "InvalidParameterError",
@@ -21,4 +49,6 @@ __all__ = [
     "RegretResult",
     "Verdict",
     "__version__",
+    "assert_private",
+    "blackbox_evaluator",
 ]

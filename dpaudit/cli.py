@@ -29,9 +29,9 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import UsageError, UserCodeError
-from .registry import UnknownNameError
-from .validation import InvalidParameterError
+from dpaudit.errors import UsageError, UserCodeError
+from dpaudit.registry import UnknownNameError
+from dpaudit.validation import InvalidParameterError
 
 __all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE",
            "UsageError", "main"]
@@ -48,7 +48,7 @@ _USAGE_ERRORS = (InvalidParameterError, UnknownNameError, UsageError)
 
 def version() -> str:
     """The installed distribution's version (package metadata; see ``dpaudit.__version__``)."""
-    from . import __version__
+    from dpaudit import __version__
 
     return __version__
 

@@ -2,13 +2,14 @@
 
 An audit file (``audits/*.py``) declares an :class:`AuditSpec`: the claims with their paper
 reference, each with an ``evaluate(ctx, spec)`` that returns *evidence*
-(:mod:`dpaudit.evidence`: a proof, an exact loss with its error bound, the counts of one
+(:mod:`dpaudit.stats.evidence`: a proof, an exact loss with its error bound, the counts of one
 sampled event, or an inconclusive reason), never a verdict; findings (information only); and a
 regret experiment. :func:`run_check` validates the parameters, gives every piece its own seeded
 generator (keyed by the piece's id, so results do not depend on what else runs or on the
 number of workers), runs every claim, and only then turns each evidence into a
-:class:`~dpaudit.results.ClaimResult` with :func:`~dpaudit.evidence.decide`: the check's
-``alpha`` is split over its sampled claims (Bonferroni, :func:`~dpaudit.evidence.split_alpha`),
+:class:`~dpaudit.stats.results.ClaimResult` with :func:`~dpaudit.stats.evidence.decide`: the check's
+``alpha`` is split over its sampled claims (Bonferroni,
+:func:`~dpaudit.stats.evidence.split_alpha`),
 so the exit code of the whole check is wrong with probability at most ``alpha``. A finding may
 return sampled evidence too; it is decided at the check's full ``alpha`` (it never changes the
 exit code) and says so.
@@ -24,10 +25,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .evidence import Evidence, SampledEvidence, decide, split_alpha
-from .results import CheckReport, Finding, Notion, RegretResult, Verdict
-from .rng import DEFAULT_SEED, generator
-from .validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
+from dpaudit.stats.evidence import Evidence, SampledEvidence, decide, split_alpha
+from dpaudit.stats.results import CheckReport, Finding, Notion, RegretResult, Verdict
+from dpaudit.stats.rng import DEFAULT_SEED, generator
+from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
 __all__ = [
     "AuditSpec",
@@ -98,8 +99,9 @@ class ClaimSpec:
 class FindingSpec:
     """Information reported beside the claims (never changes the exit code).
 
-    ``evaluate(ctx)`` returns a :class:`~dpaudit.results.Finding`, or sampled evidence that the
-    engine turns into one (``summary`` then heads it, with the bound appended).
+
+    ``evaluate(ctx)`` returns a :class:`~dpaudit.stats.results.Finding`, or sampled evidence
+    that the engine turns into one (``summary`` then heads it, with the bound appended).
     """
 
     id: str
@@ -119,7 +121,7 @@ class AuditSpec:
     :meth:`twin`: the same audit on a broken ``variant``, whose docstring says what is wrong
     (kept in ``broken``; :attr:`faulty` is true exactly when it is set).
     ``mechanism(epsilon, delta)``, when given, builds the object (black-box protocol of
-    :mod:`dpaudit.blackbox`) that ``python -m dpaudit audit NAME`` attacks: the same mechanism
+    :mod:`dpaudit.stats.blackbox`) that ``python -m dpaudit audit NAME`` attacks: the same mechanism
     the claims are about, so ``check NAME`` and ``audit NAME`` mean one thing.
     """
 
@@ -166,7 +168,7 @@ class AuditSpec:
 
 
 class PieceStore(Protocol):
-    """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.state`)."""
+    """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.reports.state`)."""
 
     def load(self, piece: str) -> Any:
         """``None``, or the saved piece: an object with ``value`` and ``seconds``."""
@@ -230,7 +232,7 @@ def run_check(
     ``progress(label)``, when given, is called before each piece of work (a claim, a finding,
     the regret experiment): the CLI draws its progress line with it. It changes no result.
 
-    ``state`` (e.g. :class:`dpaudit.state.CheckState`), when given, keeps completed work: a
+    ``state`` (e.g. :class:`dpaudit.reports.state.CheckState`), when given, keeps completed work: a
     piece it holds (``state.load(piece)``) is not recomputed, and each piece computed here is
     handed to ``state.save(piece, value, seconds)`` as soon as it completes. Pieces are
     ``claim:<i>:<id>`` (the claim's *evidence*: verdicts are decided only after every claim,

@@ -8,8 +8,8 @@ Concrete classes never inherit from these; any object with the right attributes 
 * :class:`AuditableMechanism`: a mechanism that also names the neighbouring inputs to attack;
   what ``python -m dpaudit audit MODULE:OBJECT`` accepts (see ``docs/auditor.md``).
 * :class:`Policy` / :class:`RewardSource`: the one bandit-policy interface (see
-  :mod:`dpaudit.bandits`); :class:`NextActionPolicy`: the per-step-DP view
-  :mod:`dpaudit.notions` needs.
+  :mod:`dpaudit.sim.bandits`); :class:`NextActionPolicy`: the per-step-DP view
+  :mod:`dpaudit.sim.notions` needs.
 * :class:`Audit`: the structural view of :class:`dpaudit.engine.AuditSpec` the registry reads.
 """
 
@@ -93,7 +93,7 @@ class Audit(Protocol):
 
 @runtime_checkable
 class RewardSource(Protocol):
-    """Where the rewards of ``runs`` lockstep runs come from (see ``dpaudit.bandits``).
+    """Where the rewards of ``runs`` lockstep runs come from (see ``dpaudit.sim.bandits``).
 
     An instance of Bernoulli arms (optionally with Wang & Zhu 2023's data-revision rule,
     Definition 3), or a fixed reward table (Azize & Basu 2022, Definition 2).
@@ -120,7 +120,7 @@ class Policy(Protocol):
     """Every bandit algorithm: ``runs`` runs in lockstep on a reward source.
 
     ``simulate(source, horizon, runs, *, rng, checkpoints=(), record=False)`` returns a
-    ``dpaudit.bandits.SimulationResult``: per-run pseudo-regret, pull counts, regret at the
+    ``dpaudit.sim.bandits.SimulationResult``: per-run pseudo-regret, pull counts, regret at the
     checkpoints and, with ``record=True``, the ``(runs, T)`` action sequences (or a compact
     code that determines them, ``decisions``). Randomness only from ``rng``. Parameters are
     validated at construction (``InvalidParameterError``). Optional: ``simulate_per_step``

@@ -22,7 +22,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "budgets by scale")
     scale = config.getoption("--dpaudit-scale", default=None)
     if scale is not None:
-        from .testing import set_sample_scale
+        from dpaudit.testing import set_sample_scale
 
         try:
             set_sample_scale(scale)
@@ -36,7 +36,7 @@ def pytest_runtest_call(item: pytest.Item):
     if marker is None or "scale" not in marker.kwargs:
         yield
         return
-    from . import testing
+    from dpaudit import testing
 
     previous = testing._scale
     testing.set_sample_scale(marker.kwargs["scale"])

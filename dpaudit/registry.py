@@ -2,7 +2,7 @@
 
 One scan imports every public module of :mod:`dpaudit.audits` once and collects what each
 declares: ``AUDITS`` (a list of :class:`~dpaudit.engine.AuditSpec`; or one ``AUDIT``),
-``EXPERIMENTS`` (a list of :class:`~dpaudit.experiments.Experiment`, for ``reproduce``) and
+``EXPERIMENTS`` (a list of :class:`~dpaudit.sim.experiments.Experiment`, for ``reproduce``) and
 ``CDF_PAIRS`` (name -> CDF-pair builder, for ``plot cdf``). Names ending in ``-faulty`` are
 deliberately broken variants and must come out VIOLATED.
 
@@ -23,10 +23,10 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from .bandits import PolicyEntry
-from .engine import AuditSpec
-from .errors import UsageError, UserCodeError
-from .experiments import Experiment
+from dpaudit.engine import AuditSpec
+from dpaudit.errors import UsageError, UserCodeError
+from dpaudit.sim.bandits import PolicyEntry
+from dpaudit.sim.experiments import Experiment
 
 __all__ = [
     "UnknownNameError",
@@ -74,7 +74,7 @@ def _add(table: dict[str, Any], name: str, item: Any, kind: str, module: str) ->
 
 @cache
 def _scan() -> _Scan:
-    from . import audits as audits_pkg
+    from dpaudit import audits as audits_pkg
 
     audits: dict[str, AuditSpec] = {}
     experiments: dict[str, Experiment] = {}
@@ -227,9 +227,9 @@ def all_policies() -> dict[str, PolicyEntry]:
     """Every registered bandit policy by name: the ``POLICIES`` of each algorithm module.
 
     Scans every module of :mod:`dpaudit.algorithms` (``_faulty`` included: broken twins are
-    registered with ``faulty=True``); see :mod:`dpaudit.bandits` for how to declare one.
+    registered with ``faulty=True``); see :mod:`dpaudit.sim.bandits` for how to declare one.
     """
-    from . import algorithms as algorithms_pkg
+    from dpaudit import algorithms as algorithms_pkg
 
     registry: dict[str, PolicyEntry] = {}
     for info in sorted(pkgutil.iter_modules(algorithms_pkg.__path__), key=lambda i: i.name):

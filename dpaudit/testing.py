@@ -8,7 +8,7 @@
         assert_private(MyMechanism(epsilon=1.0), epsilon=1.0, delta=0.0, samples=200_000)
 
 A target is a black-box mechanism object (``sample(data, size, rng)``, ``epsilon``, ``delta``,
-``neighbours``; see :mod:`dpaudit.blackbox`), an :class:`~dpaudit.engine.AuditSpec`, or the
+``neighbours``; see :mod:`dpaudit.stats.blackbox`), an :class:`~dpaudit.engine.AuditSpec`, or the
 name of a registered audit or user audit module (``"laplace"``, ``"my_pkg.my_audit"``). A
 mechanism is attacked with ``samples`` draws per input; an audit runs every claim of
 ``check NAME`` (its own budgets: ``--quick``'s when the sample scale is below 1).
@@ -26,7 +26,7 @@ import math
 import os
 from typing import Any
 
-from .validation import InvalidParameterError, check_real
+from dpaudit.validation import InvalidParameterError, check_real
 
 __all__ = ["PrivacyAssertionError", "assert_private", "sample_scale", "set_sample_scale"]
 
@@ -80,8 +80,8 @@ def _claim_message(name: str, c: Any) -> str:
 
 def _assert_mechanism(mech: Any, epsilon: float | None, delta: float | None, samples: int,
                       alpha: float, seed: int, allow_inconclusive: bool) -> Any:
-    from .blackbox import AuditBudget, audit_mechanism
-    from .results import Verdict
+    from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
+    from dpaudit.stats.results import Verdict
 
     budget = AuditBudget(samples=samples)
     result = audit_mechanism(mech, epsilon=epsilon, delta=delta, alpha=alpha, budget=budget,
@@ -121,13 +121,13 @@ def assert_private(target: Any, *, epsilon: float | None = None, delta: float | 
 
     Returns
     -------
-    The :class:`~dpaudit.blackbox.BlackBoxResult` (mechanism) or
-    :class:`~dpaudit.results.CheckReport` (audit).
+    The :class:`~dpaudit.stats.blackbox.BlackBoxResult` (mechanism) or
+    :class:`~dpaudit.stats.results.CheckReport` (audit).
     """
-    from .engine import AuditSpec, run_check
-    from .results import Verdict
-    from .rng import DEFAULT_SEED
-    from .validation import check_alpha, check_int
+    from dpaudit.engine import AuditSpec, run_check
+    from dpaudit.stats.results import Verdict
+    from dpaudit.stats.rng import DEFAULT_SEED
+    from dpaudit.validation import check_alpha, check_int
 
     check_int("samples", samples, low=1)
     alpha = check_alpha(alpha)
@@ -138,7 +138,7 @@ def assert_private(target: Any, *, epsilon: float | None = None, delta: float | 
         return _assert_mechanism(target, epsilon, delta, scaled, alpha, seed,
                                  allow_inconclusive)
     if isinstance(target, str):
-        from .registry import get_audit
+        from dpaudit.registry import get_audit
 
         target = get_audit(target)
     if not isinstance(target, AuditSpec):

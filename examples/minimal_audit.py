@@ -5,10 +5,7 @@ A mechanism (binary randomized response), its claim (eps-DP), one exact and one 
 
 import numpy as np
 
-from dpaudit.blackbox import blackbox_evaluator
-from dpaudit.engine import AuditSpec, ClaimSpec
-from dpaudit.evidence import ExactEvidence
-from dpaudit.results import Notion
+from dpaudit import AuditSpec, ClaimSpec, ExactEvidence, Notion, blackbox_evaluator
 
 
 class RandomizedResponse:

@@ -4,14 +4,22 @@ Each mechanism samples vectorised with an explicit ``numpy.random.Generator`` an
 law is known, exposes ``cdf``/``pdf`` and a sympy form.
 """
 
-from .beta_perturbation import BetaPerturbation, beta_start_phase, beta_worst_delta
-from .counting import BinaryTreeCounter, HybridCounter, tree_nodes_touched
-from .gauss_perturbation import GaussPerturbation, gauss_smallest_count, gauss_start_phase
-from .gaussian import Gaussian, analytic_sigma, classical_sigma
-from .laplace import Laplace
-from .lemma15 import Lemma15Perturbation, lemma15_half_width, lemma15_sympy
-from .privbern import PrivBern
-from .randomized_response import RandomizedResponse
+from dpaudit.mechanisms.beta_perturbation import (
+    BetaPerturbation,
+    beta_start_phase,
+    beta_worst_delta,
+)
+from dpaudit.mechanisms.counting import BinaryTreeCounter, HybridCounter, tree_nodes_touched
+from dpaudit.mechanisms.gauss_perturbation import (
+    GaussPerturbation,
+    gauss_smallest_count,
+    gauss_start_phase,
+)
+from dpaudit.mechanisms.gaussian import Gaussian, analytic_sigma, classical_sigma
+from dpaudit.mechanisms.laplace import Laplace
+from dpaudit.mechanisms.lemma15 import Lemma15Perturbation, lemma15_half_width, lemma15_sympy
+from dpaudit.mechanisms.privbern import PrivBern
+from dpaudit.mechanisms.randomized_response import RandomizedResponse
 
 __all__ = [
     "BetaPerturbation",

@@ -18,7 +18,8 @@ def check_generator(rng: object) -> np.random.Generator:
     """Samplers take an explicit ``numpy.random.Generator`` (never the global state)."""
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError(
-            f"rng={rng!r} must be a numpy.random.Generator (e.g. dpaudit.rng.generator(seed))")
+            f"rng={rng!r} must be a numpy.random.Generator (e.g. "
+            f"dpaudit.stats.rng.generator(seed))")
     return rng
 
 

@@ -5,7 +5,7 @@ Never use these for anything but testing the auditor. Each docstring says what i
 
 from __future__ import annotations
 
-from .lemma15 import Lemma15Perturbation
+from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
 
 __all__ = ["FaultyLemma15Perturbation"]
 
@@ -27,10 +27,10 @@ class FaultyLemma15Perturbation(Lemma15Perturbation):
 # (imports kept local to this block so the file stays append-only)
 import math as _math  # noqa: E402
 
-from .gaussian import Gaussian as _Gaussian  # noqa: E402
-from .laplace import Laplace as _Laplace  # noqa: E402
-from .privbern import PrivBern as _PrivBern  # noqa: E402
-from .randomized_response import RandomizedResponse as _RandomizedResponse  # noqa: E402
+from dpaudit.mechanisms.gaussian import Gaussian as _Gaussian  # noqa: E402
+from dpaudit.mechanisms.laplace import Laplace as _Laplace  # noqa: E402
+from dpaudit.mechanisms.privbern import PrivBern as _PrivBern  # noqa: E402
+from dpaudit.mechanisms.randomized_response import RandomizedResponse as _RandomizedResponse  # noqa: E402
 
 __all__ += [
     "FaultyGaussianHalfSigma",

@@ -17,7 +17,8 @@ the ``min`` term (about 827 at (1, 0.01)) exceeds it, so the choice does not mat
 
 Exact check: one flipped reward turns ``Beta(A, B + 1)`` into ``Beta(A + 1, B)`` (same ``N``,
 so the same ``k``); the likelihood ratio is monotone, so Lemma 8 at ``(eps, delta)`` holds iff
-:func:`dpaudit.divergence.beta_hockey_stick` ``<= delta``. :func:`beta_worst_delta` scans every
+:func:`dpaudit.exact.divergence.beta_hockey_stick` ``<= delta``. :func:`beta_worst_delta` scans
+every
 reachable ``R`` for each ``N``.
 """
 
@@ -29,9 +30,9 @@ import numpy as np
 import sympy as sp
 from scipy import special, stats
 
-from dpaudit.conditions import CdfPair
-from dpaudit.divergence import beta_hockey_stick
-from dpaudit.exact import Bounded
+from dpaudit.exact.conditions import CdfPair
+from dpaudit.exact.divergence import beta_hockey_stick
+from dpaudit.exact.loss import Bounded
 from dpaudit.validation import InvalidParameterError, check_epsilon_delta, check_int, check_real
 
 __all__ = ["BetaPerturbation", "beta_cdf_pair", "beta_parameters", "beta_start_phase",

@@ -22,7 +22,7 @@ Exact check
 One changed Bernoulli observation moves the centre by exactly ``1/N`` and leaves the variance
 unchanged, so the pair is a Gaussian shift with ``mu = (1/N)/sqrt(v/N) = 1/sqrt(v N)`` and
 the exact ``delta(eps)`` is Balle & Wang's formula
-(:func:`dpaudit.divergence.gaussian_hockey_stick`).
+(:func:`dpaudit.exact.divergence.gaussian_hockey_stick`).
 The likelihood ratio is monotone, so the optimal events are half-lines: Lemma 8 holds at
 ``(eps, delta)`` iff this exact ``delta(eps) <= delta``. ``delta(eps)`` decreases in ``N``,
 so the smallest sufficient count is found by a bracketing root finder on ``log N``.
@@ -35,9 +35,9 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.conditions import CdfPair
-from dpaudit.divergence import gaussian_hockey_stick
-from dpaudit.exact import Bounded, smallest_passing
+from dpaudit.exact.conditions import CdfPair
+from dpaudit.exact.divergence import gaussian_hockey_stick
+from dpaudit.exact.loss import Bounded, smallest_passing
 from dpaudit.validation import InvalidParameterError, check_epsilon_delta, check_int, check_real
 
 __all__ = ["GaussPerturbation", "gauss_cdf_pair", "gauss_exact_delta", "gauss_smallest_count",
@@ -76,7 +76,7 @@ def gauss_smallest_count(epsilon: float, delta: float, *, variance_numerator: fl
 
     ``delta(eps)`` at a real count ``N`` is ``delta(eps)`` of a Gaussian shift
     ``mu = 1/sqrt(v N)``, decreasing in ``N``; its crossing is bracketed by scipy's root
-    finder on ``log N`` (:func:`dpaudit.exact.smallest_passing`) and the integers at the
+    finder on ``log N`` (:func:`dpaudit.exact.loss.smallest_passing`) and the integers at the
     bracket's ends decide. "Meets" compares the computed value itself with ``delta``.
     """
     eps, dl = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)

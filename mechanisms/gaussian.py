@@ -15,9 +15,9 @@ Two calibrations (parameter ``calibration``):
     eps sigma/Delta)``, from Google's ``dp_accounting`` (Brent's method), taking the upper end
     of the root's bracket so the mechanism never under-noises.
 
-The profile and both calibrations live once, in :mod:`dpaudit.divergence`
-(:func:`~dpaudit.divergence.gaussian_hockey_stick`, :func:`~dpaudit.divergence.
-gaussian_analytic_sigma`, :func:`~dpaudit.divergence.classical_gaussian_sigma`); this module
+The profile and both calibrations live once, in :mod:`dpaudit.exact.divergence`
+(:func:`~dpaudit.exact.divergence.gaussian_hockey_stick`, :func:`~dpaudit.exact.divergence.
+gaussian_analytic_sigma`, :func:`~dpaudit.exact.divergence.classical_gaussian_sigma`); this module
 re-exports the sigmas under their short names.
 """
 
@@ -29,18 +29,17 @@ import numpy as np
 import sympy as sp
 from scipy.special import ndtr
 
-from dpaudit.divergence import classical_gaussian_sigma as classical_sigma
-from dpaudit.divergence import gaussian_analytic_sigma as analytic_sigma
-from dpaudit.divergence import gaussian_hockey_stick
-from dpaudit.exact import Bounded
+from dpaudit.exact.divergence import classical_gaussian_sigma as classical_sigma
+from dpaudit.exact.divergence import gaussian_analytic_sigma as analytic_sigma
+from dpaudit.exact.divergence import gaussian_hockey_stick
+from dpaudit.exact.loss import Bounded
+from dpaudit.mechanisms._additive import AdditiveNoiseMechanism, as_real_data
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
     check_epsilon,
     check_real,
 )
-
-from ._additive import AdditiveNoiseMechanism, as_real_data
 
 __all__ = ["CALIBRATIONS", "Gaussian", "analytic_sigma", "classical_sigma"]
 
@@ -112,7 +111,7 @@ class Gaussian(AdditiveNoiseMechanism):
     def delta_at(self, epsilon: float, data: object = None,
                  data_prime: object = None) -> Bounded:
         """Tight ``delta`` at ``epsilon`` between two inputs (default: the neighbour pair),
-        with its error bound (:func:`dpaudit.divergence.gaussian_hockey_stick`)."""
+        with its error bound (:func:`dpaudit.exact.divergence.gaussian_hockey_stick`)."""
         if data is None and data_prime is None:
             dist = self.sensitivity
         else:

@@ -18,9 +18,8 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
+from dpaudit.mechanisms._additive import AdditiveNoiseMechanism, as_real_data, check_generator
 from dpaudit.validation import check_epsilon, check_real
-
-from ._additive import AdditiveNoiseMechanism, as_real_data, check_generator
 
 __all__ = ["Laplace", "as_real_data", "check_generator"]
 

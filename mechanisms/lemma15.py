@@ -242,7 +242,7 @@ def lemma15_proof_obligations(*, rate_multiplier: float = 1.0, regime: str = "ge
       with the right piece (band crossing ``x0``); both must be ``<= delta``. The supports
       must overlap: ``2A >= 1/N`` (stated with exponentials, free of logs, where possible).
     """
-    from dpaudit.symbolic import Domain, Obligation
+    from dpaudit.exact.symbolic import Domain, Obligation
 
     left, right, half, (x, x0, n, eps, dl), eps_claim = _regime_pieces(regime, rate_multiplier)
     f_left, f_right = sp.diff(left, x), sp.diff(right, x)

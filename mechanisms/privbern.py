@@ -21,9 +21,8 @@ import numpy as np
 import sympy as sp
 from scipy import special
 
+from dpaudit.mechanisms._additive import check_generator
 from dpaudit.validation import check_epsilon, check_int, check_rewards
-
-from ._additive import check_generator
 
 __all__ = ["PrivBern"]
 

@@ -17,9 +17,8 @@ import numbers
 import numpy as np
 import sympy as sp
 
+from dpaudit.mechanisms._additive import check_generator
 from dpaudit.validation import InvalidParameterError, check_epsilon, check_int
-
-from ._additive import check_generator
 
 __all__ = ["RandomizedResponse"]
 

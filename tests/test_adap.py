@@ -18,7 +18,7 @@ from dpaudit.algorithms.bounds import (
     thm7_adap_ucb_upper,
     thm8_adap_klucb_shape,
 )
-from dpaudit.bandits import BernoulliRewards, TableRewards
+from dpaudit.sim.bandits import BernoulliRewards, TableRewards
 from dpaudit.validation import InvalidParameterError
 
 
@@ -166,8 +166,8 @@ def test_theorem7_finding_printed_index_exceeds_the_bound_at_small_epsilon() -> 
     at p < 1e-3 (false-failure probability 1e-3 if the printed reading met the bound with a
     mean at the bound; regret is heavy-tailed, so the t level is approximate). The outside
     reading is checked the other way: its largest run stays below the bound."""
-    from dpaudit.bandits import Instance
-    from dpaudit.rng import generator
+    from dpaudit.sim.bandits import Instance
+    from dpaudit.stats.rng import generator
 
     env = Instance("two arms", (0.75, 0.5), "finding F1").source()
     bound = thm7_adap_ucb_upper((0.75, 0.5), 10**7, 0.05)

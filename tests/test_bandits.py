@@ -1,4 +1,4 @@
-"""Reward sources, the regret tracker and the simulate preamble of ``dpaudit.bandits``."""
+"""Reward sources, the regret tracker and the simulate preamble of ``dpaudit.sim.bandits``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.bandits import (
+from dpaudit.sim.bandits import (
     BernoulliRewards,
     Instance,
     RegretTracker,

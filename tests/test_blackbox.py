@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from dpaudit.bandits import bernoulli_observation, check_simulation, result_from_actions
-from dpaudit.blackbox import AuditBudget, audit_mechanism, to_claim_result
 from dpaudit.interfaces import AuditableMechanism, NextActionPolicy, Policy
-from dpaudit.notions import (
+from dpaudit.registry import all_audits
+from dpaudit.sim.bandits import bernoulli_observation, check_simulation, result_from_actions
+from dpaudit.sim.notions import (
     GlobalDPTarget,
     PerStepTarget,
     global_neighbour_pairs,
@@ -16,8 +16,8 @@ from dpaudit.notions import (
     random_history_domain,
     revision_table,
 )
-from dpaudit.registry import all_audits
-from dpaudit.results import Method, Verdict
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism, to_claim_result
+from dpaudit.stats.results import Method, Verdict
 from dpaudit.validation import InvalidParameterError
 
 # the built-in targets of `audit NAME`: registered audits that declare their mechanism
@@ -234,10 +234,10 @@ def test_per_step_adaptor():
 
 
 def test_blackbox_evaluator_plugs_into_the_check_engine():
-    from dpaudit.blackbox import blackbox_evaluator
     from dpaudit.engine import AuditSpec, ClaimSpec, run_check
     from dpaudit.mechanisms import _faulty as faulty
-    from dpaudit.results import Notion
+    from dpaudit.stats.blackbox import blackbox_evaluator
+    from dpaudit.stats.results import Notion
 
     claim = ClaimSpec("ldp", Notion.LDP, "eps-LDP", "test",
                       blackbox_evaluator(lambda e, d: faulty.FaultyLaplaceHalfScale(e),

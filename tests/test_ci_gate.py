@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from dpaudit.cli import main
-from dpaudit.junit import to_junit
 from dpaudit.mechanisms import RandomizedResponse
 from dpaudit.mechanisms import _faulty as faulty
-from dpaudit.results import CheckReport, ClaimResult, Method, Notion, Verdict
+from dpaudit.reports.junit import to_junit
+from dpaudit.stats.results import CheckReport, ClaimResult, Method, Notion, Verdict
 from dpaudit.testing import PrivacyAssertionError, assert_private, sample_scale
 from dpaudit.validation import InvalidParameterError
 

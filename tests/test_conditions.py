@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpaudit.audits.lemma15_perturbation import lemma15_cdf_pair
-from dpaudit.conditions import feasible_band, lemma8_check, lemma9_check
+from dpaudit.exact.conditions import feasible_band, lemma8_check, lemma9_check
 from dpaudit.mechanisms.gauss_perturbation import gauss_cdf_pair, gauss_exact_delta
-from dpaudit.results import ProofStatus
+from dpaudit.stats.results import ProofStatus
 from dpaudit.validation import InvalidParameterError
 
 
@@ -102,7 +102,7 @@ def test_bad_parameters():
 def _laplace_pair(scale):
     import sympy as sp
 
-    from dpaudit.conditions import CdfPair
+    from dpaudit.exact.conditions import CdfPair
     x = sp.Symbol("x", real=True)
 
     def cdf(m):

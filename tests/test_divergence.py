@@ -1,7 +1,7 @@
 """The library-backed divergences against the closed forms and 40-digit mpmath quadrature.
 
 Production code takes the Laplace and Gaussian privacy profiles and the analytic Gaussian sigma
-from Google's dp_accounting (``dpaudit.divergence``). The closed forms live here only, as
+from Google's dp_accounting (``dpaudit.exact.divergence``). The closed forms live here only, as
 independent references: the Laplace curve ``max(0, 1 - exp((eps - Delta/b)/2))`` (Dwork & Roth)
 and Balle & Wang (2018) Thm 8 for the Gaussian, both evaluated with mpmath at 50 digits, and
 ``mpmath.quad`` of ``max(0, p(x) - e^eps q(x))`` with textbook densities at 40 digits. Every
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.divergence import (
+from dpaudit.exact.divergence import (
     beta_hockey_stick,
     classical_gaussian_sigma,
     continuous_hockey_stick,
@@ -28,7 +28,7 @@ from dpaudit.divergence import (
     laplace_hockey_stick,
     privacy_curve,
 )
-from dpaudit.exact import Bounded, OutOfRangeError
+from dpaudit.exact.loss import Bounded, OutOfRangeError
 from dpaudit.validation import InvalidParameterError
 
 

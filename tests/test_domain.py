@@ -38,8 +38,8 @@ from hypothesis import strategies as st
 
 from dpaudit.engine import run_check
 from dpaudit.registry import all_audits
-from dpaudit.report import to_json
-from dpaudit.results import Verdict
+from dpaudit.reports.text import to_json
+from dpaudit.stats.results import Verdict
 from dpaudit.validation import InvalidParameterError
 
 ALPHA = 1e-4

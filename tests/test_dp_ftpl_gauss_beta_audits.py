@@ -4,7 +4,7 @@ import pytest
 
 from dpaudit.engine import run_check
 from dpaudit.registry import get_audit
-from dpaudit.results import Verdict
+from dpaudit.stats.results import Verdict
 
 
 @pytest.mark.parametrize("name", ["dp-ftpl-gauss-faulty", "dp-ftpl-beta-faulty"])

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpaudit.algorithms.dp_se import DPSE
-from dpaudit.bandits import BernoulliRewards, TableRewards
+from dpaudit.sim.bandits import BernoulliRewards, TableRewards
 from dpaudit.validation import InvalidParameterError
 
 

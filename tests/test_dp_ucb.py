@@ -23,8 +23,8 @@ from dpaudit.algorithms._counters import (
 from dpaudit.algorithms.dp_ucb import DPUCB, DPUCBBound, DPUCBInt
 from dpaudit.algorithms.private_ucb import PrivateUCB
 from dpaudit.algorithms.ucb import KLUCB, UCB, Thompson
-from dpaudit.bandits import BernoulliRewards, TableRewards
 from dpaudit.mechanisms.counting import HybridCounter, tree_nodes_touched
+from dpaudit.sim.bandits import BernoulliRewards, TableRewards
 from dpaudit.validation import InvalidParameterError
 
 KERNEL_POLICIES = [

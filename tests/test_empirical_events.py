@@ -1,4 +1,5 @@
-"""Event families and their selection (dpaudit.events): CP limits, thresholds, subsets, scores."""
+"""Event families and their selection (dpaudit.stats.events): CP limits, thresholds, subsets,
+scores."""
 
 import math
 
@@ -8,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.blackbox import AuditBudget, audit_mechanism
-from dpaudit.events import (
+from dpaudit.mechanisms import Laplace, RandomizedResponse
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
+from dpaudit.stats.events import (
     DIRECTIONS,
     SubsetEvent,
     ThresholdEvent,
@@ -21,8 +23,7 @@ from dpaudit.events import (
     fit_logistic_score,
     projected_bound,
 )
-from dpaudit.mechanisms import Laplace, RandomizedResponse
-from dpaudit.rng import generator
+from dpaudit.stats.rng import generator
 
 
 @given(st.integers(min_value=0, max_value=500), st.integers(min_value=1, max_value=500),

@@ -1,6 +1,6 @@
 """The exact discrete computation against dp_accounting's privacy-loss distribution (PLD).
 
-``dpaudit.exact`` computes ``H_eps(P||Q) = sum_o max(0, P(o) - e^eps Q(o))`` directly. Google's
+``dpaudit.exact.loss`` computes ``H_eps(P||Q) = sum_o max(0, P(o) - e^eps Q(o))`` directly. Google's
 dp_accounting builds a PLD from the same two mass functions
 (``from_two_probability_mass_functions``); with ``pessimistic_estimate=True`` it rounds every
 privacy loss *up* to a multiple of the discretisation interval ``h``, so its delta is bracketed
@@ -17,7 +17,7 @@ from dp_accounting.pld.privacy_loss_distribution import from_two_probability_mas
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.exact import discrete_epsilon, discrete_hockey_stick
+from dpaudit.exact.loss import discrete_epsilon, discrete_hockey_stick
 from dpaudit.mechanisms import PrivBern, RandomizedResponse
 
 H = 1e-4  # the PLD's value discretisation interval

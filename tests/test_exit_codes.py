@@ -121,7 +121,7 @@ def test_user_claim_that_raises_under_check_exits_3(user_module, capsys):
         from dataclasses import replace
         from dpaudit.audits.privbern import AUDITS as _BUILTIN
         from dpaudit.engine import ClaimSpec
-        from dpaudit.results import Notion
+        from dpaudit.stats.results import Notion
 
         def _broken(ctx, spec):
             return 1 / 0
@@ -218,7 +218,7 @@ def test_broken_pipe_elsewhere_is_still_an_error(tmp_path):
         from dataclasses import replace
         from dpaudit.audits.privbern import AUDITS as _BUILTIN
         from dpaudit.engine import ClaimSpec
-        from dpaudit.results import Notion
+        from dpaudit.stats.results import Notion
 
         def _broken(ctx, spec):
             raise BrokenPipeError(32, "a worker's pipe broke")
@@ -350,7 +350,7 @@ def test_audit_names_are_the_registry_mechanisms(capsys):
     # `audit laplace` attacks check laplace's worst episode (m = 1): Lap(1/eps) on a sum of
     # sensitivity 1; `audit gaussian` the classical calibration check gaussian decides
     assert registry["laplace"].mechanism(0.5, 0.0).scale == pytest.approx(2.0)
-    from dpaudit.divergence import classical_gaussian_sigma
+    from dpaudit.exact.divergence import classical_gaussian_sigma
 
     assert registry["gaussian"].mechanism(2.0, 1e-3).sigma == pytest.approx(
         classical_gaussian_sigma(2.0, 1e-3))

@@ -8,8 +8,8 @@ from scipy import stats
 
 from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.ftpl import DPFTPLNew, ftpl_new_log_term
-from dpaudit.bandits import BernoulliRewards, TableRewards
-from dpaudit.exact import discrete_hockey_stick
+from dpaudit.exact.loss import discrete_hockey_stick
+from dpaudit.sim.bandits import BernoulliRewards, TableRewards
 from dpaudit.validation import InvalidParameterError
 
 

@@ -14,7 +14,7 @@ from dpaudit.algorithms.wang_zhu_bounds import (
     thm4_lower_bound,
     thm4_n0,
 )
-from dpaudit.bandits import BernoulliRewards
+from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.validation import InvalidParameterError
 
 INSTANCE_1 = [0.30 + 0.05 * i for i in range(9)]

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from dpaudit.algorithms.bounds import thm18_gdp_elim_upper
 from dpaudit.algorithms.gdp_elim import GDPElimNew, log_x
-from dpaudit.bandits import BernoulliRewards
 from dpaudit.mechanisms import Lemma15Perturbation
+from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.validation import InvalidParameterError
 
 

@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpaudit.engine import CheckContext
-from dpaudit.events import best_category_subset
-from dpaudit.evidence import epsilon_from_counts
-from dpaudit.families import code_outcomes
 from dpaudit.registry import get_audit
-from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
+from dpaudit.stats.events import best_category_subset
+from dpaudit.stats.evidence import epsilon_from_counts
+from dpaudit.stats.families import code_outcomes
+from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.validation import InvalidParameterError
 
 

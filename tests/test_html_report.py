@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from dpaudit.cli import main
-from dpaudit.html_report import reproduce_command, to_html
-from dpaudit.results import CheckReport, ClaimResult, Method, Notion, Verdict
+from dpaudit.reports.html import reproduce_command, to_html
+from dpaudit.stats.results import CheckReport, ClaimResult, Method, Notion, Verdict
 
 CHROMIUM = Path("/usr/bin/chromium")
 # as root on a machine without a display or network; without the background-networking flags

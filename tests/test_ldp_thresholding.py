@@ -29,12 +29,12 @@ from dpaudit.algorithms.ldp_thresholding_bounds import (
     thm41_upper,
     thm42_lower,
 )
-from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import CheckContext
-from dpaudit.evidence import decide
 from dpaudit.mechanisms import PrivBern
 from dpaudit.registry import get_audit
-from dpaudit.results import Verdict
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.stats.evidence import decide
+from dpaudit.stats.results import Verdict
 from dpaudit.validation import InvalidParameterError
 
 # false-failure probability of each two-sample law test below
@@ -139,7 +139,7 @@ def test_lucb_fast_and_per_step_have_the_same_law():
 def test_lucb_is_delta_correct():
     """Theorem 4.1: P(wrong set) <= delta. Fails only if the Clopper-Pearson lower limit of
     the error rate (one-sided, level 1e-3: the false-failure probability) exceeds delta."""
-    from dpaudit.events import cp_lower
+    from dpaudit.stats.events import cp_lower
 
     delta = 0.2
     alg = PrivateThresholdLUCB(1.0, tau=0.5, delta=delta)
@@ -164,8 +164,8 @@ def test_checks_claims_hold(name):
 
 
 def test_reproduction_writes_figure_and_table(tmp_path):
-    from dpaudit.experiments import run_experiment
     from dpaudit.registry import get_experiment
+    from dpaudit.sim.experiments import run_experiment
 
     exp = get_experiment("ldp-thresholding")
     paths = run_experiment(exp, exp.settings(horizon=128, runs=20, seed=3, quick=True),
@@ -186,7 +186,7 @@ def test_measured_losses_respect_theorems_3_1_and_3_2():
     lower bound (if the theorem holds, the environment attaining the max of the true losses
     alone fails with probability <= 1e-3, and the largest count is at least its count).
     False failure <= 1e-3 + 1e-3; seeded."""
-    from dpaudit.events import cp_lower, cp_upper
+    from dpaudit.stats.events import cp_lower, cp_upper
 
     means = (0.3, 0.4, 0.6, 0.7)
     res = PrivateAPT(4.0, tau=0.5, gamma=0.05).simulate(

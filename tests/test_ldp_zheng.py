@@ -30,11 +30,11 @@ from dpaudit.algorithms.ldp_reductions import (
 )
 from dpaudit.audits._ldp_common import gaussian_delta
 from dpaudit.audits.ldp_glm_bandit import witness_search
-from dpaudit.bandits import BernoulliRewards
 from dpaudit.engine import CheckContext
-from dpaudit.evidence import decide
 from dpaudit.registry import get_audit
-from dpaudit.results import Verdict
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.stats.evidence import decide
+from dpaudit.stats.results import Verdict
 from dpaudit.validation import InvalidParameterError
 
 LAW_ALPHA = 1e-3  # false-failure probability of each distributional test below

@@ -8,7 +8,8 @@ import pytest
 
 from dpaudit.algorithms.statements import PAPERS, STATEMENTS
 from dpaudit.cli import main
-from dpaudit.ledger import (
+from dpaudit.registry import all_audits, all_experiments
+from dpaudit.reports.ledger import (
     NOT_IMPLEMENTED,
     Runner,
     Statement,
@@ -18,7 +19,6 @@ from dpaudit.ledger import (
     format_markdown,
     regret,
 )
-from dpaudit.registry import all_audits, all_experiments
 
 
 def test_every_paper_has_statements_of_each_reading() -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpaudit.algorithms import papers
-from dpaudit.bandits import Instance
+from dpaudit.sim.bandits import Instance
 
 INSTANCES = {n: v for n, v in vars(papers).items() if isinstance(v, Instance)}
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpaudit.audits.dp_ftpl_new import _regret_chunk
-from dpaudit.parallel import chunk_sizes, map_chunks
+from dpaudit.sim.parallel import chunk_sizes, map_chunks
 
 
 def test_chunk_sizes():

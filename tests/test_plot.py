@@ -46,7 +46,7 @@ def test_cdf_pairs_stay_inside_lemma8_region():
     # faulty Laplace (scale halved, loss 2 eps) leaves it
     import numpy as np
 
-    from dpaudit.conditions import feasible_band
+    from dpaudit.exact.conditions import feasible_band
     from dpaudit.registry import all_cdf_pairs
 
     pairs = all_cdf_pairs()

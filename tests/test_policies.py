@@ -29,9 +29,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.bandits import BernoulliRewards, Instance, SimulationResult, TableRewards
 from dpaudit.interfaces import Policy
 from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards, Instance, SimulationResult, TableRewards
 from dpaudit.validation import InvalidParameterError
 
 REGISTRY = all_policies()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from strategies import epsilons
 
-from dpaudit.divergence import gaussian_hockey_stick
+from dpaudit.exact.divergence import gaussian_hockey_stick
 from dpaudit.mechanisms import (
     Gaussian,
     Laplace,
@@ -21,7 +21,7 @@ from dpaudit.mechanisms import (
     classical_sigma,
 )
 from dpaudit.mechanisms import _faulty as faulty
-from dpaudit.rng import generator
+from dpaudit.stats.rng import generator
 from dpaudit.validation import InvalidParameterError
 
 reals = st.floats(min_value=-30.0, max_value=30.0, allow_nan=False)

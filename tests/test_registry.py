@@ -15,7 +15,7 @@ import pytest
 
 from dpaudit.engine import run_check
 from dpaudit.registry import all_audits, get_audit
-from dpaudit.results import Verdict
+from dpaudit.stats.results import Verdict
 
 NAMES = sorted(all_audits())
 

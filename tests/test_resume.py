@@ -1,4 +1,4 @@
-"""``--resume`` of ``check`` and ``reproduce`` (dpaudit.state): an interrupted run continues
+"""``--resume`` of ``check`` and ``reproduce`` (dpaudit.reports.state): an interrupted run continues
 from its completed pieces and prints the report (writes the files) an uninterrupted run does.
 
 Reports are compared whole, except the documented wall-clock fields: ``seconds`` (the report's
@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit import state as state_mod
 from dpaudit.cli import main
 from dpaudit.engine import run_check
-from dpaudit.evidence import SampledEvidence
-from dpaudit.experiments import ExperimentSettings, cached
 from dpaudit.registry import get_audit
-from dpaudit.results import Notion, Verdict
-from dpaudit.state import CheckState, StateFormatError, decode, encode
+from dpaudit.reports import state as state_mod
+from dpaudit.reports.state import CheckState, StateFormatError, decode, encode
+from dpaudit.sim.experiments import ExperimentSettings, cached
+from dpaudit.stats.evidence import SampledEvidence
+from dpaudit.stats.results import Notion, Verdict
 
 TOY = '''
 import math
@@ -32,8 +32,8 @@ import os
 import signal
 
 from dpaudit.engine import AuditSpec, ClaimSpec, FindingSpec
-from dpaudit.evidence import ExactEvidence, SampledEvidence
-from dpaudit.results import Notion, RegretResult
+from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
+from dpaudit.stats.results import Notion, RegretResult
 
 
 def _log(piece):

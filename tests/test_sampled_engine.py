@@ -9,11 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.blackbox import AuditBudget, audit_mechanism, blackbox_evaluator
 from dpaudit.engine import AuditSpec, ClaimSpec, FindingSpec, run_check
 from dpaudit.mechanisms import RandomizedResponse
-from dpaudit.results import Notion, Verdict
-from dpaudit.sampled import SamplerPair, sampled_audit
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism, blackbox_evaluator
+from dpaudit.stats.results import Notion, Verdict
+from dpaudit.stats.sampled import SamplerPair, sampled_audit
 
 
 def _flat_array(n, rng):
@@ -115,7 +115,7 @@ def test_family_wise_error_of_a_check_with_eight_sampled_claims():
 @given(st.lists(st.lists(st.integers(0, 3), min_size=3, max_size=3), min_size=1, max_size=30),
        st.integers(1, 5))
 def test_row_set_event_contains_exactly_its_rows(rows, k):
-    from dpaudit.families import RowSetEvent
+    from dpaudit.stats.families import RowSetEvent
 
     mat = np.array(rows)
     chosen = mat[:k]
@@ -125,7 +125,7 @@ def test_row_set_event_contains_exactly_its_rows(rows, k):
 
 
 def test_atom_event_is_exact_equality():
-    from dpaudit.families import AtomEvent
+    from dpaudit.stats.families import AtomEvent
 
     y = np.array([0.0, 1e-12, 1.0, 0.0, -0.0])
     assert AtomEvent((0.0,)).contains(y).tolist() == [True, False, False, True, True]

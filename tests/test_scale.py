@@ -5,10 +5,10 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from dpaudit.blackbox import AuditBudget, audit_mechanism
 from dpaudit.mechanisms import Laplace
-from dpaudit.rng import child_seed
-from dpaudit.sampled import _count
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
+from dpaudit.stats.rng import child_seed
+from dpaudit.stats.sampled import _count
 
 BUDGET = AuditBudget(samples=60_000)
 

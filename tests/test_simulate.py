@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.bandits import BernoulliRewards, PolicyEntry
 from dpaudit.cli import main
-from dpaudit.parallel import map_chunks
 from dpaudit.registry import all_policies
-from dpaudit.simulation import (
+from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
+from dpaudit.sim.parallel import map_chunks
+from dpaudit.sim.simulation import (
     Moments,
     chunk_runs,
     policy_overrides,

@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.events import cp_lower, cp_upper
-from dpaudit.evidence import detectable_epsilon_at_power, epsilon_from_counts
-from dpaudit.exact import discrete_epsilon, discrete_hockey_stick, piecewise_quadrature
+from dpaudit.exact.loss import discrete_epsilon, discrete_hockey_stick, piecewise_quadrature
+from dpaudit.stats.events import cp_lower, cp_upper
+from dpaudit.stats.evidence import detectable_epsilon_at_power, epsilon_from_counts
 from dpaudit.validation import InvalidParameterError
 
 
@@ -71,8 +71,8 @@ def test_piecewise_quadrature_exact_on_exponential():
 def test_discrete_bound_valid_for_randomized_response():
     # a correct (1, 0)-DP mechanism through the one sampled engine: the bound exceeds 1 with
     # probability <= alpha = 1e-3 (seed fixed, so 1e-3 is this test's false-failure probability)
-    from dpaudit.evidence import decide
-    from dpaudit.sampled import AuditBudget, SamplerPair, sampled_audit
+    from dpaudit.stats.evidence import decide
+    from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
     p = math.e / (1 + math.e)
 

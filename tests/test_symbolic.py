@@ -5,9 +5,9 @@ import math
 import pytest
 import sympy as sp
 
+from dpaudit.exact.symbolic import Domain, Obligation, decide, prove
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
-from dpaudit.results import ProofStatus
-from dpaudit.symbolic import Domain, Obligation, decide, prove
+from dpaudit.stats.results import ProofStatus
 
 
 @pytest.mark.parametrize("regime", ["general", "laplace", "uniform"])
@@ -63,7 +63,7 @@ def _slow_identity(n):
 
 
 def test_budget_abandons_a_step_that_does_not_return():
-    from dpaudit.budget import run_with_budget
+    from dpaudit.exact.budget import run_with_budget
     run = run_with_budget(_slow_identity, (30.0,), seconds=0.5)
     assert not run.finished and run.seconds < 10.0
     done = run_with_budget(_slow_identity, (0.0,), seconds=5.0)
@@ -71,7 +71,7 @@ def test_budget_abandons_a_step_that_does_not_return():
 
 
 def test_budget_reraises_the_steps_exception():
-    from dpaudit.budget import run_with_budget
+    from dpaudit.exact.budget import run_with_budget
     with pytest.raises(ZeroDivisionError):
         run_with_budget(lambda: 1 / 0, (), seconds=5.0)
 
@@ -107,7 +107,7 @@ def test_witness_search_ignores_cancellation_noise() -> None:
     eps = 78, 1 - p(1) is 1e-34 and 40-digit evaluation leaves noise of 1e26 in the ratio. A
     witness must fail again at twice the precision; this was reported as DISPROVED (found by
     ``check privbern --symbolic-budget 0.001``)."""
-    from dpaudit.symbolic import Domain, Obligation, decide
+    from dpaudit.exact.symbolic import Domain, Obligation, decide
 
     eps, r = sp.Symbol("epsilon", positive=True), sp.Symbol("r")
     p = (r * (sp.exp(eps) - 1) + 1) / (sp.exp(eps) + 1)

@@ -8,16 +8,16 @@ import math
 
 import pytest
 
-import dpaudit.conditions as conditions
-import dpaudit.symbolic as symbolic
-from dpaudit.budget import (
+import dpaudit.exact.conditions as conditions
+import dpaudit.exact.symbolic as symbolic
+from dpaudit.cli import EXIT_USAGE, main
+from dpaudit.exact.budget import (
     CURRENT,
     DEFAULT_SYMBOLIC_BUDGET,
     current_symbolic_budget,
     resolve_budget,
     symbolic_budget_scope,
 )
-from dpaudit.cli import EXIT_USAGE, main
 from dpaudit.validation import InvalidParameterError
 
 

@@ -22,7 +22,7 @@ from dpaudit.mechanisms.interval_release import (
     theorem_3_4,
 )
 from dpaudit.registry import get_audit
-from dpaudit.results import Verdict
+from dpaudit.stats.results import Verdict
 from dpaudit.validation import InvalidParameterError
 
 
@@ -106,8 +106,8 @@ def test_faulty_private_ucb_loss_is_eleven_tenths() -> None:
 
 
 def test_fig6_reproduction_writes_its_files(tmp_path) -> None:
-    from dpaudit.experiments import run_experiment
     from dpaudit.registry import get_experiment
+    from dpaudit.sim.experiments import run_experiment
 
     exp = get_experiment("tossou-fig6")
     paths = run_experiment(exp, exp.settings(horizon=300, runs=3, seed=1), tmp_path)

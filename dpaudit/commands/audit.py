@@ -16,15 +16,7 @@ import inspect
 import time
 from typing import Any
 
-from ..blackbox import AuditBudget, audit_mechanism, to_claim_result
-from ..engine import AuditSpec
-from ..errors import UsageError, UserCodeError
-from ..registry import UnknownNameError, all_audits, import_user_module, suggest
-from ..report import format_text
-from ..results import CheckReport, Notion
-from ..rng import DEFAULT_SEED
-from ..validation import check_epsilon_delta
-from .common import (
+from dpaudit.commands.common import (
     add_report_outputs,
     add_scheduler,
     emit_reports,
@@ -32,6 +24,14 @@ from .common import (
     int_arg,
     scheduler_scope,
 )
+from dpaudit.engine import AuditSpec
+from dpaudit.errors import UsageError, UserCodeError
+from dpaudit.registry import UnknownNameError, all_audits, import_user_module, suggest
+from dpaudit.reports.text import format_text
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism, to_claim_result
+from dpaudit.stats.results import CheckReport, Notion
+from dpaudit.stats.rng import DEFAULT_SEED
+from dpaudit.validation import check_epsilon_delta
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -1,10 +1,10 @@
 """``python -m dpaudit audit-policy MODULE:FACTORY --arms K --horizon T --epsilon E [...]``.
 
 Audits bandit code that dpaudit did not write (a class with ``select``/``update`` or ``step``,
-or a whole-run function; see :mod:`dpaudit.adapters`) against an ``(epsilon, delta)`` claim:
+or a whole-run function; see :mod:`dpaudit.sim.adapters`) against an ``(epsilon, delta)`` claim:
 global DP on reward tables (Azize & Basu 2022, Definition 2) or an instance with a revision
 rule (Wang & Zhu 2023, Definition 3), or per-step DP. The neighbouring inputs are searched
-automatically (:mod:`dpaudit.neighbour_search`). The report, JSON and exit codes are those
+automatically (:mod:`dpaudit.sim.neighbour_search`). The report, JSON and exit codes are those
 of ``audit``: 0 not violated, 1 VIOLATED, 2 usage error, 3 an exception inside the user's code.
 """
 
@@ -17,15 +17,15 @@ import time
 import traceback
 from typing import Any
 
-from ..adapters import INTERFACES, adapt, describe_user_error
-from ..blackbox import to_claim_result
-from ..errors import UsageError, UserCodeError
-from ..policy_audit import audit_policy, parse_means
-from ..registry import import_user_module
-from ..report import format_text
-from ..results import CheckReport, Notion
-from ..rng import DEFAULT_SEED
-from .common import add_report_outputs, emit_reports, float_arg, int_arg
+from dpaudit.commands.common import add_report_outputs, emit_reports, float_arg, int_arg
+from dpaudit.errors import UsageError, UserCodeError
+from dpaudit.registry import import_user_module
+from dpaudit.reports.text import format_text
+from dpaudit.sim.adapters import INTERFACES, adapt, describe_user_error
+from dpaudit.sim.policy_audit import audit_policy, parse_means
+from dpaudit.stats.blackbox import to_claim_result
+from dpaudit.stats.results import CheckReport, Notion
+from dpaudit.stats.rng import DEFAULT_SEED
 
 EXIT_USER_CODE = 3
 

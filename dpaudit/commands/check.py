@@ -2,7 +2,8 @@
 [--symbolic-budget SECONDS] [--json PATH] [--resume]``.
 
 Every run saves each completed claim's evidence (and each finding, and the regret experiment)
-in a state file (:mod:`dpaudit.state`; ``--state-dir``, default ``.dpaudit-state/``), deleted
+in a state file (:mod:`dpaudit.reports.state`; ``--state-dir``, default ``.dpaudit-state/``),
+deleted
 when the run completes. After an interruption (Ctrl-C: exit 130; a kill; an exception in user
 code) the same command with ``--resume`` reads that work back instead of recomputing it and
 prints the report an uninterrupted run prints (only wall-clock fields differ).
@@ -14,12 +15,7 @@ import argparse
 import sys
 from dataclasses import replace
 
-from ..budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
-from ..engine import AuditSpec, run_check
-from ..registry import get_audit
-from ..report import format_text
-from ..rng import DEFAULT_SEED
-from .common import (
+from dpaudit.commands.common import (
     ProgressLine,
     add_report_outputs,
     add_scheduler,
@@ -30,6 +26,11 @@ from .common import (
     int_arg,
     scheduler_scope,
 )
+from dpaudit.engine import AuditSpec, run_check
+from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
+from dpaudit.registry import get_audit
+from dpaudit.reports.text import format_text
+from dpaudit.stats.rng import DEFAULT_SEED
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +62,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def open_state(args: argparse.Namespace, spec: AuditSpec):
-    """The :class:`~dpaudit.state.CheckState` of this run (``None`` under ``--no-state``).
+    """The :class:`~dpaudit.reports.state.CheckState` of this run (``None`` under ``--no-state``).
 
     Its key holds everything that changes a piece's result: the name, the claimed epsilon and
     delta (the paper's when not given), the seed, alpha (sampled claims choose their event at
@@ -69,7 +70,7 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
     version and code, and the user's audit module. Not the number of workers (results do not
     depend on it) nor ``--no-regret`` (it only skips a piece).
     """
-    from ..state import CheckState, run_key, spec_code_files, state_folder
+    from dpaudit.reports.state import CheckState, run_key, spec_code_files, state_folder
 
     if args.no_state:
         return None

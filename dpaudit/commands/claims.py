@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
-from ..ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
-from ..registry import UnknownNameError, suggest
-from ..rng import DEFAULT_SEED
-from .common import ProgressLine, int_arg, json_output, output_dir, write_text_output
+from dpaudit.commands.common import (
+    ProgressLine,
+    int_arg,
+    json_output,
+    output_dir,
+    write_text_output,
+)
+from dpaudit.errors import UsageError
+from dpaudit.registry import UnknownNameError, suggest
+from dpaudit.reports.ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
+from dpaudit.stats.rng import DEFAULT_SEED
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +52,7 @@ def _existing_dir(text: str):
 
 def select(paper: str | None):
     """The statements of ``paper`` (a key or the paper's name), or all of them."""
-    from ..algorithms.statements import PAPERS, STATEMENTS
+    from dpaudit.algorithms.statements import PAPERS, STATEMENTS
 
     if paper is None:
         return STATEMENTS
@@ -59,8 +65,8 @@ def select(paper: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..algorithms.statements import PAPERS
-    from ..schema import envelope, to_json_text
+    from dpaudit.algorithms.statements import PAPERS
+    from dpaudit.schema import envelope, to_json_text
 
     if args.list_papers:
         for name, keys in PAPERS.items():

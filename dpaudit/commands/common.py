@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from ..errors import UsageError
+from dpaudit.errors import UsageError
 
 __all__ = ["ProgressLine", "add_report_outputs", "add_scheduler", "add_state_options",
            "check_state_options", "emit_reports", "float_arg", "int_arg", "json_output",
@@ -118,8 +118,8 @@ def json_output(text: str) -> Path | str:
 
 def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -> None:
     """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs."""
-    from ..junit import to_junit
-    from ..report import to_json
+    from dpaudit.reports.junit import to_junit
+    from dpaudit.reports.text import to_json
 
     json_target = getattr(args, "json", None)
     if json_target == "-":
@@ -131,7 +131,7 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
     if getattr(args, "junit", None) is not None:
         write_text_output(args.junit, to_junit(report, command=command))
     if getattr(args, "html", None) is not None:
-        from ..html_report import to_html
+        from dpaudit.reports.html import to_html
 
         write_text_output(args.html, to_html(report, command=command))
 
@@ -189,7 +189,7 @@ def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the
 
 def add_state_options(p: argparse.ArgumentParser, *, where: str) -> None:
     """``--resume``, ``--state-dir`` and ``--no-state``: saved work of ``check`` and
-    ``reproduce`` (see :mod:`dpaudit.state`); ``where`` names the default state folder."""
+    ``reproduce`` (see :mod:`dpaudit.reports.state`); ``where`` names the default state folder."""
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run with the same arguments: work it completed "
                         "is read back, not recomputed (no saved state: everything runs)")
@@ -213,7 +213,7 @@ def check_state_options(args: argparse.Namespace) -> None:
 def add_scheduler(p: argparse.ArgumentParser) -> None:
     """``--scheduler ADDR``: the Dask cluster of ``check``, ``audit`` and ``simulate``, declared
     once so its name, default and wording cannot drift apart."""
-    from ..parallel import SCHEDULER_ENV
+    from dpaudit.sim.parallel import SCHEDULER_ENV
 
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help=f"Dask scheduler address tcp://HOST:PORT (default: ${SCHEDULER_ENV})")
@@ -221,7 +221,7 @@ def add_scheduler(p: argparse.ArgumentParser) -> None:
 
 @contextlib.contextmanager
 def scheduler_scope(address: str | None) -> Iterator[None]:
-    """Send every :func:`dpaudit.parallel.map_chunks` of the command to ``address``.
+    """Send every :func:`dpaudit.sim.parallel.map_chunks` of the command to ``address``.
 
     The chunked work of a check runs deep inside audit files that pass no scheduler, so
     ``map_chunks`` reads ``$DPAUDIT_SCHEDULER``; the flag therefore sets that variable for the
@@ -229,7 +229,7 @@ def scheduler_scope(address: str | None) -> Iterator[None]:
     takes precedence over the variable, a malformed address is a usage error (exit 2) before
     any work, ``None`` leaves the variable as it is. Results do not depend on it.
     """
-    from ..parallel import SCHEDULER_ENV, resolve_scheduler
+    from dpaudit.sim.parallel import SCHEDULER_ENV, resolve_scheduler
 
     if address is None:
         yield

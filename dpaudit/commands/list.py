@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..registry import all_audits
+from dpaudit.registry import all_audits
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..conditions import feasible_band
-from ..errors import UsageError
-from ..registry import UnknownNameError, all_audits, all_cdf_pairs, suggest
-from ..validation import check_epsilon_delta, check_int
-from .common import float_arg, int_arg, output_file, prepare_output
+from dpaudit.commands.common import float_arg, int_arg, output_file, prepare_output
+from dpaudit.errors import UsageError
+from dpaudit.exact.conditions import feasible_band
+from dpaudit.registry import UnknownNameError, all_audits, all_cdf_pairs, suggest
+from dpaudit.validation import check_epsilon_delta, check_int
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ the current folder; created if missing). ``--list`` prints the names. This comma
 algorithm and no figure.
 
 Every run saves each completed cell of the experiment (a grid point, a panel, an algorithm:
-:meth:`~dpaudit.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
+:meth:`~dpaudit.sim.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
 (or ``--state-dir``) and deletes them once its outputs are written; after an interruption the
 same command with ``--resume`` reads the completed cells back and writes the same numbers.
 """
@@ -19,17 +19,17 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import UsageError
-from ..experiments import run_experiment
-from ..registry import all_experiments, get_experiment
-from ..rng import DEFAULT_SEED
-from .common import (
+from dpaudit.commands.common import (
     add_state_options,
     check_state_options,
     int_arg,
     output_dir,
     prepare_output,
 )
+from dpaudit.errors import UsageError
+from dpaudit.registry import all_experiments, get_experiment
+from dpaudit.sim.experiments import run_experiment
+from dpaudit.stats.rng import DEFAULT_SEED
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -84,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def open_cache(args: argparse.Namespace, name: str, stem: str, settings, out: Path):
-    """The :class:`~dpaudit.state.ExperimentCache` of this run (``None``: ``--no-state``),
+    """The :class:`~dpaudit.reports.state.ExperimentCache` of this run (``None``: ``--no-state``),
     keyed by the experiment, its validated settings and dpaudit's code."""
-    from ..state import ExperimentCache, run_key, state_folder
+    from dpaudit.reports.state import ExperimentCache, run_key, state_folder
 
     if args.no_state:
         return None

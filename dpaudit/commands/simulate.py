@@ -13,10 +13,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import UsageError
-from ..rng import DEFAULT_SEED
-from ..simulation import SimulationReport, simulate_policy
-from .common import add_scheduler, float_arg, int_arg, output_file, write_text_output
+from dpaudit.commands.common import (
+    add_scheduler,
+    float_arg,
+    int_arg,
+    output_file,
+    write_text_output,
+)
+from dpaudit.errors import UsageError
+from dpaudit.sim.simulation import SimulationReport, simulate_policy
+from dpaudit.stats.rng import DEFAULT_SEED
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

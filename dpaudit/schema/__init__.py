@@ -20,7 +20,7 @@ SCHEMA_VERSION = 1
 
 def envelope(command: str, exit_code: int, payload: dict[str, Any]) -> dict[str, Any]:
     """``payload`` with the version, command and exit-code fields every document carries."""
-    from .. import __version__
+    from dpaudit import __version__
 
     return {"schema_version": SCHEMA_VERSION, "command": command,
             "dpaudit_version": __version__, "exit_code": int(exit_code), **payload}

@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .rng import child_seed
-from .validation import InvalidParameterError, check_int
+from dpaudit.stats.rng import child_seed
+from dpaudit.validation import InvalidParameterError, check_int
 
 __all__ = ["SCHEDULER_ENV", "chunk_runs", "chunk_sizes", "default_workers", "map_chunks",
            "resolve_scheduler"]

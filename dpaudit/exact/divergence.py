@@ -4,7 +4,7 @@ For two laws ``P`` and ``Q`` the tightest ``delta`` at ``epsilon`` is the hockey
 divergence ``H_eps(P || Q) = sup_S P(S) - e^eps Q(S)``; a mechanism is ``(eps, delta)``-DP
 on a neighbouring pair iff ``max(H_eps(P||Q), H_eps(Q||P)) <= delta``. The map
 ``eps -> delta(eps)`` is the *privacy curve*. Every function here returns a
-:class:`~dpaudit.exact.Bounded`: the value and a bound on its absolute error.
+:class:`~dpaudit.exact.loss.Bounded`: the value and a bound on its absolute error.
 
 * **Laplace and Gaussian** shifts come from Google's ``dp_accounting`` library
   (``LaplacePrivacyLoss`` / ``GaussianPrivacyLoss``): its inverse privacy loss gives the
@@ -22,7 +22,7 @@ on a neighbouring pair iff ``max(H_eps(P||Q), H_eps(Q||P)) <= delta``. The map
   crossing is ``x_eps = A / (A + B e^eps)``.
 * Everything else goes through :func:`continuous_hockey_stick`: Gauss-Legendre quadrature of
   ``max(0, p - e^eps q)`` between the breakpoints of the densities and the sign changes of
-  ``p - e^eps q``, with the error estimate of :func:`dpaudit.exact.piecewise_quadrature`.
+  ``p - e^eps q``, with the error estimate of :func:`dpaudit.exact.loss.piecewise_quadrature`.
 
 **Error bounds of the closed forms.** At the optimal ``x*`` the derivative of
 ``P(x) - e^eps Q(x)`` vanishes, so the rounding of ``x*`` changes the value only to second
@@ -51,9 +51,15 @@ from dp_accounting.pld.privacy_loss_mechanism import (
 )
 from scipy import special
 
-from .conditions import bisect_sign_changes
-from .exact import UNIT_ROUNDOFF, Bounded, OutOfRangeError, piecewise_quadrature, smallest_passing
-from .validation import InvalidParameterError, check_delta, check_epsilon, check_real
+from dpaudit.exact.conditions import bisect_sign_changes
+from dpaudit.exact.loss import (
+    UNIT_ROUNDOFF,
+    Bounded,
+    OutOfRangeError,
+    piecewise_quadrature,
+    smallest_passing,
+)
+from dpaudit.validation import InvalidParameterError, check_delta, check_epsilon, check_real
 
 __all__ = [
     "CDF_RELATIVE_ERROR",
@@ -280,7 +286,7 @@ def epsilon_for_delta(
 ) -> Bounded:
     """Smallest ``eps`` with ``delta_of(eps) <= delta`` (``delta_of`` non-increasing).
 
-    Found with scipy's bracketing root finder (:func:`dpaudit.exact.smallest_passing`); the
+    Found with scipy's bracketing root finder (:func:`dpaudit.exact.loss.smallest_passing`); the
     error is the final bracket's width. A value within its own error bound of ``delta``
     counts as passing. ``inf`` when even ``eps_max`` does not suffice.
     """

@@ -13,10 +13,10 @@ The rule, and why the bound is valid at ``1 - alpha``
    bound wins. Several summaries are not several tests: they are families searched in step 2.
 2. **Select**: ``budget.n_select`` fresh draws per side of the winning pair choose *one* event
    and its direction among all families (thresholds, likelihood-ratio subsets, atoms, a learned
-   score, whole-sequence codes) and all summaries (:func:`dpaudit.families.select_event`).
+   score, whole-sequence codes) and all summaries (:func:`dpaudit.stats.families.select_event`).
 3. **Measure**: ``budget.n_measure`` fresh draws per side count that one event under both
-   inputs. The result is a :class:`~dpaudit.evidence.SampledEvidence`; the engine
-   (:func:`dpaudit.evidence.decide`) turns the counts into Clopper-Pearson limits at the
+   inputs. The result is a :class:`~dpaudit.stats.evidence.SampledEvidence`; the engine
+   (:func:`dpaudit.stats.evidence.decide`) turns the counts into Clopper-Pearson limits at the
    claim's share of the check's ``alpha``.
 
 Steps 1-2 see only samples independent of step 3, so exactly one hypothesis is tested on the
@@ -34,12 +34,18 @@ from typing import Any
 
 import numpy as np
 
-from .events import DIRECTIONS
-from .evidence import SampledEvidence
-from .families import select_event
-from .parallel import map_chunks
-from .rng import child_seed, generator
-from .validation import InvalidParameterError, check_alpha, check_delta, check_int, check_real
+from dpaudit.sim.parallel import map_chunks
+from dpaudit.stats.events import DIRECTIONS
+from dpaudit.stats.evidence import SampledEvidence
+from dpaudit.stats.families import select_event
+from dpaudit.stats.rng import child_seed, generator
+from dpaudit.validation import (
+    InvalidParameterError,
+    check_alpha,
+    check_delta,
+    check_int,
+    check_real,
+)
 
 __all__ = ["AuditBudget", "SamplerPair", "draw", "sampled_audit"]
 
@@ -148,7 +154,7 @@ def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, s
            chunk_bytes: int, who: str, workers: int, scheduler: object) -> int:
     """Hits of ``event`` in ``n`` fresh draws, streamed: fixed chunks of at most
     ``chunk_bytes`` of outputs (and at most an eighth of ``n``, so workers share them), each
-    with its own spawned seed (:func:`dpaudit.parallel.map_chunks`); only counts come back.
+    with its own spawned seed (:func:`dpaudit.sim.parallel.map_chunks`); only counts come back.
     The chunking depends on ``n`` and the sampler's row size, never on the workers."""
     probe = draw(sampler, min(n, 64), np.random.Generator(np.random.PCG64(
         child_seed(seed, "probe", side))), who)
@@ -177,10 +183,10 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
     """Rank the pairs, choose one event on a selection sample, measure it on a fresh one.
 
     ``alpha`` is the level the measurement is expected to be judged at; it only shapes the
-    event search (the verdict's level is set by :func:`dpaudit.evidence.decide`). Random
+    event search (the verdict's level is set by :func:`dpaudit.stats.evidence.decide`). Random
     streams: ``(seed, key, "rank", i)``, ``(seed, key, "select")``, ``(seed, key,
     "measure")``. The measurement streams in fixed chunks (counts only), sent to ``workers``
-    local processes or a Dask ``scheduler`` by :func:`dpaudit.parallel.map_chunks`; the
+    local processes or a Dask ``scheduler`` by :func:`dpaudit.sim.parallel.map_chunks`; the
     evidence does not depend on either. See the module docstring for the rule and validity.
     """
     check_delta(delta)

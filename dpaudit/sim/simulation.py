@@ -7,7 +7,7 @@ summed regret curve and pull counts). They are merged in chunk order (Chan, Golu
 pairwise update), so the report is bit-identical for 1 worker, a local pool or a Dask cluster,
 and memory does not grow with the number of runs.
 
-Bounds: a :class:`~dpaudit.bandits.PolicyEntry` may declare ``bound(policy, means, horizon)
+Bounds: a :class:`~dpaudit.sim.bandits.PolicyEntry` may declare ``bound(policy, means, horizon)
 -> (value, name)``; the policies ported before that field existed get theirs from
 :data:`KNOWN_BOUNDS` (Azize & Basu 2022, Theorem 7; Wang & Zhu 2023, Theorems 16 and 18).
 """
@@ -25,30 +25,30 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .bandits import BernoulliRewards, PolicyEntry
-from .parallel import chunk_runs, default_workers, map_chunks, resolve_scheduler
-from .registry import all_policies
-from .rng import DEFAULT_SEED
-from .validation import InvalidParameterError, check_int, check_means, check_real
+from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
+from dpaudit.sim.parallel import chunk_runs, default_workers, map_chunks, resolve_scheduler
+from dpaudit.stats.rng import DEFAULT_SEED
+from dpaudit.validation import InvalidParameterError, check_int, check_means, check_real
 
 __all__ = ["KNOWN_BOUNDS", "Moments", "SimulationReport", "chunk_runs", "get_policy",
            "policy_overrides", "simulate_policy"]
 
 
 def _adap_ucb(policy: Any, means: Sequence[float], horizon: int) -> tuple[float, str]:
-    from .algorithms.bounds import thm7_adap_ucb_upper
+    from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
     return (thm7_adap_ucb_upper(means, horizon, policy.epsilon, policy.alpha),
             "Azize & Basu 2022, Theorem 7 (upper bound)")
 
 
 def _ftpl_new(policy: Any, means: Sequence[float], horizon: int) -> tuple[float, str]:
-    from .algorithms.bounds import thm16_dp_ftpl_new_upper
+    from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
     return (thm16_dp_ftpl_new_upper(means, horizon, policy.epsilon, policy.delta),
             "Wang & Zhu 2023, Theorem 16 (upper bound)")
 
 
 def _gdp_elim(policy: Any, means: Sequence[float], horizon: int) -> tuple[float, str]:
-    from .algorithms.bounds import thm18_gdp_elim_upper
+    from dpaudit.algorithms.bounds import thm18_gdp_elim_upper
     return (thm18_gdp_elim_upper(means, horizon, policy.epsilon, policy.delta),
             "Wang & Zhu 2023, Theorem 18 (upper bound)")
 
@@ -202,7 +202,7 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     ``means`` defaults to the policy's paper instance; the report has the mean pseudo-regret
     with its Student-t interval at ``confidence``, the theorem's bound where there is one,
     the wall time and arm-pulls per second. Chunks go through
-    :func:`dpaudit.parallel.map_chunks` (``workers``, ``scheduler``).
+    :func:`dpaudit.sim.parallel.map_chunks` (``workers``, ``scheduler``).
     """
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)

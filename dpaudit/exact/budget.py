@@ -25,9 +25,9 @@ its own or a command sets another for its duration with :func:`symbolic_budget_s
 (``python -m dpaudit check NAME --symbolic-budget SECONDS``); the provers take
 ``budget=CURRENT`` by default and read it with :func:`resolve_budget` when they run. The budget
 is wall-clock time, so on a loaded machine a proof that needs a few seconds of sympy can run out
-of it: a CDF condition (:func:`dpaudit.conditions.lemma8_check`) then falls from PROVED to the
+of it: a CDF condition (:func:`dpaudit.exact.conditions.lemma8_check`) then falls from PROVED to the
 numeric tiers (its claim EXACT instead of PROVED), an obligation of
-:func:`dpaudit.symbolic.prove` to the witness search and UNKNOWN (its claim INCONCLUSIVE); a
+:func:`dpaudit.exact.symbolic.prove` to the witness search and UNKNOWN (its claim INCONCLUSIVE); a
 larger budget restores the proof.
 """
 
@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .validation import check_real
+from dpaudit.validation import check_real
 
 __all__ = ["CURRENT", "DEFAULT_SYMBOLIC_BUDGET", "Budgeted", "check_symbolic_budget",
            "current_symbolic_budget", "resolve_budget", "run_with_budget",

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
+from dpaudit.errors import UsageError
 
 __all__ = [
     "KINDS",
@@ -153,7 +153,7 @@ class Runner:
 
     def __init__(self, *, source: Path | None = None, seed: int | None = None,
                  save: Path | None = None) -> None:
-        from .rng import DEFAULT_SEED
+        from dpaudit.stats.rng import DEFAULT_SEED
 
         self.source = source
         self.save = save
@@ -163,8 +163,8 @@ class Runner:
 
     def check(self, name: str) -> dict[str, Any] | None:
         """The JSON form of ``check NAME --quick`` (``None``: not registered)."""
-        from .engine import run_check
-        from .registry import all_audits
+        from dpaudit.engine import run_check
+        from dpaudit.registry import all_audits
 
         if name not in self._checks:
             path = None if self.source is None else self.source / f"{name}.json"
@@ -180,7 +180,7 @@ class Runner:
                 report = run_check(spec, seed=self.seed, quick=True)
                 self._checks[name] = report.to_dict()
                 if self.save is not None:
-                    from .report import to_json
+                    from dpaudit.reports.text import to_json
 
                     self.save.mkdir(parents=True, exist_ok=True)
                     (self.save / f"{name}.json").write_text(to_json(report) + "\n")
@@ -188,7 +188,7 @@ class Runner:
 
     def experiment(self, name: str) -> tuple[str, str] | None:
         """``(status, detail)`` of ``reproduce NAME --quick`` (``None``: not registered)."""
-        from .registry import all_experiments
+        from dpaudit.registry import all_experiments
 
         if name not in self._experiments:
             exp = all_experiments().get(name)

@@ -8,10 +8,11 @@ proposing ``n`` of them), ``features`` (``outputs -> statistic`` of shape ``(siz
 ``(size, d)``), ``n_outcomes`` (for small discrete outputs) and ``notion``.
 
 This module only adapts the protocol: every pair becomes a
-:class:`~dpaudit.sampled.SamplerPair` and the one sampled-bound engine
-(:func:`dpaudit.sampled.sampled_audit`: rank pairs on fresh samples, choose one event and
+:class:`~dpaudit.stats.sampled.SamplerPair` and the one sampled-bound engine
+(:func:`dpaudit.stats.sampled.sampled_audit`: rank pairs on fresh samples, choose one event and
 direction on a fresh selection sample, measure it once on fresh samples) returns the evidence;
-:func:`dpaudit.evidence.decide` turns it into the verdict. See :mod:`dpaudit.sampled` for why
+:func:`dpaudit.stats.evidence.decide` turns it into the verdict. See :mod:`dpaudit.stats.sampled`
+for why
 the bound is valid at ``1 - alpha``.
 """
 
@@ -23,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from .evidence import SampledEvidence, decide
-from .results import ClaimResult, Notion
-from .rng import DEFAULT_SEED, generator
-from .sampled import AuditBudget, SamplerPair, sampled_audit
-from .validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
+from dpaudit.stats.evidence import SampledEvidence, decide
+from dpaudit.stats.results import ClaimResult, Notion
+from dpaudit.stats.rng import DEFAULT_SEED, generator
+from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
+from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
 __all__ = [
     "AuditBudget",
@@ -42,7 +43,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class _Subject:
-    """What :func:`~dpaudit.evidence.decide` needs of a claim and its context."""
+    """What :func:`~dpaudit.stats.evidence.decide` needs of a claim and its context."""
 
     id: str
     notion: Notion
@@ -155,9 +156,11 @@ def audit_mechanism(
 ) -> BlackBoxResult:
     """Audit ``mech`` against its claim (or the given ``epsilon``/``delta``) at ``alpha``.
 
-    The evidence comes from :func:`dpaudit.sampled.sampled_audit`; the verdict from
-    :func:`dpaudit.evidence.decide` (the whole ``alpha`` goes to this one claim).
-    ``workers``/``scheduler`` place the measurement chunks (:func:`dpaudit.parallel.map_chunks`);
+    The evidence comes from :func:`dpaudit.stats.sampled.sampled_audit`; the verdict from
+    :func:`dpaudit.stats.evidence.decide` (the whole ``alpha`` goes to this one
+    claim).
+    ``workers``/``scheduler`` place the measurement chunks
+    (:func:`dpaudit.sim.parallel.map_chunks`);
     the result does not depend on them.
     """
     for attr in ("sample", "epsilon", "delta"):

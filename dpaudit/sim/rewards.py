@@ -1,4 +1,4 @@
-"""Reward sources of the bandit engine (re-exported by :mod:`dpaudit.bandits`; see there).
+"""Reward sources of the bandit engine (re-exported by :mod:`dpaudit.sim.bandits`; see there).
 
 Steps are 1-based; a fixed table has shape ``(T, K)``; arrays over runs have the run on axis 0.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import (
+from dpaudit.validation import (
     InvalidParameterError,
     check_int,
     check_means,

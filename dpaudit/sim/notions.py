@@ -1,6 +1,6 @@
 """Adaptors from bandit policies to the black-box protocol, one per privacy notion.
 
-The auditor (:mod:`dpaudit.blackbox`) only needs ``sample(data, size, rng)``, a claim and
+The auditor (:mod:`dpaudit.stats.blackbox`) only needs ``sample(data, size, rng)``, a claim and
 neighbouring inputs. These adaptors supply them for the notions of shared/DESIGN.md, with the
 heuristic neighbour pairs of issue 3; they know no algorithm by name (they use the protocols
 of :mod:`dpaudit.interfaces`).
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .bandits import TableRewards
-from .validation import (
+from dpaudit.sim.bandits import TableRewards
+from dpaudit.validation import (
     InvalidParameterError,
     check_epsilon_delta,
     check_int,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .results import CheckReport, ClaimResult, Verdict
+from dpaudit.stats.results import CheckReport, ClaimResult, Verdict
 
 __all__ = ["to_junit"]
 

@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-from .validation import check_int
+from dpaudit.validation import check_int
 
 __all__ = ["DEFAULT_SEED", "child_seed", "generator", "spawn_generators"]
 

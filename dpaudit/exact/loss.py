@@ -7,7 +7,7 @@ finite output space the supremum is attained by ``S = {o : P(o) > e^eps Q(o)}``,
 neighbours iff ``H_eps`` is at most ``delta`` in both directions.
 
 Every computed loss comes back as a :class:`Bounded`: the value and a bound on its absolute
-error, so that :func:`dpaudit.evidence.decide` calls a violation only outside it. Integrals
+error, so that :func:`dpaudit.stats.evidence.decide` calls a violation only outside it. Integrals
 are computed with composite Gauss-Legendre quadrature between the breakpoints where the
 integrand is not smooth; the error estimate is the difference between ``m`` and ``2m`` nodes
 per piece (an estimate, not a proof: on smooth pieces the ``2m`` rule's own error is far

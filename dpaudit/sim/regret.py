@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from .results import RegretResult
+from dpaudit.stats.results import RegretResult
 
 __all__ = ["summarise_regret"]
 

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .rng import DEFAULT_SEED, generator
-from .validation import InvalidParameterError, check_int, check_real
+from dpaudit.stats.rng import DEFAULT_SEED, generator
+from dpaudit.validation import InvalidParameterError, check_int, check_real
 
 __all__ = [
     "Experiment",
@@ -48,7 +48,7 @@ _ACTIVE_CACHE: ContextVar[Any] = ContextVar("dpaudit_experiment_cache", default=
 class ExperimentSettings:
     """The validated budget of one reproduction run.
 
-    ``cache`` (a :class:`dpaudit.state.ExperimentCache`, set by ``reproduce``; ``None``: no
+    ``cache`` (a :class:`dpaudit.reports.state.ExperimentCache`, set by ``reproduce``; ``None``: no
     caching) keeps the completed cells of the run, see :meth:`cached`.
     """
 

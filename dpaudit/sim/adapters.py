@@ -2,7 +2,7 @@
 
 Research code rarely has a vectorised ``sample(data, size, rng)``. This module runs it as it
 is, one run at a time, and turns the runs into the black-box protocol of
-:mod:`dpaudit.blackbox` (``sample``, ``epsilon``, ``delta``, ``neighbours``,
+:mod:`dpaudit.stats.blackbox` (``sample``, ``epsilon``, ``delta``, ``neighbours``,
 ``search_domain``). It knows no algorithm.
 
 Shapes of code (``interface``)
@@ -49,8 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import UserCodeError
-from .validation import InvalidParameterError, check_choice, check_int
+from dpaudit.errors import UserCodeError
+from dpaudit.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = [
     "INTERFACES",

@@ -1,17 +1,17 @@
 """Auditing bandit code that dpaudit did not write: targets, throughput, one entry point.
 
-:func:`audit_policy` takes a :class:`~dpaudit.adapters.PolicyCode` (built by
-:func:`dpaudit.adapters.adapt`) and a claim, and runs the black-box auditor
-(:func:`dpaudit.blackbox.audit_mechanism`) on one of two targets:
+:func:`audit_policy` takes a :class:`~dpaudit.sim.adapters.PolicyCode` (built by
+:func:`dpaudit.sim.adapters.adapt`) and a claim, and runs the black-box auditor
+(:func:`dpaudit.stats.blackbox.audit_mechanism`) on one of two targets:
 
 * :class:`GlobalPolicyTarget` (global DP): data are reward inputs
-  (:class:`~dpaudit.neighbour_search.RewardInput`), the output of a run is its ``(T,)`` action
-  sequence; neighbours come from :func:`~dpaudit.neighbour_search.propose_pairs` on pilot runs,
+  (:class:`~dpaudit.sim.neighbour_search.RewardInput`), the output of a run is its ``(T,)`` action
+  sequence; neighbours come from :func:`~dpaudit.sim.neighbour_search.propose_pairs` on pilot runs,
   screened for influence on coupled runs.
 * :class:`PerStepPolicyTarget` (per-step DP): data are histories, the output is the next arm.
 
 Throughput. User code runs one step at a time in Python, so runs are spread over a process
-pool with :func:`dpaudit.parallel.map_chunks`: fixed chunks of ``chunk`` runs, chunk ``i``
+pool with :func:`dpaudit.sim.parallel.map_chunks`: fixed chunks of ``chunk`` runs, chunk ``i``
 seeded by child ``i`` of the call's ``SeedSequence``, so any number of workers gives the same
 report. A progress line is printed on a terminal. A time budget (``seconds``) is turned into
 sample sizes *before* sampling starts, from the throughput of timed pilot runs: every sample
@@ -34,17 +34,17 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .adapters import PolicyCode, is_reproducible, next_action, play, realise_rewards
-from .blackbox import AuditBudget, BlackBoxResult, audit_mechanism
-from .neighbour_search import (
+from dpaudit.sim.adapters import PolicyCode, is_reproducible, next_action, play, realise_rewards
+from dpaudit.sim.neighbour_search import (
     first_pair,
     global_bases,
     per_step_pairs,
     propose_pairs,
     random_history_pairs,
 )
-from .parallel import chunk_sizes, map_chunks
-from .validation import (
+from dpaudit.sim.parallel import chunk_sizes, map_chunks
+from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
+from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
     check_choice,
@@ -180,7 +180,7 @@ class GlobalPolicyTarget(_Sampler):
 
     ``rewards`` is ``"table"`` (Azize & Basu 2022, Definition 2) or ``"instance"`` (Wang &
     Zhu 2023, Definition 3, with ``means``); ``pilot_runs`` runs per base input reveal first
-    pulls and episode boundaries to :func:`~dpaudit.neighbour_search.propose_pairs`, and
+    pulls and episode boundaries to :func:`~dpaudit.sim.neighbour_search.propose_pairs`, and
     ``screen`` times the requested number of proposals are screened for influence on
     ``screen_runs`` coupled runs each (:meth:`search_domain`).
     """
@@ -241,7 +241,7 @@ class GlobalPolicyTarget(_Sampler):
 
 class PerStepPolicyTarget(_Sampler):
     """Per-step DP (Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1): the next arm
-    after a history that is set on a fresh instance (:func:`dpaudit.adapters.next_action`).
+    after a history that is set on a fresh instance (:func:`dpaudit.sim.adapters.next_action`).
     """
 
     notion = "per-step"

@@ -1,6 +1,6 @@
 """One self-contained HTML page for a report (``check NAME --html PATH``): formatting only.
 
-The page holds, for one :class:`~dpaudit.results.CheckReport`:
+The page holds, for one :class:`~dpaudit.stats.results.CheckReport`:
 
 * the verdict table: every claim with its notion, method, verdict, claimed ``(eps, delta)``,
   epsilon lower bound (with its confidence), smallest detectable epsilon and ``alpha``, and how
@@ -30,7 +30,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .results import CheckReport, ClaimResult, Finding, ProofResult, RegretResult
+from dpaudit.stats.results import CheckReport, ClaimResult, Finding, ProofResult, RegretResult
 
 __all__ = ["reproduce_command", "to_html"]
 
@@ -221,7 +221,7 @@ def _delta_curve(data: Mapping[str, Any], what: str) -> str:
     x_key = next((k for k in keys if len(_numbers(data.get(k)) or ()) == len(delta)), None)
     if x_key is None:
         return ""
-    from .experiments import new_figure
+    from dpaudit.sim.experiments import new_figure
 
     fig, ax = new_figure(figsize=(5.0, 3.0))
     ax.plot(_numbers(data[x_key]), delta, marker="o")
@@ -235,7 +235,7 @@ def _delta_curve(data: Mapping[str, Any], what: str) -> str:
 def _regret_plot(r: RegretResult) -> str:
     if len(r.checkpoints) < 2 or len(r.mean_curve) != len(r.checkpoints):
         return ""
-    from .experiments import new_figure
+    from dpaudit.sim.experiments import new_figure
 
     fig, ax = new_figure(figsize=(6.4, 3.6))
     ax.plot(r.checkpoints, r.mean_curve, marker="o",
@@ -300,7 +300,7 @@ def _alpha_split(report: CheckReport) -> str:
 
 def to_html(report: CheckReport, *, command: str = "check") -> str:
     """``report`` as one HTML5 page (see the module docstring for its content)."""
-    from . import __version__
+    from dpaudit import __version__
 
     code = report.exit_code
     params = "".join(f"<tr><th>{_e(k)}</th><td><code>{_e(_option_value(v))}</code></td></tr>"

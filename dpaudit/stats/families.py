@@ -1,7 +1,8 @@
 """Event families of the sampled-bound engine, and the choice of one event per output kind.
 
 Every family proposes candidate events on a *selection* sample; :func:`select_event` ranks all
-of them by the bound they project at the measurement size (:func:`dpaudit.events.projected_bound`)
+of them by the bound they project at the measurement size
+(:func:`dpaudit.stats.events.projected_bound`)
 and returns the best, with its direction. Families:
 
 * **thresholds** ``{y >= t}`` / ``{y <= t}`` on a scalar output or a user statistic;
@@ -18,9 +19,9 @@ and returns the best, with its direction. Families:
   episodic algorithm and each arm's pull count); every summary is searched with the families
   above and the event names the summary it reads.
 
-The choice among families, summaries and directions uses only the selection sample; the engine
-(:mod:`dpaudit.sampled`) measures the one chosen event on fresh samples, so no Bonferroni factor
-is paid for the search.
+The choice among families, summaries and directions uses only the selection sample; the
+engine (:mod:`dpaudit.stats.sampled`) measures the one chosen event on fresh samples, so no
+Bonferroni factor is paid for the search.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .events import (
+from dpaudit.stats.events import (
     DIRECTIONS,
     Candidate,
     ScoreEvent,

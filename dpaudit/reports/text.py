@@ -1,4 +1,4 @@
-"""Format a :class:`~dpaudit.results.CheckReport` as text or JSON (formatting only)."""
+"""Format a :class:`~dpaudit.stats.results.CheckReport` as text or JSON (formatting only)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import math
 from pathlib import Path
 
-from .results import CheckReport, ClaimResult, Finding, RegretResult
+from dpaudit.stats.results import CheckReport, ClaimResult, Finding, RegretResult
 
 __all__ = ["format_text", "to_json", "write_json"]
 
@@ -94,7 +94,7 @@ def format_text(report: CheckReport) -> str:
 
 def to_json(report: CheckReport, *, command: str = "check") -> str:
     """The report in the versioned ``--json`` format (``dpaudit/schema/report-v1.json``)."""
-    from .schema import envelope
+    from dpaudit.schema import envelope
 
     doc = envelope(command, report.exit_code, report.to_dict())
     return json.dumps(doc, indent=2, allow_nan=False)

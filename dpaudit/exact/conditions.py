@@ -25,7 +25,7 @@ The neighbouring relation is symmetric, so by default both orders ``(F, F')`` an
 How each inequality is decided (three tiers, each labelled in the reduced inequality):
 
 1. **symbolic**: ``x`` is split at the breakpoints of the ``Piecewise`` pieces (exact
-   parameters via ``nsimplify``); on each region :func:`dpaudit.symbolic.decide` settles
+   parameters via ``nsimplify``); on each region :func:`dpaudit.exact.symbolic.decide` settles
    ``g(x) - delta <= 0`` directly, or proves ``g`` monotone there and decides the sign of its
    end value (a limit at infinity). All regions decided -> PROVED; a counterexample from the
    prover's witness search -> DISPROVED; anything else falls through to the numeric tiers;
@@ -57,10 +57,10 @@ import numpy as np
 import sympy as sp
 from scipy.optimize.elementwise import find_root
 
-from .budget import CURRENT, resolve_budget, run_with_budget
-from .results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
-from .symbolic import Domain, Obligation, decide
-from .validation import InvalidParameterError, check_delta, check_epsilon, check_int
+from dpaudit.exact.budget import CURRENT, resolve_budget, run_with_budget
+from dpaudit.exact.symbolic import Domain, Obligation, decide
+from dpaudit.stats.results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
+from dpaudit.validation import InvalidParameterError, check_delta, check_epsilon, check_int
 
 __all__ = ["CdfPair", "lemma8_check", "lemma9_check", "feasible_band"]
 
@@ -400,12 +400,12 @@ def lemma8_check(pair: CdfPair, epsilon: float, delta: float, *, grid: int = 400
 
     ``symbolic=False`` skips the sympy tier (it costs seconds and rarely succeeds on
     non-elementary CDFs such as the Gaussian's ``erf``); ``symbolic_budget`` is its wall-clock
-    budget per inequality (seconds; :func:`dpaudit.budget.run_with_budget`), after which the
+    budget per inequality (seconds; :func:`dpaudit.exact.budget.run_with_budget`), after which the
     inequality falls to the numeric tiers. The four inequalities of one pair are the same
     expression up to orientation, so once one has run out of its budget the others skip the
     symbolic tier (saying so): a check costs at most one budget in sympy, not four. Each
     reduced inequality records its ``tier`` and ``seconds``. By default the budget is the one in
-    force (:func:`dpaudit.budget.current_symbolic_budget`; ``check --symbolic-budget``).
+    force (:func:`dpaudit.exact.budget.current_symbolic_budget`; ``check --symbolic-budget``).
     """
     eps, dl, grid = _validate(epsilon, delta, grid)
     symbolic_budget = resolve_budget(symbolic_budget)

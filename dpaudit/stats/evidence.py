@@ -16,7 +16,7 @@ A claim's ``evaluate(ctx, spec)`` returns *evidence*, never a verdict:
 * :class:`InconclusiveEvidence`: nothing decisive (a budget ran out, an overflow, a condition
   outside every tier's reach), with the reason and what would settle it.
 
-:func:`decide` is the only function that builds a :class:`~dpaudit.results.ClaimResult`
+:func:`decide` is the only function that builds a :class:`~dpaudit.stats.results.ClaimResult`
 from evidence; the method (symbolic, exact, sampled) is carried by the evidence type, never
 read from message text.
 """
@@ -30,9 +30,9 @@ from typing import Any
 
 from scipy import optimize, stats
 
-from .events import cp_lower, cp_upper
-from .results import ClaimResult, Method, ProofResult, ProofStatus, Verdict
-from .validation import check_alpha, check_delta, check_int
+from dpaudit.stats.events import cp_lower, cp_upper
+from dpaudit.stats.results import ClaimResult, Method, ProofResult, ProofStatus, Verdict
+from dpaudit.validation import check_alpha, check_delta, check_int
 
 __all__ = [
     "DEFAULT_POWER",
@@ -51,7 +51,7 @@ __all__ = [
 #: power at which "the smallest violation this test would catch" is stated
 DEFAULT_POWER = 0.8
 
-#: tiers of :class:`~dpaudit.results.ReducedInequality` that are numeric computations, not
+#: tiers of :class:`~dpaudit.stats.results.ReducedInequality` that are numeric computations, not
 #: sympy decisions: a claim decided by one of them has method ``exact``
 NUMERIC_TIERS = frozenset({"certified-numeric", "critical-points"})
 
@@ -70,7 +70,7 @@ def float_error_floor(*values: float) -> float:
 
 @dataclass(frozen=True)
 class ProofEvidence:
-    """A proof of the claim's condition (see :mod:`dpaudit.symbolic`).
+    """A proof of the claim's condition (see :mod:`dpaudit.exact.symbolic`).
 
     ``necessary``: the condition is also necessary (e.g. an exact equality of the loss), so a
     disproof is a violation; otherwise a disproof is reported as INCONCLUSIVE.

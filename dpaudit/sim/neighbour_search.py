@@ -3,7 +3,7 @@
 A global-DP claim (Azize & Basu 2022, Definition 2: two fixed reward tables that differ in one
 step's row; Wang & Zhu 2023, Definition 3: an instance versus the same instance with one
 step's reward revised) is violated by *some* pair, and a sampled audit only sees the pairs it
-tries. This module proposes them; the auditor (:mod:`dpaudit.blackbox`) ranks every proposal
+tries. This module proposes them; the auditor (:mod:`dpaudit.stats.blackbox`) ranks every proposal
 on fresh ranking samples, then chooses the event on a fresh selection sample and measures it
 on fresh samples, so proposing many pairs costs samples but never validity.
 
@@ -20,7 +20,7 @@ Where leaks hide, hence what is proposed for each base input: first
 
 Each step gets an **extreme** value: the all-zero table a row of ones, the all-one table a
 row of zeros; an instance's step is revised to 0 and to 1. Bases alternate. The target
-(:class:`dpaudit.policy_audit.GlobalPolicyTarget`) proposes three times its budget and keeps
+(:class:`dpaudit.sim.policy_audit.GlobalPolicyTarget`) proposes three times its budget and keeps
 the pairs whose change moves the most actions on coupled runs. Pilot and screening runs use
 the search generator, never the selection or measurement samples.
 
@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from .rewards import BernoulliRewards, TableRewards
-from .validation import InvalidParameterError, check_int, check_means
+from dpaudit.sim.rewards import BernoulliRewards, TableRewards
+from dpaudit.validation import InvalidParameterError, check_int, check_means
 
 __all__ = [
     "HistoryInput",

@@ -9,7 +9,7 @@ Two stores, one format:
   uninterrupted one.
 * :class:`ExperimentCache`: the completed cells (grid points, panels, algorithms) of one
   ``reproduce`` run, one JSON file per cell, used through
-  :meth:`dpaudit.experiments.ExperimentSettings.cached`.
+  :meth:`dpaudit.sim.experiments.ExperimentSettings.cached`.
 
 Where and under which key: a state lives in a folder (``--state-dir``; ``.dpaudit-state/`` in
 the current folder for ``check``, in ``--out`` for ``reproduce``) under a name carrying a
@@ -238,7 +238,7 @@ def _package_roots() -> list[Path]:
 def code_digest() -> str:
     """SHA-256 of dpaudit's version and every ``.py`` file of its packages (the engine,
     mechanisms, algorithms, audits): a state written by other code is never read."""
-    from . import __version__
+    from dpaudit import __version__
 
     h = hashlib.sha256(f"dpaudit {__version__} format {FORMAT}".encode())
     seen: set[Path] = set()

@@ -13,7 +13,7 @@ A proof in dpaudit is a list of *obligations*: named relations ``expr <= 0``, ``
    obligation is ``DISPROVED``.
 
 Tier 1-2 run under a wall-clock budget per obligation (``budget``, default: the budget in
-force, :data:`dpaudit.budget.DEFAULT_SYMBOLIC_BUDGET` = 5 s unless ``--symbolic-budget`` set
+force, :data:`dpaudit.exact.budget.DEFAULT_SYMBOLIC_BUDGET` = 5 s unless ``--symbolic-budget`` set
 another) in a forked worker that is killed when
 the budget is spent; the obligation then goes on to tier 3. Each reduced inequality records the
 ``tier`` that decided it (``symbolic``, ``witness-search`` or ``undecided``) and its ``seconds``.
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from .budget import CURRENT, resolve_budget, run_with_budget
-from .results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
+from dpaudit.exact.budget import CURRENT, resolve_budget, run_with_budget
+from dpaudit.stats.results import ProofResult, ProofStatus, ProofSymbol, ReducedInequality
 
 __all__ = ["Domain", "Obligation", "decide", "prove"]
 
@@ -43,7 +43,7 @@ class Domain:
     """Where a symbol ranges: ``(low, high)`` open interval, with preferred witness values.
 
     ``meaning`` says what the symbol stands for; :func:`prove` records it with the domain in
-    the proof's :class:`~dpaudit.results.ProofSymbol` list, which the reports print.
+    the proof's :class:`~dpaudit.stats.results.ProofSymbol` list, which the reports print.
     """
 
     low: float
@@ -225,7 +225,7 @@ def decide(
     """Decide one obligation (see the module docstring for the strategy).
 
     ``budget``: wall-clock seconds for the sympy tier (run in a worker that is abandoned
-    when the budget is spent, :func:`dpaudit.budget.run_with_budget`; ``None``: no limit).
+    when the budget is spent, :func:`dpaudit.exact.budget.run_with_budget`; ``None``: no limit).
     Past the budget the obligation goes to the witness search; without a witness it is
     ``UNKNOWN``, never a hang. The result records the deciding ``tier`` and ``seconds``.
     """

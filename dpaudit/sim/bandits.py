@@ -6,7 +6,7 @@ returns one :class:`SimulationResult`. Conventions, everywhere: steps are 1-base
 (``t = 1..T``); a fixed reward table has shape ``(T, K)`` (row ``t - 1`` holds the reward of
 every arm at step ``t``); arrays over runs have the run on axis 0.
 
-Reward sources (:class:`dpaudit.interfaces.RewardSource`; defined in :mod:`dpaudit.rewards`)
+Reward sources (:class:`dpaudit.interfaces.RewardSource`; defined in :mod:`dpaudit.sim.rewards`)
 --------------------------------------------------------------------------------------------
 * :class:`BernoulliRewards` -- Bernoulli arms, optionally with Wang & Zhu 2023's
   data-revision rule (Definition 3): "the reward at step ``t`` is set to ``v``" (``p_t(1 | a)
@@ -50,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from .rewards import BernoulliRewards, TableRewards, bernoulli_observation
-from .validation import InvalidParameterError, check_horizon, check_int, check_means
+from dpaudit.sim.rewards import BernoulliRewards, TableRewards, bernoulli_observation
+from dpaudit.validation import InvalidParameterError, check_horizon, check_int, check_means
 
 __all__ = [
     "BernoulliRewards",
@@ -145,7 +145,7 @@ class SimulationResult:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
 
     def __reduce__(self) -> tuple:
-        # a mappingproxy does not pickle; results cross process pools (dpaudit.parallel)
+        # a mappingproxy does not pickle; results cross process pools (dpaudit.sim.parallel)
         return (SimulationResult, (self.regret, self.counts, self.checkpoints, self.curve,
                                    self.actions, self.decisions, dict(self.extra)))
 
@@ -306,7 +306,7 @@ class PolicyEntry:
         True for a deliberately broken twin.
     bound:
         ``bound(policy, means, horizon) -> (value, name)``: the theorem's regret bound for
-        ``simulate`` (``None``: no bound, or one listed in ``dpaudit.simulation``).
+        ``simulate`` (``None``: no bound, or one listed in ``dpaudit.sim.simulation``).
     """
 
     factory: Callable[..., Any]

@@ -1,7 +1,7 @@
 """Output events of the sampled engine, the one Clopper-Pearson, and the projected bound.
 
 The basic families (the engine's full list, with atoms, whole-sequence codes and named
-summaries, is in :mod:`dpaudit.families`):
+summaries, is in :mod:`dpaudit.stats.families`):
 
 * **threshold events** ``{s(y) >= t}`` / ``{s(y) <= t}`` on a scalar output or statistic
   (for Laplace and Gaussian noise the optimal events are exactly such tails);
