@@ -13,16 +13,16 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.algorithms.adap import POLICIES as _ADAP_POLICIES
-from dpaudit.algorithms.adap import AdaPUCB
-from dpaudit.algorithms.dp_ucb_int import POLICIES as _INT_POLICIES
-from dpaudit.algorithms.dp_ucb_int import DPUCBInt, policy_factory
-from dpaudit.algorithms.ftpl import POLICIES as _FTPL_POLICIES
-from dpaudit.algorithms.ftpl import DPFTPLNew
-from dpaudit.algorithms.ftpl_gauss_beta import POLICIES as _GB_POLICIES
-from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
-from dpaudit.algorithms.private_ucb import POLICIES as _PRIVATE_UCB_POLICIES
-from dpaudit.algorithms.private_ucb import PrivateUCB
+from dpaudit.algorithms.azize_basu_2022.adap import POLICIES as _ADAP_POLICIES
+from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
+from dpaudit.algorithms.baselines.private_ucb import POLICIES as _PRIVATE_UCB_POLICIES
+from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import POLICIES as _INT_POLICIES
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt, policy_factory
+from dpaudit.algorithms.wang_zhu_2023.ftpl import POLICIES as _FTPL_POLICIES
+from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 from dpaudit.sim.bandits import PolicyEntry
 

@@ -46,9 +46,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from dpaudit.algorithms.adap import bernoulli_kl
-from dpaudit.algorithms.ftpl import ftpl_new_log_term
-from dpaudit.algorithms.gdp_elim import log_x
+from dpaudit.algorithms.azize_basu_2022.adap import bernoulli_kl
+from dpaudit.algorithms.wang_zhu_2023.ftpl import ftpl_new_log_term
+from dpaudit.algorithms.wang_zhu_2023.gdp_elim import log_x
 from dpaudit.validation import (
     InvalidParameterError,
     check_choice,
@@ -142,7 +142,7 @@ def thm16_dp_ftpl_new_upper(means: object, horizon: int, epsilon: float,
                             delta: float) -> float:
     """Wang & Zhu 2023, Theorem 16: ``sum_i max{16 log T / Delta_i, 4 L} + 4N``.
 
-    ``L`` is :func:`~dpaudit.algorithms.ftpl.ftpl_new_log_term` (the theorem writes
+    ``L`` is :func:`~dpaudit.algorithms.wang_zhu_2023.ftpl.ftpl_new_log_term` (the theorem writes
     ``(4/eps) log(...)``); the sum is over suboptimal arms; ``N`` is the number of arms.
     """
     mu, gaps, _ = _gaps(means)
@@ -321,7 +321,8 @@ def thm32_dp_ucb_bound_terms(means: object, horizon: int, epsilon: float, *,
     overestimated, A.6 ``mu* < mu_j + 2 (confidence)``); the private mean is within
     ``h(s)/s`` of the empirical mean with probability ``1 - gamma`` (Lemma B.2 / Eq. 2.2);
     the error probability is chosen per step (``gamma = t^-4``, the choice the index
-    ``ln(4 t^4)`` of :class:`~dpaudit.algorithms.dp_ucb.DPUCBBound` encodes); A.6 is made
+    ``ln(4 t^4)`` of :class:`~dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb.DPUCBBound`
+    encodes); A.6 is made
     impossible by two conditions that hold "for any x such that ..." (A.11, A.12); A.12 is a
     transcendental inequality solved with ``W_{-1}`` and approximated with Barry et al. 2000.
 

@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB
-from dpaudit.algorithms.dp_se import DPSE
-from dpaudit.algorithms.gdp_elim import GDPElimNew
+from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB
+from dpaudit.algorithms.baselines.dp_se import DPSE
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
 from dpaudit.sim.bandits import checkpoint_grid
 
 

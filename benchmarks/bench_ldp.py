@@ -14,8 +14,11 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms.ldp_reductions import OnePointUCB
-from dpaudit.algorithms.ldp_thresholding import PrivateAPT, PrivateThresholdLUCB
+from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import (
+    PrivateAPT,
+    PrivateThresholdLUCB,
+)
+from dpaudit.algorithms.zheng_et_al_2020.ldp_reductions import OnePointUCB
 from dpaudit.sim.bandits import BernoulliRewards
 
 

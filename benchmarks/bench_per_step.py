@@ -22,9 +22,9 @@ import time
 import numpy as np
 
 from dpaudit.algorithms._lockstep import CHUNK, laplace_parts
-from dpaudit.algorithms.dp_ucb import DPUCB
+from dpaudit.algorithms.baselines.ucb import UCB
 from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
-from dpaudit.algorithms.ucb import UCB
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
 
 
 def cpu(fn) -> float:

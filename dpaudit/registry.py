@@ -72,6 +72,23 @@ def _add(table: dict[str, Any], name: str, item: Any, kind: str, module: str) ->
     table[name] = item
 
 
+def _walk(package: ModuleType, *, public_only: bool, skip: tuple[str, ...] = ()) -> list[str]:
+    """Every module under ``package`` (its paper packages included), sorted by name.
+
+    ``public_only`` leaves out modules whose own name starts with ``_`` (shared helpers of a
+    paper package); ``skip`` names subpackages that declare nothing (the audit recipes).
+    """
+    names = []
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+        parts = info.name[len(package.__name__) + 1:].split(".")
+        if parts[0] in skip or info.ispkg:
+            continue
+        if public_only and parts[-1].startswith("_"):
+            continue
+        names.append(info.name)
+    return sorted(names)
+
+
 @cache
 def _scan() -> _Scan:
     from dpaudit import audits as audits_pkg
@@ -79,10 +96,7 @@ def _scan() -> _Scan:
     audits: dict[str, AuditSpec] = {}
     experiments: dict[str, Experiment] = {}
     pairs: dict[str, Callable[..., Any]] = {}
-    for info in sorted(pkgutil.iter_modules(audits_pkg.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        name = f"{audits_pkg.__name__}.{info.name}"
+    for name in _walk(audits_pkg, public_only=True, skip=("recipes",)):
         module = importlib.import_module(name)
         for spec in _module_specs(module, name, required=False):
             _add(audits, spec.name, spec, "check name", name)
@@ -232,12 +246,12 @@ def all_policies() -> dict[str, PolicyEntry]:
     from dpaudit import algorithms as algorithms_pkg
 
     registry: dict[str, PolicyEntry] = {}
-    for info in sorted(pkgutil.iter_modules(algorithms_pkg.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{algorithms_pkg.__name__}.{info.name}")
+    for module_name in _walk(algorithms_pkg, public_only=False):
+        module = importlib.import_module(module_name)
         for name, entry in getattr(module, "POLICIES", {}).items():
             if name in registry:
                 raise RuntimeError(f"policy name {name!r} is registered twice")
             if not isinstance(entry, PolicyEntry):
-                raise TypeError(f"POLICIES[{name!r}] in {info.name} must be a PolicyEntry")
+                raise TypeError(f"POLICIES[{name!r}] in {module_name} must be a PolicyEntry")
             registry[name] = entry
     return registry

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from dpaudit.algorithms._faulty import AdaPUCBAllRewards
-from dpaudit.algorithms.adap import AdaPKLUCB, AdaPUCB, bernoulli_kl, kl_ucb_index
+from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB, bernoulli_kl, kl_ucb_index
 from dpaudit.algorithms.bounds import (
     thm2_minimax_lower,
     thm3_lower,

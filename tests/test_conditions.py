@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.audits.lemma15_perturbation import lemma15_cdf_pair
+from dpaudit.audits.wang_zhu_2023.lemma15_perturbation import lemma15_cdf_pair
 from dpaudit.exact.conditions import feasible_band, lemma8_check, lemma9_check
 from dpaudit.mechanisms.gauss_perturbation import gauss_cdf_pair, gauss_exact_delta
 from dpaudit.stats.results import ProofStatus

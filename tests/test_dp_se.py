@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.algorithms.dp_se import DPSE
+from dpaudit.algorithms.baselines.dp_se import DPSE
 from dpaudit.sim.bandits import BernoulliRewards, TableRewards
 from dpaudit.validation import InvalidParameterError
 

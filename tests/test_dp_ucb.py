@@ -20,9 +20,9 @@ from dpaudit.algorithms._counters import (
     loss_per_element,
     node_spans,
 )
-from dpaudit.algorithms.dp_ucb import DPUCB, DPUCBBound, DPUCBInt
-from dpaudit.algorithms.private_ucb import PrivateUCB
-from dpaudit.algorithms.ucb import KLUCB, UCB, Thompson
+from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
+from dpaudit.algorithms.baselines.ucb import KLUCB, UCB, Thompson
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB, DPUCBBound, DPUCBInt
 from dpaudit.mechanisms.counting import HybridCounter, tree_nodes_touched
 from dpaudit.sim.bandits import BernoulliRewards, TableRewards
 from dpaudit.validation import InvalidParameterError

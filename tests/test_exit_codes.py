@@ -119,7 +119,7 @@ def test_sys_exit_in_user_code_is_not_a_verdict(user_module, capsys):
 def test_user_claim_that_raises_under_check_exits_3(user_module, capsys):
     user_module("ec_claim", '''
         from dataclasses import replace
-        from dpaudit.audits.privbern import AUDITS as _BUILTIN
+        from dpaudit.audits.barbara_lazzaro_pike_burke_2025.privbern import AUDITS as _BUILTIN
         from dpaudit.engine import ClaimSpec
         from dpaudit.stats.results import Notion
 
@@ -216,7 +216,7 @@ def test_broken_pipe_elsewhere_is_still_an_error(tmp_path):
     # must not pass for a reader that went away: exit 3 with its one line
     (tmp_path / "ec_pipe.py").write_text(textwrap.dedent('''
         from dataclasses import replace
-        from dpaudit.audits.privbern import AUDITS as _BUILTIN
+        from dpaudit.audits.barbara_lazzaro_pike_burke_2025.privbern import AUDITS as _BUILTIN
         from dpaudit.engine import ClaimSpec
         from dpaudit.stats.results import Notion
 
@@ -314,7 +314,8 @@ def test_epsilon_domain_has_one_wording(capsys):
 # -- user modules load the way the README says --------------------------------------------
 def test_top_level_module_with_audits_audit_or_named_audits(user_module, capsys):
     base = ("from dataclasses import replace\n"
-            "from dpaudit.audits.privbern import AUDITS as _BUILTIN\n")
+            "from dpaudit.audits.barbara_lazzaro_pike_burke_2025.privbern "
+            "import AUDITS as _BUILTIN\n")
     user_module("ec_audits", base + 'AUDITS = [replace(_BUILTIN[0], name="mine")]\n')
     user_module("ec_audit", base + 'AUDIT = replace(_BUILTIN[0], name="mine")\n')
     user_module("ec_named", base + 'cli = replace(_BUILTIN[0], name="a")\n'

@@ -8,11 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.algorithms.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss, start_phase_summary
-from dpaudit.algorithms.wang_zhu_bounds import (
+from dpaudit.algorithms.wang_zhu_2023.bounds import (
     ftpl_leading_terms,
     thm4_lower_bound,
     thm4_n0,
+)
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import (
+    DPFTPLBeta,
+    DPFTPLGauss,
+    start_phase_summary,
 )
 from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.validation import InvalidParameterError

@@ -15,19 +15,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.algorithms.ldp_thresholding import (
-    PrivateAPT,
-    PrivateThresholdLUCB,
-    map_threshold,
-    thresholding_loss,
-)
-from dpaudit.algorithms.ldp_thresholding_bounds import (
+from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.bounds import (
     complexity,
     private_complexity,
     thm31_upper,
     thm32_lower,
     thm41_upper,
     thm42_lower,
+)
+from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import (
+    PrivateAPT,
+    PrivateThresholdLUCB,
+    map_threshold,
+    thresholding_loss,
 )
 from dpaudit.engine import CheckContext
 from dpaudit.mechanisms import PrivBern

@@ -15,21 +15,21 @@ from dp_accounting.pld import pld_privacy_accountant
 from scipy import stats
 from scipy.optimize import minimize
 
-from dpaudit.algorithms.ldp_contextual import (
+from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import (
     LDPGLMBandit,
     LDPLinUCB,
     UnitBallContexts,
     linear_mu_sup,
     linear_witness,
 )
-from dpaudit.algorithms.ldp_reductions import (
+from dpaudit.algorithms.zheng_et_al_2020.ldp_reductions import (
     OnePointFKM,
     OnePointUCB,
     QuadraticLosses,
     TwoPointBCO,
 )
-from dpaudit.audits._ldp_common import gaussian_delta
-from dpaudit.audits.ldp_glm_bandit import witness_search
+from dpaudit.audits.recipes.ldp import gaussian_delta
+from dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit import witness_search
 from dpaudit.engine import CheckContext
 from dpaudit.registry import get_audit
 from dpaudit.sim.bandits import BernoulliRewards

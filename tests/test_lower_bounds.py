@@ -14,10 +14,10 @@ import pytest
 from scipy import stats
 
 from dpaudit.algorithms.bounds import thm3_lower, thm3_rate
-from dpaudit.audits import fig_azize_basu_2022_lower as ab
-from dpaudit.audits import fig_barbara_lazzaro_pike_burke_2025 as blp
-from dpaudit.audits import findings_wang_zhu_2023 as f3
-from dpaudit.audits import wang_zhu_thm4
+from dpaudit.audits.azize_basu_2022 import lower_bounds as ab
+from dpaudit.audits.barbara_lazzaro_pike_burke_2025 import experiments as blp
+from dpaudit.audits.wang_zhu_2023 import findings as f3
+from dpaudit.audits.wang_zhu_2023 import thm4 as wang_zhu_thm4
 from dpaudit.registry import all_experiments
 
 

@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from dpaudit.audits.dp_ftpl_new import _regret_chunk
+from dpaudit.audits.wang_zhu_2023.dp_ftpl_new import _regret_chunk
 from dpaudit.sim.parallel import chunk_sizes, map_chunks
 
 

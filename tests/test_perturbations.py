@@ -164,7 +164,7 @@ def test_bad_parameters():
 @pytest.mark.parametrize("eps", [sp.Rational(1, 2), sp.Integer(1), sp.Integer(3)])
 def test_unpadded_limit_closed_form_matches_sympy(eps):
     # independent: sympy maximises g(t) = (1 - e^-t) - e^eps (1 - e^-t - t e^-t) itself
-    from dpaudit.audits.beta_perturbation import unpadded_limit
+    from dpaudit.audits.wang_zhu_2023.beta_perturbation import unpadded_limit
     t = sp.Symbol("t", positive=True)
     g = (1 - sp.exp(-t)) - sp.exp(eps) * (1 - sp.exp(-t) - t * sp.exp(-t))
     crit = [c for c in sp.solve(sp.diff(g, t), t) if c.is_positive]

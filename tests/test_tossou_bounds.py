@@ -24,8 +24,8 @@ from dpaudit.algorithms.bounds import (
     thm33_dp_ucb_terms,
     thm33_dp_ucb_upper,
 )
-from dpaudit.audits import dp_ucb, dp_ucb_bound
-from dpaudit.audits._tossou_common import FIG6_TWO_ARMS, ucb1_bound
+from dpaudit.audits.tossou_dimitrakakis_2016 import dp_ucb, dp_ucb_bound
+from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import FIG6_TWO_ARMS, ucb1_bound
 from dpaudit.engine import CheckContext
 from dpaudit.validation import InvalidParameterError
 

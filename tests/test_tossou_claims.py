@@ -10,7 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.audits._dp_ucb_int_calibration import PAPER_POINTS, implied_log_inv_delta
+from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import (
+    PAPER_POINTS,
+    implied_log_inv_delta,
+)
 from dpaudit.engine import run_check
 from dpaudit.mechanisms.interval_release import (
     C_TIGHT,

@@ -5,14 +5,12 @@ import csv
 import numpy as np
 import pytest
 
-from dpaudit.audits import (
-    wang_zhu_fig4,
-    wang_zhu_fig5,
-    wang_zhu_fig6,
-    wang_zhu_fig7,
-    wang_zhu_thm4,
-)
-from dpaudit.audits._wang_zhu_experiments import ALGORITHMS, slope_fit
+from dpaudit.audits.wang_zhu_2023 import fig4 as wang_zhu_fig4
+from dpaudit.audits.wang_zhu_2023 import fig5 as wang_zhu_fig5
+from dpaudit.audits.wang_zhu_2023 import fig6 as wang_zhu_fig6
+from dpaudit.audits.wang_zhu_2023 import fig7 as wang_zhu_fig7
+from dpaudit.audits.wang_zhu_2023 import thm4 as wang_zhu_thm4
+from dpaudit.audits.wang_zhu_2023._experiments import ALGORITHMS, slope_fit
 
 
 @pytest.mark.parametrize("module", [wang_zhu_fig5, wang_zhu_fig6, wang_zhu_fig7, wang_zhu_thm4])

@@ -1,0 +1,3 @@
+"""Baselines the papers compare with: UCB1, KL-UCB, Thompson sampling, DP-SE (Sajed & Sheffet
+2019), Private-UCB (Mishra & Thakurta 2015): algorithms.
+"""

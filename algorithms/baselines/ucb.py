@@ -1,0 +1,160 @@
+"""Non-private baselines every private-bandit figure compares with: UCB, KL-UCB, Thompson.
+
+* :class:`UCB`: UCB1 of Auer, Cesa-Bianchi & Fischer 2002, with the index
+  ``mu^_a + sqrt(2 ln t / n_a)`` exactly as Tossou & Dimitrakakis 2016 (Sec. 3) write it
+  (``t`` the current 1-based step); each arm once first; ties uniformly at random.
+* :class:`KLUCB`: Garivier & Cappe 2011, ``max{q : n_a kl(mu^_a, q) <= ln t + c ln ln t}``
+  with ``c = 0`` by default (their experiments; ``c = 3`` in their theorem).
+* :class:`Thompson`: Beta-Bernoulli Thompson sampling with a uniform ``Beta(1, 1)`` prior
+  (Thompson 1933; Agrawal & Goyal 2012): sample ``theta_a ~ Beta(1 + s_a, 1 + n_a - s_a)``
+  and pull the argmax.
+
+UCB runs through the shared lockstep kernel (:mod:`._kernels`); KL-UCB and Thompson sampling
+have their own numpy lockstep loops (their per-step work, a root find or a Beta draw per arm,
+is vectorised over runs) and plain per-step references.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms._lockstep import result, run_chunks, tie_break
+from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms.azize_basu_2022.adap import kl_ucb_index
+from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.sim.bandits import PolicyEntry, SimulationResult, check_simulation, result_from_actions
+from dpaudit.validation import check_real
+
+__all__ = ["KLUCB", "UCB", "Thompson"]
+
+
+class UCB(LockstepIndexPolicy):
+    """UCB1 (Auer et al. 2002) as in Tossou & Dimitrakakis 2016, Sec. 3: no privacy.
+
+    Parameters
+    ----------
+    exploration:
+        ``c`` in the bonus ``sqrt(c ln t / n_a)`` (2, UCB1's value).
+    """
+
+    name = "UCB"
+    kind = kern.UCB
+
+    def __init__(self, *, exploration: float = 2.0) -> None:
+        self.exploration = check_real("exploration", exploration, low=0.0, low_open=True)
+
+    def constants(self, n_arms: int, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
+        return np.array([self.exploration, 0.0, 0.0]), np.zeros(1), 0
+
+
+class _SimplePolicy:
+    """Lockstep and per-step simulation for policies whose step is ``choose(n, s, t, rng)``."""
+
+    name = "policy"
+
+    def _choose(self, n: np.ndarray, s: np.ndarray, t: int, v: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+                 checkpoints: Sequence[int] = (), record: bool = False) -> SimulationResult:
+        """``runs`` runs in lockstep; each step is vectorised over runs."""
+        horizon, runs, _ = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = int(source.n_arms)
+        gaps = np.asarray(source.gaps, dtype=float)
+        n = np.zeros((runs, k))
+        s = np.zeros_like(n)
+        rows = np.arange(n.shape[0])
+
+        def step(ch, regret, curve, actions):
+            for c in range(ch.u.shape[1]):
+                t = ch.t0 + c
+                arm = np.full(n.shape[0], t - 1) if t <= k else \
+                    self._choose(n, s, t, ch.v[:, c], rng)
+                p = ch.prob[c, arm]
+                x = (ch.u[:, c] < p).astype(float) if ch.drawn[c] else p
+                n[rows, arm] += 1
+                s[rows, arm] += x
+                regret += gaps[arm]
+                if ch.cp_col[c] >= 0:
+                    curve[:, ch.cp_col[c]] = regret
+                if actions is not None:
+                    actions[:, t - 1] = arm
+
+        regret, curve, cps, actions = run_chunks(
+            source, horizon, runs, rng=rng, checkpoints=checkpoints, record=record,
+            noise_per_step=0, step=step)
+        return result(regret, n.astype(np.int64), cps, curve, actions)
+
+    def simulate_per_step(self, source: object, horizon: int, runs: int, *,
+                          rng: np.random.Generator, checkpoints: Sequence[int] = (),
+                          record: bool = False) -> SimulationResult:
+        """Plain reference: one run at a time, one step at a time (same law)."""
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        k = int(source.n_arms)
+        actions = np.zeros((runs, horizon), dtype=np.int64)
+        for r in range(runs):
+            n, s = np.zeros((1, k)), np.zeros((1, k))
+            for t in range(1, horizon + 1):
+                arm = t - 1 if t <= k else int(self._choose(n, s, t, rng.random(1), rng)[0])
+                n[0, arm] += 1
+                s[0, arm] += float(source.rewards(t, np.array([arm]), rng)[0])
+                actions[r, t - 1] = arm
+        return result_from_actions(actions, np.asarray(source.gaps, dtype=float), cps,
+                                   record=record)
+
+
+class KLUCB(_SimplePolicy):
+    """KL-UCB for Bernoulli rewards (Garivier & Cappe 2011); no privacy.
+
+    Parameters
+    ----------
+    c:
+        Exploration constant of the ``c ln ln t`` term (default 0, as in their experiments).
+    """
+
+    name = "KL-UCB"
+
+    def __init__(self, *, c: float = 0.0) -> None:
+        self.c = check_real("c", c, low=0.0)
+
+    def _choose(self, n, s, t, v, rng):
+        lt = math.log(t)
+        level = lt + (self.c * math.log(lt) if lt > 1.0 else 0.0)
+        return tie_break(kl_ucb_index(s / n, level / n), v)
+
+
+class Thompson(_SimplePolicy):
+    """Beta-Bernoulli Thompson sampling with a ``Beta(prior_a, prior_b)`` prior; no privacy.
+
+    Rewards outside ``{0, 1}`` never occur here (Bernoulli draws), so the conjugate update is
+    exact.
+    """
+
+    name = "Thompson"
+
+    def __init__(self, *, prior_a: float = 1.0, prior_b: float = 1.0) -> None:
+        self.prior_a = check_real("prior_a", prior_a, low=0.0, low_open=True)
+        self.prior_b = check_real("prior_b", prior_b, low=0.0, low_open=True)
+
+    def _choose(self, n, s, t, v, rng):
+        theta = rng.beta(self.prior_a + s, self.prior_b + n - s)
+        return np.argmax(theta, axis=1)
+
+
+def _entry(factory, paper: str, invalid: tuple) -> PolicyEntry:
+    return PolicyEntry(factory, TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS, paper,
+                       small_instance=(0.7, 0.3), small_horizon=60, invalid=invalid)
+
+
+POLICIES = {
+    "ucb": _entry(UCB, "Auer, Cesa-Bianchi & Fischer 2002, UCB1",
+                  ({"exploration": 0.0}, {"exploration": float("inf")})),
+    "kl-ucb": _entry(KLUCB, "Garivier & Cappe 2011, KL-UCB", ({"c": -1.0}, {"c": "3"})),
+    "thompson": _entry(Thompson, "Thompson 1933; Agrawal & Goyal 2012, Beta-Bernoulli",
+                       ({"prior_a": 0.0}, {"prior_b": -1.0})),
+}

@@ -1,0 +1,177 @@
+"""The audit recipe shared by ``adap-ucb``, ``adap-ucb-faulty`` and ``adap-klucb`` (Azize & Basu
+2022)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.audits.recipes.global_dp import (
+    EPS,
+    J,
+    N,
+    ReleaseModel,
+    global_dp_claim,
+    release_evidence,
+    table_sampler,
+)
+from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
+from dpaudit.sim.bandits import TableRewards
+from dpaudit.stats.evidence import ProofEvidence
+from dpaudit.stats.results import Finding, Notion
+from dpaudit.stats.sampled import SamplerPair
+
+PAPER = "Azize & Basu 2022 (NeurIPS)"
+
+# The attack: K = 2 arms, T = 32, a fixed reward table (Azize & Basu 2022, Definition 2).
+# Arm 0 earns 0 except its initial pull (step 1), arm 1 earns 1. Pair 1 changes step 1
+# (arm 0's first reward, 1 -> 0): in the paper's algorithm it enters one release only (the
+# initial one, noise Lap(2/eps), loss <= eps/2); in the all-rewards variant it enters every
+# later release of arm 0. Pair 2 changes step 3 (the first episode's single pull, whichever
+# arm plays it) to the opposite rewards: a release of one reward with noise Lap(1/eps), loss
+# up to eps, the paper's worst case.
+AUDIT_HORIZON = 32
+
+
+def _table() -> TableRewards:
+    import numpy as np
+
+    tab = np.zeros((AUDIT_HORIZON, 2))
+    tab[:, 1] = 1.0
+    tab[0, 0] = 1.0
+    return TableRewards(tab)
+
+
+def neighbour_pairs(alg, summaries: tuple[str, ...] = ("action sequence",)
+                    ) -> list[SamplerPair]:
+    import numpy as np
+
+    base = _table()
+    one = base.changed(1, np.array([0.0, 1.0]))
+    three = base.changed(3, np.array([1.0, 0.0]))
+    return [
+        SamplerPair("pair 1: K=2, T=32, arm 0 earns 0 and arm 1 earns 1; step 1 (arm 0's "
+                    "initial reward) 1 vs 0", table_sampler(alg, base, AUDIT_HORIZON, summaries),
+                    table_sampler(alg, one, AUDIT_HORIZON, summaries)),
+        SamplerPair("pair 2: same table; step 3 (first episode's pull) rewards (0, 1) vs "
+                    "(1, 0)", table_sampler(alg, base, AUDIT_HORIZON, summaries),
+                    table_sampler(alg, three, AUDIT_HORIZON, summaries)),
+    ]
+
+
+def klucb_neighbour_pairs(alg, summaries: tuple[str, ...] = ("action sequence",)
+                          ) -> list[SamplerPair]:
+    """For AdaP-KLUCB: early KL-UCB indexes are clipped at 1 (the privacy shift
+    alpha ln t / (eps N/2) exceeds 1 until N is about 6 ln t at eps = 1) and tie, so the data
+    matter only once an arm has ~30 pulls. Pair 1: K=2, T=64, every reward 0; step 32 (inside
+    the first long episode) becomes 1 for both arms. Pair 2 is adap-ucb's pair 2."""
+    import numpy as np
+
+    horizon = 64
+    base = TableRewards(np.zeros((horizon, 2)))
+    changed = base.changed(32, np.array([1.0, 1.0]))
+    pairs = [SamplerPair("pair 1: K=2, T=64, every reward 0; step 32 rewards (0, 0) vs (1, 1)",
+                         table_sampler(alg, base, horizon, summaries),
+                         table_sampler(alg, changed, horizon, summaries))]
+    return pairs + [neighbour_pairs(alg, summaries)[1]]
+
+
+def release_model(alg) -> ReleaseModel:
+    if alg.mean_window == "all":
+        return ReleaseModel(1 / N, 2 / (EPS * N), J,
+                            "a release averages all N rewards of the arm (sensitivity 1/N), "
+                            "noise Lap(2/(eps N)); one reward enters every later release of "
+                            "its arm: J = up to log2 N(T) releases")
+    return ReleaseModel(1 / (N / 2), 2 / (EPS * N), sp.Integer(1),
+                        "a release averages the last episode's N/2 rewards (sensitivity "
+                        "2/N), noise Lap(2/(eps N)) (Sec. 4); episodes of one arm are "
+                        "disjoint, so one reward enters one release (Lemma 1, Thm 6)")
+
+
+# simulated runs per input of the audited pair (selection + measurement); with the ranking
+# runs this costs what the former engine spent (2 pairs x 4 samples of 400k / 150k runs)
+RUNS = Budget(full=1_600_000, quick=600_000)
+
+
+def audited(ctx: CheckContext):
+    """The audited variant (``AuditSpec.variant``: an AdaP class) at the claimed epsilon."""
+    return ctx.variant(ctx.epsilon)
+
+
+def claims(pairs=neighbour_pairs,
+           summaries: tuple[str, ...] = ("action sequence",),
+           runs: Budget = RUNS) -> list[ClaimSpec]:
+    """The two claims of an AdaP audit; ``runs``: simulated runs per input of the audited
+    pair (selection and measurement, :func:`dpaudit.stats.sampled.sampled_audit`)."""
+    def symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+        return release_evidence(ctx, release_model(audited(ctx)))
+
+    sampled = global_dp_claim(lambda ctx: pairs(audited(ctx), summaries), runs)
+
+    return [
+        ClaimSpec("episode-release", Notion.GLOBAL,
+                  "each private mean is eps-DP (Laplace, sensitivity of a last-episode mean) "
+                  "and a changed reward enters one release only",
+                  "Azize & Basu 2022, Lemma 1, Theorem 1 and Theorem 6 (Sec. 4, Eq. 7-8)",
+                  symbolic),
+        ClaimSpec("global-dp", Notion.GLOBAL,
+                  "the action sequence is eps-global DP: pi(a^T|r^T) <= e^eps pi(a^T|r'^T) for "
+                  "reward sequences differing at one step",
+                  "Azize & Basu 2022, Definition 2 and Theorems 6-8", sampled),
+    ]
+
+
+def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
+    k = AZIZE_BASU_FIG2.n_arms
+    return [
+        f"Theorem 2 minimax lower bound (K={k}, T={horizon}): "
+        f"{thm2_minimax_lower(k, horizon, ctx.epsilon):.4g}",
+        f"Theorem 3 problem-dependent lower bound (asymptotic rate x ln T, Bernoulli: "
+        f"d_inf = kl(mu_a, mu*), t_inf = Delta_a): "
+        f"{thm3_lower(AZIZE_BASU_FIG2.means, horizon, ctx.epsilon):.4g}",
+    ]
+
+
+TOUCHED_RUNS = Budget(full=20_000, quick=2_000)  # coupled runs per changed step
+REGRET_HORIZON = Budget(full=AZIZE_BASU_FIG2.horizon, quick=10**5)
+
+
+def touched_releases_finding() -> FindingSpec:
+    """Count, on the code itself, how many releases one changed reward touches.
+
+    Both neighbouring tables of each pair are simulated with the *same* generator state;
+    runs whose decisions agree on both inputs drew identical noise, so a release whose
+    pre-noise statistic differs between them was touched by the changed reward. Theorem 6's
+    premise is "exactly one"; the all-rewards variant touches every later release of the arm.
+    Information only (a finding): it checks the premise of the symbolic claim on the code.
+    """
+    import numpy as np
+
+    def evaluate(ctx: CheckContext) -> Finding:
+        alg = audited(ctx)
+        base = _table()
+        lines, worst = [], 0
+        for label, changed in (("step 1", base.changed(1, np.array([0.0, 1.0]))),
+                               ("step 3", base.changed(3, np.array([1.0, 0.0])))):
+            runs = ctx.size(TOUCHED_RUNS)
+            a = alg.simulate(base, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
+                             record_releases=True)
+            b = alg.simulate(changed, AUDIT_HORIZON, runs, rng=ctx.rng("touched", label),
+                             record_releases=True)
+            same = np.all(a.decisions == b.decisions, axis=1)
+            diff = ~np.isclose(a.extra["releases"], b.extra["releases"], rtol=0, atol=1e-12,
+                               equal_nan=True)
+            touched = diff[same].sum(axis=1)
+            hist = np.bincount(touched)
+            worst = max(worst, int(touched.max(initial=0)))
+            lines.append(f"{label} changed: {int(same.sum())} of {runs} coupled runs kept the "
+                         f"same decisions; releases touched -> runs: "
+                         + ", ".join(f"{j}: {c}" for j, c in enumerate(hist) if c))
+        return Finding(
+            "releases-touched",
+            f"one changed reward touched at most {worst} release(s) on coupled runs "
+            f"(Theorem 6's premise: exactly 1)", Notion.GLOBAL, details=tuple(lines),
+            data={"max_touched": worst})
+
+    return FindingSpec("releases-touched", evaluate)

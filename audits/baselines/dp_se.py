@@ -1,0 +1,97 @@
+"""``dp-se``: DP-SE, private Successive Elimination (Sajed & Sheffet, ICML 2019).
+
+The baseline of Azize & Basu 2022's Figure 2 (``beta = 1/T``). Claims: each epoch's private mean is
+eps-DP (Laplace, sensitivity ``1/R_e``, scale ``1/(eps R_e)``) and a changed reward enters one
+release (symbolic); eps-global DP of the action sequence (sampled). The attack: K = 2, a
+fixed table where arm 0 earns 1 and arm 1 earns a constant ``v`` chosen so that the
+elimination threshold ``2 (h_1 + c_1)`` lies midway between arm 1's epoch-1 means on the two
+neighbouring tables (one reward of arm 1's epoch-1 block is 1 or 0): the elimination decision
+after epoch 1 is then as sensitive to that reward as it can be. Regret: Figure 2's instance at
+T = 10^7 with Azize & Basu 2022's lower bounds beside it (DP-SE's own upper bound has no explicit
+constants in the seed papers, so none is used).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.algorithms.baselines.dp_se import DPSE
+from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
+from dpaudit.audits.azize_basu_2022._adap_common import REGRET_HORIZON, lower_bound_details
+from dpaudit.audits.recipes.global_dp import (
+    EPS,
+    N,
+    ReleaseModel,
+    global_dp_claim,
+    regret_result,
+    release_evidence,
+    table_sampler,
+)
+from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
+from dpaudit.sim.bandits import TableRewards
+from dpaudit.stats.evidence import ProofEvidence
+from dpaudit.stats.results import Notion
+from dpaudit.stats.sampled import SamplerPair
+
+AUDIT_HORIZON = 10_000
+
+
+SUMMARIES = ("action sequence", "pulls of arm 1")
+
+
+def neighbour_pairs(alg: DPSE) -> list[SamplerPair]:
+    horizon = AUDIT_HORIZON
+    beta = 1.0 / horizon
+    r1 = float(alg.epoch_length(1, np.array([2]), beta)[0])
+    thr = float(alg.threshold(1, np.array([2]), np.array([r1]), beta)[0])
+    v = (r1 * (1.0 - thr) - 0.5) / (r1 - 1.0)
+    tab = np.ones((horizon, 2))
+    tab[:, 1] = v
+    step = int(r1) + 1  # first pull of arm 1 in epoch 1
+    d = TableRewards(tab).changed(step, np.array([1.0, 1.0]))
+    d2 = TableRewards(tab).changed(step, np.array([1.0, 0.0]))
+    desc = (f"K=2, T={horizon}, R_1={int(r1)}, threshold 2(h_1+c_1)={thr:.4f}; arm 0 earns 1, "
+            f"arm 1 earns {v:.4f}; step {step} (arm 1's first epoch-1 pull) 1 vs 0")
+    return [SamplerPair("pair 1: " + desc, table_sampler(alg, d, horizon, SUMMARIES),
+                        table_sampler(alg, d2, horizon, SUMMARIES))]
+
+
+def _alg(ctx: CheckContext) -> DPSE:
+    return ctx.variant(ctx.epsilon)
+
+
+def _symbolic(ctx: CheckContext, spec: ClaimSpec) -> ProofEvidence:
+    model = ReleaseModel(1 / N, 1 / (EPS * N), sp.Integer(1),
+                         "epoch e releases mu^_a(e) + Lap(1/(eps R_e)) from this epoch's R_e = N "
+                         "rewards only (sensitivity 1/N); epochs are disjoint, so one reward "
+                         "enters one release")
+    return release_evidence(ctx, model)
+
+
+_sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
+                           Budget(full=600_000, quick=40_000))
+
+
+def _regret(ctx: CheckContext):
+    horizon = ctx.size(REGRET_HORIZON)
+    return regret_result(
+        ctx, _alg(ctx), FIG2.means, horizon, FIG2.runs, instance=f"{FIG2.name}: {FIG2.means}",
+        bound=None,
+        bound_name="DP-SE upper bound not evaluated (no explicit constants in the seeds)",
+        details=lower_bound_details(ctx, horizon))
+
+
+AUDITS = [
+    AuditSpec(
+        "dp-se", "DP-SE: private successive elimination with per-epoch Laplace means",
+        "Sajed & Sheffet 2019 (baseline of Azize & Basu 2022 and Wang & Zhu 2023)",
+        [ClaimSpec("episode-release", Notion.GLOBAL,
+                   "each epoch's private mean is eps-DP and a changed reward enters one release",
+                   "Sajed & Sheffet 2019, DP-SE; Azize & Basu 2022, Lemma 1 (same argument)",
+                   _symbolic),
+         ClaimSpec("global-dp", Notion.GLOBAL,
+                   "the action sequence is eps-global DP (Azize & Basu 2022, Definition 2)",
+                   "Sajed & Sheffet 2019, privacy of DP-SE", _sampled)],
+        default_epsilon=1.0, default_delta=0.0, regret=_regret, variant=DPSE),
+]

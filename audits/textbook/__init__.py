@@ -1,0 +1,3 @@
+"""Textbook mechanisms: Laplace, Gaussian (analytic calibration), randomized response: checks,
+statements, experiments and twins.
+"""
