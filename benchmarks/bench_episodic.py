@@ -21,8 +21,8 @@ import time
 import numpy as np
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB
+from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
 from dpaudit.algorithms.baselines.dp_se import DPSE
-from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
 from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
 from dpaudit.sim.bandits import checkpoint_grid
 

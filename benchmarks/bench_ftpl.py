@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew, ftpl_new_log_term
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 
 INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
 

@@ -21,9 +21,9 @@ import time
 
 import numpy as np
 
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_2
 from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import BLOCK_VALUES
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_2
 from dpaudit.sim.bandits import BernoulliRewards
 
 INSTANCE_2 = WANG_ZHU_INSTANCE_2.means

@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 from dpaudit.algorithms._lockstep import CHUNK, laplace_parts
+from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
 from dpaudit.algorithms.baselines.ucb import UCB
-from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
 
 

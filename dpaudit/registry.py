@@ -1,10 +1,13 @@
 """The registry: the single source of truth for checkable names, experiments and CDF pairs.
 
-One scan imports every public module of :mod:`dpaudit.audits` once and collects what each
-declares: ``AUDITS`` (a list of :class:`~dpaudit.engine.AuditSpec`; or one ``AUDIT``),
-``EXPERIMENTS`` (a list of :class:`~dpaudit.sim.experiments.Experiment`, for ``reproduce``) and
-``CDF_PAIRS`` (name -> CDF-pair builder, for ``plot cdf``). Names ending in ``-faulty`` are
-deliberately broken variants and must come out VIOLATED.
+One scan imports every public module of :mod:`dpaudit.audits` (one package per paper) once and
+collects what each declares: ``AUDITS`` (a list of :class:`~dpaudit.engine.AuditSpec`; or one
+``AUDIT``), ``EXPERIMENTS`` (a list of :class:`~dpaudit.sim.experiments.Experiment`, for
+``reproduce``), ``CDF_PAIRS`` (name -> CDF-pair builder, for ``plot cdf``) and ``STATEMENTS``
+(the paper's :class:`~dpaudit.reports.ledger.Statement` s, for ``claims``, beside ``PAPER`` and
+its short ``PAPER_KEYS``). Names ending in ``-faulty`` are deliberately broken variants and
+must come out VIOLATED. Policies come from one scan of :mod:`dpaudit.algorithms`
+(:func:`all_policies`). Nothing is listed by hand: a new paper package is found by walking.
 
 A user's own audit module is loaded the same way (:func:`get_audit`): ``my_audit`` (a
 top-level module), ``my_pkg.my_audit`` (a dotted path) or ``MODULE:NAME`` (one audit of
@@ -25,6 +28,7 @@ from typing import Any
 
 from dpaudit.engine import AuditSpec
 from dpaudit.errors import UsageError, UserCodeError
+from dpaudit.reports.ledger import Statement
 from dpaudit.sim.bandits import PolicyEntry
 from dpaudit.sim.experiments import Experiment
 
@@ -33,7 +37,9 @@ __all__ = [
     "all_audits",
     "all_cdf_pairs",
     "all_experiments",
+    "all_papers",
     "all_policies",
+    "all_statements",
     "get_audit",
     "get_experiment",
     "import_user_module",
@@ -64,6 +70,8 @@ class _Scan:
     audits: dict[str, AuditSpec]
     experiments: dict[str, Experiment]
     cdf_pairs: dict[str, Callable[..., Any]]
+    statements: tuple[Statement, ...]
+    papers: dict[str, tuple[str, ...]]
 
 
 def _add(table: dict[str, Any], name: str, item: Any, kind: str, module: str) -> None:
@@ -96,6 +104,8 @@ def _scan() -> _Scan:
     audits: dict[str, AuditSpec] = {}
     experiments: dict[str, Experiment] = {}
     pairs: dict[str, Callable[..., Any]] = {}
+    statements: list[Statement] = []
+    papers: dict[str, tuple[str, ...]] = {}
     for name in _walk(audits_pkg, public_only=True, skip=("recipes",)):
         module = importlib.import_module(name)
         for spec in _module_specs(module, name, required=False):
@@ -106,7 +116,30 @@ def _scan() -> _Scan:
             _add(experiments, exp.name, exp, "experiment", name)
         for key, builder in getattr(module, "CDF_PAIRS", {}).items():
             _add(pairs, key, builder, "CDF pair", name)
-    return _Scan(audits, experiments, pairs)
+        if hasattr(module, "STATEMENTS"):
+            statements += _module_statements(module, name, papers)
+    return _Scan(audits, experiments, pairs, tuple(statements), papers)
+
+
+def _module_statements(module: ModuleType, name: str,
+                       papers: dict[str, tuple[str, ...]]) -> list[Statement]:
+    """A paper package's ``STATEMENTS``, checked: each is a Statement of the module's
+    ``PAPER``, whose ``PAPER_KEYS`` no other paper uses."""
+    paper, keys = getattr(module, "PAPER", None), getattr(module, "PAPER_KEYS", None)
+    if not isinstance(paper, str) or not keys or not all(isinstance(k, str) for k in keys):
+        raise RuntimeError(f"{name} declares STATEMENTS but no PAPER (a str) and PAPER_KEYS "
+                           "(short keys for `claims PAPER`)")
+    taken = {k: p for p, ks in papers.items() for k in ks}
+    for key in keys:
+        if key in taken and taken[key] != paper:
+            raise RuntimeError(f"paper key {key!r} of {name} is taken by {taken[key]!r}")
+    papers[paper] = tuple(dict.fromkeys((*papers.get(paper, ()), *keys)))
+    out = list(module.STATEMENTS)
+    for st in out:
+        if not isinstance(st, Statement) or st.paper != paper:
+            raise RuntimeError(f"{name}.STATEMENTS holds {st!r:.80}, not a Statement of "
+                               f"{paper!r}")
+    return out
 
 
 def all_audits() -> dict[str, AuditSpec]:
@@ -122,6 +155,17 @@ def all_experiments() -> dict[str, Experiment]:
 def all_cdf_pairs() -> dict[str, Callable[..., Any]]:
     """Every plottable perturbation: name -> ``(epsilon, delta, n=None, successes=0)`` builder."""
     return _scan().cdf_pairs
+
+
+def all_statements() -> tuple[Statement, ...]:
+    """Every paper's declared statements (the ``STATEMENTS`` of each paper package), in the
+    order of the packages' names (``python -m dpaudit claims``)."""
+    return _scan().statements
+
+
+def all_papers() -> dict[str, tuple[str, ...]]:
+    """Paper name -> its short keys (``PAPER_KEYS``), for ``python -m dpaudit claims PAPER``."""
+    return _scan().papers
 
 
 def get_experiment(name: str) -> Experiment:

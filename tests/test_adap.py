@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from dpaudit.algorithms._faulty import AdaPUCBAllRewards
+from dpaudit.algorithms.azize_basu_2022._faulty import AdaPUCBAllRewards
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB, bernoulli_kl, kl_ucb_index
-from dpaudit.algorithms.bounds import (
+from dpaudit.algorithms.azize_basu_2022.bounds import (
     thm2_minimax_lower,
     thm3_lower,
     thm7_adap_ucb_upper,

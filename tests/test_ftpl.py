@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
+from dpaudit.algorithms.wang_zhu_2023.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew, ftpl_new_log_term
 from dpaudit.exact.loss import discrete_hockey_stick
 from dpaudit.sim.bandits import BernoulliRewards, TableRewards

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.algorithms.bounds import thm18_gdp_elim_upper
+from dpaudit.algorithms.wang_zhu_2023.bounds import thm18_gdp_elim_upper
 from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew, log_x
 from dpaudit.mechanisms import Lemma15Perturbation
 from dpaudit.sim.bandits import BernoulliRewards

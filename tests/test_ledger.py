@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from dpaudit.algorithms.statements import PAPERS, STATEMENTS
 from dpaudit.cli import main
-from dpaudit.registry import all_audits, all_experiments
+from dpaudit.registry import all_audits, all_experiments, all_papers, all_statements
 from dpaudit.reports.ledger import (
     NOT_IMPLEMENTED,
     Runner,
@@ -19,6 +18,9 @@ from dpaudit.reports.ledger import (
     format_markdown,
     regret,
 )
+
+STATEMENTS = all_statements()
+PAPERS = all_papers()
 
 
 def test_every_paper_has_statements_of_each_reading() -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.algorithms.bounds import thm3_lower, thm3_rate
+from dpaudit.algorithms.azize_basu_2022.bounds import thm3_lower, thm3_rate
 from dpaudit.audits.azize_basu_2022 import lower_bounds as ab
 from dpaudit.audits.barbara_lazzaro_pike_burke_2025 import experiments as blp
 from dpaudit.audits.wang_zhu_2023 import findings as f3

@@ -239,6 +239,33 @@ def test_recorded_actions_agree_with_counts_regret_and_curve(name, method):
 def test_broken_twin_is_a_documented_subclass_of_a_correct_policy(name):
     cls = type(REGISTRY[name].factory())
     correct = {type(REGISTRY[n].factory()) for n in NAMES if not REGISTRY[n].faulty}
-    assert cls.__module__.endswith("algorithms._faulty")
+    assert cls.__module__.rsplit(".", 1)[-1] == "_faulty"  # beside its paper's algorithms
     assert any(issubclass(cls, c) and cls is not c for c in correct)
     assert "what is wrong" in (cls.__doc__ or "").lower()
+
+
+# -- every entry declares its regret bound or why none applies -------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_entry_declares_a_bound_or_why_none_applies(name):
+    """``simulate``, ``check`` and ``claims`` read the bound from the entry alone."""
+    entry = REGISTRY[name]
+    assert (entry.bound is None) != (entry.no_bound_reason is None), name
+    if entry.faulty:
+        assert entry.bound is None  # no theorem covers a broken twin
+    if entry.no_bound_reason is not None:
+        assert len(entry.no_bound_reason) > 20, entry.no_bound_reason
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if REGISTRY[n].bound is not None])
+@pytest.mark.parametrize("horizon", [10**3, 10**5])
+def test_declared_bound_is_a_number_at_the_policys_parameters(name, horizon):
+    from dpaudit.sim.simulation import policy_bound
+
+    entry = REGISTRY[name]
+    policy = entry.factory()
+    value, title = policy_bound(entry, policy, entry.instance.means, horizon)
+    assert np.isfinite(value) and value > 0
+    assert re.search(r"(19|20)\d\d, Theorem", title), title
+    # every declared bound grows with the horizon (each has a ln T term)
+    later, _ = policy_bound(entry, policy, entry.instance.means, 10 * horizon)
+    assert later > value

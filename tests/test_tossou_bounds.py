@@ -1,4 +1,5 @@
-"""Reconstructed Theorems 3.2 and 3.3 of Tossou & Dimitrakakis 2016 (algorithms/bounds.py).
+"""Reconstructed Theorems 3.2 and 3.3 of Tossou & Dimitrakakis 2016
+(``algorithms/tossou_dimitrakakis_2016/bounds.py``).
 
 Independent sources: the Lambert-W step is checked symbolically (sympy) and against mpmath at
 50 digits; the bound at a fixed ``x`` is recomputed from the formula with mpmath; UCB1's bound
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
-from dpaudit.algorithms.bounds import (
+from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import (
     lambert_threshold,
     thm32_dp_ucb_bound_terms,
     thm32_dp_ucb_bound_upper,

@@ -336,5 +336,7 @@ POLICIES = {
         "Barbara, Lazzaro & Pike-Burke 2025, Algorithm 1 (APT of Locatelli et al. 2016 on "
         "PrivBern bits)",
         small_instance=(0.35, 0.55, 0.7), small_horizon=40,
-        invalid=({"epsilon": -1.0}, {"tau": 1.5}, {"gamma": -0.1}, {"tau": 0.0})),
+        invalid=({"epsilon": -1.0}, {"tau": 1.5}, {"gamma": -0.1}, {"tau": 0.0}),
+        no_bound_reason="a thresholding bandit: Barbara, Lazzaro & Pike-Burke 2025 bound its "
+                        "loss (Theorem 3.1, check ldp-tbp-fixed-budget), not its regret"),
 }

@@ -32,7 +32,8 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.algorithms.baselines.bounds import DP_SE_NO_BOUND
+from dpaudit.algorithms.baselines.instances import AZIZE_BASU_FIG2
 from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import (
     PolicyEntry,
@@ -182,5 +183,6 @@ POLICIES = {
         # beta = 1/2 makes epoch 1 (R_1 = 443 pulls per arm) fit in T = 1000, and the gap 0.1
         # sits near its threshold 2 (h_1 + c_1) = 0.14, so elimination is a real coin flip
         small_instance=(0.55, 0.45), small_horizon=1000, small_overrides={"beta": 0.5},
-        invalid=({"epsilon": -1.0}, {"beta": 0.0}, {"beta": 1.0}, {"epsilon": float("inf")})),
+        invalid=({"epsilon": -1.0}, {"beta": 0.0}, {"beta": 1.0}, {"epsilon": float("inf")}),
+        no_bound_reason=DP_SE_NO_BOUND),
 }

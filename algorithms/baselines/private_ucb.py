@@ -28,7 +28,8 @@ import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._policy import LockstepIndexPolicy
-from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.algorithms.baselines.bounds import PRIVATE_UCB_NO_BOUND
+from dpaudit.algorithms.baselines.instances import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.mechanisms.counting import tree_levels
 from dpaudit.sim.bandits import PolicyEntry
 from dpaudit.validation import (
@@ -88,4 +89,5 @@ POLICIES = {"private-ucb": PolicyEntry(
     TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
     "Mishra & Thakurta 2015, Private-UCB (the baseline of Tossou & Dimitrakakis 2016, Fig. 6)",
     small_instance=(0.7, 0.3), small_horizon=60,
-    invalid=({"epsilon": 0.0}, {"gamma": 1.0}, {"horizon": 1}, {"levels": "log"}))}
+    invalid=({"epsilon": 0.0}, {"gamma": 1.0}, {"horizon": 1}, {"levels": "log"}),
+    no_bound_reason=PRIVATE_UCB_NO_BOUND)}

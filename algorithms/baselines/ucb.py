@@ -22,10 +22,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms._kl import kl_ucb_index
 from dpaudit.algorithms._lockstep import result, run_chunks, tie_break
 from dpaudit.algorithms._policy import LockstepIndexPolicy
-from dpaudit.algorithms.azize_basu_2022.adap import kl_ucb_index
-from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.algorithms.baselines.bounds import (
+    KL_UCB_NO_BOUND,
+    THOMPSON_NO_BOUND,
+    ucb1_regret_bound,
+)
+from dpaudit.algorithms.baselines.instances import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.sim.bandits import PolicyEntry, SimulationResult, check_simulation, result_from_actions
 from dpaudit.validation import check_real
 
@@ -146,15 +151,18 @@ class Thompson(_SimplePolicy):
         return np.argmax(theta, axis=1)
 
 
-def _entry(factory, paper: str, invalid: tuple) -> PolicyEntry:
+def _entry(factory, paper: str, invalid: tuple, **bound) -> PolicyEntry:
     return PolicyEntry(factory, TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS, paper,
-                       small_instance=(0.7, 0.3), small_horizon=60, invalid=invalid)
+                       small_instance=(0.7, 0.3), small_horizon=60, invalid=invalid, **bound)
 
 
 POLICIES = {
     "ucb": _entry(UCB, "Auer, Cesa-Bianchi & Fischer 2002, UCB1",
-                  ({"exploration": 0.0}, {"exploration": float("inf")})),
-    "kl-ucb": _entry(KLUCB, "Garivier & Cappe 2011, KL-UCB", ({"c": -1.0}, {"c": "3"})),
+                  ({"exploration": 0.0}, {"exploration": float("inf")}),
+                  bound=ucb1_regret_bound),
+    "kl-ucb": _entry(KLUCB, "Garivier & Cappe 2011, KL-UCB", ({"c": -1.0}, {"c": "3"}),
+                     no_bound_reason=KL_UCB_NO_BOUND),
     "thompson": _entry(Thompson, "Thompson 1933; Agrawal & Goyal 2012, Beta-Bernoulli",
-                       ({"prior_a": 0.0}, {"prior_b": -1.0})),
+                       ({"prior_a": 0.0}, {"prior_b": -1.0}),
+                       no_bound_reason=THOMPSON_NO_BOUND),
 }

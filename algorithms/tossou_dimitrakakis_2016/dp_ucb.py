@@ -38,8 +38,12 @@ import numpy as np
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._counters import HYBRID
 from dpaudit.algorithms._policy import LockstepIndexPolicy
-from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import (
+    dp_ucb_bound_regret_bound,
+    dp_ucb_regret_bound,
+)
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt
+from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.sim.bandits import PolicyEntry
 from dpaudit.validation import check_epsilon, check_int, check_real
 
@@ -109,9 +113,10 @@ POLICIES = {
     "dp-ucb-bound": PolicyEntry(
         partial(DPUCBBound, epsilon=1.0), TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
         "Tossou & Dimitrakakis 2016, Algorithm 1 (DP-UCB-Bound)", small_instance=(0.7, 0.3),
-        small_horizon=60, invalid=(*_INVALID, {"bound_constant": -1.0})),
+        small_horizon=60, invalid=(*_INVALID, {"bound_constant": -1.0}),
+        bound=dp_ucb_bound_regret_bound),
     "dp-ucb": PolicyEntry(
         partial(DPUCB, epsilon=1.0), TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
         "Tossou & Dimitrakakis 2016, Algorithm 2 (DP-UCB)", small_instance=(0.7, 0.3),
-        small_horizon=60, invalid=_INVALID),
+        small_horizon=60, invalid=_INVALID, bound=dp_ucb_regret_bound),
 }

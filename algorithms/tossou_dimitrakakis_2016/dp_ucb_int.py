@@ -21,7 +21,8 @@ import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._policy import LockstepIndexPolicy
-from dpaudit.algorithms.papers import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import DP_UCB_INT_NO_BOUND
+from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.mechanisms.interval_release import (
     C_TIGHT,
     check_v,
@@ -98,4 +99,5 @@ POLICIES = {"dp-ucb-int": PolicyEntry(
     "Tossou & Dimitrakakis 2016, Algorithm 3 (DP-UCB-Int)",
     small_instance=(0.7, 0.3), small_horizon=60, small_overrides={"input_epsilon": 0.25},
     invalid=({"epsilon": -1.0}, {"delta": 0.0}, {"v": 2.5}, {"bonus": "never"},
-             {"input_epsilon": 0.0}, {"v": True}))}
+             {"input_epsilon": 0.0}, {"v": True}),
+    no_bound_reason=DP_UCB_INT_NO_BOUND)}

@@ -32,7 +32,8 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
+from dpaudit.algorithms.wang_zhu_2023.bounds import dp_ftpl_new_regret_bound
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.exact.loss import piecewise_quadrature
 from dpaudit.interfaces import RewardSource
 from dpaudit.mechanisms.lemma15 import Lemma15Perturbation
@@ -74,7 +75,8 @@ class DPFTPLNew:
         ``T``, used in the centre ``x0`` (the algorithm is not anytime).
 
     The noise law is :meth:`make_perturbation` (Lemma 15 with the algorithm's ``epsilon``
-    and ``delta``); the deliberately broken twin in ``algorithms/_faulty.py`` overrides it.
+    and ``delta``); the deliberately broken twin in ``algorithms/wang_zhu_2023/_faulty.py``
+    overrides it.
     """
 
     name = "DP-FTPL-New"
@@ -211,5 +213,6 @@ POLICIES = {
         WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 3 (Lemma 15, Theorem 16)",
         small_instance=(0.7, 0.5, 0.4), small_horizon=40,
         invalid=({"epsilon": -1.0}, {"delta": 1.0}, {"epsilon": 0.0, "delta": 0.0},
-                 {"horizon": 1}, {"horizon": 10.5})),
+                 {"horizon": 1}, {"horizon": 10.5}),
+        bound=dp_ftpl_new_regret_bound),
 }

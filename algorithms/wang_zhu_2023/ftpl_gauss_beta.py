@@ -38,8 +38,9 @@ from functools import lru_cache, partial
 import numpy as np
 from scipy import special
 
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
 from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
+from dpaudit.algorithms.wang_zhu_2023.bounds import ftpl_no_bound
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.mechanisms.beta_perturbation import (
     DEFAULT_FLOOR,
     beta_parameters,
@@ -272,10 +273,10 @@ POLICIES = {
         partial(DPFTPLGauss, epsilon=1.0, delta=0.01, horizon=WANG_ZHU_INSTANCE_1.horizon),
         WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 1 (Theorem 11)",
         small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 1},
-        invalid=_BAD + ({"variance_factor": 0.0},)),
+        invalid=_BAD + ({"variance_factor": 0.0},), no_bound_reason=ftpl_no_bound("Theorem 11")),
     "dp-ftpl-beta": PolicyEntry(
         partial(DPFTPLBeta, epsilon=1.0, delta=0.01, horizon=WANG_ZHU_INSTANCE_1.horizon),
         WANG_ZHU_INSTANCE_1, "Wang & Zhu 2023, Algorithm 2 (Theorem 13)",
         small_instance=(0.7, 0.5, 0.3), small_horizon=40, small_overrides={"start_phase": 1},
-        invalid=_BAD + ({"padding": 1},)),
+        invalid=_BAD + ({"padding": 1},), no_bound_reason=ftpl_no_bound("Theorem 13")),
 }

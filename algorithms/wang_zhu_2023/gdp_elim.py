@@ -38,7 +38,8 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
+from dpaudit.algorithms.wang_zhu_2023.bounds import gdp_elim_new_regret_bound
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.interfaces import RewardSource
 from dpaudit.mechanisms import Lemma15Perturbation
 from dpaudit.sim.bandits import (
@@ -183,5 +184,6 @@ POLICIES = {
         # phase 1 in ~70% of runs, a probability every part of the phase moves
         small_instance=(0.76, 0.25), small_horizon=2000,
         invalid=({"epsilon": 0.0}, {"delta": 1.0}, {"delta": -0.1},
-                 {"lemma15_epsilon_factor": 0.0}, {"lemma15_delta_factor": 2.0})),
+                 {"lemma15_epsilon_factor": 0.0}, {"lemma15_delta_factor": 2.0}),
+        bound=gdp_elim_new_regret_bound),
 }

@@ -373,5 +373,6 @@ POLICIES = {
         small_instance=(0.8, 0.3), small_horizon=60, small_overrides={"epsilon": 4.0,
                                                                      "delta": 0.01},
         invalid=({"epsilon": 0.0}, {"delta": 1.0}, {"range_factor": -1.0},
-                 {"private": "yes"})),
+                 {"private": "yes"}),
+        no_bound_reason="Zheng et al. 2020 state regret orders only (no constants printed)"),
 }

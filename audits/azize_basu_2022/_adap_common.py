@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower
-from dpaudit.algorithms.papers import AZIZE_BASU_FIG2
+from dpaudit.algorithms.azize_basu_2022.bounds import thm2_minimax_lower, thm3_lower
+from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
 from dpaudit.audits.recipes.global_dp import (
     EPS,
     J,

@@ -9,8 +9,8 @@ at T = 10^7; Theorem 8's constants ``C1(alpha), C2`` are not given in the paper,
 from __future__ import annotations
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB
-from dpaudit.algorithms.bounds import thm8_adap_klucb_shape
-from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
+from dpaudit.algorithms.azize_basu_2022.bounds import thm8_adap_klucb_shape
+from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2 as FIG2
 from dpaudit.audits.azize_basu_2022._adap_common import (
     PAPER,
     REGRET_HORIZON,

@@ -5,16 +5,16 @@ Lemma 1 / Theorem 6) and epsilon-global DP of the action sequence (sampled, Defi
 attacked with two fixed reward tables that differ at one step (see ``_adap_common``).
 Regret: Figure 2's instance at T = 10^7 (20 runs) against Theorem 7's upper bound, with
 Theorems 2 and 3's lower bounds beside it. ``adap-ucb-faulty`` averages all past rewards of
-an arm in every release (:class:`dpaudit.algorithms._faulty.AdaPUCBAllRewards`) and must be
-rejected.
+an arm in every release
+(:class:`dpaudit.algorithms.azize_basu_2022._faulty.AdaPUCBAllRewards`) and must be rejected.
 """
 
 from __future__ import annotations
 
-from dpaudit.algorithms._faulty import AdaPUCBAllRewards
+from dpaudit.algorithms.azize_basu_2022._faulty import AdaPUCBAllRewards
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
-from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
-from dpaudit.algorithms.papers import AZIZE_BASU_FIG2 as FIG2
+from dpaudit.algorithms.azize_basu_2022.bounds import thm7_adap_ucb_upper
+from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2 as FIG2
 from dpaudit.audits.azize_basu_2022._adap_common import (
     PAPER,
     REGRET_HORIZON,

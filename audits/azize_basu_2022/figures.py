@@ -18,8 +18,16 @@ import math
 import numpy as np
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, bernoulli_kl
-from dpaudit.algorithms.bounds import thm2_minimax_lower, thm3_lower, thm7_adap_ucb_upper
-from dpaudit.algorithms.papers import AZIZE_BASU_2022, AZIZE_BASU_FIG2, AZIZE_BASU_FIG3
+from dpaudit.algorithms.azize_basu_2022.bounds import (
+    thm2_minimax_lower,
+    thm3_lower,
+    thm7_adap_ucb_upper,
+)
+from dpaudit.algorithms.azize_basu_2022.instances import (
+    AZIZE_BASU_2022,
+    AZIZE_BASU_FIG2,
+    AZIZE_BASU_FIG3,
+)
 from dpaudit.registry import all_policies
 from dpaudit.sim.experiments import (
     Experiment,

@@ -26,8 +26,12 @@ import math
 import numpy as np
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB, bernoulli_kl
-from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
-from dpaudit.algorithms.papers import AZIZE_BASU_2022, AZIZE_BASU_FIG2, AZIZE_BASU_FIG3
+from dpaudit.algorithms.azize_basu_2022.bounds import thm7_adap_ucb_upper
+from dpaudit.algorithms.azize_basu_2022.instances import (
+    AZIZE_BASU_2022,
+    AZIZE_BASU_FIG2,
+    AZIZE_BASU_FIG3,
+)
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import Instance
 from dpaudit.sim.experiments import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dpaudit.algorithms.baselines.ucb import KLUCB
-from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import regret_run
+from dpaudit.audits.baselines._fig6 import regret_run
 from dpaudit.engine import AuditSpec
 
 AUDITS = [AuditSpec(

@@ -9,17 +9,10 @@ lies in 11 released nodes of scale 10/eps, a loss of 1.1 eps, and must be reject
 
 from __future__ import annotations
 
-from dpaudit.algorithms._faulty import PrivateUCBOneLevelShort
+from dpaudit.algorithms.baselines._faulty import PrivateUCBOneLevelShort
 from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
-from dpaudit.audits.tossou_dimitrakakis_2016._counter_claims import tree_symbolic
-from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
-    PAPER,
-    REGRET_HORIZON,
-    STREAM_HORIZON,
-    counter_exact,
-    regret_run,
-    sampled_claim,
-)
+from dpaudit.audits.baselines._fig6 import PAPER, REGRET_HORIZON, STREAM_HORIZON, regret_run
+from dpaudit.audits.recipes.counters import counter_exact, sampled_claim, tree_symbolic
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.stats.results import Notion
 

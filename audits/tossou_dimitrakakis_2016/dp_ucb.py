@@ -3,15 +3,16 @@
 Every arm's hybrid counter receives an element at every step (0 for arms not played), so a
 counter's stream has length T; a changed reward changes one element of the played arm's
 stream (the inserted 0s do not depend on it). Claims as ``dp-ucb-bound``; regret against
-Theorem 3.3's bound as reconstructed by :func:`dpaudit.algorithms.bounds.thm33_dp_ucb_terms`
+Theorem 3.3's bound as reconstructed by
+:func:`dpaudit.algorithms.tossou_dimitrakakis_2016.bounds.thm33_dp_ucb_terms`
 (the printed formula is stripped; the reconstruction's caveat is in its docstring).
 """
 
 from __future__ import annotations
 
-from dpaudit.algorithms.bounds import thm33_dp_ucb_terms
+from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import thm33_dp_ucb_terms
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
-from dpaudit.audits.tossou_dimitrakakis_2016._counter_claims import hybrid_symbolic
+from dpaudit.audits.recipes.counters import hybrid_symbolic
 from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
     FIG6_TWO_ARMS,
     PAPER,

@@ -4,14 +4,15 @@ Claims: the hybrid counter of one arm (the only one a changed reward touches) is
 exactly from the code's node schedule over T = 10^5 elements (quick: 4096) and symbolically for
 every block; and the action sequence is eps-DP (sampled, K = 2, T = 16). Regret: Fig. 6 (a)'s
 instance against Theorem 3.2's bound, reconstructed from the proof's steps (the printed formula
-is stripped in the extracted text): :func:`dpaudit.algorithms.bounds.thm32_dp_ucb_bound_terms`.
+is stripped in the extracted text):
+:func:`dpaudit.algorithms.tossou_dimitrakakis_2016.bounds.thm32_dp_ucb_bound_terms`.
 """
 
 from __future__ import annotations
 
-from dpaudit.algorithms.bounds import thm32_dp_ucb_bound_terms
+from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import thm32_dp_ucb_bound_terms
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCBBound
-from dpaudit.audits.tossou_dimitrakakis_2016._counter_claims import hybrid_symbolic
+from dpaudit.audits.recipes.counters import hybrid_symbolic
 from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
     FIG6_TWO_ARMS,
     PAPER,

@@ -24,8 +24,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms._faulty import DPUCBIntEveryPull
-from dpaudit.algorithms.baselines.ucb import UCB
+from dpaudit.algorithms.tossou_dimitrakakis_2016._faulty import DPUCBIntEveryPull
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt
 from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import (
     PULLS,
@@ -40,6 +39,7 @@ from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms.interval_release import pld_bracket, pld_lower, theorem_3_4
+from dpaudit.registry import all_policies
 from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
 from dpaudit.stats.results import Method, Notion
 
@@ -163,8 +163,9 @@ def _pairs(alg) -> list:
 def _gap_to_ucb(ctx, res, cps, horizon, runs) -> list[str]:
     from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import FIG6_TWO_ARMS
     from dpaudit.sim.bandits import BernoulliRewards
-    ucb = UCB().simulate(BernoulliRewards(FIG6_TWO_ARMS), horizon, runs,
-                         rng=ctx.rng("regret", "ucb"), checkpoints=cps)
+    ucb_policy = all_policies()["ucb"].factory()  # a baseline: from the registry, by name
+    ucb = ucb_policy.simulate(BernoulliRewards(FIG6_TWO_ARMS), horizon, runs,
+                              rng=ctx.rng("regret", "ucb"), checkpoints=cps)
     gap = res.curve.mean(axis=0) - ucb.curve.mean(axis=0)
     rows = ", ".join(f"T={c}: {g:.1f}" for c, g in zip(cps, gap, strict=True))
     tenth = gap[np.searchsorted(cps, horizon // 10)]

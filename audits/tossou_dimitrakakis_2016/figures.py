@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
-from dpaudit.algorithms.baselines.ucb import UCB
-from dpaudit.algorithms.papers import (
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB, DPUCBBound, DPUCBInt
+from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import (
     TOSSOU_DIMITRAKAKIS_2016,
     TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
     TOSSOU_DIMITRAKAKIS_FIG6_10_ARMS,
 )
-from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB, DPUCBBound, DPUCBInt
+from dpaudit.registry import all_policies
 from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
@@ -43,8 +42,10 @@ INSTANCES = (TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS, TOSSOU_DIMITRAKAKIS_FIG6_10_ARMS)
 
 
 def _algorithms(eps: float, horizon: int) -> list:
+    policies = all_policies()  # the baselines (Private-UCB, UCB): from the registry, by name
     return [DPUCBInt(PRINTED_INPUT[eps], v=1.1), DPUCB(eps), DPUCBBound(eps),
-            PrivateUCB(eps, horizon=horizon, gamma=0.1), UCB()]
+            policies["private-ucb"].factory(epsilon=eps, horizon=horizon, gamma=0.1),
+            policies["ucb"].factory()]
 
 
 def statements(final: dict[str, np.ndarray], two_arms: bool) -> list[str]:

@@ -1,10 +1,10 @@
 """Shared machinery of the Wang & Zhu (2023) Section-8 reproductions (Figures 4-7).
 
 The algorithms every figure may draw are listed once, in :data:`ALGORITHMS` (name ->
-factory ``(epsilon, delta, horizon) -> policy``). The DP-UCB family of Tossou & Dimitrakakis
-(2016) is looked up in ``dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb`` and drawn when that
-module exists; when it
-does not, the figures say so in their Markdown and draw the rest. Adding an algorithm is one
+factory ``(epsilon, delta, horizon) -> policy``). The algorithms of other packages (DP-SE, a
+baseline; the DP-UCB family of Tossou & Dimitrakakis 2016) are taken from the registry by
+their registered names (``all_policies()["dp-ucb"]``), never imported; an entry that is
+``None`` is not drawn and the figures say so in their Markdown. Adding an algorithm is one
 line here.
 
 Instances (Section 8): Instance 1, 9 Bernoulli arms ``0.30, 0.35, ..., 0.70``; Instance 2,
@@ -15,7 +15,6 @@ Instances (Section 8): Instance 1, 9 Bernoulli arms ``0.30, 0.35, ..., 0.70``; I
 from __future__ import annotations
 
 import csv
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.algorithms.baselines.dp_se import DPSE
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
+from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.sim.experiments import (
     Experiment,
@@ -42,17 +41,16 @@ INSTANCE_2 = WANG_ZHU_INSTANCE_2.means
 INSTANCES = {"Instance 1": INSTANCE_1, "Instance 2": INSTANCE_2}
 
 
-def _dp_ucb(name: str) -> Callable | None:
-    try:
-        module = importlib.import_module("dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb")
-    except ModuleNotFoundError:
-        return None
-    cls = getattr(module, name, None)
-    if cls is None:
-        return None
-    if name == "DPUCBInt":
-        return lambda eps, dl, t: cls.for_target(eps, dl)
-    return lambda eps, dl, t: cls(eps, horizon=t)
+def _registered(name: str, **keywords: str) -> Callable:
+    """``(epsilon, delta, horizon) -> policy`` for the policy registered as ``name`` in another
+    package, taken from the registry by name; ``keywords`` maps the factory's parameter names
+    to ``"epsilon"``, ``"delta"`` or ``"horizon"``."""
+
+    def make(eps: float, dl: float, t: int) -> Any:
+        values = {"epsilon": eps, "delta": dl, "horizon": t}
+        return all_policies()[name].factory(**{k: values[v] for k, v in keywords.items()})
+
+    return make
 
 
 ALGORITHMS: dict[str, Callable | None] = {
@@ -63,10 +61,10 @@ ALGORITHMS: dict[str, Callable | None] = {
     "DP-FTPL-Beta (tight)": lambda eps, dl, t: DPFTPLBeta(eps, dl, horizon=t,
                                                          start_phase="tight"),
     "DP-FTPL-New": lambda eps, dl, t: DPFTPLNew(eps, dl, horizon=t),
-    "DP-SE": lambda eps, dl, t: DPSE(eps),
-    "DP-UCB": _dp_ucb("DPUCB"),
-    "DP-UCB-Bound": _dp_ucb("DPUCBBound"),
-    "DP-UCB-Int": _dp_ucb("DPUCBInt"),
+    "DP-SE": _registered("dp-se", epsilon="epsilon"),
+    "DP-UCB": _registered("dp-ucb", epsilon="epsilon", horizon="horizon"),
+    "DP-UCB-Bound": _registered("dp-ucb-bound", epsilon="epsilon", horizon="horizon"),
+    "DP-UCB-Int": _registered("dp-ucb-int", epsilon="epsilon", delta="delta"),
 }
 
 

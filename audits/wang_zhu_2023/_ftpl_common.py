@@ -32,8 +32,8 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1
 from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import discrete_epsilon, worst_pair_loss
 from dpaudit.sim.parallel import map_chunks

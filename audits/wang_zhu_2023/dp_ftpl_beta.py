@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from dpaudit.algorithms._faulty import DPFTPLBetaUnpadded
+from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLBetaUnpadded
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, beta_tight_start_phase
 from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     Family,

@@ -25,7 +25,7 @@ The broken twin ``dp-ftpl-gauss-faulty`` skips the start phase (``N_0 = 1``).
 
 from __future__ import annotations
 
-from dpaudit.algorithms._faulty import DPFTPLGaussNoStartPhase
+from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLGaussNoStartPhase
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLGauss
 from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     Family,

@@ -32,10 +32,10 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
-from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLNewFaultyPerturbation
+from dpaudit.algorithms.wang_zhu_2023.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1 as INSTANCE_1
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import worst_pair_loss
 from dpaudit.exact.symbolic import prove

@@ -95,6 +95,6 @@ def _markdown(rows, panels, drawn, missing, horizon, runs) -> str:
                          f" (paper's {finals.get('DP-FTPL-Gauss', math.nan):.0f}).")
     if missing:
         lines += ["", "Not drawn (no implementation on this branch): " + ", ".join(missing)
-                  + ". They are added by one line in `audits/_wang_zhu_experiments.py`."]
+                  + ". They are added by one line in `audits/wang_zhu_2023/_experiments.py`."]
     lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]
     return "\n".join(lines) + "\n"

@@ -61,7 +61,7 @@ def compute(horizon: int, runs: int, seed: int, quick: bool = False):
                          + ", ".join(f"{a} {final(rows, panel, a)[0]:.0f}" for a in ucb) + ").")
     if missing:
         lines += ["", "Not drawn (no implementation on this branch): " + ", ".join(missing)
-                  + ". They are added by one line in `audits/_wang_zhu_experiments.py`; the "
+                  + ". They are added by one line in `audits/wang_zhu_2023/_experiments.py`; the "
                   "DP-SE-versus-DP-UCB statement needs them."]
     lines += ["", f"Reproduce: `python -m dpaudit reproduce {NAME}` (or `--quick`)."]
     return fig, rows, "\n".join(lines) + "\n"

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import math
 
-from dpaudit.algorithms.papers import WANG_ZHU_2023
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import (
     TIGHT_SCAN_LIMIT,
     beta_tight_start_phase,
 )
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_2023
 from dpaudit.mechanisms.beta_perturbation import beta_start_phase
 from dpaudit.mechanisms.gauss_perturbation import gauss_smallest_count, gauss_start_phase
 from dpaudit.sim.experiments import Experiment, ExperimentOutput, ExperimentSettings, Table

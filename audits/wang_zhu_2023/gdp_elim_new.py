@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.algorithms.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
-from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.algorithms.wang_zhu_2023.bounds import thm4_gdp_lower_order, thm18_gdp_elim_upper
 from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
+from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1 as INSTANCE_1
 from dpaudit.audits.recipes.global_dp import (
     EPS,
     N,

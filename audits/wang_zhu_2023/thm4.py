@@ -29,8 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dpaudit.algorithms.bounds import thm4_gdp_lower_order
-from dpaudit.algorithms.wang_zhu_2023.bounds import THM4_INSTANCES, thm4_lower_bound
+from dpaudit.algorithms.wang_zhu_2023.bounds import (
+    THM4_INSTANCES,
+    thm4_gdp_lower_order,
+    thm4_lower_bound,
+)
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.sim.experiments import (

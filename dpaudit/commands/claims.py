@@ -1,6 +1,7 @@
 """``python -m dpaudit claims [PAPER] [--markdown] [--json PATH|-] [--from DIR]``: the ledger.
 
-Every declared statement of the papers (``dpaudit.algorithms.statements``) with its location,
+Every declared statement of the papers (each paper package's ``STATEMENTS``, collected by
+the registry: :func:`dpaudit.registry.all_statements`) with its location,
 how the paper states it, what tests it and its status, computed by running each test with
 ``--quick`` budgets, or by reading ``check --json`` reports (``<audit>.json``) from ``--from``.
 """
@@ -17,7 +18,7 @@ from dpaudit.commands.common import (
     write_text_output,
 )
 from dpaudit.errors import UsageError
-from dpaudit.registry import UnknownNameError, suggest
+from dpaudit.registry import UnknownNameError, all_papers, all_statements, suggest
 from dpaudit.reports.ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
 from dpaudit.stats.rng import DEFAULT_SEED
 
@@ -52,24 +53,22 @@ def _existing_dir(text: str):
 
 def select(paper: str | None):
     """The statements of ``paper`` (a key or the paper's name), or all of them."""
-    from dpaudit.algorithms.statements import PAPERS, STATEMENTS
-
+    statements = all_statements()
     if paper is None:
-        return STATEMENTS
-    keys = {k: name for name, ks in PAPERS.items() for k in (*ks, name.lower())}
+        return statements
+    keys = {k: name for name, ks in all_papers().items() for k in (*ks, name.lower())}
     chosen = keys.get(paper.lower())
     if chosen is None:
         raise UnknownNameError(paper, suggest(paper.lower(), list(keys)), what="paper",
                                listing="python -m dpaudit claims --list-papers")
-    return tuple(s for s in STATEMENTS if s.paper == chosen)
+    return tuple(s for s in statements if s.paper == chosen)
 
 
 def run(args: argparse.Namespace) -> int:
-    from dpaudit.algorithms.statements import PAPERS
     from dpaudit.schema import envelope, to_json_text
 
     if args.list_papers:
-        for name, keys in PAPERS.items():
+        for name, keys in all_papers().items():
             print(f"{keys[0]:<34} {name}")
         return 0
     statements = select(args.paper)

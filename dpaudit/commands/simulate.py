@@ -66,7 +66,8 @@ def format_report(r: SimulationReport) -> str:
         f"{r.ci_high:.6g}], sd {r.std:.4g})",
     ]
     if r.bound is None:
-        lines.append("  bound: none evaluated for this policy")
+        lines.append(f"  bound: none ({r.no_bound_reason})" if r.no_bound_reason
+                     else "  bound: none evaluated for this policy")
     else:
         side = "within" if r.within_bound else "ABOVE"
         lines.append(f"  bound: {r.bound:.6g} ({r.bound_name}); mean regret {side} it")

@@ -33,12 +33,14 @@ Writing a policy (for authors of new algorithm modules)
    conformance suite (``tests/test_policies.py``) checks against ``simulate`` for equal laws.
 2. In the algorithm module, declare ``POLICIES = {name: PolicyEntry(...)}``: the factory with
    the paper's default parameters (keyword arguments override them), the paper instance the
-   policy is checked on (an :class:`Instance` from ``dpaudit.algorithms.papers``), a small
-   instance for the conformance suite, and keyword sets the factory must reject.
-   :func:`dpaudit.registry.all_policies` collects every module's ``POLICIES``; the
-   conformance suite then covers the new policy without new test code.
-3. A deliberately broken twin is a subclass in ``algorithms/_faulty.py`` (its docstring says
-   what is wrong), registered there with ``faulty=True``.
+   policy is checked on (an :class:`Instance` from the paper package's ``instances.py``), a
+   small instance for the conformance suite, keyword sets the factory must reject, and the
+   paper's regret bound (``bound``, from the paper package's ``bounds.py``) or
+   ``no_bound_reason``. :func:`dpaudit.registry.all_policies` collects every module's
+   ``POLICIES``; the conformance suite then covers the new policy without new test code.
+3. A deliberately broken twin is a subclass in the paper package's ``_faulty.py`` (its
+   docstring says what is wrong), registered there with :meth:`PolicyEntry.twin`
+   (``faulty=True``). ``docs/adding-an-algorithm.md`` walks through a whole new paper.
 """
 
 from __future__ import annotations
@@ -305,8 +307,13 @@ class PolicyEntry:
     faulty:
         True for a deliberately broken twin.
     bound:
-        ``bound(policy, means, horizon) -> (value, name)``: the theorem's regret bound for
-        ``simulate`` (``None``: no bound, or one listed in ``dpaudit.sim.simulation``).
+        ``bound(means, horizon, epsilon, delta) -> (value, name)``: the paper's regret upper
+        bound for the policy with its default parameters at ``(epsilon, delta)`` (``delta``
+        is 0 for a pure-DP or non-private policy), the one ``simulate``, ``check`` and
+        ``claims`` compare with. ``None`` when no bound applies; then ``no_bound_reason``.
+    no_bound_reason:
+        Why no bound can be evaluated (constants not printed, orders only, a broken twin...);
+        every registered policy declares ``bound`` or this (``tests/test_policies.py``).
     """
 
     factory: Callable[..., Any]
@@ -317,7 +324,17 @@ class PolicyEntry:
     small_overrides: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     invalid: tuple[Mapping[str, Any], ...] = ()
     faulty: bool = False
-    bound: Callable[[Any, tuple[float, ...], int], tuple[float, str]] | None = None
+    bound: Callable[[tuple[float, ...], int, float, float], tuple[float, str]] | None = None
+    no_bound_reason: str | None = None
+
+    def twin(self, factory: Callable[..., Any], paper: str, **changes: Any) -> PolicyEntry:
+        """A broken twin's entry (``faulty=True``, no bound): checked on this policy's
+        instances, with the same invalid parameter sets unless ``changes`` says otherwise."""
+        fields: dict[str, Any] = {
+            "small_instance": self.small_instance, "small_horizon": self.small_horizon,
+            "invalid": self.invalid,
+            "no_bound_reason": "a deliberately broken twin: no theorem covers it", **changes}
+        return PolicyEntry(factory, self.instance, paper, faulty=True, **fields)
 
 
 def result_from_actions(actions: np.ndarray, gaps: np.ndarray, checkpoints: np.ndarray, *,

@@ -7,9 +7,10 @@ summed regret curve and pull counts). They are merged in chunk order (Chan, Golu
 pairwise update), so the report is bit-identical for 1 worker, a local pool or a Dask cluster,
 and memory does not grow with the number of runs.
 
-Bounds: a :class:`~dpaudit.sim.bandits.PolicyEntry` may declare ``bound(policy, means, horizon)
--> (value, name)``; the policies ported before that field existed get theirs from
-:data:`KNOWN_BOUNDS` (Azize & Basu 2022, Theorem 7; Wang & Zhu 2023, Theorems 16 and 18).
+Bounds: each :class:`~dpaudit.sim.bandits.PolicyEntry` declares its paper's regret bound,
+``bound(means, horizon, epsilon, delta) -> (value, name)``, or ``no_bound_reason``; this module
+knows no algorithm. ``epsilon`` and ``delta`` are the policy's (``inf`` and 0 for a non-private
+policy, 0 for ``delta`` of a pure-DP one).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
@@ -31,36 +32,8 @@ from dpaudit.sim.parallel import chunk_runs, default_workers, map_chunks, resolv
 from dpaudit.stats.rng import DEFAULT_SEED
 from dpaudit.validation import InvalidParameterError, check_int, check_means, check_real
 
-__all__ = ["KNOWN_BOUNDS", "Moments", "SimulationReport", "chunk_runs", "get_policy",
-           "policy_overrides", "simulate_policy"]
-
-
-def _adap_ucb(policy: Any, means: Sequence[float], horizon: int) -> tuple[float, str]:
-    from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
-    return (thm7_adap_ucb_upper(means, horizon, policy.epsilon, policy.alpha),
-            "Azize & Basu 2022, Theorem 7 (upper bound)")
-
-
-def _ftpl_new(policy: Any, means: Sequence[float], horizon: int) -> tuple[float, str]:
-    from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
-    return (thm16_dp_ftpl_new_upper(means, horizon, policy.epsilon, policy.delta),
-            "Wang & Zhu 2023, Theorem 16 (upper bound)")
-
-
-def _gdp_elim(policy: Any, means: Sequence[float], horizon: int) -> tuple[float, str]:
-    from dpaudit.algorithms.bounds import thm18_gdp_elim_upper
-    return (thm18_gdp_elim_upper(means, horizon, policy.epsilon, policy.delta),
-            "Wang & Zhu 2023, Theorem 18 (upper bound)")
-
-
-# Theorem bounds of the policies registered before PolicyEntry.bound existed. AdaP-KLUCB has
-# none: Azize & Basu 2022's Theorem 8 leaves its constants C1, C2 unspecified. Broken twins
-# have none: no theorem covers them.
-KNOWN_BOUNDS: Mapping[str, Callable[[Any, Sequence[float], int], tuple[float, str]]] = {
-    "adap-ucb": _adap_ucb,
-    "dp-ftpl-new": _ftpl_new,
-    "gdp-elim-new": _gdp_elim,
-}
+__all__ = ["Moments", "SimulationReport", "chunk_runs", "get_policy",
+           "policy_bound", "policy_overrides", "simulate_policy"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +103,8 @@ class SimulationReport:
     pulls_per_second: float
     workers: int | None
     scheduler: str | None
+    #: why the policy's entry declares no bound (``PolicyEntry.no_bound_reason``), else None
+    no_bound_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -176,6 +151,18 @@ def policy_overrides(name: str, entry: PolicyEntry, *, horizon: int,
     if "horizon" in params:
         out["horizon"] = horizon
     return out
+
+
+def policy_bound(entry: PolicyEntry, policy: Any, means: Sequence[float],
+                 horizon: int) -> tuple[float | None, str | None]:
+    """``entry.bound`` at the policy's own ``epsilon`` and ``delta`` (``(None, None)`` when
+    the entry declares none)."""
+    if entry.bound is None:
+        return None, None
+    epsilon = float(getattr(policy, "epsilon", math.inf))
+    delta = float(getattr(policy, "delta", 0.0))
+    value, name = entry.bound(tuple(means), horizon, epsilon, delta)
+    return float(value), name
 
 
 def _checkpoints(horizon: int) -> tuple[int, ...]:
@@ -229,9 +216,7 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     pulls = np.sum([p.counts_sum for p in parts], axis=0) / runs
     half = (float(stats.t.ppf(0.5 + confidence / 2, runs - 1) * total.std / math.sqrt(runs))
             if runs > 1 else 0.0)
-    bound_fn = getattr(entry, "bound", None) or (None if entry.faulty
-                                                 else KNOWN_BOUNDS.get(name))
-    bound, bound_name = bound_fn(policy, mu, horizon) if bound_fn is not None else (None, None)
+    bound, bound_name = policy_bound(entry, policy, mu, horizon)
     params = {k: getattr(policy, k) for k in ("epsilon", "delta") if hasattr(policy, k)}
     return SimulationReport(
         policy=name, paper=entry.paper, instance=instance, means=mu, horizon=horizon,
@@ -243,4 +228,5 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
         mean_pulls=tuple(float(v) for v in pulls), chunks=len(parts), seconds=seconds,
         pulls_per_second=runs * horizon / max(seconds, 1e-9),
         workers=None if address is not None else workers,
-        scheduler=None if address is None else str(address))
+        scheduler=None if address is None else str(address),
+        no_bound_reason=None if bound is not None else entry.no_bound_reason)

@@ -1,0 +1,83 @@
+"""Deliberately broken twins of Wang & Zhu 2023's algorithms, kept beside the correct ones.
+
+Each twin is a subclass of the correct algorithm that overrides exactly the part that is
+wrong; its docstring says what is wrong and why the paper's proof no longer applies. Each is
+registered in ``POLICIES`` with ``faulty=True`` (the conformance suite checks it like any
+policy: a broken algorithm still has to be simulated faithfully) and audited under a
+``-faulty`` name that must come out VIOLATED.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from dpaudit.algorithms.wang_zhu_2023.ftpl import POLICIES as _FTPL_POLICIES
+from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
+
+__all__ = ["POLICIES", "DPFTPLBetaUnpadded", "DPFTPLGaussNoStartPhase",
+           "DPFTPLNewFaultyPerturbation"]
+
+
+class DPFTPLNewFaultyPerturbation(DPFTPLNew):
+    """DP-FTPL-New drawing from a Lemma-15 law that decays at rate ``2 N eps``. BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 3. What is wrong: the perturbation
+    (:class:`~dpaudit.mechanisms._faulty.FaultyLemma15Perturbation`) has the support and decay
+    of a count ``2N`` while one changed observation still shifts the centre by up to ``1/N``,
+    so Lemma 15's conditions (10)-(11) fail: the density ratio reaches ``e^(2 eps)`` and the
+    next action is not ``(eps, delta)``-DP (Definition 1) on neighbouring histories.
+    """
+
+    name = "DP-FTPL-New (rate 2 N eps perturbation, faulty)"
+
+    def make_perturbation(self) -> FaultyLemma15Perturbation:
+        return FaultyLemma15Perturbation(self.epsilon, self.delta)
+
+
+class DPFTPLGaussNoStartPhase(DPFTPLGauss):
+    """DP-FTPL-Gauss without its start phase (every arm pulled once, then N(R/N, 2/N)). BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 1. What is wrong: Lemma 8 needs
+    ``N >= N_G`` before the first perturbed step; at ``N = 1`` the Gaussian shift ``1/N`` with
+    standard deviation ``sqrt(2)`` has exact ``delta(1) = 0.0396 > 0.01``, and with ten other
+    arms at count 1 the next action itself is not (1, 0.01)-DP (Definition 1).
+    """
+
+    name = "DP-FTPL-Gauss (no start phase, faulty)"
+
+    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
+        super().__init__(epsilon, delta, **kwargs)
+        self.start_phase = 1  # BROKEN: the start phase N_G is skipped
+
+
+class DPFTPLBetaUnpadded(DPFTPLBeta):
+    """DP-FTPL-Beta without the padding ``k = floor(N/8) + 1``: Thompson sampling. BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 2, start phase ``N_B`` included.
+    What is wrong: Theorem 13's proof needs ``(a + k)(b + k) >= 0.09 (a + b + 2k)^2``; without
+    ``k`` an arm with few successes has ``Beta(1, N + 1)`` vs ``Beta(2, N)`` and the exact
+    divergence stays near ``0.16`` at ``eps = 1`` for every ``N`` (Fig. 2 d-f).
+    """
+
+    name = "DP-FTPL-Beta (no padding, faulty)"
+
+    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
+        super().__init__(epsilon, delta, **kwargs)
+        self.padding = False  # BROKEN: Beta(a, b) instead of Beta(a + k, b + k)
+
+
+POLICIES = {
+    "dp-ftpl-new-faulty": _FTPL_POLICIES["dp-ftpl-new"].twin(
+        partial(DPFTPLNewFaultyPerturbation, epsilon=1.0, delta=0.01, horizon=10**5),
+        "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)"),
+    "dp-ftpl-gauss-faulty": _GB_POLICIES["dp-ftpl-gauss"].twin(
+        partial(DPFTPLGaussNoStartPhase, epsilon=1.0, delta=0.01, horizon=10**5),
+        "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)"),
+    "dp-ftpl-beta-faulty": _GB_POLICIES["dp-ftpl-beta"].twin(
+        partial(DPFTPLBetaUnpadded, epsilon=1.0, delta=0.01, horizon=10**5),
+        "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",
+        small_overrides={"start_phase": 1}),
+}

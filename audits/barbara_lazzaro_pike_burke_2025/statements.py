@@ -1,0 +1,56 @@
+"""Barbara, Lazzaro & Pike-Burke 2025: the statements dpaudit tracks (``claims barbara``).
+
+Each :class:`~dpaudit.reports.ledger.Statement` names its location (theorem, equation,
+figure), whether the paper states it as a sufficient guarantee, a necessary condition (a lower
+bound) or as figure narration, and what tests it, by registered name: a claim of an audit, an
+audit's regret experiment or a figure reproduction. A name not registered yet is reported as
+"not yet implemented" until an audit or experiment with that name lands. Status is never
+written here; ``python -m dpaudit claims`` computes it. The registry collects ``STATEMENTS``
+and ``PAPER_KEYS`` from every paper package (:func:`dpaudit.registry.all_statements`).
+"""
+
+from __future__ import annotations
+
+from dpaudit.reports.ledger import KINDS, READINGS, Statement, claim, experiment
+
+__all__ = ["PAPER", "PAPER_KEYS", "STATEMENTS"]
+
+PRIV, UPPER, LOWER, EXP = KINDS
+SUF, NEC, FIG = READINGS
+
+PAPER = BARBARA_2025 = "Barbara, Lazzaro & Pike-Burke 2025"
+#: short keys accepted by ``python -m dpaudit claims PAPER`` (the first is the canonical one)
+PAPER_KEYS = ("barbara-lazzaro-pike-burke-2025", "barbara", "ldp-thresholding")
+
+_BLP = [
+    Statement(BARBARA_2025, "Def. 2.1, Lemma 2.1", PRIV, SUF,
+              "the PrivBern reward privatiser is eps-LDP",
+              (claim("privbern", "likelihood-ratio-symbolic"), claim("privbern", "exact-loss"))),
+    Statement(BARBARA_2025, "Alg. 1, Lemma 2.1", PRIV, SUF,
+              "fixed-budget LDP thresholding (Alg. 1) is eps-LDP",
+              (claim("ldp-tbp-fixed-budget", "report-ldp-exact"),
+               claim("ldp-tbp-fixed-budget", "report-ldp-sampled"))),
+    Statement(BARBARA_2025, "Theorem 3.1", UPPER, SUF,
+              "fixed-budget LDP thresholding (Alg. 1): expected loss decreases exponentially "
+              "in the budget", (experiment("ldp-thresholding"),)),
+    Statement(BARBARA_2025, "Theorem 3.2", LOWER, NEC,
+              "fixed-budget lower bound for every eps-LDP algorithm: max over B^0..B^K of "
+              "E[L] >= (1/4) exp(-c' (e^eps - 1)^2 T / H)",
+              (experiment("ldp-thresholding-thm32"),),
+              note="constant c' = 16 rebuilt from Appendix C; Algorithm 1 is run on every "
+                   "environment of the theorem's family, so a measurement can contradict it"),
+    Statement(BARBARA_2025, "Theorem 4.1", PRIV, SUF,
+              "fixed-confidence LDP thresholding (Alg. 2) is eps-LDP",
+              (claim("ldp-tbp-fixed-confidence", "report-ldp-exact"),
+               claim("ldp-tbp-fixed-confidence", "report-ldp-sampled"))),
+    Statement(BARBARA_2025, "Theorem 4.1", UPPER, SUF,
+              "Alg. 2 returns the correct set with probability 1 - delta within a "
+              "sample-complexity bound", (experiment("ldp-thresholding"),)),
+    Statement(BARBARA_2025, "Theorem 4.2", LOWER, NEC,
+              "fixed-confidence lower bound on the stopping time of every eps-LDP algorithm",
+              (experiment("ldp-thresholding"),),
+              note="drawn beside Alg. 2's stopping time; the figure is dpaudit's own (the "
+                   "paper has none)"),
+]
+
+STATEMENTS: tuple[Statement, ...] = tuple(_BLP)
