@@ -39,6 +39,7 @@ from dpaudit.sim.experiments import (
     mean_interval,
     new_figure,
 )
+from dpaudit.sim.simulation import policy_overrides
 
 NAME = "azize-basu-fig2-intervals"
 EPISODIC_RUNS = (20, 100, 400)
@@ -92,7 +93,8 @@ def intervals(settings: ExperimentSettings) -> ExperimentOutput:
         if name not in registered:
             continue
         runs = most if name in EPISODIC_BASELINES else settings.runs
-        policy = registered[name].factory(epsilon=eps)
+        policy = registered[name].factory(**policy_overrides(
+            name, registered[name], horizon=horizon, epsilon=eps, delta=None))
         regret[label] = np.asarray(settings.cached(("base", name, runs), lambda p=policy, r=runs,
                                    n=name: p.simulate(env, horizon, r,
                                                       rng=settings.rng("base", n)).regret))
