@@ -11,7 +11,7 @@ from dpaudit.audits.azize_basu_2022 import initial_release_cause as c
 
 def test_variants_differ_only_in_the_initial_release_noise() -> None:
     scales = [make(0.5)._initial_scale() for make in c.VARIANTS.values()]
-    assert scales == pytest.approx([2 / 0.5, 1 / 0.5, 0.0])
+    assert scales == pytest.approx([2 / 0.5, 1 / 0.5, 0.0, 0.0])
 
 
 def test_tail_row_uses_exact_clopper_pearson_limits() -> None:
