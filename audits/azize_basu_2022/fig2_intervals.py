@@ -38,6 +38,7 @@ from dpaudit.sim.experiments import (
     Table,
     mean_interval,
     new_figure,
+    ratio_interval,
 )
 from dpaudit.sim.simulation import policy_overrides
 
@@ -48,16 +49,6 @@ BASELINES = {"DP-SE (beta = 1/T)": "dp-se",
              "DP-UCB of Mishra & Thakurta 2015 (private-ucb, gamma = 0.1)": "private-ucb",
              "DP-UCB of Tossou & Dimitrakakis 2016 (dp-ucb)": "dp-ucb"}
 EPISODIC_BASELINES = ("dp-se",)
-
-
-def ratio_interval(base: np.ndarray, adap: np.ndarray) -> tuple[float, float, float]:
-    """``(ratio of means, low, high)`` with the Bonferroni interval of the module docstring."""
-    mb, lb, hb = (float(x) for x in mean_interval(base, confidence=0.975))
-    ma, la, ha = (float(x) for x in mean_interval(adap, confidence=0.975))
-    ratio = mb / ma
-    if la <= 0 or base.size < 2 or adap.size < 2:
-        return ratio, math.nan, math.nan
-    return ratio, max(lb, 0.0) / ha, hb / la
 
 
 def reading(low: float, high: float) -> str:
@@ -145,4 +136,4 @@ EXPERIMENTS = [
                min_horizon=100, min_horizon_reason="every arm needs a few episodes"),
 ]
 
-__all__ = ["BASELINES", "EXPERIMENTS", "ratio_interval", "reading"]
+__all__ = ["BASELINES", "EXPERIMENTS", "reading"]
