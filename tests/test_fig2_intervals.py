@@ -41,7 +41,7 @@ def test_reading_says_what_the_interval_shows(low: float, high: float, words: st
 
 @pytest.mark.parametrize(("low", "high", "words"), [
     (1.1, 1.5, "supports"), (0.5, 0.9, "contradicts"), (0.9, 1.2, "does not support"),
-    (math.nan, math.nan, "undefined")])
+    (math.nan, math.nan, "interval undefined")])
 def test_fig4_panel_reading(low: float, high: float, words: str) -> None:
     from dpaudit.audits.wang_zhu_2023.fig4_narration import panel_reading
 
