@@ -123,6 +123,9 @@ class AuditSpec:
     ``mechanism(epsilon, delta)``, when given, builds the object (black-box protocol of
     :mod:`dpaudit.stats.blackbox`) that ``python -m dpaudit audit NAME`` attacks: the same mechanism
     the claims are about, so ``check NAME`` and ``audit NAME`` mean one thing.
+    ``paper_claim_false(epsilon, delta)``, when given, says where the paper's own statement
+    (checked at the scope the paper states it) is known to be false, decided exactly: there
+    a VIOLATED is the truth about the paper, and the parameter-domain battery expects it.
     """
 
     name: str
@@ -137,6 +140,7 @@ class AuditSpec:
     variant: Any = None
     broken: str = ""
     mechanism: Callable[[float, float], Any] | None = None
+    paper_claim_false: Callable[[float, float], bool] | None = None
 
     @property
     def faulty(self) -> bool:
@@ -164,7 +168,8 @@ class AuditSpec:
                        description=f"{self.description} -- BROKEN: {broken}",
                        claims=self.claims if claims is None else claims,
                        findings=self.findings if findings is None else findings,
-                       regret=None, variant=variant, broken=broken, mechanism=mechanism)
+                       regret=None, variant=variant, broken=broken, mechanism=mechanism,
+                       paper_claim_false=None)
 
 
 class PieceStore(Protocol):

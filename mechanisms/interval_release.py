@@ -44,8 +44,9 @@ from dpaudit.validation import (
     check_real,
 )
 
-__all__ = ["corollary_3_1", "corollary_3_2", "pld_bracket", "pld_delta", "pld_epsilon",
-           "pld_lower", "release_counts", "release_interval", "release_scale", "theorem_3_4"]
+__all__ = ["corollary_3_1", "corollary_3_2", "laplace_rdp", "pld_bracket", "pld_bracket_binned",
+           "pld_delta", "pld_epsilon", "pld_lower", "rdp_epsilon_upper", "release_bins",
+           "release_counts", "release_interval", "release_scale", "theorem_3_4"]
 
 #: the tightest ``c`` with ``e^x - 1 <= c x`` on ``(0, 1]``
 C_TIGHT = math.e - 1.0
@@ -187,3 +188,107 @@ def pld_epsilon(input_epsilon: float, delta: float, *, v: float = 1.1, pulls: in
         return 0.0, 0.0
     hi = _pld(input_epsilon, v, pulls, every, True, interval)
     return float(lo.get_epsilon_for_delta(delta)), float(hi.get_epsilon_for_delta(delta))
+
+
+# -- long horizons: binned PLD brackets and the T -> infinity limit ---------------------------
+def release_bins(n_releases: int, *, head: int = 32, ratio: float = 1.05
+                 ) -> list[tuple[int, int]]:
+    """Consecutive release-index bins ``(first, last)`` covering ``1..n_releases``.
+
+    The first ``head`` releases get a bin each; later bins grow geometrically by ``ratio``, so
+    ``10^6`` releases need a few hundred bins.
+    """
+    n = check_int("n_releases", n_releases, low=1)
+    head = check_int("head", head, low=1)
+    ratio = check_real("ratio", ratio, low=1.0, low_open=True)
+    bins, last = [], 0
+    while last < n:
+        nxt = last + 1 if last < head else min(n, max(last + 1, math.ceil(last * ratio)))
+        bins.append((last + 1, nxt))
+        last = nxt
+    return bins
+
+
+def pld_bracket_binned(input_epsilon: float, *, v: float = 1.1, pulls: int,
+                       interval: float = 1e-6, head: int = 32, ratio: float = 1.05):
+    """``(optimistic, pessimistic)`` PLDs of one arm's releases up to ``pulls``, for horizons
+    where one PLD per release is too slow (``None`` if there is no release).
+
+    Within a bin of releases ``k = a..b`` the noise multipliers ``(k f)^(v/2)`` grow with
+    ``k``. The Laplace mechanism's trade-off function is increasing in its noise multiplier,
+    so (Blackwell) a release with a larger multiplier is a post-processing of one with a
+    smaller multiplier, and composition preserves that order (Dong, Roth & Su 2019, f-DP,
+    Lemma 3). So the bin's ``b - a + 1`` releases are bracketed by as many copies of the
+    release with the *smallest* multiplier (``k = a``, pessimistic estimate: an upper bound on
+    ``delta(eps)``) and of the one with the *largest* (``k = b``, optimistic estimate: a lower
+    bound), each composed in one ``self_compose``. The bracket's width is the binning's price
+    (a factor ``ratio^(v/2)`` in the multiplier) plus the discretisation.
+    """
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    v = check_v(v)
+    f = release_interval(input_epsilon)
+    n_rel = check_int("pulls", pulls, low=1) // f
+    if n_rel == 0:
+        return None
+    lo = hi = None
+    for a, b in release_bins(n_rel, head=head, ratio=ratio):
+        count = b - a + 1
+        upper = pldlib.from_laplace_mechanism(float(a * f) ** (v / 2.0), sensitivity=1.0,
+                                              pessimistic_estimate=True,
+                                              value_discretization_interval=interval)
+        lower = pldlib.from_laplace_mechanism(float(b * f) ** (v / 2.0), sensitivity=1.0,
+                                              pessimistic_estimate=False,
+                                              value_discretization_interval=interval,
+                                              use_connect_dots=False)
+        if count > 1:
+            upper, lower = upper.self_compose(count), lower.self_compose(count)
+        hi = upper if hi is None else hi.compose(upper)
+        lo = lower if lo is None else lo.compose(lower)
+    return lo, hi
+
+
+#: Renyi orders for the T -> infinity bound (dp-accounting's defaults plus finer low orders)
+RDP_ORDERS = tuple(sorted({1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0,
+                           16.0, 20.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 256.0, 512.0,
+                           1024.0, 4096.0}))
+
+
+def laplace_rdp(epsilon: np.ndarray, order: float) -> np.ndarray:
+    """Renyi DP of the ``epsilon``-DP Laplace mechanism at ``order > 1`` (Mironov 2017, Prop. 6):
+    ``eps + log(1 + (a - 1) (exp((1 - 2a) eps) - 1) / (2a - 1)) / (a - 1)``, vectorised."""
+    e = np.asarray(epsilon, dtype=float)
+    a = float(order)
+    return e + np.log1p((a - 1.0) * np.expm1(e * (1.0 - 2.0 * a)) / (2.0 * a - 1.0)) / (a - 1.0)
+
+
+def rdp_epsilon_upper(input_epsilon: float, delta: float, *, v: float = 1.1,
+                      pulls: float = math.inf, exact_releases: int = 10**6) -> float:
+    """An upper bound on the ``epsilon`` at ``delta`` of one arm's releases up to ``pulls``
+    (``inf``: every release DP-UCB-Int ever makes), through Renyi DP.
+
+    The first ``exact_releases`` releases (``eps_k = (k f)^(-v/2)``) enter with the Laplace
+    mechanism's exact RDP (:func:`laplace_rdp`); the rest with the bound ``RDP <= a eps_k^2 /
+    2`` of an ``eps_k``-DP mechanism (Bun & Steinke 2016, Prop. 3.3: pure DP implies zCDP),
+    summed by the integral test: ``sum_{k > K} (k f)^(-v) <= f^(-v) K^(1 - v) / (v - 1)``.
+    The total converts to ``(epsilon, delta)`` with dp-accounting's RDP conversion.
+    """
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    v = check_v(v)
+    f = release_interval(input_epsilon)
+    d = check_delta(delta)
+    if d == 0.0:
+        raise InvalidParameterError("delta=0.0 must be a finite number in (0, 1)")
+    n_rel = math.inf if pulls == math.inf else check_int("pulls", pulls, low=1) // f
+    k_exact = int(min(n_rel, exact_releases))
+    eps_k = (np.arange(1, k_exact + 1, dtype=float) * f) ** (-v / 2.0)
+    tail = 0.0
+    if n_rel > k_exact:
+        tail = f ** (-v) * k_exact ** (1.0 - v) / (v - 1.0)
+        if n_rel != math.inf:  # finite horizon: the integral test up to n_rel as well
+            tail -= f ** (-v) * (n_rel + 1) ** (1.0 - v) / (v - 1.0)
+    rdp_values = [float(np.sum(laplace_rdp(eps_k, a))) + a * max(tail, 0.0) / 2.0
+                  for a in RDP_ORDERS]
+    eps, _ = rdp.compute_epsilon(RDP_ORDERS, rdp_values, d)
+    return float(eps)

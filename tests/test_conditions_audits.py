@@ -23,12 +23,16 @@ def test_check_correct_and_faulty(name, tmp_path, capsys):
 
 
 def test_classical_gaussian_fails_at_large_epsilon(capsys):
-    # the classical calibration holds at (1, 1e-5) but not at eps = 10 (exact curve); eps = 10
-    # is outside the cited theorem's scope (Dwork & Roth Thm A.1, eps < 1), so the claim is
-    # INCONCLUSIVE there with the failure stated, never a violation of the theorem
-    assert main(["check", "gaussian", "--epsilon", "10", "--delta", "1e-5"]) == 0
+    # Zheng et al. 2020 state the classical calibration without a range of eps; checked at that
+    # scope it holds at (1, 1e-5) and fails at eps = 10 (exact curve): VIOLATED, with the note
+    # that the cited theorem (Dwork & Roth Thm A.1) only covers eps < 1
+    from dpaudit.audits.zheng_et_al_2020.gaussian import paper_claim_false
+
+    assert main(["check", "gaussian", "--epsilon", "10", "--delta", "1e-5"]) == 1
     out = capsys.readouterr().out
-    assert "outside the scope of the cited theorem" in out and "fails exactly" in out
+    assert "outside the scope of the theorem Zheng et al. cite" in out
+    assert paper_claim_false(10.0, 1e-5) and not paper_claim_false(1.0, 1e-5)
+    assert main(["check", "gaussian", "--epsilon", "8", "--delta", "1e-5"]) == 0
 
 
 def test_gauss_perturbation_at_epsilon_zero(capsys):

@@ -190,6 +190,26 @@ def mean_interval(values: np.ndarray, *, confidence: float = 0.95, axis: int = 0
     return mean, mean - half, mean + half
 
 
+def ratio_interval(numerator: np.ndarray, denominator: np.ndarray, *, confidence: float = 0.95
+                   ) -> tuple[float, float, float]:
+    """``(ratio of means, low, high)`` for two independent samples (runs of two algorithms).
+
+    The interval is ``[lo_N / hi_D, hi_N / lo_D]`` from the two means' Student-t intervals at
+    ``1 - (1 - confidence) / 2`` each (Bonferroni: both cover, so the ratio's interval covers,
+    with probability at least ``confidence``); ``nan`` limits when either sample has fewer than
+    two runs or the denominator's interval reaches 0. Indicative for heavy-tailed regret, as
+    :func:`mean_interval` is.
+    """
+    each = 1.0 - (1.0 - confidence) / 2.0
+    num, den = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
+    mn, ln, hn = (float(x) for x in mean_interval(num, confidence=each))
+    md, ld, hd = (float(x) for x in mean_interval(den, confidence=each))
+    ratio = mn / md if md != 0 else math.inf
+    if ld <= 0 or num.size < 2 or den.size < 2:
+        return ratio, math.nan, math.nan
+    return ratio, max(ln, 0.0) / hd, hn / ld
+
+
 def new_figure(*, figsize: tuple[float, float] = (6.4, 4.2)) -> tuple[Any, Any]:
     """A matplotlib ``(figure, axes)`` pair that needs no display and no global state."""
     from matplotlib.figure import Figure
