@@ -29,7 +29,8 @@ import math
 import numpy as np
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB
-from dpaudit.audits.azize_basu_2022.findings import AZIZE_BASU_FIG2, PAPER
+from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
+from dpaudit.audits.azize_basu_2022.findings import PAPER
 from dpaudit.registry import all_policies
 from dpaudit.sim.experiments import (
     Experiment,

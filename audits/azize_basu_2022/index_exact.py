@@ -40,7 +40,7 @@ import numpy as np
 from scipy import stats
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
-from dpaudit.algorithms.bounds import thm7_adap_ucb_upper
+from dpaudit.algorithms.azize_basu_2022.bounds import thm7_adap_ucb_upper
 from dpaudit.audits.azize_basu_2022.findings import PAPER, THM7_INSTANCE, THM7_MEANS
 from dpaudit.sim.experiments import (
     Experiment,

@@ -30,7 +30,8 @@ import numpy as np
 from scipy import stats
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
-from dpaudit.audits.azize_basu_2022.findings import AZIZE_BASU_FIG2, PAPER
+from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
+from dpaudit.audits.azize_basu_2022.findings import PAPER
 from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
