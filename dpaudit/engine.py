@@ -8,9 +8,10 @@ regret experiment. :func:`run_check` validates the parameters, gives every piece
 generator (keyed by the piece's id, so results do not depend on what else runs or on the
 number of workers), runs every claim, and only then turns each evidence into a
 :class:`~dpaudit.stats.results.ClaimResult` with :func:`~dpaudit.stats.evidence.decide`: the check's
-``alpha`` is split over its sampled claims (Bonferroni,
-:func:`~dpaudit.stats.evidence.split_alpha`),
-so the exit code of the whole check is wrong with probability at most ``alpha``. A finding may
+``alpha`` is split over its sampled claims and its regret experiment (Bonferroni,
+:func:`~dpaudit.stats.evidence.split_alpha`; the regret verdict is decided by
+:func:`~dpaudit.stats.evidence.decide_regret` at its share), so the exit code of the whole
+check is wrong with probability at most ``alpha``. A finding may
 return sampled evidence too; it is decided at the check's full ``alpha`` (it never changes the
 exit code) and says so.
 """
@@ -25,7 +26,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dpaudit.stats.evidence import Evidence, SampledEvidence, decide, split_alpha
+from dpaudit.stats.evidence import (
+    Evidence,
+    SampledEvidence,
+    decide,
+    decided_regret,
+    split_alpha,
+)
 from dpaudit.stats.results import CheckReport, Finding, Notion, RegretResult, Verdict
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
@@ -273,7 +280,8 @@ def run_check(
     for i, c in enumerate(spec.claims, 1):
         evidences.append(piece(f"claim:{i}:{c.id}", f"claim {i}/{len(spec.claims)}: {c.id}",
                                lambda c=c: c.evaluate(ctx, c)))
-    per_claim = split_alpha(alpha, evidences)
+    run_regret = regret and spec.regret is not None
+    per_claim = split_alpha(alpha, evidences, regret=run_regret)
     claims = tuple(decide(c, ctx, ev, alpha=per_claim)
                    for c, ev in zip(spec.claims, evidences, strict=True))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
@@ -282,9 +290,11 @@ def run_check(
         raw = piece(f"finding:{i}:{f.id}", f"finding: {f.id}", lambda f=f: f.evaluate(ctx))
         findings.append(_finding(f, ctx, raw))
     regret_result = None
-    if regret and spec.regret is not None:
+    if run_regret and spec.regret is not None:
         regret_fn = spec.regret
-        regret_result = piece("regret", "regret experiment", lambda: regret_fn(ctx))
+        raw_regret = piece("regret", "regret experiment", lambda: regret_fn(ctx))
+        # the regret experiment is one share of the split, decided like a sampled claim
+        regret_result = decided_regret(raw_regret, alpha=per_claim)
     return CheckReport(
         name=spec.name,
         description=spec.description,
@@ -296,6 +306,7 @@ def run_check(
         regret=regret_result,
         seconds=time.perf_counter() - start + saved_seconds,
         alpha_split={"method": "Bonferroni", "alpha": alpha, "sampled_claims": sampled,
-                     "per_claim_alpha": per_claim if sampled else None},
+                     "regret_experiments": int(run_regret),
+                     "per_claim_alpha": per_claim if sampled or run_regret else None},
     )
 

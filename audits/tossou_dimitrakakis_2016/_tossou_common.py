@@ -187,6 +187,6 @@ def regret_run(make_alg: Callable, *, bound_name: str, bound_of=None,
         return summarise_regret(res.regret, instance=f"{FIG6_2.name}: {FIG6_2.means}",
                                 algorithm=alg.name, horizon=horizon, bound=bound,
                                 bound_name=bound_name, checkpoints=cps, curves=res.curve,
-                                details=details)
+                                details=details, means=FIG6_TWO_ARMS)
 
     return run

@@ -9,7 +9,10 @@ module writes them as ``<stem>.png``, ``<stem>.csv`` and ``<stem>.md`` (``stem``
 with ``-`` replaced by ``_``). It knows no algorithm and no figure.
 
 :func:`mean_interval` gives the band every reproduction draws around a mean over runs: the
-95% Student-t interval of the mean, so a legend can say exactly what the band is.
+95% Student-t interval of the mean, so a legend can say exactly what the band is. It assumes
+a near-normal mean (see :mod:`dpaudit.stats.intervals`); regret is heavy-tailed for some
+algorithms, so at few runs the band is indicative, and the verdicts are decided by
+:mod:`dpaudit.stats.evidence`, not read off the band.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.stats.evidence import ExperimentEvidence
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.validation import InvalidParameterError, check_int, check_real
 
@@ -121,9 +125,13 @@ class ExperimentOutput:
     """What a reproduction returns: ``figure`` (a matplotlib ``Figure``), ``table`` and
     ``summary`` (Markdown: settings, what the paper claims, what was measured).
 
-    ``reproduced`` (optional): the experiment's own comparison with the paper's statement
-    (``True``/``False``; ``None``: it makes none), with ``verdict`` saying how it was judged;
-    the reviewer's ledger (``python -m dpaudit claims``) reports it.
+    ``evidence`` (optional, :class:`~dpaudit.stats.evidence.ExperimentEvidence`): the paper's
+    values beside the measured ones with their runs and spread; the reviewer's ledger
+    (``python -m dpaudit claims``) decides it with
+    :func:`~dpaudit.stats.evidence.decide_experiment` (``None``: status ``run``). ``verdict``
+    is the experiment's narration of what it measured. ``reproduced`` is kept for callers
+    written before ``evidence`` existed and decides nothing: an experiment never judges
+    itself.
     """
 
     figure: Any
@@ -131,6 +139,7 @@ class ExperimentOutput:
     summary: str
     reproduced: bool | None = None
     verdict: str = ""
+    evidence: ExperimentEvidence | None = None
 
 
 @dataclass(frozen=True)
