@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
+from dpaudit.interfaces import Mechanism
 from dpaudit.stats.evidence import (
     Evidence,
     SampledEvidence,
@@ -44,16 +46,19 @@ __all__ = [
     "ClaimSpec",
     "FindingSpec",
     "PieceStore",
+    "SavedPiece",
     "run_check",
 ]
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
-class Budget:
+class Budget(Generic[T]):
     """A size declared once for the full run and for ``--quick``: ``ctx.size(Budget(...))``."""
 
-    full: Any
-    quick: Any
+    full: T
+    quick: T
 
 
 @dataclass(frozen=True)
@@ -72,21 +77,22 @@ class CheckContext:
     quick: bool = False
     workers: int = 1
     variant: Any = None
-    _shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    _shared: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
+    def shared(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()`` once per check: work several claims of one check need (e.g. an exact
         search whose result a sampled claim attacks). Lives as long as this context, so no
         module-level cache makes results or durations depend on what ran before."""
         if key not in self._shared:
             self._shared[key] = compute()
-        return self._shared[key]
+        value: T = self._shared[key]
+        return value
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
         return generator(self.seed, *keys)
 
-    def size(self, budget: Budget) -> Any:
+    def size(self, budget: Budget[T]) -> T:
         """``budget.quick`` under ``--quick``, else ``budget.full``."""
         return budget.quick if self.quick else budget.full
 
@@ -143,7 +149,7 @@ class AuditSpec:
     regret: Callable[[CheckContext], RegretResult] | None = None
     variant: Any = None
     broken: str = ""
-    mechanism: Callable[[float, float], Any] | None = None
+    mechanism: Callable[[float, float], Mechanism] | None = None
 
     @property
     def faulty(self) -> bool:
@@ -152,7 +158,7 @@ class AuditSpec:
 
     def twin(self, variant: Any, *, claims: Sequence[ClaimSpec] | None = None,
              findings: Sequence[FindingSpec] | None = None,
-             mechanism: Callable[[float, float], Any] | None = None) -> AuditSpec:
+             mechanism: Callable[[float, float], Mechanism] | None = None) -> AuditSpec:
         """The broken twin ``NAME-faulty``: the same claims (or ``claims``) on ``variant``.
 
         ``variant``'s docstring must say what is wrong; its first paragraph becomes
@@ -174,10 +180,20 @@ class AuditSpec:
                        regret=None, variant=variant, broken=broken, mechanism=mechanism)
 
 
+class SavedPiece(Protocol):
+    """A completed piece of work: its ``value`` and the ``seconds`` it took."""
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+
 class PieceStore(Protocol):
     """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.reports.state`)."""
 
-    def load(self, piece: str) -> Any:
+    def load(self, piece: str) -> SavedPiece | None:
         """``None``, or the saved piece: an object with ``value`` and ``seconds``."""
 
     def save(self, piece: str, value: Any, seconds: float) -> None:
@@ -254,13 +270,14 @@ def run_check(
 
     saved_seconds = 0.0
 
-    def piece(key: str, label: str, compute: Callable[[], Any]) -> Any:
+    def piece(key: str, label: str, compute: Callable[[], T]) -> T:
         nonlocal saved_seconds
         got = None if state is None else state.load(key)
         if got is not None:
             step(f"{label} (saved)")
             saved_seconds += got.seconds
-            return got.value
+            saved: T = got.value
+            return saved
         step(label)
         t0 = time.perf_counter()
         value = compute()
@@ -279,7 +296,7 @@ def run_check(
     evidences = []
     for i, c in enumerate(spec.claims, 1):
         evidences.append(piece(f"claim:{i}:{c.id}", f"claim {i}/{len(spec.claims)}: {c.id}",
-                               lambda c=c: c.evaluate(ctx, c)))
+                               partial(c.evaluate, ctx, c)))
     run_regret = regret and spec.regret is not None
     per_claim = split_alpha(alpha, evidences, regret=run_regret)
     claims = tuple(decide(c, ctx, ev, alpha=per_claim)
@@ -287,7 +304,7 @@ def run_check(
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
     findings = []
     for i, f in enumerate(spec.findings, 1):
-        raw = piece(f"finding:{i}:{f.id}", f"finding: {f.id}", lambda f=f: f.evaluate(ctx))
+        raw = piece(f"finding:{i}:{f.id}", f"finding: {f.id}", partial(f.evaluate, ctx))
         findings.append(_finding(f, ctx, raw))
     regret_result = None
     if run_regret and spec.regret is not None:

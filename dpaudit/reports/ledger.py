@@ -312,7 +312,8 @@ def build_ledger(statements: Iterable[Statement], *, runner: Runner | None = Non
 
 
 def format_text(rows: Sequence[LedgerRow]) -> str:
-    out, paper = [], None
+    out: list[str] = []
+    paper: str | None = None
     for row in rows:
         s = row.statement
         if s.paper != paper:

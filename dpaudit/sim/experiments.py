@@ -20,11 +20,11 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -44,8 +44,20 @@ __all__ = [
 ]
 
 
+T = TypeVar("T")
+
+
+class CellCache(Protocol):
+    """Where a reproduction keeps its completed cells
+    (:class:`dpaudit.reports.state.ExperimentCache`)."""
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The cell ``key``: saved, or ``compute()`` (then saved)."""
+
+
 # the cell cache of the reproduction running in this context (see run_experiment)
-_ACTIVE_CACHE: ContextVar[Any] = ContextVar("dpaudit_experiment_cache", default=None)
+_ACTIVE_CACHE: ContextVar[CellCache | None] = ContextVar("dpaudit_experiment_cache",
+                                                         default=None)
 
 
 @dataclass(frozen=True)
@@ -60,13 +72,13 @@ class ExperimentSettings:
     runs: int
     seed: int = DEFAULT_SEED
     quick: bool = False
-    cache: Any = field(default=None, compare=False, repr=False)
+    cache: CellCache | None = field(default=None, compare=False, repr=False)
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
         return generator(self.seed, *keys)
 
-    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, kept as one cell of this run: ``reproduce --resume`` reads a cell an
         interrupted run completed instead of recomputing it.
 
@@ -80,7 +92,7 @@ class ExperimentSettings:
         return compute() if self.cache is None else self.cache.get(key, compute)
 
 
-def cached(key: Any, compute: Callable[[], Any]) -> Any:
+def cached(key: Hashable, compute: Callable[[], T]) -> T:
     """:meth:`ExperimentSettings.cached` for code that is handed no settings (a helper called
     by an experiment): the cache of the reproduction running now, or plain ``compute()``."""
     cache = _ACTIVE_CACHE.get()

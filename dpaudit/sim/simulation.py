@@ -182,6 +182,7 @@ def policy_overrides(name: str, entry: PolicyEntry, *, horizon: int,
                      epsilon: float | None, delta: float | None) -> dict[str, Any]:
     """Keyword overrides for ``entry.factory``: ``epsilon``/``delta`` when given (a usage
     error for a policy without them) and ``horizon`` when the policy is tuned to it."""
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(entry.factory).parameters
     except (TypeError, ValueError):

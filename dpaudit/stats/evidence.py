@@ -42,7 +42,12 @@ from typing import Any
 from scipy import stats
 
 from dpaudit.stats.events import cp_lower, cp_upper
-from dpaudit.stats.intervals import bernstein_interval, runs_to_settle, student_t_interval
+from dpaudit.stats.intervals import (
+    IntervalMethod,
+    bernstein_interval,
+    runs_to_settle,
+    student_t_interval,
+)
 from dpaudit.stats.results import (
     ClaimResult,
     Method,
@@ -218,6 +223,7 @@ def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
     check_alpha(alpha)
     t = student_t_interval(mean=ev.mean, std=ev.std, runs=ev.runs, alpha=alpha)
     scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
+    method: IntervalMethod
     if scale is not None:
         valid = bernstein_interval(mean=ev.mean, std=ev.std, runs=ev.runs, scale=scale,
                                    alpha=alpha)
@@ -283,7 +289,7 @@ def decide(spec: Any, ctx: Any, evidence: Evidence, *, alpha: float | None = Non
                     "InconclusiveEvidence)")
 
 
-def _decide_proof(base: dict, ev: ProofEvidence) -> ClaimResult:
+def _decide_proof(base: dict[str, Any], ev: ProofEvidence) -> ClaimResult:
     status = ev.proof.status
     lines = list(ev.details)
     if status is ProofStatus.PROVED:
@@ -305,7 +311,7 @@ def _decide_proof(base: dict, ev: ProofEvidence) -> ClaimResult:
                        proof=ev.proof, data=dict(ev.data))
 
 
-def _decide_exact(base: dict, ev: ExactEvidence, dlt: float) -> ClaimResult:
+def _decide_exact(base: dict[str, Any], ev: ExactEvidence, dlt: float) -> ClaimResult:
     value = float(ev.delta_at_epsilon)
     if math.isnan(value) or math.isnan(float(ev.error)):
         return ClaimResult(**base, verdict=Verdict.INCONCLUSIVE, method=Method.EXACT,
@@ -329,7 +335,7 @@ def _decide_exact(base: dict, ev: ExactEvidence, dlt: float) -> ClaimResult:
                        epsilon_lower_bound=ev.epsilon_at_delta, details=tuple(lines), data=data)
 
 
-def _decide_sampled(base: dict, ev: SampledEvidence, eps: float, dlt: float, alpha: float,
+def _decide_sampled(base: dict[str, Any], ev: SampledEvidence, eps: float, dlt: float, alpha: float,
                     power: float) -> ClaimResult:
     bound, p_lo, q_hi = epsilon_from_counts(ev.count_p, ev.n_p, ev.count_q, ev.n_q,
                                             delta=dlt, alpha=alpha)
