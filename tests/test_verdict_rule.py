@@ -233,3 +233,18 @@ def test_check_and_ledger_json_with_verdicts_follow_the_schema() -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(envelope("claims", 0, {"statements": [bad.to_dict()]}),
                             load_schema())
+
+
+def test_the_ledger_takes_the_experiments_evidence_never_its_flag() -> None:
+    from dpaudit.reports.ledger import experiment_outcome
+    from dpaudit.sim.experiments import ExperimentOutput, Table
+
+    table = Table(("x",), ())
+    flagged = ExperimentOutput(None, table, "", reproduced=True, verdict="looks fine")
+    assert experiment_outcome(flagged) == ("run", "looks fine", {})
+    ev = ExperimentEvidence("Thm: regret <= 10", (_m(10.0, 15.0, std=1.0),))
+    status, detail, numbers = experiment_outcome(
+        ExperimentOutput(None, table, "", reproduced=True, evidence=ev))
+    assert status == "not reproduced" and "wrong side" in detail
+    assert numbers["paper_value"] == 10.0 and numbers["measured"] == 15.0
+    assert numbers["runs"] == 30 and numbers["ci_low"] > 10.0

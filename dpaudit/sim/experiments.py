@@ -197,7 +197,12 @@ def mean_interval(values: np.ndarray, *, confidence: float = 0.95, axis: int = 0
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(mean, low, high)``: the Student-t interval of the mean over ``axis`` (runs).
 
-    With one run the interval is the mean itself (no spread can be estimated).
+    It assumes independent runs and a sample mean close to normal (the central limit theorem
+    at this many runs). Regret is heavy-tailed for some algorithms (a rare run stuck on a bad
+    arm), and then the coverage at few runs can be well below ``confidence``: the band is the
+    reporting convention, and verdicts are decided by :mod:`dpaudit.stats.evidence` (which
+    uses a distribution-free interval for a regret ``VIOLATED`` when the range is known). With
+    one run the interval is the mean itself (no spread can be estimated).
     """
     from scipy import stats
 
