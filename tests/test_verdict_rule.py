@@ -248,3 +248,23 @@ def test_the_ledger_takes_the_experiments_evidence_never_its_flag() -> None:
     assert status == "not reproduced" and "wrong side" in detail
     assert numbers["paper_value"] == 10.0 and numbers["measured"] == 15.0
     assert numbers["runs"] == 30 and numbers["ci_low"] > 10.0
+
+
+def test_reproduce_writes_the_decided_status_beside_the_narration(tmp_path) -> None:
+    from dpaudit.sim.experiments import (
+        Experiment,
+        ExperimentOutput,
+        Table,
+        new_figure,
+        run_experiment,
+    )
+
+    def run(settings):
+        fig, _ = new_figure()
+        ev = ExperimentEvidence("Thm: regret <= 10", (_m(10.0, 5.0, std=1.0),))
+        return ExperimentOutput(fig, Table(("x",), ((1,),)), "narration", evidence=ev)
+
+    exp = Experiment("toy-exp", "P", "toy", run)
+    _, _, md = run_experiment(exp, exp.settings(horizon=10, runs=2), tmp_path)
+    text = md.read_text()
+    assert "**reproduced**" in text and "Key cell cell: measured 5" in text

@@ -248,7 +248,25 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
         f"Settings: T = {settings.horizon}, {settings.runs} runs, seed {settings.seed}"
         + (" (--quick)" if settings.quick else "") + ".", "",
         result.table.to_markdown(), "", result.summary.strip(), "",
+        *_status_lines(result.evidence),
         f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
         + (" --quick" if settings.quick else "")
         + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
     return png, csv_path, md
+
+
+def _status_lines(evidence: ExperimentEvidence | None) -> list[str]:
+    """The status the evidence module gives this run's evidence (what the ledger reports)."""
+    if evidence is None:
+        return []
+    from dpaudit.stats.evidence import decide_experiment
+
+    d = decide_experiment(evidence)
+    lines = [f"Status (decided by dpaudit.stats.evidence.decide_experiment): **{d.status}** "
+             f"({d.reason})."]
+    if d.key is not None:
+        m = d.key.measurement
+        lines.append(f"Key cell {m.label}: measured {m.measured:.4g}, interval "
+                     f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}], {m.runs} runs; paper "
+                     f"{m.direction} {m.paper_value:.4g}.")
+    return [*lines, ""]
