@@ -86,6 +86,14 @@ def test_status_is_the_worst_of_the_tests_and_unknown_names_are_not_implemented(
     assert "1.7" in rows[1].tests[1].detail
     assert rows[2].tests[0].status == "CONSISTENT"
     assert rows[2].tests[0].to_dict()["ci_high"] == 4.0
+    straddling = {"a": {"claims": [], "regret": {
+        "within_bound": False, "bound": 10.0, "bound_name": "Thm", "mean": 10.5, "horizon": 100,
+        "runs": 5, "verdict": "INCONCLUSIVE", "verdict_lower_limit": 8.0,
+        "verdict_ci_high": 13.0, "runs_to_settle": 40}}}
+    row = build_ledger([Statement("P", "Thm 3", "regret upper bound", "sufficient (theorem)",
+                                  "r", (regret("a"),))], runner=_CannedRunner(straddling))[0]
+    # a mean above the bound inside a straddling interval is INCONCLUSIVE, never VIOLATED
+    assert row.status == "INCONCLUSIVE" and "about 40 runs would settle it" in row.tests[0].detail
     assert rows[3].tests[0].to_dict()["paper_value"] == 10.0
     assert "no audit 'not-landed' registered" in rows[2].tests[1].detail
     table = format_markdown(rows)

@@ -270,8 +270,10 @@ def _test_status(ref: TestRef, runner: Runner) -> TestStatus:
     status, low, high = _regret_verdict(r)
     bound = "no bound" if r["bound"] is None else f"{r['bound_name']} {r['bound']:.4g}"
     interval = "" if low is None or high is None else f", interval [{low:.4g}, {high:.4g}]"
+    settle = ("" if r.get("runs_to_settle") is None
+              else f"; about {r['runs_to_settle']} runs would settle it")
     return TestStatus(ref, status, f"mean regret {r['mean']:.4g} at T={r['horizon']} "
-                      f"({r['runs']} runs{interval}) vs {bound}",
+                      f"({r['runs']} runs{interval}) vs {bound}{settle}",
                       {"paper_value": r["bound"], "measured": r["mean"], "ci_low": low,
                        "ci_high": high, "runs": r["runs"]})
 
