@@ -8,9 +8,10 @@ regret experiment. :func:`run_check` validates the parameters, gives every piece
 generator (keyed by the piece's id, so results do not depend on what else runs or on the
 number of workers), runs every claim, and only then turns each evidence into a
 :class:`~dpaudit.stats.results.ClaimResult` with :func:`~dpaudit.stats.evidence.decide`: the check's
-``alpha`` is split over its sampled claims (Bonferroni,
-:func:`~dpaudit.stats.evidence.split_alpha`),
-so the exit code of the whole check is wrong with probability at most ``alpha``. A finding may
+``alpha`` is split over its sampled claims and its regret experiment (Bonferroni,
+:func:`~dpaudit.stats.evidence.split_alpha`; the regret verdict is decided by
+:func:`~dpaudit.stats.evidence.decide_regret` at its share), so the exit code of the whole
+check is wrong with probability at most ``alpha``. A finding may
 return sampled evidence too; it is decided at the check's full ``alpha`` (it never changes the
 exit code) and says so.
 """
@@ -19,13 +20,21 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
-from dpaudit.stats.evidence import Evidence, SampledEvidence, decide, split_alpha
+from dpaudit.interfaces import Mechanism
+from dpaudit.stats.evidence import (
+    Evidence,
+    SampledEvidence,
+    decide,
+    decided_regret,
+    split_alpha,
+)
 from dpaudit.stats.results import CheckReport, Finding, Notion, RegretResult, Verdict
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
@@ -37,16 +46,19 @@ __all__ = [
     "ClaimSpec",
     "FindingSpec",
     "PieceStore",
+    "SavedPiece",
     "run_check",
 ]
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
-class Budget:
+class Budget(Generic[T]):
     """A size declared once for the full run and for ``--quick``: ``ctx.size(Budget(...))``."""
 
-    full: Any
-    quick: Any
+    full: T
+    quick: T
 
 
 @dataclass(frozen=True)
@@ -65,21 +77,22 @@ class CheckContext:
     quick: bool = False
     workers: int = 1
     variant: Any = None
-    _shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    _shared: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
+    def shared(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()`` once per check: work several claims of one check need (e.g. an exact
         search whose result a sampled claim attacks). Lives as long as this context, so no
         module-level cache makes results or durations depend on what ran before."""
         if key not in self._shared:
             self._shared[key] = compute()
-        return self._shared[key]
+        value: T = self._shared[key]
+        return value
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
         return generator(self.seed, *keys)
 
-    def size(self, budget: Budget) -> Any:
+    def size(self, budget: Budget[T]) -> T:
         """``budget.quick`` under ``--quick``, else ``budget.full``."""
         return budget.quick if self.quick else budget.full
 
@@ -139,7 +152,7 @@ class AuditSpec:
     regret: Callable[[CheckContext], RegretResult] | None = None
     variant: Any = None
     broken: str = ""
-    mechanism: Callable[[float, float], Any] | None = None
+    mechanism: Callable[[float, float], Mechanism] | None = None
     paper_claim_false: Callable[[float, float], bool] | None = None
 
     @property
@@ -149,7 +162,7 @@ class AuditSpec:
 
     def twin(self, variant: Any, *, claims: Sequence[ClaimSpec] | None = None,
              findings: Sequence[FindingSpec] | None = None,
-             mechanism: Callable[[float, float], Any] | None = None) -> AuditSpec:
+             mechanism: Callable[[float, float], Mechanism] | None = None) -> AuditSpec:
         """The broken twin ``NAME-faulty``: the same claims (or ``claims``) on ``variant``.
 
         ``variant``'s docstring must say what is wrong; its first paragraph becomes
@@ -172,10 +185,20 @@ class AuditSpec:
                        paper_claim_false=None)
 
 
+class SavedPiece(Protocol):
+    """A completed piece of work: its ``value`` and the ``seconds`` it took."""
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+
 class PieceStore(Protocol):
     """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.reports.state`)."""
 
-    def load(self, piece: str) -> Any:
+    def load(self, piece: str) -> SavedPiece | None:
         """``None``, or the saved piece: an object with ``value`` and ``seconds``."""
 
     def save(self, piece: str, value: Any, seconds: float) -> None:
@@ -252,13 +275,14 @@ def run_check(
 
     saved_seconds = 0.0
 
-    def piece(key: str, label: str, compute: Callable[[], Any]) -> Any:
+    def piece(key: str, label: str, compute: Callable[[], T]) -> T:
         nonlocal saved_seconds
         got = None if state is None else state.load(key)
         if got is not None:
             step(f"{label} (saved)")
             saved_seconds += got.seconds
-            return got.value
+            saved: T = got.value
+            return saved
         step(label)
         t0 = time.perf_counter()
         value = compute()
@@ -277,19 +301,22 @@ def run_check(
     evidences = []
     for i, c in enumerate(spec.claims, 1):
         evidences.append(piece(f"claim:{i}:{c.id}", f"claim {i}/{len(spec.claims)}: {c.id}",
-                               lambda c=c: c.evaluate(ctx, c)))
-    per_claim = split_alpha(alpha, evidences)
+                               partial(c.evaluate, ctx, c)))
+    run_regret = regret and spec.regret is not None
+    per_claim = split_alpha(alpha, evidences, regret=run_regret)
     claims = tuple(decide(c, ctx, ev, alpha=per_claim)
                    for c, ev in zip(spec.claims, evidences, strict=True))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
     findings = []
     for i, f in enumerate(spec.findings, 1):
-        raw = piece(f"finding:{i}:{f.id}", f"finding: {f.id}", lambda f=f: f.evaluate(ctx))
+        raw = piece(f"finding:{i}:{f.id}", f"finding: {f.id}", partial(f.evaluate, ctx))
         findings.append(_finding(f, ctx, raw))
     regret_result = None
-    if regret and spec.regret is not None:
+    if run_regret and spec.regret is not None:
         regret_fn = spec.regret
-        regret_result = piece("regret", "regret experiment", lambda: regret_fn(ctx))
+        raw_regret = piece("regret", "regret experiment", lambda: regret_fn(ctx))
+        # the regret experiment is one share of the split, decided like a sampled claim
+        regret_result = decided_regret(raw_regret, alpha=per_claim)
     return CheckReport(
         name=spec.name,
         description=spec.description,
@@ -301,6 +328,7 @@ def run_check(
         regret=regret_result,
         seconds=time.perf_counter() - start + saved_seconds,
         alpha_split={"method": "Bonferroni", "alpha": alpha, "sampled_claims": sampled,
-                     "per_claim_alpha": per_claim if sampled else None},
+                     "regret_experiments": int(run_regret),
+                     "per_claim_alpha": per_claim if sampled or run_regret else None},
     )
 

@@ -99,7 +99,7 @@ def _walk(package: ModuleType, *, public_only: bool, skip: tuple[str, ...] = ())
 
 @cache
 def _scan() -> _Scan:
-    from dpaudit import audits as audits_pkg
+    audits_pkg = importlib.import_module("dpaudit.audits")
 
     audits: dict[str, AuditSpec] = {}
     experiments: dict[str, Experiment] = {}
@@ -287,7 +287,7 @@ def all_policies() -> dict[str, PolicyEntry]:
     Scans every module of :mod:`dpaudit.algorithms` (``_faulty`` included: broken twins are
     registered with ``faulty=True``); see :mod:`dpaudit.sim.bandits` for how to declare one.
     """
-    from dpaudit import algorithms as algorithms_pkg
+    algorithms_pkg = importlib.import_module("dpaudit.algorithms")
 
     registry: dict[str, PolicyEntry] = {}
     for module_name in _walk(algorithms_pkg, public_only=False):

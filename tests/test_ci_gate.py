@@ -199,3 +199,21 @@ def test_progress_line_draws_a_bar_and_the_elapsed_time() -> None:
     assert line.render("claim 1/4: a").startswith("check x: claim 1/4: a [....................] ")
     assert "[##########..........]" in line.render("claim 3/4: c")
     assert line.render("regret experiment").endswith(" 0:00")  # no count: no bar
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    """The README's second bash block is the command `.ci/run` ends with, and it type-checks
+    (mypy, configured in pyproject.toml to check dpaudit/) before running the tests."""
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text()
+    blocks = [b.split("```", 1)[0].strip() for b in readme.split("```bash\n")[1:]]
+    command = blocks[1]
+    assert command == "python -m mypy && python -m pytest -q"
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    assert ci[-1] == command
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "dpaudit" in project["tool"]["mypy"]["files"]
+    assert any(dep.startswith("mypy") for dep in project["project"]["optional-dependencies"]
+               ["test"])

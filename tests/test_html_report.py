@@ -107,6 +107,10 @@ def test_report_holds_verdicts_version_exit_code_and_command(reports, name) -> N
                f"{p['delta']!r} --seed {p['seed']} --alpha {p['alpha']!r} --quick"
                f" --symbolic-budget {p['symbolic_budget']!r}")
     assert f'<pre id="command">{command}</pre>' in text
+    if doc["regret"] is not None:  # the regret verdict, decided by the evidence module
+        verdict = doc["regret"]["verdict"]
+        assert (f'<p id="regret-verdict" class="{verdict}" data-verdict="{verdict}">Verdict: '
+                f"{verdict} at alpha = ") in text
     split = doc["alpha_split"]
     if split["sampled_claims"]:
         assert (f"alpha = {split['alpha']:.4g} split over {split['sampled_claims']} sampled "

@@ -60,7 +60,9 @@ class _CannedRunner(Runner):
         return self.reports.get(name)
 
     def experiment(self, name: str):
-        return ("not reproduced", "ratio 2, paper 10") if name == "exp-a" else None
+        return (("not reproduced", "ratio 2, paper 10",
+                 {"paper_value": 10.0, "measured": 2.0, "ci_low": 1.5, "ci_high": 2.5,
+                  "runs": 20}) if name == "exp-a" else None)
 
 
 def test_status_is_the_worst_of_the_tests_and_unknown_names_are_not_implemented() -> None:
@@ -69,7 +71,8 @@ def test_status_is_the_worst_of_the_tests_and_unknown_names_are_not_implemented(
                                 {"id": "c2", "verdict": "VIOLATED", "epsilon": 1.0,
                                  "delta": 0.0, "epsilon_lower_bound": 1.7}],
                      "regret": {"within_bound": True, "bound": 10.0, "bound_name": "Thm",
-                                "mean": 3.0, "horizon": 100, "runs": 5}}}
+                                "mean": 3.0, "horizon": 100, "runs": 5, "verdict": "CONSISTENT",
+                                "verdict_lower_limit": 2.0, "verdict_ci_high": 4.0}}}
     rows = build_ledger([
         Statement("P", "Thm 1", "privacy", "sufficient (theorem)", "ok", (claim("a", "c1"),)),
         Statement("P", "Thm 2", "privacy", "sufficient (theorem)", "bad",
@@ -84,6 +87,16 @@ def test_status_is_the_worst_of_the_tests_and_unknown_names_are_not_implemented(
                                         "not reproduced", NOT_IMPLEMENTED]
     assert "1.7" in rows[1].tests[1].detail
     assert rows[2].tests[0].status == "CONSISTENT"
+    assert rows[2].tests[0].to_dict()["ci_high"] == 4.0
+    straddling = {"a": {"claims": [], "regret": {
+        "within_bound": False, "bound": 10.0, "bound_name": "Thm", "mean": 10.5, "horizon": 100,
+        "runs": 5, "verdict": "INCONCLUSIVE", "verdict_lower_limit": 8.0,
+        "verdict_ci_high": 13.0, "runs_to_settle": 40}}}
+    row = build_ledger([Statement("P", "Thm 3", "regret upper bound", "sufficient (theorem)",
+                                  "r", (regret("a"),))], runner=_CannedRunner(straddling))[0]
+    # a mean above the bound inside a straddling interval is INCONCLUSIVE, never VIOLATED
+    assert row.status == "INCONCLUSIVE" and "about 40 runs would settle it" in row.tests[0].detail
+    assert rows[3].tests[0].to_dict()["paper_value"] == 10.0
     assert "no audit 'not-landed' registered" in rows[2].tests[1].detail
     table = format_markdown(rows)
     assert "| Thm 4 | lower bound | necessary (theorem) | lb | - | **not yet implemented** |" \
@@ -135,18 +148,25 @@ def test_every_declared_experiment_name_is_registered_or_reported_missing() -> N
 def test_lower_bounds_have_a_computed_status() -> None:
     """Every lower-bound statement is tested (none 'not yet implemented'), and the quick runs
     give the status each reading allows: a minimax bound witnessed (Azize & Basu Thm 2), an
-    asymptotic one only run (Thm 3), finite-T bounds with constants compared (Wang & Zhu
-    Thm 4, Barbara et al. Thm 3.2; Thm 4.2 is drawn by ldp-thresholding, which compares
-    nothing)."""
+    asymptotic one only run (Thm 3), finite-T bounds with constants compared (Barbara et al.
+    Thm 3.2; Thm 4.2 is drawn by ldp-thresholding, which compares nothing). Wang & Zhu's
+    Theorem 4 is below one unit of regret at every cell of the quick grid (its largest bound
+    there is about 0.4): vacuous, not reproduced."""
     lower = [s for s in STATEMENTS if s.kind == "lower bound"]
     assert all(s.tests for s in lower)
-    want = {"Theorem 2": "reproduced", "Theorem 3": "run", "Theorem 4": "reproduced",
+    want = {"Theorem 2": "reproduced", "Theorem 3": "run", "Theorem 4": "vacuous",
             "Theorem 3.2": "reproduced", "Theorem 4.2": "run"}
     rows = build_ledger(lower)
     assert {r.statement.location: r.status for r in rows} == want
     details = {r.statement.location: r.tests[0].detail for r in rows}
     assert "cannot contradict" in details["Theorem 3"]
     assert details["Theorem 4"].startswith("consistent")
+    numbers = {r.statement.location: r.tests[0].to_dict() for r in rows}
+    assert 0 < numbers["Theorem 4"]["paper_value"] < 1.0
+    for location in ("Theorem 2", "Theorem 3.2"):
+        n = numbers[location]
+        assert None not in (n["paper_value"], n["measured"], n["ci_low"], n["ci_high"])
+        assert n["ci_low"] <= n["measured"] <= n["ci_high"] and n["runs"] > 0
 
 
 def test_start_phase_narration_row_is_not_reproduced() -> None:

@@ -86,6 +86,12 @@ def test_cli_json_fields_and_bound(tmp_path, capsys):
         assert key in data
     assert data["ci_low"] <= data["mean"] <= data["ci_high"]
     assert data["bound"] > 0 and "Theorem 7" in data["bound_name"]
+    # the verdict comes from the evidence module's interval rule, not from within_bound
+    assert data["verdict"] == "CONSISTENT" and data["within_bound"] is True
+    assert data["verdict_ci_high"] < data["bound"]
+    assert data["verdict_alpha"] == pytest.approx(0.05)
+    assert data["verdict_lower_method"] == "empirical-bernstein"  # T * max gap is known
+    assert data["runs_to_settle"] is None
     assert data["pulls_per_second"] > 0
     assert "arm-pulls per second" in capsys.readouterr().out
 
@@ -96,6 +102,7 @@ def test_cli_means_and_no_bound(tmp_path):
                  "1", "--means", "0.8,0.5,0.2", "--epsilon", "0.5", "--json", str(out)])
     data = json.loads(out.read_text())
     assert code == 0 and data["bound"] is None and data["means"] == [0.8, 0.5, 0.2]
+    assert data["verdict"] == "INCONCLUSIVE" and data["within_bound"] is None
     assert data["parameters"]["epsilon"] == 0.5
 
 

@@ -20,6 +20,7 @@ from dpaudit.audits.recipes.ldp import claim, privbern_exact_evidence, privbern_
 from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
 from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.stats.events import cp_lower, cp_upper
+from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 from dpaudit.stats.results import Finding, Notion
 
 MEANS = (0.1, 0.3, 0.7, 0.9)
@@ -37,7 +38,7 @@ def _policy(ctx: CheckContext, eps: float | None = None) -> PrivateThresholdLUCB
 
 def _finding(ctx: CheckContext) -> Finding:
     runs, epsilons = ctx.size(RUNS), ctx.size(EPSILONS)
-    rows, data, bad = [], [], []
+    rows, data, cells = [], [], []
     for eps in epsilons:
         alg = _policy(ctx, eps)
         upper = thm41_upper(MEANS, TAU, eps, DELTA)
@@ -47,9 +48,12 @@ def _finding(ctx: CheckContext) -> Finding:
         lo, hi = float(cp_lower(k, runs, 0.025)), float(cp_upper(k, runs, 0.025))
         beyond = int((res.stopping_time > upper).sum())
         lower = thm42_lower(MEANS, TAU, eps, DELTA)
-        # Theorem 4.1: wrong set, or a stopping time beyond the bound, has probability <= delta
-        if hi < 1 - DELTA or float(cp_lower(beyond, runs, 0.025)) > DELTA:
-            bad.append(eps)
+        # Theorem 4.1: the set is correct with probability >= 1 - delta, and the stopping time
+        # exceeds the bound with probability <= delta; the evidence module decides both
+        cells += [Measurement(f"eps={eps:g}: correct", 1 - DELTA, k / runs, runs, "at least",
+                              count=k),
+                  Measurement(f"eps={eps:g}: beyond Thm 4.1", DELTA, beyond / runs, runs,
+                              "at most", count=beyond)]
         rows.append(f"eps={eps:<4g} correct {k}/{runs} = {k / runs:.3f} (95% CI {lo:.3f}.."
                     f"{hi:.3f}; claim >= {1 - DELTA:g})  mean tau {res.stopping_time.mean():.1f}"
                     f"  Thm 4.1 upper {upper:.1f} (runs beyond: {beyond})  Thm 4.2 lower "
@@ -57,11 +61,13 @@ def _finding(ctx: CheckContext) -> Finding:
         data.append({"epsilon": eps, "correct": k / runs, "ci": [lo, hi],
                      "mean_stop": float(res.stopping_time.mean()), "thm41": upper,
                      "beyond": beyond, "thm42": lower})
-    summary = (f"means {MEANS}, tau={TAU}, delta={DELTA}, {runs} runs per eps: "
-               + ("correctness and sample complexity agree with Theorems 4.1-4.2 at every eps"
-                  if not bad else f"disagreement at eps = {bad}"))
+    decision = decide_experiment(ExperimentEvidence(
+        "Theorem 4.1: correct with probability >= 1 - delta, stopping time within the bound "
+        "with probability >= 1 - delta", tuple(cells)), alpha=ctx.alpha)
+    summary = (f"means {MEANS}, tau={TAU}, delta={DELTA}, {runs} runs per eps: Theorem 4.1 "
+               f"{decision.status} ({decision.reason}; Clopper-Pearson limits)")
     return Finding("correctness-and-sample-complexity", summary, Notion.LDP,
-                   details=tuple(rows), data={"grid": data})
+                   details=tuple(rows), data={"grid": data, "status": decision.status})
 
 
 def _spec() -> AuditSpec:

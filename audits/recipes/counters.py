@@ -225,6 +225,6 @@ def regret_run(make_alg: Callable, *, means: Sequence[float], instance: str,
             details += extra(ctx, res, cps, t, n)
         return summarise_regret(res.regret, instance=instance, algorithm=alg.name, horizon=t,
                                 bound=bound, bound_name=bound_name, checkpoints=cps,
-                                curves=res.curve, details=details)
+                                curves=res.curve, details=details, means=means)
 
     return run

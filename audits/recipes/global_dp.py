@@ -126,4 +126,4 @@ def regret_result(ctx: CheckContext, alg, means: Sequence[float], horizon: int, 
     return summarise_regret(
         np.concatenate([p[0] for p in parts]), instance=instance, algorithm=alg.name,
         horizon=horizon, bound=bound, bound_name=bound_name, checkpoints=cps,
-        curves=np.concatenate([p[1] for p in parts]), details=details)
+        curves=np.concatenate([p[1] for p in parts]), details=details, means=means)

@@ -178,7 +178,7 @@ def _regret(ctx: CheckContext) -> RegretResult:
         regret, instance=f"{INSTANCE_1.name} (9 Bernoulli arms 0.30..0.70)",
         algorithm="DP-FTPL-New",
         horizon=horizon, bound=bound, bound_name="Theorem 16 bound", checkpoints=marks,
-        curves=curves,
+        curves=curves, means=INSTANCE_1.means,
         details=("mean regret at T = " + ", ".join(
             f"{m}: {v:.1f}" for m, v in zip(marks, curves.mean(axis=0), strict=True)),),
     )

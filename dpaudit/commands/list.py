@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from dpaudit.registry import all_audits
 
@@ -14,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"name": s.name, "description": s.description, "paper": s.paper, "faulty": s.faulty,
          "default_epsilon": s.default_epsilon, "default_delta": s.default_delta,
          "mechanism": s.mechanism is not None}

@@ -69,8 +69,11 @@ def format_report(r: SimulationReport) -> str:
         lines.append(f"  bound: none ({r.no_bound_reason})" if r.no_bound_reason
                      else "  bound: none evaluated for this policy")
     else:
-        side = "within" if r.within_bound else "ABOVE"
-        lines.append(f"  bound: {r.bound:.6g} ({r.bound_name}); mean regret {side} it")
+        d = r.decision
+        lines.append(f"  bound: {r.bound:.6g} ({r.bound_name})")
+        lines.append(f"  verdict: {d.verdict.value} at alpha = {d.alpha:.3g} (lower limit "
+                     f"{d.lower_limit:.6g} by {d.lower_method}, upper {d.ci_high:.6g}); "
+                     f"{d.reason}")
     lines.append("  mean regret at T = " + ", ".join(
         f"{c}: {v:.4g}" for c, v in zip(r.checkpoints, r.mean_curve, strict=True)))
     where = f"Dask scheduler {r.scheduler}" if r.scheduler else f"{r.workers} worker(s)"

@@ -108,7 +108,7 @@ class Budgeted:
     how: str  # "inline", "fork" or "thread"
 
 
-def _child(conn: Any, fn: Callable[..., Any], args: tuple) -> None:
+def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
     global _INSIDE
     _INSIDE = True
     try:
@@ -126,7 +126,7 @@ def _can_fork() -> bool:
     return hasattr(os, "fork") and not multiprocessing.current_process().daemon
 
 
-def run_with_budget(fn: Callable[..., Any], args: tuple = (), *,
+def run_with_budget(fn: Callable[..., Any], args: tuple[Any, ...] = (), *,
                     seconds: float | None = DEFAULT_SYMBOLIC_BUDGET) -> Budgeted:
     """Call ``fn(*args)``; give up after ``seconds`` (``None``: no budget, run inline).
 

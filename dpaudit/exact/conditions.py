@@ -51,6 +51,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -70,6 +71,11 @@ DOUBLE_ALLOWANCE = 1e-12
 MAX_EPSILON = 700.0
 #: tolerance below which a critical-point value counts as "equal to delta"
 TIGHT_TOLERANCE = 1e-10
+
+#: a function of a numpy array, elementwise (a lambdified CDF or density)
+ArrayFn = Callable[[np.ndarray], np.ndarray]
+#: a function of one number (a lambdified expression: float, numpy or mpmath arguments)
+ScalarFn = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
@@ -95,26 +101,28 @@ class CdfPair:
     breakpoints: tuple[float, ...] = ()
     high_precision: bool = True
     description: str = ""
-    numeric: tuple[Callable, Callable, Callable, Callable] | None = None
+    numeric: tuple[ScalarFn, ScalarFn, ScalarFn, ScalarFn] | None = None
 
-    def numpy_functions(self) -> tuple[Callable, Callable, Callable, Callable]:
+    def numpy_functions(self) -> tuple[ArrayFn, ArrayFn, ArrayFn, ArrayFn]:
         """Vectorised ``F, F', f, f'``: ``numeric`` if the builder gave it (e.g. scipy's
         log-space Beta density, which does not overflow for large parameters), else the
         sympy expressions lambdified to scipy/numpy."""
         if self.numeric is not None:
-            return tuple(_vectorised(f) for f in self.numeric)  # type: ignore[return-value]
+            a, b, c, d = (_vectorised(f) for f in self.numeric)
+            return a, b, c, d
         mods = ["scipy", "numpy"]
         fns = [sp.lambdify(self.x, e, modules=mods) for e in
                (self.cdf, self.neighbour, sp.diff(self.cdf, self.x),
                 sp.diff(self.neighbour, self.x))]
-        return tuple(_vectorised(f) for f in fns)  # type: ignore[return-value]
+        a, b, c, d = (_vectorised(f) for f in fns)
+        return a, b, c, d
 
-    def mpmath_functions(self) -> tuple[Callable, Callable]:
+    def mpmath_functions(self) -> tuple[ScalarFn, ScalarFn]:
         return (sp.lambdify(self.x, self.cdf, modules=["mpmath"]),
                 sp.lambdify(self.x, self.neighbour, modules=["mpmath"]))
 
 
-def _vectorised(f: Callable) -> Callable[[np.ndarray], np.ndarray]:
+def _vectorised(f: ScalarFn) -> ArrayFn:
     def g(xs: np.ndarray) -> np.ndarray:
         xs = np.asarray(xs, dtype=float)
         out = f(xs)
@@ -125,12 +133,12 @@ def _vectorised(f: Callable) -> Callable[[np.ndarray], np.ndarray]:
 @dataclass(frozen=True)
 class _Orientation:
     label: str
-    F: Callable
-    G: Callable
-    f: Callable
-    g: Callable
-    Fm: Callable | None
-    Gm: Callable | None
+    F: ArrayFn
+    G: ArrayFn
+    f: ArrayFn
+    g: ArrayFn
+    Fm: ScalarFn | None
+    Gm: ScalarFn | None
 
 
 def _orientations(pair: CdfPair, symmetric: bool) -> list[_Orientation]:
@@ -144,12 +152,13 @@ def _orientations(pair: CdfPair, symmetric: bool) -> list[_Orientation]:
 
 def _g_values(o: _Orientation, xs: np.ndarray, eps: float, precise: bool) -> np.ndarray:
     """``F(x) - e^eps F'(x)``, in mpmath (30 digits) when ``precise`` and available."""
-    if precise and o.Fm is not None:
+    if precise and o.Fm is not None and o.Gm is not None:
+        fm, gm = o.Fm, o.Gm
         with mpmath.workdps(30):
             e = mpmath.exp(mpmath.mpf(eps))
-            return np.array([float(o.Fm(mpmath.mpf(float(v))) - e * o.Gm(mpmath.mpf(float(v))))
+            return np.array([float(fm(mpmath.mpf(float(v))) - e * gm(mpmath.mpf(float(v))))
                              for v in xs])
-    return o.F(xs) - math.exp(eps) * o.G(xs)
+    return np.asarray(o.F(xs) - math.exp(eps) * o.G(xs), dtype=float)
 
 
 def bisect_sign_changes(fn: Callable[[np.ndarray], np.ndarray], xs: np.ndarray, *,
@@ -182,7 +191,7 @@ def _critical_points(o: _Orientation, eps: float, xs: np.ndarray,
     k = math.exp(eps)
 
     def dg(v: np.ndarray) -> np.ndarray:
-        return o.f(v) - k * o.g(v)
+        return np.asarray(o.f(v) - k * o.g(v), dtype=float)
 
     roots = bisect_sign_changes(dg, xs)
     return np.unique(np.concatenate([xs, np.asarray(roots, float),

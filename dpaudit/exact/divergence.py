@@ -294,7 +294,7 @@ def epsilon_for_delta(
 
     def fails(e: float) -> bool:
         r = delta_of(e)
-        return (r.lower if isinstance(r, Bounded) else float(r)) > dl
+        return bool((r.lower if isinstance(r, Bounded) else float(r)) > dl)
 
     if not fails(0.0):
         return Bounded(0.0, 0.0, "delta met at epsilon = 0")

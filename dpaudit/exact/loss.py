@@ -21,6 +21,7 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize.elementwise import find_root
@@ -152,7 +153,7 @@ def discrete_epsilon(p: np.ndarray, q: np.ndarray, delta: float) -> Bounded:
     def fails(eps: float) -> bool:
         worst = max((discrete_hockey_stick(p, q, eps), discrete_hockey_stick(q, p, eps)),
                     key=lambda b: b.value)
-        return worst.lower > delta
+        return bool(worst.lower > delta)
 
     if not fails(0.0):
         return Bounded(0.0, 0.0, "the laws are within delta at epsilon = 0")
@@ -226,7 +227,7 @@ def worst_pair_loss(
             cache[key] = law(x)
         return cache[key]
 
-    best: dict[str, object] | None = None
+    best: dict[str, Any] | None = None
     k = math.exp(min(epsilon, 700.0))
     for d, d_prime in pairs:
         (p, ep), (q, eq) = get(d), get(d_prime)

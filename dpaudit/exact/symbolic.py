@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,7 +110,7 @@ _TRANSFORMS = (
 )
 
 
-def _candidates(expr: sp.Expr, domain: dict[sp.Symbol, Domain]):
+def _candidates(expr: sp.Expr, domain: dict[sp.Symbol, Domain]) -> Iterator[sp.Expr]:
     """Equivalent forms of ``expr``: rewritten, then reparametrised, then rewritten again."""
     seen: set[sp.Expr] = set()
     for base in [expr, *_reparametrisations(expr, domain)]:

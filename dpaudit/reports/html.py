@@ -256,12 +256,14 @@ def _regret_plot(r: RegretResult) -> str:
 
 
 def _regret_section(r: RegretResult) -> list[str]:
-    within = {True: "within the bound", False: "ABOVE the bound", None: "no bound"}[
-        r.within_bound]
+    from dpaudit.reports.text import regret_verdict_text
+
     out = ["<h2>Regret</h2>",
            f"<p>{_e(r.algorithm)} on {_e(r.instance)}: T = {r.horizon}, {r.runs} runs; mean "
            f"pseudo-regret {_num(r.mean, 6)} ({r.confidence:.0%} interval {_num(r.ci_low, 6)} "
-           f".. {_num(r.ci_high, 6)}); {_e(r.bound_name)}: {_num(r.bound, 6)}: {within}</p>",
+           f".. {_num(r.ci_high, 6)}); {_e(r.bound_name)}: {_num(r.bound, 6)}</p>",
+           f'<p id="regret-verdict" class="{r.verdict.value}" data-verdict='
+           f'"{r.verdict.value}">Verdict: {_e(regret_verdict_text(r))}</p>',
            _regret_plot(r)]
     out += [f'<p class="small">{_e(d)}</p>' for d in r.details]
     return out
@@ -290,12 +292,14 @@ def _alpha_split(report: CheckReport) -> str:
     split = report.alpha_split or {}
     if not split:
         return ""
-    if not split.get("sampled_claims"):
+    if not split.get("sampled_claims") and not split.get("regret_experiments"):
         return (f"<p>alpha = {_num(split.get('alpha'))}: no sampled claim, so no verdict here "
                 "rests on sampling.</p>")
+    regret = ("; the regret experiment takes one more share"
+              if split.get("regret_experiments") else "")
     return (f"<p>alpha = {_num(split['alpha'])} split over {split['sampled_claims']} sampled "
-            f"claim(s) ({_e(split['method'])}): {_num(split['per_claim_alpha'])} each, so the "
-            "exit code is wrong with probability at most alpha.</p>")
+            f"claim(s) ({_e(split['method'])}): {_num(split['per_claim_alpha'])} each{regret}, "
+            "so the exit code is wrong with probability at most alpha.</p>")
 
 
 def to_html(report: CheckReport, *, command: str = "check") -> str:

@@ -10,15 +10,19 @@ A test naming something not (yet) registered is reported as "not yet implemented
 statement gains a status as soon as another module registers the audit or experiment it names.
 
 Statuses: ``PROVED``, ``EXACT``, ``CONSISTENT``, ``VIOLATED``, ``INCONCLUSIVE`` (a claim's
-verdict; a regret experiment is ``CONSISTENT`` within its bound, ``VIOLATED`` above it,
-``INCONCLUSIVE`` when it has no bound), ``reproduced`` / ``not reproduced`` (an experiment's own
-comparison with the paper's statement), ``run`` (an experiment that makes no comparison) and
-``not yet implemented``.
+verdict; a regret experiment's verdict as :func:`dpaudit.stats.evidence.decide_regret` decided
+it: ``VIOLATED`` only when the lower confidence limit of its mean is above the bound),
+``reproduced`` / ``not reproduced`` / ``INCONCLUSIVE`` / ``vacuous`` (an experiment's evidence
+decided by :func:`dpaudit.stats.evidence.decide_experiment`, never by the experiment), ``run``
+(an experiment that makes no comparison) and ``not yet implemented``. Every test carries the
+numbers its status rests on (``paper_value``, ``measured``, ``ci_low``, ``ci_high``, ``runs``;
+``null`` where they do not apply).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,8 +52,10 @@ KINDS = ("privacy", "regret upper bound", "lower bound", "experiment")
 READINGS = ("sufficient (theorem)", "necessary (theorem)", "figure narration")
 NOT_IMPLEMENTED = "not yet implemented"
 # worst first: a statement's status is the worst status among its tests
-_ORDER = ("VIOLATED", "not reproduced", "INCONCLUSIVE", NOT_IMPLEMENTED, "run", "CONSISTENT",
-          "reproduced", "EXACT", "PROVED")
+_ORDER = ("VIOLATED", "not reproduced", "INCONCLUSIVE", NOT_IMPLEMENTED, "vacuous", "run",
+          "CONSISTENT", "reproduced", "EXACT", "PROVED")
+#: the numbers a test's status rests on (``claims --json``)
+NUMBERS = ("paper_value", "measured", "ci_low", "ci_high", "runs")
 
 
 @dataclass(frozen=True)
@@ -117,9 +123,24 @@ class Statement:
 
 @dataclass(frozen=True)
 class TestStatus:
+    """A test's status, a one-line detail and ``numbers`` (keys of :data:`NUMBERS`)."""
+
     test: TestRef
     status: str
     detail: str = ""
+    numbers: dict[str, float | int | None] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"test": self.test.label, "command": self.test.command,
+                               "status": self.status, "detail": self.detail}
+        out.update({k: _finite(self.numbers.get(k)) for k in NUMBERS})
+        return out
+
+
+def _finite(x: float | int | None) -> float | int | None:
+    if x is None or isinstance(x, int):
+        return x
+    return float(x) if math.isfinite(float(x)) else None
 
 
 @dataclass(frozen=True)
@@ -138,8 +159,7 @@ class LedgerRow:
         return {"paper": s.paper, "location": s.location, "kind": s.kind,
                 "reading": s.reading, "statement": s.text, "note": s.note,
                 "status": self.status,
-                "tests": [{"test": t.test.label, "command": t.test.command,
-                           "status": t.status, "detail": t.detail} for t in self.tests]}
+                "tests": [t.to_dict() for t in self.tests]}
 
 
 class Runner:
@@ -159,7 +179,7 @@ class Runner:
         self.save = save
         self.seed = DEFAULT_SEED if seed is None else seed
         self._checks: dict[str, dict[str, Any]] = {}
-        self._experiments: dict[str, tuple[str, str]] = {}
+        self._experiments: dict[str, TestOutcome] = {}
 
     def check(self, name: str) -> dict[str, Any] | None:
         """The JSON form of ``check NAME --quick`` (``None``: not registered)."""
@@ -186,8 +206,9 @@ class Runner:
                     (self.save / f"{name}.json").write_text(to_json(report) + "\n")
         return self._checks[name]
 
-    def experiment(self, name: str) -> tuple[str, str] | None:
-        """``(status, detail)`` of ``reproduce NAME --quick`` (``None``: not registered)."""
+    def experiment(self, name: str) -> TestOutcome | None:
+        """``(status, detail, numbers)`` of ``reproduce NAME --quick``, its evidence decided
+        by :func:`~dpaudit.stats.evidence.decide_experiment` (``None``: not registered)."""
         from dpaudit.registry import all_experiments
 
         if name not in self._experiments:
@@ -195,10 +216,34 @@ class Runner:
             if exp is None:
                 return None
             out = exp.run(exp.settings(seed=self.seed, quick=True))
-            status = {True: "reproduced", False: "not reproduced", None: "run"}[
-                getattr(out, "reproduced", None)]
-            self._experiments[name] = (status, getattr(out, "verdict", "") or "")
+            self._experiments[name] = experiment_outcome(out)
         return self._experiments[name]
+
+
+TestOutcome = tuple[str, str, dict[str, float | int | None]]
+
+
+def experiment_outcome(out: Any) -> TestOutcome:
+    """Status, detail and numbers of an experiment's output: its evidence decided by
+    :func:`~dpaudit.stats.evidence.decide_experiment`; no evidence: ``run``."""
+    from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
+
+    narration = getattr(out, "verdict", "") or ""
+    ev = getattr(out, "evidence", None)
+    if not isinstance(ev, ExperimentEvidence):
+        return "run", narration, {}
+    d = decide_experiment(ev)
+    numbers: dict[str, float | int | None] = {}
+    if d.key is not None:
+        m = d.key.measurement
+        numbers = {"paper_value": m.paper_value, "measured": m.measured,
+                   "ci_low": d.key.ci_low, "ci_high": d.key.ci_high, "runs": m.runs}
+    where = "" if d.key is None else (
+        f"; key cell {d.key.measurement.label}: measured {d.key.measurement.measured:.4g} "
+        f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}] vs paper {d.key.measurement.direction} "
+        f"{d.key.measurement.paper_value:.4g}")
+    detail = f"{narration}; {d.reason}{where}" if narration else f"{d.reason}{where}"
+    return d.status, detail, numbers
 
 
 def _test_status(ref: TestRef, runner: Runner) -> TestStatus:
@@ -206,7 +251,7 @@ def _test_status(ref: TestRef, runner: Runner) -> TestStatus:
         got = runner.experiment(ref.name)
         if got is None:
             return TestStatus(ref, NOT_IMPLEMENTED, f"no experiment {ref.name!r} registered")
-        return TestStatus(ref, got[0], got[1])
+        return TestStatus(ref, got[0], got[1], got[2])
     report = runner.check(ref.name)
     if report is None:
         return TestStatus(ref, NOT_IMPLEMENTED, f"no audit {ref.name!r} registered")
@@ -222,10 +267,35 @@ def _test_status(ref: TestRef, runner: Runner) -> TestStatus:
     r = report.get("regret")
     if r is None:
         return TestStatus(ref, NOT_IMPLEMENTED, f"audit {ref.name!r} has no regret experiment")
-    status = {True: "CONSISTENT", False: "VIOLATED", None: "INCONCLUSIVE"}[r["within_bound"]]
+    status, low, high = _regret_verdict(r)
     bound = "no bound" if r["bound"] is None else f"{r['bound_name']} {r['bound']:.4g}"
+    interval = "" if low is None or high is None else f", interval [{low:.4g}, {high:.4g}]"
+    settle = ("" if r.get("runs_to_settle") is None
+              else f"; about {r['runs_to_settle']} runs would settle it")
     return TestStatus(ref, status, f"mean regret {r['mean']:.4g} at T={r['horizon']} "
-                      f"({r['runs']} runs) vs {bound}")
+                      f"({r['runs']} runs{interval}) vs {bound}{settle}",
+                      {"paper_value": r["bound"], "measured": r["mean"], "ci_low": low,
+                       "ci_high": high, "runs": r["runs"]})
+
+
+def _regret_verdict(r: dict[str, Any]) -> tuple[str, float | None, float | None]:
+    """The regret section's decided verdict and the interval it rests on. A report written
+    before the verdict existed is decided here by the same rule, from its numbers (never
+    from ``within_bound``, a point comparison)."""
+    if "verdict" in r:
+        low = r.get("verdict_lower_limit", r.get("ci_low"))
+        return str(r["verdict"]), low, r.get("verdict_ci_high", r.get("ci_high"))
+    from dpaudit.stats.evidence import decide_regret, regret_evidence
+    from dpaudit.stats.results import RegretResult
+
+    if r.get("bound") is None or r.get("ci_low") is None or r.get("ci_high") is None:
+        return "INCONCLUSIVE", r.get("ci_low"), r.get("ci_high")
+    res = RegretResult(str(r.get("instance", "")), str(r.get("algorithm", "")),
+                       int(r["horizon"]), int(r["runs"]), float(r["mean"]), float(r["ci_low"]),
+                       float(r["ci_high"]), float(r.get("confidence", 0.95)), r["bound"],
+                       str(r.get("bound_name", "")), r.get("within_bound"))
+    d = decide_regret(regret_evidence(res), alpha=1.0 - res.confidence)
+    return d.verdict.value, d.lower_limit, d.ci_high
 
 
 def build_ledger(statements: Iterable[Statement], *, runner: Runner | None = None,
@@ -244,7 +314,8 @@ def build_ledger(statements: Iterable[Statement], *, runner: Runner | None = Non
 
 
 def format_text(rows: Sequence[LedgerRow]) -> str:
-    out, paper = [], None
+    out: list[str] = []
+    paper: str | None = None
     for row in rows:
         s = row.statement
         if s.paper != paper:

@@ -130,11 +130,11 @@ def encode(obj: Any) -> Any:
     if type(obj) is dict:
         return {"__dict__": [[encode(k), encode(v)] for k, v in obj.items()]}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        cls = type(obj)
-        if not _own_class(cls):
-            raise StateFormatError(f"{cls.__module__}.{cls.__qualname__} is not one of "
+        dcls = type(obj)
+        if not _own_class(dcls):
+            raise StateFormatError(f"{dcls.__module__}.{dcls.__qualname__} is not one of "
                                    "dpaudit's types")
-        return {"__dataclass__": f"{cls.__module__}:{cls.__qualname__}",
+        return {"__dataclass__": f"{dcls.__module__}:{dcls.__qualname__}",
                 "fields": {f.name: encode(getattr(obj, f.name))
                            for f in dataclasses.fields(obj) if f.init}}
     raise StateFormatError(f"a {type(obj).__module__}.{type(obj).__qualname__}")

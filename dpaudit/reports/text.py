@@ -52,14 +52,26 @@ def _finding_lines(f: Finding) -> list[str]:
     return lines
 
 
+def regret_verdict_text(r: RegretResult) -> str:
+    """One line: the regret verdict, the interval it was decided on and why."""
+    d = r.decision
+    if d is None:
+        return f"{r.verdict.value} (not decided)"
+    text = (f"{d.verdict.value} at alpha = {d.alpha:.3g}: interval [{_num(d.lower_limit, 6)}"
+            f" ({d.lower_method} lower limit), {_num(d.ci_high, 6)}] vs bound "
+            f"{_num(r.bound, 6)}")
+    if d.reason:
+        text += f"; {d.reason}"
+    return text
+
+
 def _regret_lines(r: RegretResult) -> list[str]:
-    within = {True: "within the bound", False: "ABOVE the bound", None: "no bound"}[
-        r.within_bound]
     lines = [
         f"  {r.algorithm} on {r.instance}: T={r.horizon}, {r.runs} runs",
         f"  mean regret {_num(r.mean, 6)}  ({r.confidence:.0%} CI {_num(r.ci_low, 6)} .. "
         f"{_num(r.ci_high, 6)})",
-        f"  {r.bound_name}: {_num(r.bound, 6)}  -> {within}",
+        f"  {r.bound_name}: {_num(r.bound, 6)}",
+        f"  verdict: {regret_verdict_text(r)}",
     ]
     lines += [f"  {d}" for d in r.details]
     return lines
@@ -75,10 +87,11 @@ def format_text(report: CheckReport) -> str:
         "claims:",
     ]
     split = report.alpha_split or {}
-    if split.get("sampled_claims"):
+    if split.get("sampled_claims") or split.get("regret_experiments"):
+        regret = " and the regret experiment" if split.get("regret_experiments") else ""
         out.append(f"  alpha = {split['alpha']:g} split over {split['sampled_claims']} sampled "
-                   f"claim(s) ({split['method']}): {split['per_claim_alpha']:.3g} each, so the "
-                   "exit code is wrong with probability <= alpha")
+                   f"claim(s){regret} ({split['method']}): {split['per_claim_alpha']:.3g} each, "
+                   "so the exit code is wrong with probability <= alpha")
     for c in report.claims:
         out += _claim_lines(c)
     if report.findings:

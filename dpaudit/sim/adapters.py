@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.errors import UserCodeError
+from dpaudit.interfaces import RewardSource
 from dpaudit.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = [
@@ -383,7 +384,8 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
 
 
 # -- rewards ---------------------------------------------------------------------------------
-def realise_rewards(source: Any, horizon: int, rng: np.random.Generator) -> np.ndarray:
+def realise_rewards(source: RewardSource, horizon: int, rng: np.random.Generator | None
+                    ) -> np.ndarray:
     """One run's ``(T, K)`` rewards from a reward source (what each arm pays at each step).
 
     A fixed table (Azize & Basu 2022, Definition 2) is returned as it is; an instance of
@@ -391,6 +393,7 @@ def realise_rewards(source: Any, horizon: int, rng: np.random.Generator) -> np.n
     Zhu 2023, Definition 3: the reward at the revised step is the revised value whichever arm
     is pulled). Only the entry of the pulled arm is ever read, so drawing all ``K`` entries of
     a step gives each run the law of the source. Other sources are asked step by step.
+    ``rng`` may be ``None`` only for a fixed table (nothing is drawn).
     """
     k = int(source.n_arms)
     table = getattr(source, "table", None)
@@ -402,8 +405,12 @@ def realise_rewards(source: Any, horizon: int, rng: np.random.Generator) -> np.n
             raise InvalidParameterError(
                 f"horizon={horizon} must be at most the reward table's {arr.shape[0]} steps")
         return np.array(arr[:horizon], dtype=float)
+    if rng is None:
+        raise InvalidParameterError(f"source={source!r} draws its rewards: rng must be a "
+                                    "numpy.random.Generator")
     means = getattr(source, "means", None)
-    if means is not None and hasattr(source, "revision_step"):
+    if (means is not None and hasattr(source, "revision_step")
+            and hasattr(source, "revision_value")):
         out = (rng.random((horizon, k)) < np.asarray(means)).astype(float)
         step = source.revision_step
         if step is not None and step <= horizon:

@@ -85,7 +85,7 @@ def check_simulation(source: object, horizon: object, runs: object, rng: object,
         raise InvalidParameterError(
             f"source={source!r} must be a reward source (BernoulliRewards, TableRewards or "
             "an object with n_arms, gaps, rewards and block_sums)")
-    k = int(source.n_arms)
+    k = int(getattr(source, "n_arms"))  # noqa: B009 - checked above; source is any object
     h = check_horizon(horizon, k)
     length = getattr(source, "length", None)
     if length is not None and h > length:
@@ -227,8 +227,9 @@ def stack_results(parts: Sequence[SimulationResult]) -> SimulationResult:
     if not parts:
         raise InvalidParameterError("parts=[] must hold at least one result")
 
-    def cat(arrays: list[np.ndarray | None]) -> np.ndarray | None:
-        if any(a is None for a in arrays):
+    def cat(maybe: list[np.ndarray | None]) -> np.ndarray | None:
+        arrays = [a for a in maybe if a is not None]
+        if len(arrays) < len(maybe):
             return None
         width = max(a.shape[1] if a.ndim > 1 else 0 for a in arrays)
         if width:

@@ -9,7 +9,10 @@ module writes them as ``<stem>.png``, ``<stem>.csv`` and ``<stem>.md`` (``stem``
 with ``-`` replaced by ``_``). It knows no algorithm and no figure.
 
 :func:`mean_interval` gives the band every reproduction draws around a mean over runs: the
-95% Student-t interval of the mean, so a legend can say exactly what the band is.
+95% Student-t interval of the mean, so a legend can say exactly what the band is. It assumes
+a near-normal mean (see :mod:`dpaudit.stats.intervals`); regret is heavy-tailed for some
+algorithms, so at few runs the band is indicative, and the verdicts are decided by
+:mod:`dpaudit.stats.evidence`, not read off the band.
 """
 
 from __future__ import annotations
@@ -17,14 +20,15 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from dpaudit.stats.evidence import ExperimentEvidence
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.validation import InvalidParameterError, check_int, check_real
 
@@ -40,8 +44,20 @@ __all__ = [
 ]
 
 
+T = TypeVar("T")
+
+
+class CellCache(Protocol):
+    """Where a reproduction keeps its completed cells
+    (:class:`dpaudit.reports.state.ExperimentCache`)."""
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The cell ``key``: saved, or ``compute()`` (then saved)."""
+
+
 # the cell cache of the reproduction running in this context (see run_experiment)
-_ACTIVE_CACHE: ContextVar[Any] = ContextVar("dpaudit_experiment_cache", default=None)
+_ACTIVE_CACHE: ContextVar[CellCache | None] = ContextVar("dpaudit_experiment_cache",
+                                                         default=None)
 
 
 @dataclass(frozen=True)
@@ -56,13 +72,13 @@ class ExperimentSettings:
     runs: int
     seed: int = DEFAULT_SEED
     quick: bool = False
-    cache: Any = field(default=None, compare=False, repr=False)
+    cache: CellCache | None = field(default=None, compare=False, repr=False)
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
         return generator(self.seed, *keys)
 
-    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, kept as one cell of this run: ``reproduce --resume`` reads a cell an
         interrupted run completed instead of recomputing it.
 
@@ -76,7 +92,7 @@ class ExperimentSettings:
         return compute() if self.cache is None else self.cache.get(key, compute)
 
 
-def cached(key: Any, compute: Callable[[], Any]) -> Any:
+def cached(key: Hashable, compute: Callable[[], T]) -> T:
     """:meth:`ExperimentSettings.cached` for code that is handed no settings (a helper called
     by an experiment): the cache of the reproduction running now, or plain ``compute()``."""
     cache = _ACTIVE_CACHE.get()
@@ -121,9 +137,13 @@ class ExperimentOutput:
     """What a reproduction returns: ``figure`` (a matplotlib ``Figure``), ``table`` and
     ``summary`` (Markdown: settings, what the paper claims, what was measured).
 
-    ``reproduced`` (optional): the experiment's own comparison with the paper's statement
-    (``True``/``False``; ``None``: it makes none), with ``verdict`` saying how it was judged;
-    the reviewer's ledger (``python -m dpaudit claims``) reports it.
+    ``evidence`` (optional, :class:`~dpaudit.stats.evidence.ExperimentEvidence`): the paper's
+    values beside the measured ones with their runs and spread; the reviewer's ledger
+    (``python -m dpaudit claims``) decides it with
+    :func:`~dpaudit.stats.evidence.decide_experiment` (``None``: status ``run``). ``verdict``
+    is the experiment's narration of what it measured. ``reproduced`` is kept for callers
+    written before ``evidence`` existed and decides nothing: an experiment never judges
+    itself.
     """
 
     figure: Any
@@ -131,6 +151,7 @@ class ExperimentOutput:
     summary: str
     reproduced: bool | None = None
     verdict: str = ""
+    evidence: ExperimentEvidence | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +197,12 @@ def mean_interval(values: np.ndarray, *, confidence: float = 0.95, axis: int = 0
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(mean, low, high)``: the Student-t interval of the mean over ``axis`` (runs).
 
-    With one run the interval is the mean itself (no spread can be estimated).
+    It assumes independent runs and a sample mean close to normal (the central limit theorem
+    at this many runs). Regret is heavy-tailed for some algorithms (a rare run stuck on a bad
+    arm), and then the coverage at few runs can be well below ``confidence``: the band is the
+    reporting convention, and verdicts are decided by :mod:`dpaudit.stats.evidence` (which
+    uses a distribution-free interval for a regret ``VIOLATED`` when the range is known). With
+    one run the interval is the mean itself (no spread can be estimated).
     """
     from scipy import stats
 
@@ -242,7 +268,25 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
         f"Settings: T = {settings.horizon}, {settings.runs} runs, seed {settings.seed}"
         + (" (--quick)" if settings.quick else "") + ".", "",
         result.table.to_markdown(), "", result.summary.strip(), "",
+        *_status_lines(result.evidence),
         f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
         + (" --quick" if settings.quick else "")
         + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
     return png, csv_path, md
+
+
+def _status_lines(evidence: ExperimentEvidence | None) -> list[str]:
+    """The status the evidence module gives this run's evidence (what the ledger reports)."""
+    if evidence is None:
+        return []
+    from dpaudit.stats.evidence import decide_experiment
+
+    d = decide_experiment(evidence)
+    lines = [f"Status (decided by dpaudit.stats.evidence.decide_experiment): **{d.status}** "
+             f"({d.reason})."]
+    if d.key is not None:
+        m = d.key.measurement
+        lines.append(f"Key cell {m.label}: measured {m.measured:.4g}, interval "
+                     f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}], {m.runs} runs; paper "
+                     f"{m.direction} {m.paper_value:.4g}.")
+    return [*lines, ""]

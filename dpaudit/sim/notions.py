@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.interfaces import NextActionPolicy, Policy
 from dpaudit.sim.bandits import TableRewards
 from dpaudit.validation import (
     InvalidParameterError,
@@ -106,7 +107,7 @@ class GlobalDPTarget:
 
     notion = "global"
 
-    def __init__(self, policy: Any, *, epsilon: float, delta: float,
+    def __init__(self, policy: Policy, *, epsilon: float, delta: float,
                  neighbours: Sequence[tuple[Any, Any]],
                  features: Callable[[np.ndarray], np.ndarray] | None = None,
                  search_domain: Any = None) -> None:
@@ -180,7 +181,7 @@ class PerStepTarget:
 
     notion = "per-step"
 
-    def __init__(self, policy: Any, *, epsilon: float, delta: float, n_arms: int,
+    def __init__(self, policy: NextActionPolicy, *, epsilon: float, delta: float, n_arms: int,
                  neighbours: Sequence[tuple[Any, Any]] | None = None,
                  search_domain: Any = None) -> None:
         if not callable(getattr(policy, "sample_next_actions", None)):

@@ -34,6 +34,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from dpaudit.interfaces import RewardSource
 from dpaudit.sim.adapters import PolicyCode, is_reproducible, next_action, play, realise_rewards
 from dpaudit.sim.neighbour_search import (
     first_pair,
@@ -110,14 +111,23 @@ class ActionFeatures:
         return np.concatenate([p.astype(float) for p in parts], axis=1)
 
 
-def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Generator
+def _children(rng: np.random.Generator, n: int) -> list[np.random.SeedSequence]:
+    """``n`` child seed sequences of the sequence ``rng`` was built from."""
+    seq = rng.bit_generator.seed_seq
+    if not isinstance(seq, np.random.SeedSequence):
+        raise InvalidParameterError("rng must be a numpy.random.Generator built from a "
+                                    "numpy.random.SeedSequence")
+    return seq.spawn(n)
+
+
+def _global_chunk(code: PolicyCode, source: RewardSource, size: int, rng: np.random.Generator
                   ) -> np.ndarray:
     out = np.empty((size, code.horizon), dtype=np.int64)
     fixed = (realise_rewards(source, code.horizon, None).tolist()
              if getattr(source, "table", None) is not None else None)
     state, pystate = np.random.get_state(), random.getstate()
     try:
-        for i, seq in enumerate(rng.bit_generator.seed_seq.spawn(size)):
+        for i, seq in enumerate(_children(rng, size)):
             table = fixed if fixed is not None else realise_rewards(
                 source, code.horizon, np.random.Generator(np.random.PCG64(seq)))
             out[i] = play(code, table, seq)
@@ -132,7 +142,7 @@ def _per_step_chunk(code: PolicyCode, history: Any, history_method: str | None, 
     out = np.empty(size, dtype=np.int64)
     state, pystate = np.random.get_state(), random.getstate()
     try:
-        for i, seq in enumerate(rng.bit_generator.seed_seq.spawn(size)):
+        for i, seq in enumerate(_children(rng, size)):
             out[i] = next_action(code, history.arms, history.rewards, seq,
                                  history_method=history_method)
     finally:

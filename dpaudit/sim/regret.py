@@ -1,8 +1,11 @@
 """Regret harness: summarise per-run pseudo-regret into a :class:`RegretResult`.
 
 Pseudo-regret of a run is ``sum_t (mu* - mu_{a_t})``; the mean over runs gets a Student-t
-confidence interval (runs are independent). The bound is whatever the paper's theorem gives
-at the same horizon, computed by the audit file.
+confidence interval (runs are independent; the interval assumes a near-normal mean, see
+:mod:`dpaudit.stats.intervals`). The bound is whatever the paper's theorem gives at the same
+horizon, computed by the audit file. The verdict is not decided here but by
+:func:`dpaudit.stats.evidence.decide_regret` (at ``1 - confidence`` here; the check engine
+decides again at the regret experiment's share of the check's alpha).
 """
 
 from __future__ import annotations
@@ -11,11 +14,19 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
+from dpaudit.stats.evidence import decided_regret
+from dpaudit.stats.intervals import student_t_interval
 from dpaudit.stats.results import RegretResult
 
-__all__ = ["summarise_regret"]
+__all__ = ["max_regret_per_run", "summarise_regret"]
+
+
+def max_regret_per_run(means: Sequence[float], horizon: int) -> float:
+    """``T * max_i (mu* - mu_i)``: no run's pseudo-regret exceeds it (the range that makes a
+    distribution-free interval of the mean regret valid)."""
+    mu = [float(m) for m in means]
+    return float(horizon) * (max(mu) - min(mu))
 
 
 def summarise_regret(
@@ -30,21 +41,25 @@ def summarise_regret(
     checkpoints: Sequence[int] = (),
     curves: np.ndarray | None = None,
     details: Sequence[str] = (),
+    means: Sequence[float] | None = None,
 ) -> RegretResult:
-    """``regrets``: final pseudo-regret per run; ``curves``: runs x checkpoints (optional)."""
+    """``regrets``: final pseudo-regret per run; ``curves``: runs x checkpoints (optional);
+    ``means``: the instance's arm means (gives ``max_per_run``, hence a distribution-free lower
+    limit for the verdict). ``within_bound`` is the point comparison ``mean <= bound``, kept
+    for the JSON contract; it decides nothing."""
     regrets = np.asarray(regrets, dtype=float)
     runs = regrets.size
     mean = float(regrets.mean())
-    if runs > 1 and regrets.std(ddof=1) > 0:
-        half = float(stats.t.ppf(0.5 + confidence / 2, runs - 1) * regrets.std(ddof=1)
-                     / math.sqrt(runs))
-    else:
-        half = 0.0
+    std = float(regrets.std(ddof=1)) if runs > 1 else 0.0
+    iv = student_t_interval(mean=mean, std=std, runs=runs, alpha=1.0 - confidence)
+    half = 0.0 if not math.isfinite(iv.high) else iv.high - mean
     within = None if bound is None else bool(mean <= bound)
     mean_curve = () if curves is None else tuple(float(v) for v in np.mean(curves, axis=0))
-    return RegretResult(
+    result = RegretResult(
         instance=instance, algorithm=algorithm, horizon=int(horizon), runs=runs, mean=mean,
         ci_low=mean - half, ci_high=mean + half, confidence=confidence, bound=bound,
         bound_name=bound_name, within_bound=within, checkpoints=tuple(int(c) for c in checkpoints),
-        mean_curve=mean_curve, details=tuple(details),
+        mean_curve=mean_curve, details=tuple(details), std=std,
+        max_per_run=None if means is None else max_regret_per_run(means, horizon),
     )
+    return decided_regret(result, alpha=1.0 - confidence)

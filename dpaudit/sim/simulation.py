@@ -29,6 +29,9 @@ from scipy import stats
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
 from dpaudit.sim.parallel import chunk_runs, default_workers, map_chunks, resolve_scheduler
+from dpaudit.sim.regret import max_regret_per_run
+from dpaudit.stats.evidence import RegretEvidence, decide_regret
+from dpaudit.stats.results import RegretDecision
 from dpaudit.stats.rng import DEFAULT_SEED
 from dpaudit.validation import InvalidParameterError, check_int, check_means, check_real
 
@@ -106,9 +109,23 @@ class SimulationReport:
     #: why the policy's entry declares no bound (``PolicyEntry.no_bound_reason``), else None
     no_bound_reason: str | None = None
 
+    @property
+    def decision(self) -> RegretDecision:
+        """The regret verdict, decided by :func:`dpaudit.stats.evidence.decide_regret` at
+        ``1 - confidence`` (``within_bound`` is only the point comparison ``mean <= bound``)."""
+        ev = RegretEvidence(self.mean, self.std, self.runs, self.bound,
+                            max_regret_per_run(self.means, self.horizon))
+        return decide_regret(ev, alpha=1.0 - self.confidence)
+
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["parameters"] = dict(self.parameters)
+        d = self.decision
+        out.update(verdict=d.verdict.value, verdict_alpha=d.alpha,
+                   verdict_ci_low=_finite(d.ci_low), verdict_ci_high=_finite(d.ci_high),
+                   verdict_lower_limit=_finite(d.lower_limit),
+                   verdict_lower_method=d.lower_method, runs_to_settle=d.runs_to_settle,
+                   verdict_reason=d.reason)
         return out
 
     def numbers(self) -> dict[str, Any]:
@@ -117,6 +134,10 @@ class SimulationReport:
         for k in ("seconds", "pulls_per_second", "workers", "scheduler"):
             out.pop(k)
         return out
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 def get_policy(name: str) -> PolicyEntry:
@@ -136,6 +157,7 @@ def policy_overrides(name: str, entry: PolicyEntry, *, horizon: int,
                      epsilon: float | None, delta: float | None) -> dict[str, Any]:
     """Keyword overrides for ``entry.factory``: ``epsilon``/``delta`` when given (a usage
     error for a policy without them) and ``horizon`` when the policy is tuned to it."""
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(entry.factory).parameters
     except (TypeError, ValueError):

@@ -20,15 +20,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpaudit.interfaces import AuditableMechanism, Mechanism
 from dpaudit.stats.evidence import SampledEvidence, decide
 from dpaudit.stats.results import ClaimResult, Notion
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
+
+if TYPE_CHECKING:  # the engine imports this module's users; only the types are needed here
+    from dpaudit.engine import CheckContext, ClaimSpec
 
 __all__ = [
     "AuditBudget",
@@ -89,8 +93,10 @@ class BlackBoxResult:
         return self.claim.details
 
 
-def _pair_text(data: Any, data_prime: Any) -> str:
+def _pair_text(data: object, data_prime: object) -> str:
     """``D = .., D' = ..``; for equal-shape arrays, where they differ."""
+    a: np.ndarray | None
+    b: np.ndarray | None
     try:
         a, b = np.asarray(data, dtype=float), np.asarray(data_prime, dtype=float)
     except (TypeError, ValueError):
@@ -105,18 +111,24 @@ def _pair_text(data: Any, data_prime: Any) -> str:
     return f"D = {_short(data)}, D' = {_short(data_prime)}"
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = np.array2string(np.asarray(value), threshold=12, precision=4) if isinstance(
         value, np.ndarray) else repr(value)
     return text if len(text) < 80 else text[:77] + "..."
 
 
 # -- neighbour candidates ------------------------------------------------------------------
-def candidate_pairs(mech: Any, budget: AuditBudget, seed: int | np.random.SeedSequence,
+def candidate_pairs(mech: Mechanism, budget: AuditBudget, seed: int | np.random.SeedSequence,
                     key: str, neighbours: Sequence[tuple[Any, Any]] | None = None
                     ) -> list[tuple[Any, Any]]:
-    """Heuristic pairs (``neighbours``) followed by pairs from ``search_domain``."""
-    pairs = list(mech.neighbours if neighbours is None else neighbours)
+    """Heuristic pairs (``neighbours``, else ``mech.neighbours``) followed by pairs from
+    ``search_domain``."""
+    if neighbours is None and not isinstance(mech, AuditableMechanism):
+        raise InvalidParameterError(
+            f"{type(mech).__name__} has no attribute 'neighbours' (a sequence of "
+            "(data, data_prime) pairs to try)")
+    pairs = list(neighbours if neighbours is not None else
+                 mech.neighbours if isinstance(mech, AuditableMechanism) else ())
     domain = getattr(mech, "search_domain", None)
     if callable(domain) and budget.search_budget > 0:
         pairs += list(domain(generator(seed, key, "search"), budget.search_budget))
@@ -130,11 +142,11 @@ def candidate_pairs(mech: Any, budget: AuditBudget, seed: int | np.random.SeedSe
         raise InvalidParameterError(
             f"{type(mech).__name__}.neighbours must contain at least one (data, data_prime) "
             "pair")
-    return [tuple(p) for p in pairs]  # type: ignore[misc]
+    return [tuple(p) for p in pairs]
 
 
 # -- the audit -----------------------------------------------------------------------------
-def mechanism_pairs(mech: Any, pairs: Sequence[tuple[Any, Any]]) -> list[SamplerPair]:
+def mechanism_pairs(mech: Mechanism, pairs: Sequence[tuple[Any, Any]]) -> list[SamplerPair]:
     """Each ``(data, data_prime)`` as a pair of samplers of ``mech.sample``."""
     def sampler(data: Any) -> Callable[[int, np.random.Generator], np.ndarray]:
         return lambda n, rng: mech.sample(data, n, rng)
@@ -142,7 +154,7 @@ def mechanism_pairs(mech: Any, pairs: Sequence[tuple[Any, Any]]) -> list[Sampler
 
 
 def audit_mechanism(
-    mech: Any,
+    mech: Mechanism,
     *,
     epsilon: float | None = None,
     delta: float | None = None,
@@ -203,9 +215,10 @@ def to_claim_result(result: BlackBoxResult, *, id: str, statement: str, referenc
     return decide(subject, subject, result.evidence, alpha=result.alpha)
 
 
-def blackbox_evaluator(build: Callable[[float, float], Any], *, samples: int = 1_000_000,
-                       quick_samples: int = 100_000, selection_fraction: float = 0.2
-                       ) -> Callable[[Any, Any], SampledEvidence]:
+def blackbox_evaluator(build: Callable[[float, float], Mechanism], *,
+                       samples: int = 1_000_000, quick_samples: int = 100_000,
+                       selection_fraction: float = 0.2
+                       ) -> Callable[[CheckContext, ClaimSpec], SampledEvidence]:
     """An ``evaluate(ctx, spec)`` for a :class:`~dpaudit.engine.ClaimSpec` of an audit file.
 
     ``build(epsilon, delta)`` makes the mechanism for the claim under test; the evidence is
@@ -215,7 +228,7 @@ def blackbox_evaluator(build: Callable[[float, float], Any], *, samples: int = 1
     check_int("samples", samples, low=200)
     check_int("quick_samples", quick_samples, low=200)
 
-    def evaluate(ctx: Any, spec: Any) -> SampledEvidence:
+    def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         mech = build(ctx.epsilon, ctx.delta)
         budget = AuditBudget(samples=quick_samples if ctx.quick else samples,
                              selection_fraction=selection_fraction)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import minimize
 from scipy.special import betaincinv, expit, log_expit, ndtri
 
@@ -126,25 +127,26 @@ class Candidate:
 
 
 # -- Clopper-Pearson, vectorised -----------------------------------------------------------
-def cp_lower(count: np.ndarray, n: int, a: float) -> np.ndarray:
+def cp_lower(count: npt.ArrayLike, n: int, a: float) -> np.ndarray:
     """One-sided ``1 - a`` lower Clopper-Pearson limit (vectorised; 0 at count 0)."""
     k = np.asarray(count, dtype=float)
     safe = np.clip(k, 1.0, n)
-    return np.where(k <= 0, 0.0, betaincinv(safe, n - safe + 1.0, a))
+    return np.asarray(np.where(k <= 0, 0.0, betaincinv(safe, n - safe + 1.0, a)), dtype=float)
 
 
-def cp_upper(count: np.ndarray, n: int, a: float) -> np.ndarray:
+def cp_upper(count: npt.ArrayLike, n: int, a: float) -> np.ndarray:
     """One-sided ``1 - a`` upper Clopper-Pearson limit (vectorised; 1 at count n)."""
     k = np.asarray(count, dtype=float)
     safe = np.clip(k, 0.0, n - 1.0)
-    return np.where(k >= n, 1.0, betaincinv(safe + 1.0, n - safe, 1.0 - a))
+    return np.asarray(np.where(k >= n, 1.0, betaincinv(safe + 1.0, n - safe, 1.0 - a)),
+                      dtype=float)
 
 
 def _wilson(p: np.ndarray, n: int, z: float, sign: float) -> np.ndarray:
     z2n = z * z / n
     centre = p + 0.5 * z2n
     half = z * np.sqrt(np.maximum(p * (1 - p), 0.0) / n + 0.25 * z2n / n)
-    return np.clip((centre + sign * half) / (1 + z2n), 0.0, 1.0)
+    return np.asarray(np.clip((centre + sign * half) / (1 + z2n), 0.0, 1.0), dtype=float)
 
 
 def log_ratio_bound(p_lo: np.ndarray, q_hi: np.ndarray, delta: float) -> np.ndarray:
@@ -301,10 +303,10 @@ class _DiscreteFeatures:
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         y = np.asarray(outputs)
         flat = y.reshape(y.shape[0], -1)
-        ind = flat[:, :, None] == self.values
-        counts = ind.sum(axis=1)
+        ind: np.ndarray = flat[:, :, None] == self.values
+        counts = np.asarray(ind.sum(axis=1), dtype=float)
         if not self.onehot:
-            return counts.astype(float)
+            return counts
         return np.concatenate([ind.reshape(len(flat), -1), counts], axis=1).astype(float)
 
 
@@ -320,7 +322,7 @@ class LogisticScore:
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         x = (self.features(outputs) - self.mean) / self.scale
-        return x @ self.weights + self.intercept
+        return np.asarray(x @ self.weights + self.intercept, dtype=float)
 
 
 def fit_logistic_score(sel_a: np.ndarray, sel_b: np.ndarray, *,

@@ -26,7 +26,7 @@ Bonferroni factor is paid for the search.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +42,13 @@ from dpaudit.stats.events import (
     fit_logistic_score,
     projected_bound,
 )
+from dpaudit.validation import InvalidParameterError
+
+#: a feature map of outputs (one row per draw) to a statistic or a feature matrix
+Features = Callable[[np.ndarray], np.ndarray]
 
 __all__ = [
+    "Features",
     "MAX_ATOMS",
     "MAX_DISCRETE_OUTCOMES",
     "AtomEvent",
@@ -132,7 +137,7 @@ class SummaryEvent:
     inner: Any
 
     def contains(self, outputs: dict[str, np.ndarray]) -> np.ndarray:
-        return self.inner.contains(outputs[self.name])
+        return np.asarray(self.inner.contains(outputs[self.name]))
 
     @property
     def description(self) -> str:
@@ -209,7 +214,7 @@ class _Statistic:
         return s.reshape(s.shape[0])
 
 
-def output_kind(a: np.ndarray, b: np.ndarray, features: Callable | None = None) -> str:
+def output_kind(a: np.ndarray, b: np.ndarray, features: Features | None = None) -> str:
     """``scalar``, ``discrete`` (integers in ``0..63``), ``statistic`` or ``vector``."""
     if features is not None:
         stat = np.asarray(features(np.concatenate([a[:2], b[:2]])))
@@ -223,11 +228,11 @@ def output_kind(a: np.ndarray, b: np.ndarray, features: Callable | None = None) 
     return "scalar"
 
 
-def _best(cands: list[Candidate | None]) -> Candidate:
+def _best(cands: Sequence[Candidate | None]) -> Candidate:
     return max((c for c in cands if c is not None), key=lambda c: c.projected_bound)
 
 
-def _select_array(a: np.ndarray, b: np.ndarray, *, features: Callable | None,
+def _select_array(a: np.ndarray, b: np.ndarray, *, features: Features | None,
                   n_outcomes: int | None, kw: dict[str, Any]) -> tuple[Candidate, str]:
     kind = output_kind(a, b, features)
     top = kw.pop("top")
@@ -245,7 +250,8 @@ def _select_array(a: np.ndarray, b: np.ndarray, *, features: Callable | None,
     half = len(a) // 2  # vector: fit a score on one half, choose its threshold on the other
     score = fit_logistic_score(a[:half], b[:half], features=features)
     cand = best_threshold_event(score(a[half:]), score(b[half:]), top=top, **kw)
-    cands = [_with_event(cand, ScoreEvent(score, cand.event, "learned score"))]
+    cands: list[Candidate | None] = [_with_event(cand, ScoreEvent(score, cand.event,
+                                                                  "learned score"))]
     if a.dtype.kind in "biu" and b.dtype.kind in "biu":
         cands.append(_codes(a, b, **kw))
     return _best(cands), kind
@@ -253,7 +259,7 @@ def _select_array(a: np.ndarray, b: np.ndarray, *, features: Callable | None,
 
 def select_event(a: np.ndarray | dict[str, np.ndarray], b: np.ndarray | dict[str, np.ndarray],
                  *, n_measure: int, delta: float, alpha: float, top: int = 64,
-                 features: Callable | None = None, n_outcomes: int | None = None
+                 features: Features | None = None, n_outcomes: int | None = None
                  ) -> tuple[Candidate, str]:
     """The best event (and direction) on selection outputs ``a`` (from ``D``), ``b`` (``D'``).
 
@@ -262,8 +268,11 @@ def select_event(a: np.ndarray | dict[str, np.ndarray], b: np.ndarray | dict[str
     shapes the ranking, never the validity of the bound).
     """
     kw = {"n_measure": n_measure, "delta": delta, "alpha": alpha, "top": top}
-    if not isinstance(a, dict):
+    if not isinstance(a, dict) and not isinstance(b, dict):
         return _select_array(a, b, features=features, n_outcomes=n_outcomes, kw=dict(kw))
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        raise InvalidParameterError("both inputs must return the same kind of output (arrays, "
+                                    "or dicts of the same summaries)")
     cands = []
     for name in a:
         cand, _ = _select_array(np.asarray(a[name]), np.asarray(b[name]), features=None,

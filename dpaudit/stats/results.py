@@ -23,6 +23,7 @@ __all__ = [
     "ProofStatus",
     "ProofSymbol",
     "ReducedInequality",
+    "RegretDecision",
     "RegretResult",
     "Verdict",
     "overall_verdict",
@@ -206,8 +207,37 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class RegretDecision:
+    """The verdict on a regret bound, decided by :func:`dpaudit.stats.evidence.decide_regret`.
+
+    ``verdict``: ``VIOLATED`` when ``lower_limit`` (the valid lower confidence limit of the
+    mean regret, by ``lower_method``) is above the bound, ``CONSISTENT`` when ``ci_high`` is
+    below it, ``INCONCLUSIVE`` otherwise (or with no numeric bound). ``ci_low``/``ci_high``:
+    the Student-t interval at ``1 - alpha``; ``alpha`` is this experiment's share of the
+    check's level. ``runs_to_settle``: runs at which the observed spread would decide (set
+    when ``INCONCLUSIVE`` and some number of runs would).
+    """
+
+    verdict: Verdict
+    alpha: float
+    ci_low: float
+    ci_high: float
+    lower_limit: float
+    lower_method: str
+    runs_to_settle: int | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class RegretResult:
-    """Mean pseudo-regret at ``horizon`` over ``runs`` runs, a confidence interval, the bound."""
+    """Mean pseudo-regret at ``horizon`` over ``runs`` runs, a confidence interval, the bound.
+
+    ``ci_low``/``ci_high``: the Student-t interval at ``confidence`` (the reporting
+    convention). ``std``: the runs' sample standard deviation; ``max_per_run``: a number no
+    run's regret can exceed (``T * max gap``), which makes a distribution-free interval
+    available. ``within_bound`` is the point comparison ``mean <= bound`` and decides nothing;
+    ``decision`` (:class:`RegretDecision`) carries the verdict.
+    """
 
     instance: str
     algorithm: str
@@ -223,8 +253,17 @@ class RegretResult:
     checkpoints: tuple[int, ...] = ()
     mean_curve: tuple[float, ...] = ()
     details: tuple[str, ...] = ()
+    std: float | None = None
+    max_per_run: float | None = None
+    decision: RegretDecision | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        """The decided verdict (``INCONCLUSIVE`` when nothing decided it)."""
+        return Verdict.INCONCLUSIVE if self.decision is None else self.decision.verdict
 
     def to_dict(self) -> dict[str, Any]:
+        d = self.decision
         return {
             "instance": self.instance,
             "algorithm": self.algorithm,
@@ -240,6 +279,16 @@ class RegretResult:
             "checkpoints": list(self.checkpoints),
             "mean_curve": list(self.mean_curve),
             "details": list(self.details),
+            "std": _json_number(self.std),
+            "max_per_run": _json_number(self.max_per_run),
+            "verdict": self.verdict.value,
+            "verdict_alpha": None if d is None else d.alpha,
+            "verdict_ci_low": None if d is None else _json_number(d.ci_low),
+            "verdict_ci_high": None if d is None else _json_number(d.ci_high),
+            "verdict_lower_limit": None if d is None else _json_number(d.lower_limit),
+            "verdict_lower_method": None if d is None else d.lower_method,
+            "runs_to_settle": None if d is None else d.runs_to_settle,
+            "verdict_reason": "" if d is None else d.reason,
         }
 
 
@@ -268,6 +317,11 @@ class CheckReport:
 
     @property
     def verdict(self) -> Verdict:
+        """The claims' overall verdict, or ``VIOLATED`` when the regret experiment's decided
+        verdict is (its alpha is one share of the check's, so the exit code stays wrong with
+        probability at most ``alpha``). A regret ``INCONCLUSIVE`` does not lower it."""
+        if self.regret is not None and self.regret.verdict is Verdict.VIOLATED:
+            return Verdict.VIOLATED
         return overall_verdict(self.claims)
 
     @property

@@ -37,7 +37,7 @@ import numpy as np
 from dpaudit.sim.parallel import map_chunks
 from dpaudit.stats.events import DIRECTIONS
 from dpaudit.stats.evidence import SampledEvidence
-from dpaudit.stats.families import select_event
+from dpaudit.stats.families import Features, select_event
 from dpaudit.stats.rng import child_seed, generator
 from dpaudit.validation import (
     InvalidParameterError,
@@ -116,8 +116,8 @@ class SamplerPair:
     data_prime: Any = None
 
 
-def _check_array(out: Any, size: int, who: str) -> np.ndarray:
-    out = np.asarray(out)
+def _check_array(raw: Any, size: int, who: str) -> np.ndarray:
+    out: np.ndarray = np.asarray(raw)
     if out.ndim == 0 or out.shape[0] != size:
         raise InvalidParameterError(
             f"{who} must return an array whose first axis has length size={size}; got shape "
@@ -142,7 +142,7 @@ def draw(sampler: Sampler, size: int, rng: np.random.Generator, who: str) -> Out
 
 def _row_bytes(out: Outputs) -> int:
     arrays = out.values() if isinstance(out, dict) else [out]
-    return max(1, sum(np.asarray(a)[0].nbytes for a in arrays))
+    return max(1, sum(int(np.asarray(a)[0].nbytes) for a in arrays))
 
 
 def _count_chunk(sampler: Sampler, event: Any, who: str, size: int,
@@ -159,16 +159,16 @@ def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, s
     probe = draw(sampler, min(n, 64), np.random.Generator(np.random.PCG64(
         child_seed(seed, "probe", side))), who)
     chunk = max(1, min(chunk_bytes // _row_bytes(probe), max(10_000, -(-n // 8))))
-    return sum(map_chunks(partial(_count_chunk, sampler, event, who), n, seed=seed, key=side,
-                          chunk=chunk, workers=workers, scheduler=scheduler))
+    return int(sum(map_chunks(partial(_count_chunk, sampler, event, who), n, seed=seed,
+                              key=side, chunk=chunk, workers=workers, scheduler=scheduler)))
 
 
 def _select(pair: SamplerPair, n: int, n_measure: int, rng: np.random.Generator, *,
-            delta: float, alpha: float, top: int, features: Callable | None,
+            delta: float, alpha: float, top: int, features: Features | None,
             n_outcomes: int | None, who: str) -> tuple[Any, str]:
     a, b = draw(pair.sample_p, n, rng, who), draw(pair.sample_q, n, rng, who)
     if isinstance(a, dict) != isinstance(b, dict) or (
-            isinstance(a, dict) and set(a) != set(b)):  # type: ignore[arg-type]
+            isinstance(a, dict) and isinstance(b, dict) and set(a) != set(b)):
         raise InvalidParameterError(f"{who}: both inputs must return the same kind of output "
                                     "(the same summaries)")
     return select_event(a, b, n_measure=n_measure, delta=delta, alpha=alpha, top=top,
@@ -177,7 +177,7 @@ def _select(pair: SamplerPair, n: int, n_measure: int, rng: np.random.Generator,
 
 def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
                   budget: AuditBudget, seed: int | np.random.SeedSequence, key: str,
-                  features: Callable | None = None, n_outcomes: int | None = None,
+                  features: Features | None = None, n_outcomes: int | None = None,
                   details: Sequence[str] = (), who: str = "sample", workers: int = 1,
                   scheduler: object = None) -> SampledEvidence:
     """Rank the pairs, choose one event on a selection sample, measure it on a fresh one.
@@ -194,18 +194,18 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
     if not pairs:
         raise InvalidParameterError("pairs=() must contain at least one pair of inputs")
     n_sel, n_meas = budget.n_select, budget.n_measure
-    kw = {"delta": delta, "alpha": alpha, "top": budget.top, "features": features,
-          "n_outcomes": n_outcomes, "who": who}
+    select = partial(_select, delta=delta, alpha=alpha, top=budget.top, features=features,
+                     n_outcomes=n_outcomes, who=who)
     ranking: list[tuple[int, float]] = []
     best = 0
     if len(pairs) > 1:
         for i, pair in enumerate(pairs):
-            cand, _ = _select(pair, budget.n_rank, n_meas, generator(seed, key, "rank", i), **kw)
+            cand, _ = select(pair, budget.n_rank, n_meas, generator(seed, key, "rank", i))
             ranking.append((i, float(cand.projected_bound)))
         ranking.sort(key=lambda r: -r[1])
         best = ranking[0][0]
     pair = pairs[best]
-    cand, kind = _select(pair, n_sel, n_meas, generator(seed, key, "select"), **kw)
+    cand, kind = select(pair, n_sel, n_meas, generator(seed, key, "select"))
     meas = child_seed(seed, key, "measure")
     hits = [_count(s, cand.event, n_meas, meas, side, budget.chunk_bytes, who, workers,
                    scheduler) for s, side in ((pair.sample_p, "p"), (pair.sample_q, "q"))]
