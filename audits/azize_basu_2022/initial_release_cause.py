@@ -127,7 +127,7 @@ def cause(settings: ExperimentSettings) -> ExperimentOutput:
         "**Measured** (alpha = 3.1; printed index unless stated):", *lines,
         "**Reading.** " + reading[0].upper() + reading[1:] + ".",
     ])
-    return ExperimentOutput(fig, table, summary, reproduced=None,
+    return ExperimentOutput(fig, table, summary,
                             verdict="cause tested by switching the initial noise off")
 
 

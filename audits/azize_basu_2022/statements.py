@@ -45,7 +45,8 @@ _AB = [
                    "Reg_T / (rate x ln T) at T/100 and T (also drawn beside Fig. 3)"),
     Statement(AZIZE_BASU_2022, "Theorem 7, Eq. (7)", UPPER, SUF,
               "AdaP-UCB's regret <= sum_a 16 alpha / min(Delta_a, eps) ln T + 3 alpha/(alpha-3)",
-              (regret("adap-ucb"), experiment("adap-ucb-index-thm7")),
+              (regret("adap-ucb"), experiment("adap-ucb-index-thm7"),
+               experiment("adap-ucb-index-exact")),
               note="fails at small eps with Eq. (7) as printed (privacy term under the root); "
                    "holds on the grid with the term outside the root (docs/findings.md, F1)"),
     Statement(AZIZE_BASU_2022, "Theorem 8, Eq. (8)", UPPER, SUF,
@@ -53,8 +54,17 @@ _AB = [
               "(constants not given)", (regret("adap-klucb"),)),
     Statement(AZIZE_BASU_2022, "Fig. 2", EXP, FIG,
               "AdaP-KLUCB < AdaP-UCB, both about 10x lower regret than DP-SE and DP-UCB",
-              (experiment("azize-basu-fig2"), experiment("azize-basu-fig2-ratio")),
-              note="DP-SE (beta = 1/T) measures about 2x AdaP-KLUCB, not 10x (F2)"),
+              (experiment("azize-basu-fig2"), experiment("azize-basu-fig2-ratio"),
+               experiment("azize-basu-fig2-intervals")),
+              note="DP-SE (beta = 1/T) measures about 2x AdaP-KLUCB, not 10x (F2); against "
+                   "Mishra & Thakurta's DP-UCB (gamma = 0.1, which the paper's description "
+                   "points to) the 10x holds; against Tossou & Dimitrakakis's it does not"),
+    Statement(AZIZE_BASU_2022, "Algorithm 1 (initial release); finding F5", EXP, FIG,
+              "dpaudit's own finding: the unspecified initial release, extrapolated as "
+              "Lap(2/eps), causes AdaP-UCB's heavy regret tail on Fig. 2's instance",
+              (experiment("azize-basu-initial-release-cause"),),
+              note="a cause test, not a paper statement: the initial noise is one cause, the "
+                   "printed index's small first-episode bonus the other"),
     Statement(AZIZE_BASU_2022, "Fig. 3", EXP, FIG,
               "AdaP-KLUCB's regret depends on eps below about 0.3 and not above",
               (experiment("azize-basu-fig3"), experiment("azize-basu-fig3-variants")),

@@ -129,7 +129,7 @@ def exponents(settings: ExperimentSettings) -> ExperimentOutput:
         "eps: the mismatch grows like e^(2 eps). The constants themselves are reconstructions "
         "(c = 16 or 64), which move the ratio by a fixed factor only.",
     ])
-    return ExperimentOutput(fig, table, summary, reproduced=None,
+    return ExperimentOutput(fig, table, summary,
                             verdict="exponents compared symbolically; see the table")
 
 

@@ -51,6 +51,11 @@ _BLP = [
               (experiment("ldp-thresholding"),),
               note="drawn beside Alg. 2's stopping time; the figure is dpaudit's own (the "
                    "paper has none)"),
+    Statement(BARBARA_2025, "Sec. 3-4 (after Theorems 3.2 and 4.2)", EXP, FIG,
+              "the upper bounds match the lower bounds up to constants",
+              (experiment("ldp-thresholding-exponents"),),
+              note="the fixed-budget rates differ by c c' (e^eps + 1)^2: constant for eps of "
+                   "order 1, growing like e^(2 eps) beyond"),
 ]
 
 STATEMENTS: tuple[Statement, ...] = tuple(_BLP)

@@ -133,7 +133,7 @@ def horizon_experiment(settings: ExperimentSettings) -> ExperimentOutput:
         "targets (the finding 'calibration' of `check dp-ucb-int`), so the table reports how "
         "the conclusion moves with delta' rather than choosing one.",
     ])
-    return ExperimentOutput(fig, table, summary, reproduced=None,
+    return ExperimentOutput(fig, table, summary,
                             verdict="bracketed against each target; see the conclusion column")
 
 

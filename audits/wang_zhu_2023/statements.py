@@ -53,7 +53,8 @@ _WZ = [
     Statement(WANG_ZHU_2023, "Sec. 6.1-6.2, Fig. 1-2 (a)-(b)", EXP, FIG,
               "at (eps, delta) = (1, 0.01), F' is outside Lemma 8's feasible region below N_G "
               "(N_B) and begins to lie in it at N = N_G (N_B)",
-              (experiment("wang-zhu-start-phases"),),
+              (experiment("wang-zhu-start-phases"),
+               experiment("wang-zhu-start-phase-constants")),
               note="the exact Lemma-8 threshold is 2 (Gauss) and 32 (Beta), not 8 and 827 "
                    "(F3); Sec. 6.3 itself notes a large gap at Fig. 1(b) and 2(b)"),
     Statement(WANG_ZHU_2023, "Theorem 13", UPPER, SUF, "regret bound of DP-FTPL-Beta",
@@ -75,6 +76,10 @@ _WZ = [
     Statement(WANG_ZHU_2023, "Fig. 4-5", EXP, FIG,
               "DP-FTPL-New has the lowest regret; DP-FTPL-Beta is flat after a long start phase",
               (experiment("wang-zhu-fig4"),)),
+    Statement(WANG_ZHU_2023, "Sec. 8, Fig. 4", EXP, FIG,
+              "DP-FTPL-New outperforms DP-UCB-INT significantly",
+              (experiment("wang-zhu-fig4-narration"),),
+              note="judged per panel: the ratio's 95% interval (panels sharing alpha) above 1"),
     Statement(WANG_ZHU_2023, "Fig. 6-7", EXP, FIG,
               "with eps = 0, Gauss regret grows like 1/delta^2 and New like 1/delta",
               (experiment("wang-zhu-fig6"),)),
