@@ -22,7 +22,7 @@ from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
 from dpaudit.sim.adapters import INTERFACES, adapt, describe_user_error
-from dpaudit.sim.policy_audit import audit_policy, parse_means
+from dpaudit.sim.policy_audit import audit_policy, finish_claim, parse_means
 from dpaudit.stats.blackbox import to_claim_result
 from dpaudit.stats.results import CheckReport, Notion
 from dpaudit.stats.rng import DEFAULT_SEED
@@ -121,9 +121,9 @@ def _run(args: argparse.Namespace) -> int:
         audit.result, id=f"{args.notion}-dp", notion=notion, reference=ref,
         statement=f"{code.name} ({code.interface}) is ({args.epsilon:g}, {args.delta:g})-DP: "
                   f"its {what} on neighbouring inputs (K={args.arms}, T={args.horizon})")
+    claim = finish_claim(claim, audit)
     claim = dataclasses.replace(
-        claim, details=claim.details + audit.details(),
-        data={**claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
+        claim, data={**claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
               "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
               "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)})
     report = CheckReport(

@@ -113,15 +113,23 @@ def global_bases(horizon: int, n_arms: int, *, rewards: str = "table",
     """Base inputs: extreme fixed tables, or a Bernoulli instance with revisions.
 
     ``rewards="table"`` (Azize & Basu 2022, Definition 2): the all-zero table (its neighbour
-    gets a row of ones) and the all-one table (a row of zeros). ``rewards="instance"`` (Wang
+    gets a row of ones), the all-one table (a row of zeros) and, for ``K > 1``, the gap-1
+    table where arm 0 pays 1 and the others 0 (a row of zeros or ones), on which a policy that
+    eliminates or commits acts. ``rewards="instance"`` (Wang
     & Zhu 2023, Definition 3): Bernoulli arms with ``means`` (default all 0.5), the neighbour
     revising one step's reward to 0 or to 1.
     """
     t = check_int("horizon", horizon, low=1)
     k = check_int("n_arms", n_arms, low=1)
     if rewards == "table":
-        return [_Base(f"all-0 table ({t}x{k})", (1.0,), table=np.zeros((t, k))),
-                _Base(f"all-1 table ({t}x{k})", (0.0,), table=np.ones((t, k)))]
+        gap = np.zeros((t, k))
+        gap[:, 0] = 1.0
+        bases = [_Base(f"all-0 table ({t}x{k})", (1.0,), table=np.zeros((t, k))),
+                 _Base(f"all-1 table ({t}x{k})", (0.0,), table=np.ones((t, k)))]
+        if k > 1:  # arms that differ: a policy that eliminates or commits acts on these
+            bases.append(_Base(f"gap-1 table ({t}x{k}, arm 0 pays 1, others 0)", (0.0, 1.0),
+                               table=gap))
+        return bases
     if rewards == "instance":
         mu = np.full(k, 0.5) if means is None else check_means(means)
         if mu.size != k:

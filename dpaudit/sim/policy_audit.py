@@ -22,6 +22,7 @@ outputs, choose its size). The report states the planned and the used sizes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import random
@@ -34,16 +35,35 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dpaudit.sim.adapters import PolicyCode, is_reproducible, next_action, play, realise_rewards
+from dpaudit.sim.adapters import (
+    PolicyCode,
+    is_reproducible,
+    next_action,
+    play,
+    realise_rewards,
+    with_horizon,
+)
+from dpaudit.sim.conventions import numba_seed
+from dpaudit.sim.decisions import (
+    Boundary,
+    decision_boundary,
+    depends_on_rewards,
+    gap_table,
+    steps_before,
+    suggest_horizon,
+)
 from dpaudit.sim.neighbour_search import (
+    _Base,
     first_pair,
     global_bases,
     per_step_pairs,
     propose_pairs,
     random_history_pairs,
+    table_source,
 )
 from dpaudit.sim.parallel import chunk_sizes, map_chunks
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
+from dpaudit.stats.results import ClaimResult, Verdict
 from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
@@ -54,7 +74,7 @@ from dpaudit.validation import (
 )
 
 __all__ = ["ActionFeatures", "GlobalPolicyTarget", "PerStepPolicyTarget", "PolicyAudit",
-           "Progress", "audit_policy"]
+           "Progress", "audit_policy", "finish_claim"]
 
 NOTIONS = ("global", "per-step")
 
@@ -110,9 +130,18 @@ class ActionFeatures:
         return np.concatenate([p.astype(float) for p in parts], axis=1)
 
 
+def _seed_numba(code: PolicyCode, rng: np.random.Generator) -> None:
+    """numba's generator takes a 32-bit seed, so it is seeded once per chunk (runs within a
+    chunk continue its stream): chunk seeds collide with probability about
+    ``chunks^2 / 2^33`` (5e-4 for 2000 chunks), run seeds would for 10^5 runs."""
+    if code.numba:
+        numba_seed(int(rng.bit_generator.seed_seq.generate_state(1)[0]))
+
+
 def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Generator
                   ) -> np.ndarray:
     out = np.empty((size, code.horizon), dtype=np.int64)
+    _seed_numba(code, rng)
     fixed = (realise_rewards(source, code.horizon, None).tolist()
              if getattr(source, "table", None) is not None else None)
     state, pystate = np.random.get_state(), random.getstate()
@@ -130,6 +159,7 @@ def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Gener
 def _per_step_chunk(code: PolicyCode, history: Any, history_method: str | None, size: int,
                     rng: np.random.Generator) -> np.ndarray:
     out = np.empty(size, dtype=np.int64)
+    _seed_numba(code, rng)
     state, pystate = np.random.get_state(), random.getstate()
     try:
         for i, seq in enumerate(rng.bit_generator.seed_seq.spawn(size)):
@@ -199,29 +229,96 @@ class GlobalPolicyTarget(_Sampler):
         self.screen_runs = check_int("screen_runs", screen_runs, low=1)
         self.neighbours = [first_pair(self.bases)]
         self.features = ActionFeatures(code.horizon, code.n_arms)
+        self.influence: tuple[float, ...] | None = None
+        self.decision_step: int | None = None
+        self.suggested_horizon: int | None = None
+        self.boundaries: list[Boundary] = []
+
+    def _run(self, table: np.ndarray, n: int, seed: int) -> np.ndarray:
+        """``n`` coupled runs on ``table``: the same ``seed`` gives run ``i`` the same seeds."""
+        return self.sample(table_source(table), n, np.random.default_rng(seed))
+
+    def _run_at(self, horizon: int) -> Any:
+        code = with_horizon(self.code, horizon)
+
+        def run(table: np.ndarray, n: int, seed: int) -> np.ndarray:
+            self.runs += n
+            if self.progress is not None:
+                self.progress.add(n)
+            return _global_chunk(code, table_source(table), n, np.random.default_rng(seed))
+        return run
+
+    def _decision_pairs(self, seed: int) -> list[tuple[Any, Any]]:
+        """Pairs at the gaps where the policy's decision turns (:mod:`dpaudit.sim.decisions`):
+        for the first and the last arm best, the gap tables just above and just below the
+        boundary, each with one step before the decision changed to 0 and to 1."""
+        t, k = self.code.horizon, self.code.n_arms
+        self.decision_step = depends_on_rewards(self._run, t, k, seed=seed)
+        if self.decision_step is None:
+            self.suggested_horizon = suggest_horizon(self._run_at, t, k, seed=seed)
+            return []
+        pairs = []
+        for best in sorted({0, k - 1}):
+            b = decision_boundary(self._run, t, k, best=best, seed=seed)
+            if b is None:
+                continue
+            self.boundaries.append(b)
+            for g in (b.high, b.low):
+                base = _Base(f"gap {g:.6g} table ({t}x{k}, arm {best} pays {(1 + g) / 2:.6g}, "
+                             f"others {(1 - g) / 2:.6g})", (0.0, 1.0),
+                             table=gap_table(t, k, g, best=best))
+                why = f"before the decision at step {b.step}"
+                pairs += [(base.input(), base.changed(st, v, why))
+                          for st in steps_before(b.actions, b.step, k) for v in (0.0, 1.0)]
+        return pairs
 
     def search_domain(self, rng: np.random.Generator, n: int) -> list[tuple[Any, Any]]:
-        """``n`` pairs: ``screen * n`` proposals from pilot runs, the ``n`` most influential.
+        """``n`` pairs: decision-point pairs and pilot proposals, the ``n`` most influential.
 
-        Influence is screened with common random numbers: both inputs of a proposal are run
-        with the same ``screen_runs`` seeds and the proposal scores the mean number of steps
-        whose action differs. A leak needs the changed reward to move actions, so this puts
-        the pairs worth the engine's ranking samples first; ties keep the proposal order.
-        Everything here uses the search generator only.
+        First the pilot of :mod:`dpaudit.sim.decisions` (do the actions depend on the rewards
+        at all; at which gap and step does a decision turn), then ``screen * n`` proposals from
+        pilot runs on the base inputs (:func:`~dpaudit.sim.neighbour_search.propose_pairs`).
+        Influence is screened with common random numbers: both inputs of a candidate (and
+        the heuristic first pair) are run with the same ``screen_runs`` seeds and scored by
+        the mean number of steps whose action differs; a leak needs the changed reward to
+        move actions, so this puts the pairs worth the engine's ranking samples first (ties
+        keep the proposal order). :attr:`influence` keeps the scores, so that a search in
+        which no candidate moved any action is reported as such. Everything here uses the
+        search generator only.
         """
+        seed = int(rng.integers(2**63 - 1))
+        decision = self._decision_pairs(seed)
         pilots = [self.sample(b.input(), self.pilot_runs, rng) for b in self.bases]
-        pairs = propose_pairs(self.bases, pilots, self.screen * n, n_arms=self.code.n_arms,
-                              exclude=self.neighbours)
-        if len(pairs) <= n:
-            return pairs
+        pairs = decision + propose_pairs(self.bases, pilots, self.screen * n,
+                                         n_arms=self.code.n_arms, exclude=self.neighbours)
+        scored = [*self.neighbours, *pairs]
         scores = []
-        for d, d2 in pairs:
+        for d, d2 in scored:
             seed = int(rng.integers(2**63 - 1))
             a, b = (self.sample(x, self.screen_runs, np.random.default_rng(seed))
                     for x in (d, d2))
             scores.append(float(np.mean(np.sum(a != b, axis=1))))
-        order = sorted(range(len(pairs)), key=lambda i: (-scores[i], i))
+        self.influence = tuple(scores)
+        rest = scores[len(self.neighbours):]
+        order = sorted(range(len(pairs)), key=lambda i: (-rest[i], i))
         return [pairs[i] for i in sorted(order[:n])]
+
+    @property
+    def inconclusive_reason(self) -> str | None:
+        """Why the search is inconclusive whatever the measurement: no candidate pair moved
+        an action on coupled runs (``None`` before the search, or when one did)."""
+        if self.influence is None or any(self.influence):
+            return None
+        t = self.code.horizon
+        if self.decision_step is None:
+            hint = (f"try T >= {self.suggested_horizon}" if self.suggested_horizon
+                    else f"no horizon up to {64 * t} made them depend on the rewards either; "
+                         "check that the code reads the rewards it is given")
+            return f"the actions did not depend on the rewards at this horizon; {hint}"
+        return (f"every one of the {len(self.influence)} candidate neighbour pairs gave "
+                f"identical actions on {self.screen_runs} coupled runs (the actions depend on "
+                f"the rewards from step {self.decision_step}, but no single changed reward "
+                "moved them): raise --search-budget or the horizon")
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``(size, T)`` action sequences, as floats.
@@ -281,6 +378,10 @@ class PolicyAudit:
     seconds: float
     runs_per_second: float
     reproducible: bool
+    inconclusive_reason: str | None = None
+    moved: int | None = None
+    screened: int | None = None
+    decision_step: int | None = None
 
     def details(self) -> tuple[str, ...]:
         lines = [f"{self.samples} samples per side (selection + measurement), "
@@ -290,11 +391,35 @@ class PolicyAudit:
         if self.samples < self.requested_samples:
             lines.append(f"time budget: {self.samples} of the {self.requested_samples} "
                          "requested samples per side fit; the bound is what they support")
+        if self.screened:
+            lines.append(f"neighbour search: {self.moved} of {self.screened} candidate pairs "
+                         "changed the actions on coupled runs"
+                         + (f"; the actions first depend on the rewards at step "
+                            f"{self.decision_step}" if self.decision_step else ""))
+        if self.inconclusive_reason is not None:
+            lines.append(self.inconclusive_reason)
         if not self.reproducible:
             lines.append("the code is not reproducible under the seeds dpaudit sets (it draws "
                          "from a generator seeded elsewhere): runs are independent, so the "
                          "bound is valid, but the same --seed will not give the same report")
         return tuple(lines)
+
+
+def finish_claim(claim: ClaimResult, audit: PolicyAudit) -> ClaimResult:
+    """The claim with the search's findings: INCONCLUSIVE, without a power statement, when no
+    candidate pair moved any action (a valid VIOLATED bound stands); otherwise the power
+    statement is said to cover the audited pair only."""
+    details = claim.details + audit.details()
+    if audit.inconclusive_reason is not None and claim.verdict is not Verdict.VIOLATED:
+        return dataclasses.replace(
+            claim, verdict=Verdict.INCONCLUSIVE, detectable_epsilon=None,
+            details=tuple(x for x in details if not x.startswith("a true epsilon above")),
+            data={**claim.data, "detectable_at_power": None,
+                  "inconclusive_reason": audit.inconclusive_reason})
+    if claim.verdict is Verdict.CONSISTENT:
+        details += (f"the power statement covers the audited pair only "
+                    f"({audit.result.data_prime!r}), not every neighbouring input",)
+    return dataclasses.replace(claim, details=details)
 
 
 def _plan(samples: int, pairs: int, rate: float, seconds: float | None, pilot: int
@@ -342,8 +467,10 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         probe = target.neighbours[0][0]
         reproducible = is_reproducible(code, realise_rewards(
             probe.source, code.horizon, np.random.default_rng(0)))
-        pilot = (target.pilot_runs * len(target.bases)
-                 + 2 * target.screen_runs * target.screen * search_budget)
+        k = code.n_arms
+        decision = 4 * (k + 1) + 2 * 26 + 2 * target.screen_runs * 33 * (k > 1)
+        pilot = (target.pilot_runs * len(target.bases) + decision
+                 + 2 * target.screen_runs * (target.screen * search_budget + 1))
     else:
         target = PerStepPolicyTarget(code, epsilon=eps, delta=dlt, workers=workers,
                                      progress=bar, history_method=history_method)
@@ -365,10 +492,15 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     finally:
         bar.close()
         target.close()
+    influence = getattr(target, "influence", None)
     return PolicyAudit(result=result, notion=notion, samples=used, rank_samples=rank,
                        requested_samples=samples, pairs=result.pairs_tried,
                        runs=target.runs, seconds=time.perf_counter() - start,
-                       runs_per_second=rate, reproducible=reproducible)
+                       runs_per_second=rate, reproducible=reproducible,
+                       inconclusive_reason=getattr(target, "inconclusive_reason", None),
+                       moved=None if influence is None else sum(x > 0 for x in influence),
+                       screened=None if influence is None else len(influence),
+                       decision_step=getattr(target, "decision_step", None))
 
 
 def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
