@@ -52,16 +52,22 @@ import numpy as np
 
 from dpaudit.errors import UserCodeError
 from dpaudit.sim.conventions import (
+    _ALIASES,
     ENV_NAMES,
-    PARAMS_NAMES,
     RewardEnv,
+    _check_required,
+    _factory_kwargs,
+    _settings_kwargs,
+    _signature,
     find_methods,
     module_generators,
     numba_dispatcher,
+    numba_seed,
     reseed_module_generators,
     roles,
     run_method,
 )
+from dpaudit.sim.reward_inputs import realise_rewards
 from dpaudit.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = [
@@ -80,12 +86,6 @@ __all__ = [
 INTERFACES = ("auto", "select-update", "step", "run", "object-run")
 SEEDINGS = ("auto", "none")
 FEEDS = ("table", "reward-fn", "env")
-_ALIASES = {
-    "n_arms": ("n_arms", "k", "K", "arms", "num_arms", "n_actions"),
-    "horizon": ("horizon", "T", "n_steps"),
-    "epsilon": ("epsilon", "eps"),
-    "delta": ("delta",),
-}
 _DEFAULT_METHODS = {"select-update": ("select", "update"), "step": ("step",)}
 
 
@@ -117,45 +117,6 @@ def _user_error(what: str, exc: Exception) -> UserCodeError:
     return err
 
 
-def _signature(fn: Callable) -> inspect.Signature | None:
-    try:
-        return inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-
-
-def _factory_kwargs(factory: Callable, values: dict[str, Any]) -> tuple[dict[str, Any], bool,
-                                                                         bool]:
-    """Keywords to pass ``factory``, and whether it accepts ``rng`` / ``seed``."""
-    sig = _signature(factory)
-    if sig is None:
-        return {}, False, False
-    params = sig.parameters
-    kwargs: dict[str, Any] = {}
-    for canonical, names in _ALIASES.items():
-        for name in names:
-            if name in params and params[name].kind in (
-                    inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
-                kwargs[name] = values[canonical]
-                break
-    return kwargs, "rng" in params, "seed" in params
-
-
-def _check_required(factory: Callable, given: dict[str, Any], skip: int) -> None:
-    sig = _signature(factory)
-    if sig is None:
-        return
-    missing = [n for i, (n, p) in enumerate(sig.parameters.items())
-               if i >= skip and p.default is inspect.Parameter.empty and n not in given
-               and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                              inspect.Parameter.KEYWORD_ONLY)]
-    if missing:
-        raise InvalidParameterError(
-            f"factory={getattr(factory, '__qualname__', factory)!r} must accept its arguments "
-            f"by name among n_arms, horizon, epsilon, delta (and rng or seed); it requires "
-            f"{', '.join(missing)}: pass factory_kwargs or wrap it in a function")
-
-
 @dataclass(frozen=True)
 class PolicyCode:
     """How to run the user's code once (picklable when ``factory`` is importable).
@@ -185,24 +146,6 @@ class PolicyCode:
     @property
     def name(self) -> str:
         return getattr(self.factory, "__qualname__", type(self.factory).__name__)
-
-
-def _settings_kwargs(factory: Callable, sig: inspect.Signature | None,
-                     values: dict[str, Any], settings: dict[str, Any]
-                     ) -> tuple[dict[str, Any], str | None]:
-    """Settings as keywords, or as one dict for a ``params``-like parameter; the env name."""
-    params = {} if sig is None else sig.parameters
-    env = next((n for n in ENV_NAMES if n in params), None)
-    holder = next((n for n in PARAMS_NAMES if n in params), None)
-    if holder is not None:
-        return {holder: {**values, **settings}}, env
-    open_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    unknown = [k for k in settings if sig is not None and k not in params and not open_kw]
-    if unknown:
-        raise InvalidParameterError(
-            f"setting(s) {', '.join(unknown)} are not parameters of "
-            f"{getattr(factory, '__qualname__', factory)} (it takes {', '.join(params)})")
-    return dict(settings), env
 
 
 def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: float,
@@ -517,46 +460,18 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
         raise _user_error(name, exc) from exc
 
 
-# -- rewards ---------------------------------------------------------------------------------
-def realise_rewards(source: Any, horizon: int, rng: np.random.Generator) -> np.ndarray:
-    """One run's ``(T, K)`` rewards from a reward source (what each arm pays at each step).
-
-    A fixed table (Azize & Basu 2022, Definition 2) is returned as it is; an instance of
-    Bernoulli arms draws every entry independently and applies its revision rule (Wang &
-    Zhu 2023, Definition 3: the reward at the revised step is the revised value whichever arm
-    is pulled). Only the entry of the pulled arm is ever read, so drawing all ``K`` entries of
-    a step gives each run the law of the source. Other sources are asked step by step.
-    """
-    k = int(source.n_arms)
-    table = getattr(source, "table", None)
-    if table is not None:
-        arr = np.asarray(table, dtype=float)
-        if arr.ndim == 1:
-            arr = np.repeat(arr[:, None], k, axis=1)
-        if arr.shape[0] < horizon:
-            raise InvalidParameterError(
-                f"horizon={horizon} must be at most the reward table's {arr.shape[0]} steps")
-        return np.array(arr[:horizon], dtype=float)
-    means = getattr(source, "means", None)
-    if means is not None and hasattr(source, "revision_step"):
-        out = (rng.random((horizon, k)) < np.asarray(means)).astype(float)
-        step = source.revision_step
-        if step is not None and step <= horizon:
-            out[step - 1, :] = source.revision_value
-        return out
-    arms = np.arange(k)
-    return np.stack([np.asarray(source.rewards(t, arms, rng), dtype=float)
-                     for t in range(1, horizon + 1)])
-
-
 def is_reproducible(code: PolicyCode, table: np.ndarray, *, runs: int = 2) -> bool:
     """Whether ``runs`` runs with the same seed give the same actions (a pilot check)."""
     state, pystate = np.random.get_state(), random.getstate()
     try:
         seq = np.random.SeedSequence(12345)
-        first = play(code, table, np.random.SeedSequence(seq.entropy))
-        return all(np.array_equal(first, play(code, table, np.random.SeedSequence(seq.entropy)))
-                   for _ in range(runs - 1))
+
+        def once() -> np.ndarray:
+            if code.numba:  # numba's own generator, seeded per chunk in an audit
+                numba_seed(12345)
+            return play(code, table, np.random.SeedSequence(seq.entropy))
+        first = once()
+        return all(np.array_equal(first, once()) for _ in range(runs - 1))
     finally:
         np.random.set_state(state)
         random.setstate(pystate)

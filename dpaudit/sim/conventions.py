@@ -58,6 +58,12 @@ UPDATE_NAMES = ("update", "observe", "receive", "update_arm", "feedback", "give_
 RUN_METHODS = ("run", "play", "simulate", "main")
 ENV_NAMES = ("env", "environment", "bandit", "problem")
 PARAMS_NAMES = ("params", "config", "settings", "cfg", "hparams", "args")
+_ALIASES = {
+    "n_arms": ("n_arms", "k", "K", "arms", "num_arms", "n_actions"),
+    "horizon": ("horizon", "T", "n_steps"),
+    "epsilon": ("epsilon", "eps"),
+    "delta": ("delta",),
+}
 _ROLE_NAMES = {
     "t": ("t", "time", "step", "round", "timestep", "time_step", "rnd"),
     "arm": ("arm", "a", "action", "chosen", "chosen_arm", "arm_idx", "i", "k", "idx"),
@@ -206,3 +212,61 @@ def numba_seed(seed: int) -> None:
 
         _NUMBA_SEED = _seed
     _NUMBA_SEED(int(seed) & 0xFFFFFFFF)
+
+
+# -- factory keywords ------------------------------------------------------------------------
+def _signature(fn: Callable) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def _factory_kwargs(factory: Callable, values: dict[str, Any]) -> tuple[dict[str, Any], bool,
+                                                                         bool]:
+    """Keywords to pass ``factory``, and whether it accepts ``rng`` / ``seed``."""
+    sig = _signature(factory)
+    if sig is None:
+        return {}, False, False
+    params = sig.parameters
+    kwargs: dict[str, Any] = {}
+    for canonical, names in _ALIASES.items():
+        for name in names:
+            if name in params and params[name].kind in (
+                    inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+                kwargs[name] = values[canonical]
+                break
+    return kwargs, "rng" in params, "seed" in params
+
+
+def _check_required(factory: Callable, given: dict[str, Any], skip: int) -> None:
+    sig = _signature(factory)
+    if sig is None:
+        return
+    missing = [n for i, (n, p) in enumerate(sig.parameters.items())
+               if i >= skip and p.default is inspect.Parameter.empty and n not in given
+               and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                              inspect.Parameter.KEYWORD_ONLY)]
+    if missing:
+        raise InvalidParameterError(
+            f"factory={getattr(factory, '__qualname__', factory)!r} must accept its arguments "
+            f"by name among n_arms, horizon, epsilon, delta (and rng or seed); it requires "
+            f"{', '.join(missing)}: pass factory_kwargs or wrap it in a function")
+
+
+def _settings_kwargs(factory: Callable, sig: inspect.Signature | None,
+                     values: dict[str, Any], settings: dict[str, Any]
+                     ) -> tuple[dict[str, Any], str | None]:
+    """Settings as keywords, or as one dict for a ``params``-like parameter; the env name."""
+    params = {} if sig is None else sig.parameters
+    env = next((n for n in ENV_NAMES if n in params), None)
+    holder = next((n for n in PARAMS_NAMES if n in params), None)
+    if holder is not None:
+        return {holder: {**values, **settings}}, env
+    open_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    unknown = [k for k in settings if sig is not None and k not in params and not open_kw]
+    if unknown:
+        raise InvalidParameterError(
+            f"setting(s) {', '.join(unknown)} are not parameters of "
+            f"{getattr(factory, '__qualname__', factory)} (it takes {', '.join(params)})")
+    return dict(settings), env

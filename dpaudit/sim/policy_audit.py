@@ -22,13 +22,9 @@ outputs, choose its size). The report states the planned and the used sizes.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import math
 import random
-import sys
 import time
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -52,6 +48,7 @@ from dpaudit.sim.decisions import (
     steps_before,
     suggest_horizon,
 )
+from dpaudit.sim.ldp_audit import LdpPolicyTarget, exact_release, find_release
 from dpaudit.sim.neighbour_search import (
     _Base,
     first_pair,
@@ -62,8 +59,9 @@ from dpaudit.sim.neighbour_search import (
     table_source,
 )
 from dpaudit.sim.parallel import chunk_sizes, map_chunks
+from dpaudit.sim.progress import Progress
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
-from dpaudit.stats.results import ClaimResult, Verdict
+from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
@@ -74,36 +72,9 @@ from dpaudit.validation import (
 )
 
 __all__ = ["ActionFeatures", "GlobalPolicyTarget", "PerStepPolicyTarget", "PolicyAudit",
-           "Progress", "audit_policy", "finish_claim"]
+           "Progress", "audit_policy"]
 
-NOTIONS = ("global", "per-step")
-
-
-class Progress:
-    """``runs done / planned, runs per second, time left`` on one terminal line (stderr)."""
-
-    def __init__(self, total: int, *, stream: TextIO | None = None,
-                 enabled: bool | None = None, label: str = "audit-policy") -> None:
-        self.stream = sys.stderr if stream is None else stream
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.total, self.done, self.label = max(int(total), 1), 0, label
-        self.start = time.perf_counter()
-
-    def add(self, n: int) -> None:
-        self.done += int(n)
-        if not self.enabled:
-            return
-        dt = max(time.perf_counter() - self.start, 1e-9)
-        rate = self.done / dt
-        left = max(self.total - self.done, 0) / rate if rate > 0 else math.inf
-        self.stream.write(f"\r{self.label}: {self.done}/{self.total} runs, {rate:,.0f} runs/s, "
-                          f"about {left:,.0f} s left   ")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+NOTIONS = ("global", "per-step", "ldp")
 
 
 @dataclass(frozen=True)
@@ -368,7 +339,7 @@ class PerStepPolicyTarget(_Sampler):
 class PolicyAudit:
     """What :func:`audit_policy` found: the auditor's result and how the budget was spent."""
 
-    result: BlackBoxResult
+    result: BlackBoxResult | None
     notion: str
     samples: int
     rank_samples: int
@@ -382,8 +353,13 @@ class PolicyAudit:
     moved: int | None = None
     screened: int | None = None
     decision_step: int | None = None
+    exact: ExactEvidence | None = None
+    release: str | None = None
 
     def details(self) -> tuple[str, ...]:
+        if self.exact is not None:
+            return (f"local DP: the reports of {self.release}; the release law is a known "
+                    "family, so the divergence is computed, not sampled",)
         lines = [f"{self.samples} samples per side (selection + measurement), "
                  f"{self.rank_samples} per side and pair to rank {self.pairs} candidate "
                  f"pair(s); {self.runs} runs of the code in {self.seconds:.1f} s "
@@ -391,6 +367,8 @@ class PolicyAudit:
         if self.samples < self.requested_samples:
             lines.append(f"time budget: {self.samples} of the {self.requested_samples} "
                          "requested samples per side fit; the bound is what they support")
+        if self.release is not None:
+            lines.append(f"local DP: the reports of {self.release}, for rewards in [0, 1]")
         if self.screened:
             lines.append(f"neighbour search: {self.moved} of {self.screened} candidate pairs "
                          "changed the actions on coupled runs"
@@ -403,23 +381,6 @@ class PolicyAudit:
                          "from a generator seeded elsewhere): runs are independent, so the "
                          "bound is valid, but the same --seed will not give the same report")
         return tuple(lines)
-
-
-def finish_claim(claim: ClaimResult, audit: PolicyAudit) -> ClaimResult:
-    """The claim with the search's findings: INCONCLUSIVE, without a power statement, when no
-    candidate pair moved any action (a valid VIOLATED bound stands); otherwise the power
-    statement is said to cover the audited pair only."""
-    details = claim.details + audit.details()
-    if audit.inconclusive_reason is not None and claim.verdict is not Verdict.VIOLATED:
-        return dataclasses.replace(
-            claim, verdict=Verdict.INCONCLUSIVE, detectable_epsilon=None,
-            details=tuple(x for x in details if not x.startswith("a true epsilon above")),
-            data={**claim.data, "detectable_at_power": None,
-                  "inconclusive_reason": audit.inconclusive_reason})
-    if claim.verdict is Verdict.CONSISTENT:
-        details += (f"the power statement covers the audited pair only "
-                    f"({audit.result.data_prime!r}), not every neighbouring input",)
-    return dataclasses.replace(claim, details=details)
 
 
 def _plan(samples: int, pairs: int, rate: float, seconds: float | None, pilot: int
@@ -440,7 +401,8 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
                  workers: int = 1, seconds: float | None = None, search_budget: int = 16,
                  history_method: str | None = None, progress: bool | None = None,
-                 stream: TextIO | None = None, selection_fraction: float = 0.2
+                 stream: TextIO | None = None, selection_fraction: float = 0.2,
+                 ldp_hook: str | None = None, ldp_sink: str | None = None
                  ) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
@@ -471,6 +433,17 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         decision = 4 * (k + 1) + 2 * 26 + 2 * target.screen_runs * 33 * (k > 1)
         pilot = (target.pilot_runs * len(target.bases) + decision
                  + 2 * target.screen_runs * (target.screen * search_budget + 1))
+    elif notion == "ldp":
+        rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
+        exact = exact_release(rel, epsilon=eps, delta=dlt)
+        if exact is not None:
+            return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
+                               requested_samples=samples, pairs=1, runs=30,
+                               seconds=time.perf_counter() - start, runs_per_second=0.0,
+                               reproducible=True, exact=exact, release=rel.where)
+        target = LdpPolicyTarget(rel, _Sampler(code, epsilon=eps, delta=dlt, workers=workers,
+                                               chunk=200, progress=bar))
+        probe, reproducible, pilot = 0.0, True, 0
     else:
         target = PerStepPolicyTarget(code, epsilon=eps, delta=dlt, workers=workers,
                                      progress=bar, history_method=history_method)
@@ -500,17 +473,5 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                        inconclusive_reason=getattr(target, "inconclusive_reason", None),
                        moved=None if influence is None else sum(x > 0 for x in influence),
                        screened=None if influence is None else len(influence),
-                       decision_step=getattr(target, "decision_step", None))
-
-
-def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
-    """``"0.9,0.6"`` -> ``[0.9, 0.6]`` (``None`` stays ``None``)."""
-    if text is None:
-        return None
-    try:
-        values = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise InvalidParameterError(f"means={text!r} must be comma-separated numbers") from None
-    if len(values) != n_arms:
-        raise InvalidParameterError(f"means={text!r} must have {n_arms} entries (--arms)")
-    return values
+                       decision_step=getattr(target, "decision_step", None),
+                       release=getattr(getattr(target, "rel", None), "where", None))
