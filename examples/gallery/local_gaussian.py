@@ -2,7 +2,9 @@
 ``choose()`` / ``observe(arm, reward)`` and a ``report(reward)`` hook.
 
 The classical calibration (Dwork & Roth 2014, Theorem A.1) is
-``sigma = sqrt(2 ln(1.25 / delta)) / epsilon`` for sensitivity 1.
+``sigma = sqrt(2 ln(1.25 / delta)) / epsilon`` for sensitivity 1, valid for ``epsilon < 1``
+(the theorem's hypothesis; above it the calibration can fail), so the constructor refuses
+larger epsilons.
 """
 
 import math
@@ -14,6 +16,9 @@ class GaussianReports:
     """Correct: the classical calibration."""
 
     def __init__(self, n_arms, epsilon, delta):
+        if not 0 < epsilon < 1 or not 0 < delta < 1:
+            raise ValueError(f"epsilon={epsilon} must be in (0, 1) and delta={delta} in "
+                             "(0, 1) for the classical calibration")
         self.k = n_arms
         self.sigma = self.calibrate(epsilon, delta)
         self.s, self.n = [0.0] * n_arms, [0] * n_arms
