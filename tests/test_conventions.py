@@ -11,7 +11,7 @@ import pytest
 
 from dpaudit.cli import main
 from dpaudit.sim.adapters import adapt, play
-from dpaudit.sim.conventions import RewardEnv, parse_settings, roles
+from dpaudit.sim.conventions import RewardEnv, load_contexts, parse_settings, roles
 from dpaudit.sim.decisions import (
     decision_boundary,
     depends_on_rewards,
@@ -287,3 +287,34 @@ def test_audit_needs_no_neighbours_with_a_search_domain_and_prints_numbers(capsy
     text = capsys.readouterr().out
     assert code == 0 and "np.float64" not in text
     assert _short((np.float64(0.5), np.int64(1))) == "(0.5, 1)"
+
+
+class FirstContextSticks:
+    """Contextual, broken: the sign of the first context's first coordinate picks the arm
+    for the whole run, with no noise."""
+
+    def __init__(self, n_arms):
+        self.arm = None
+
+    def select(self, context):
+        if self.arm is None:
+            self.arm = int(context[0] > 0)
+        return self.arm
+
+    def update(self, context, arm, reward):
+        pass
+
+
+@pytest.mark.statistical
+def test_contextual_policies_get_contexts_and_neighbours_that_change_them():
+    # deterministic leak once a pair changes the first context: 1000 of 1000 draws against
+    # 0, a bound far above 1; the correct-policy side is covered by the global tests
+    code = adapt(FirstContextSticks, n_arms=2, horizon=6, epsilon=1.0)
+    assert code.contextual and code.update_roles == ("context", "arm", "reward")
+    with pytest.raises(InvalidParameterError, match="--contexts"):
+        play(code, np.zeros((6, 2)), np.random.SeedSequence(0))
+    ctx = load_contexts("gaussian:3", 6, seed=1)
+    ctx[0, 0] = abs(ctx[0, 0])
+    audit = audit_policy(code, epsilon=1.0, samples=1000, search_budget=8, contexts=ctx)
+    assert audit.result.verdict.value == "VIOLATED"
+    assert "context at step 1 changed" in repr(audit.result.data_prime)

@@ -23,7 +23,7 @@ from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
 from dpaudit.sim.adapters import INTERFACES, adapt, describe_user_error
-from dpaudit.sim.conventions import parse_settings
+from dpaudit.sim.conventions import load_contexts, parse_settings
 from dpaudit.sim.ldp_audit import exact_claim
 from dpaudit.sim.policy_audit import PolicyAudit, audit_policy
 from dpaudit.stats.blackbox import to_claim_result
@@ -98,6 +98,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "'text')")
     p.add_argument("--config", default=None, metavar="FILE.toml",
                    help="constructor settings from a TOML file's top level (--set wins)")
+    p.add_argument("--contexts", default=None, metavar="FILE|gaussian:D",
+                   help="context stream for a policy whose methods take a context (.npy, "
+                        "CSV or text, one row per step; gaussian:D generates one from --seed)")
     p.add_argument("--time-base", type=int_arg, default=0, choices=(0, 1),
                    help="first time index passed to get_arm(t)/update(t, ...) (default 0)")
     p.add_argument("--rewards", choices=("table", "instance"), default="table",
@@ -169,7 +172,9 @@ def _run(args: argparse.Namespace) -> int:
                          seconds=args.seconds, search_budget=args.search_budget,
                          history_method=args.history_method,
                          selection_fraction=args.selection_fraction,
-                         ldp_hook=args.ldp_hook, ldp_sink=args.ldp_sink)
+                         ldp_hook=args.ldp_hook, ldp_sink=args.ldp_sink,
+                         contexts=None if args.contexts is None else load_contexts(
+                             args.contexts, args.horizon, seed=args.seed))
     notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
         args.notion]
     ref = REFERENCES[(args.notion, "table" if args.notion != "global" else args.rewards)]
@@ -197,7 +202,8 @@ def _run(args: argparse.Namespace) -> int:
                     "arms": args.arms, "horizon": args.horizon, "notion": args.notion,
                     "rewards": args.rewards, "samples": args.samples,
                     "samples_used": audit.samples, "search_budget": args.search_budget,
-                    "workers": args.workers, "seconds": args.seconds, "seed": args.seed},
+                    "workers": args.workers, "seconds": args.seconds, "seed": args.seed,
+                    "contexts": args.contexts},
         claims=(claim,), seconds=time.perf_counter() - start)
     emit_reports(args, report, command="audit-policy",
                  text=format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))

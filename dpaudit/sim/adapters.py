@@ -144,6 +144,11 @@ class PolicyCode:
     numba: bool = False
 
     @property
+    def contextual(self) -> bool:
+        """Whether a method takes a context (its parameter is named ``context``, ...)."""
+        return "context" in self.select_roles or "context" in self.update_roles
+
+    @property
     def name(self) -> str:
         return getattr(self.factory, "__qualname__", type(self.factory).__name__)
 
@@ -308,8 +313,14 @@ def _arm(value: Any, k: int, where: str) -> int:
     return arm
 
 
-def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np.ndarray:
-    """Actions ``(T,)`` of one run of the user's code on the reward table ``table`` (T, K)."""
+def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence, *,
+         contexts: np.ndarray | None = None) -> np.ndarray:
+    """Actions ``(T,)`` of one run of the user's code on the reward table ``table`` (T, K)
+    (and, for a contextual policy, the context stream ``contexts``, one row per step)."""
+    if code.contextual and (contexts is None or len(contexts) < code.horizon):
+        raise InvalidParameterError(
+            f"{code.name} takes a context: give a context stream of at least "
+            f"horizon={code.horizon} rows (--contexts FILE.npy|FILE.csv|gaussian:D)")
     if code.interface == "run":
         return _play_run(code, np.asarray(table, dtype=float), seq)
     horizon, k = code.horizon, code.n_arms
@@ -324,7 +335,7 @@ def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np
             return _pulled(code, getattr(obj, code.env_param))
         if code.interface == "select-update" and (
                 code.select_roles, code.update_roles) != ((), ("arm", "reward")):
-            return _play_roles(code, obj, rows)
+            return _play_roles(code, obj, rows, contexts)
         if code.interface == "select-update":
             select, update = (_method(obj, m) for m in code.methods)
             for t in range(horizon):
@@ -350,17 +361,17 @@ def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np
     return np.array(actions, dtype=np.int64)
 
 
-def _play_roles(code: PolicyCode, obj: Any, rows: Any) -> np.ndarray:
+def _play_roles(code: PolicyCode, obj: Any, rows: Any, contexts: Any = None) -> np.ndarray:
     """A select/update loop whose methods take a time index (``get_arm(t)``,
     ``update(t, arm, reward)``) or their arguments in another order (by their names)."""
     select, update = (_method(obj, m) for m in code.methods)
     where = f"{code.name}.{code.methods[0]}()"
     actions = []
     for t in range(code.horizon):
-        now = t + code.time_base
-        a = _arm(select(*(now for _ in code.select_roles)), code.n_arms, where)
+        given = {"t": t + code.time_base, "context": None if contexts is None else contexts[t]}
+        a = _arm(select(*(given[r] for r in code.select_roles)), code.n_arms, where)
         actions.append(a)
-        given = {"t": now, "arm": a, "reward": rows[t][a]}
+        given.update(arm=a, reward=rows[t][a])
         update(*(given[r] for r in code.update_roles))
     return np.array(actions, dtype=np.int64)
 
@@ -428,6 +439,9 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
         raise InvalidParameterError(f"interface={code.interface!r} has no per-step next "
                                     "action: per-step DP needs an object whose history can "
                                     "be set")
+    if code.contextual:
+        raise InvalidParameterError(f"{code.name} takes a context: per-step DP of contextual "
+                                    "policies is not audited here; use --notion global")
     if history_method is not None and code.interface != "select-update":
         raise InvalidParameterError(f"history_method={history_method!r} needs the "
                                     "select-update interface (the step interface is replayed)")
@@ -460,7 +474,8 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
         raise _user_error(name, exc) from exc
 
 
-def is_reproducible(code: PolicyCode, table: np.ndarray, *, runs: int = 2) -> bool:
+def is_reproducible(code: PolicyCode, table: np.ndarray, *, runs: int = 2,
+                    contexts: np.ndarray | None = None) -> bool:
     """Whether ``runs`` runs with the same seed give the same actions (a pilot check)."""
     state, pystate = np.random.get_state(), random.getstate()
     try:
@@ -469,7 +484,7 @@ def is_reproducible(code: PolicyCode, table: np.ndarray, *, runs: int = 2) -> bo
         def once() -> np.ndarray:
             if code.numba:  # numba's own generator, seeded per chunk in an audit
                 numba_seed(12345)
-            return play(code, table, np.random.SeedSequence(seq.entropy))
+            return play(code, table, np.random.SeedSequence(seq.entropy), contexts=contexts)
         first = once()
         return all(np.array_equal(first, once()) for _ in range(runs - 1))
     finally:

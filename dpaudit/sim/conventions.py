@@ -7,7 +7,9 @@ parameter names, module attributes) and says how to call it; none runs it.
   ``get_arm``, ``select_arm``, ``choose``, ``choose_arm``, ``act``, ``get_action``,
   ``next_arm`` the object has; the update method the first of ``update``, ``observe``,
   ``receive``, ``update_arm``, ``feedback``, ``give_reward``.
-* **Arguments** (:func:`roles`): a method's parameters are matched to ``t`` (the time index:
+* **Arguments** (:func:`roles`): a method's parameters are matched to ``context``
+  (``context``, ``ctx``, ``x_t``, ``features``, ``context_vector``, ``covariates``: the row
+  of the context stream at this step), ``t`` (the time index:
   ``t``, ``time``, ``step``, ``round``, ``timestep``, ``time_step``, ``rnd``), ``arm``
   (``arm``, ``a``, ``action``, ``chosen``, ``chosen_arm``, ``arm_idx``, ``i``, ``k``, ``idx``)
   and ``reward`` (``reward``, ``r``, ``x``, ``rew``, ``payoff``, ``y``, ``obs``, ``value``,
@@ -48,9 +50,9 @@ import numpy as np
 
 from dpaudit.validation import InvalidParameterError
 
-__all__ = ["ENV_NAMES", "PARAMS_NAMES", "RewardEnv", "find_methods", "module_generators",
-           "numba_dispatcher", "numba_seed", "parse_settings", "reseed_module_generators",
-           "roles"]
+__all__ = ["ENV_NAMES", "PARAMS_NAMES", "RewardEnv", "find_methods", "load_contexts",
+           "module_generators", "numba_dispatcher", "numba_seed", "parse_settings",
+           "reseed_module_generators", "roles"]
 
 SELECT_NAMES = ("select", "get_arm", "select_arm", "choose", "choose_arm", "act",
                 "get_action", "next_arm")
@@ -65,6 +67,8 @@ _ALIASES = {
     "delta": ("delta",),
 }
 _ROLE_NAMES = {
+    "context": ("context", "ctx", "x_t", "features", "context_vector", "covariates",
+                "contexts"),
     "t": ("t", "time", "step", "round", "timestep", "time_step", "rnd"),
     "arm": ("arm", "a", "action", "chosen", "chosen_arm", "arm_idx", "i", "k", "idx"),
     "reward": ("reward", "r", "x", "rew", "payoff", "y", "obs", "value", "feedback"),
@@ -95,10 +99,11 @@ def roles(fn: Callable, *, default: Sequence[str] | None = None) -> tuple[str, .
              and p.default is p.empty]
     if not names:
         return ()
-    if len(names) > 3:
+    if len(names) > 4:
         raise InvalidParameterError(
             f"{getattr(fn, '__qualname__', fn)} takes {len(names)} arguments "
-            f"({', '.join(names)}); dpaudit can pass a time index, an arm and a reward")
+            f"({', '.join(names)}); dpaudit can pass a time index, a context, an arm and a "
+            "reward")
     found: list[str | None] = []
     for n in names:
         role = next((r for r, alias in _ROLE_NAMES.items() if n.lower() in alias), None)
@@ -107,8 +112,8 @@ def roles(fn: Callable, *, default: Sequence[str] | None = None) -> tuple[str, .
                                             ("arm", "action"), ("t", "time"))
                          if part in n.lower()), None)
         found.append(role if role not in found else None)
-    left = [r for r in (default or _DEFAULT_ROLES[len(names)]) if r not in found]
-    left += [r for r in ("t", "arm", "reward") if r not in found and r not in left]
+    left = [r for r in (default or _DEFAULT_ROLES.get(len(names), ())) if r not in found]
+    left += [r for r in ("t", "arm", "reward", "context") if r not in found and r not in left]
     return tuple(r if r is not None else left.pop(0) for r in found)
 
 
@@ -270,3 +275,31 @@ def _settings_kwargs(factory: Callable, sig: inspect.Signature | None,
             f"setting(s) {', '.join(unknown)} are not parameters of "
             f"{getattr(factory, '__qualname__', factory)} (it takes {', '.join(params)})")
     return dict(settings), env
+
+
+def load_contexts(spec: str, horizon: int, *, seed: int = 0) -> np.ndarray:
+    """A context stream ``(T, d)``: a ``.npy`` file, a text/CSV file (one row per step), or
+    ``gaussian:D`` (standard normal vectors of dimension ``D`` divided by ``sqrt(D)``, drawn
+    from a generator keyed by ``seed``: the same stream for the same seed)."""
+    if spec.startswith("gaussian:"):
+        try:
+            d = int(spec.partition(":")[2])
+        except ValueError:
+            d = 0
+        if d < 1:
+            raise InvalidParameterError(f"contexts={spec!r} must be gaussian:D with D >= 1")
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC0_47E7]))
+        return rng.standard_normal((horizon, d)) / np.sqrt(d)
+    try:
+        arr = (np.load(spec) if spec.endswith(".npy")
+               else np.loadtxt(spec, delimiter="," if spec.endswith(".csv") else None, ndmin=2))
+    except (OSError, ValueError) as exc:
+        raise InvalidParameterError(f"contexts={spec!r} cannot be read: {exc}") from None
+    arr = np.asarray(arr, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or len(arr) < horizon or not np.isfinite(arr).all():
+        raise InvalidParameterError(
+            f"contexts={spec!r} must hold at least horizon={horizon} finite rows "
+            f"(it has shape {arr.shape})")
+    return arr[:horizon]

@@ -85,6 +85,9 @@ def find_release(code: PolicyCode, *, hook: str | None = None, sink: str | None 
         raise InvalidParameterError(
             f"--notion ldp needs an object with a report hook or a sink; {code.name} is a "
             f"{code.interface!r} target")
+    if code.contextual and hook is None:
+        raise InvalidParameterError(f"{code.name} takes a context: name its report hook "
+                                    "(--ldp-hook) to audit its reports")
     probe = _build(code, np.random.SeedSequence(0))
     if hook is None and sink is None:
         hook = next((n for n in HOOK_NAMES if callable(getattr(probe, n, None))), None)

@@ -44,6 +44,7 @@ from dpaudit.validation import InvalidParameterError, check_int, check_means
 __all__ = [
     "HistoryInput",
     "RewardInput",
+    "context_pairs",
     "first_pair",
     "global_bases",
     "per_step_pairs",
@@ -59,7 +60,9 @@ class RewardInput:
 
     ``source`` is a :class:`~dpaudit.interfaces.RewardSource`; ``base`` names the base input,
     ``step``/``value`` the changed step (1-based) and its value (``None`` for the base),
-    ``reason`` why the step was proposed. ``repr`` is the one-line label reports print.
+    ``reason`` why the step was proposed. For a contextual policy ``contexts`` is a changed
+    context stream (``None``: the audit's stream) and ``context_step`` the changed step.
+    ``repr`` is the one-line label reports print.
     """
 
     source: Any
@@ -67,8 +70,12 @@ class RewardInput:
     step: int | None = None
     value: float | None = None
     reason: str = ""
+    contexts: np.ndarray | None = None
+    context_step: int | None = None
 
     def __repr__(self) -> str:
+        if self.context_step is not None:
+            return f"{self.base} with the context at step {self.context_step} changed"
         if self.step is None:
             return self.base
         why = f" ({self.reason})" if self.reason else ""
@@ -137,6 +144,28 @@ def global_bases(horizon: int, n_arms: int, *, rewards: str = "table",
         text = ", ".join(f"{m:g}" for m in mu)
         return [_Base(f"Bernoulli instance ({text})", (0.0, 1.0), means=mu)]
     raise InvalidParameterError(f"rewards={rewards!r} must be one of 'table', 'instance'")
+
+
+def context_pairs(bases: Sequence[_Base], contexts: np.ndarray, steps: Sequence[int]
+                  ) -> list[tuple[RewardInput, RewardInput]]:
+    """Pairs that change one step's context (and no reward): the context at step ``s`` is
+    replaced by the stream's context farthest from it (a change inside the stream's domain)
+    and by its negation (a sign a linear policy reads). On the bases in turn."""
+    c = np.asarray(contexts, dtype=float)
+    pairs = []
+    for i, s in enumerate(dict.fromkeys(int(x) for x in steps)):
+        if not 1 <= s <= len(c):
+            continue
+        far = c[int(np.argmax(np.sum((c - c[s - 1]) ** 2, axis=1)))]
+        base = bases[i % len(bases)].input()
+        for new in (far, -c[s - 1]):
+            if np.array_equal(new, c[s - 1]):
+                continue
+            changed = c.copy()
+            changed[s - 1] = new
+            pairs.append((base, RewardInput(base.source, base.base, contexts=changed,
+                                            context_step=s, reason="context")))
+    return pairs
 
 
 def first_pair(bases: Sequence[_Base]) -> tuple[RewardInput, RewardInput]:

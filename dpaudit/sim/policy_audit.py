@@ -51,6 +51,7 @@ from dpaudit.sim.decisions import (
 from dpaudit.sim.ldp_audit import LdpPolicyTarget, exact_release, find_release
 from dpaudit.sim.neighbour_search import (
     _Base,
+    context_pairs,
     first_pair,
     global_bases,
     per_step_pairs,
@@ -109,8 +110,8 @@ def _seed_numba(code: PolicyCode, rng: np.random.Generator) -> None:
         numba_seed(int(rng.bit_generator.seed_seq.generate_state(1)[0]))
 
 
-def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Generator
-                  ) -> np.ndarray:
+def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Generator,
+                  contexts: np.ndarray | None = None) -> np.ndarray:
     out = np.empty((size, code.horizon), dtype=np.int64)
     _seed_numba(code, rng)
     fixed = (realise_rewards(source, code.horizon, None).tolist()
@@ -120,7 +121,7 @@ def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Gener
         for i, seq in enumerate(rng.bit_generator.seed_seq.spawn(size)):
             table = fixed if fixed is not None else realise_rewards(
                 source, code.horizon, np.random.Generator(np.random.PCG64(seq)))
-            out[i] = play(code, table, seq)
+            out[i] = play(code, table, seq, contexts=contexts)
     finally:
         np.random.set_state(state)
         random.setstate(pystate)
@@ -191,10 +192,12 @@ class GlobalPolicyTarget(_Sampler):
     def __init__(self, code: PolicyCode, *, epsilon: float, delta: float,
                  rewards: str = "table", means: object | None = None, workers: int = 1,
                  chunk: int = 50, progress: Progress | None = None, pilot_runs: int = 16,
-                 screen: int = 3, screen_runs: int = 16) -> None:
+                 screen: int = 3, screen_runs: int = 16,
+                 contexts: np.ndarray | None = None) -> None:
         super().__init__(code, epsilon=epsilon, delta=delta, workers=workers, chunk=chunk,
                          progress=progress)
         self.bases = global_bases(code.horizon, code.n_arms, rewards=rewards, means=means)
+        self.contexts = None if contexts is None else np.asarray(contexts, dtype=float)
         self.pilot_runs = check_int("pilot_runs", pilot_runs, low=1)
         self.screen = check_int("screen", screen, low=1)
         self.screen_runs = check_int("screen_runs", screen_runs, low=1)
@@ -216,7 +219,10 @@ class GlobalPolicyTarget(_Sampler):
             self.runs += n
             if self.progress is not None:
                 self.progress.add(n)
-            return _global_chunk(code, table_source(table), n, np.random.default_rng(seed))
+            ctx = None if self.contexts is None else np.resize(
+                self.contexts, (horizon, self.contexts.shape[1]))  # the stream, repeated
+            return _global_chunk(code, table_source(table), n, np.random.default_rng(seed),
+                                 ctx)
         return run
 
     def _decision_pairs(self, seed: int) -> list[tuple[Any, Any]]:
@@ -262,6 +268,9 @@ class GlobalPolicyTarget(_Sampler):
         pilots = [self.sample(b.input(), self.pilot_runs, rng) for b in self.bases]
         pairs = decision + propose_pairs(self.bases, pilots, self.screen * n,
                                          n_arms=self.code.n_arms, exclude=self.neighbours)
+        if self.contexts is not None:  # neighbours may change a context instead of a reward
+            steps = [p[1].step for p in pairs if p[1].step is not None]
+            pairs += context_pairs(self.bases, self.contexts, steps[: self.screen * n])
         scored = [*self.neighbours, *pairs]
         scores = []
         for d, d2 in scored:
@@ -303,7 +312,10 @@ class GlobalPolicyTarget(_Sampler):
         the arms are small integers, exactly representable.
         """
         source = getattr(data, "source", data)
-        out = self._map(functools.partial(_global_chunk, self.code, source), size, rng)
+        ctx = getattr(data, "contexts", None)
+        ctx = self.contexts if ctx is None else ctx
+        out = self._map(functools.partial(_global_chunk, self.code, source, contexts=ctx),
+                        size, rng)
         return out.astype(float)
 
 
@@ -402,8 +414,8 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  workers: int = 1, seconds: float | None = None, search_budget: int = 16,
                  history_method: str | None = None, progress: bool | None = None,
                  stream: TextIO | None = None, selection_fraction: float = 0.2,
-                 ldp_hook: str | None = None, ldp_sink: str | None = None
-                 ) -> PolicyAudit:
+                 ldp_hook: str | None = None, ldp_sink: str | None = None,
+                 contexts: np.ndarray | None = None) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
     ``samples`` per side for the audited pair (the auditor's selection + measurement);
@@ -425,10 +437,11 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     bar = Progress(1, stream=stream, enabled=progress)
     if notion == "global":
         target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
-                                         means=means, workers=workers, progress=bar)
+                                         means=means, workers=workers, progress=bar,
+                                         contexts=contexts)
         probe = target.neighbours[0][0]
         reproducible = is_reproducible(code, realise_rewards(
-            probe.source, code.horizon, np.random.default_rng(0)))
+            probe.source, code.horizon, np.random.default_rng(0)), contexts=target.contexts)
         k = code.n_arms
         decision = 4 * (k + 1) + 2 * 26 + 2 * target.screen_runs * 33 * (k > 1)
         pilot = (target.pilot_runs * len(target.bases) + decision
