@@ -318,3 +318,19 @@ def test_contextual_policies_get_contexts_and_neighbours_that_change_them():
     audit = audit_policy(code, epsilon=1.0, samples=1000, search_budget=8, contexts=ctx)
     assert audit.result.verdict.value == "VIOLATED"
     assert "context at step 1 changed" in repr(audit.result.data_prime)
+
+
+def test_instance_audits_get_no_fixed_table_pairs():
+    # Wang & Zhu 2023, Definition 3: neighbours are an instance and its revision; the gap
+    # tables of the decision pilot are not, so they are never proposed there
+    from dpaudit.sim.policy_audit import GlobalPolicyTarget
+
+    code = adapt(Threshold, n_arms=2, horizon=12, epsilon=1.0)
+    target = GlobalPolicyTarget(code, epsilon=1.0, delta=0.0, rewards="instance",
+                                means=[0.8, 0.4])
+    pairs = target.search_domain(np.random.default_rng(0), 6)
+    assert target.decision_step is not None and pairs
+    assert all(p[0].base.startswith("Bernoulli") for p in pairs)
+    table = GlobalPolicyTarget(code, epsilon=1.0, delta=0.0)
+    assert any(p[0].base.startswith("gap ") for p in table.search_domain(
+        np.random.default_rng(0), 6))

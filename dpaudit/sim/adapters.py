@@ -15,20 +15,29 @@ Shapes of code (``interface``)
   arm would pay at step ``t``), with ``feed="reward-fn"`` a callable ``reward(t, arm)`` (1-based
   ``t``). A function that only takes arm *means* draws its own rewards, so no neighbouring
   reward input can be fed to it: wrap it so that it reads one of the two.
+* ``"object-run"``: an object built with an environment (a constructor parameter ``env``)
+  whose ``run()`` (``play``, ``simulate``, ``main``) pulls the arms itself; the actions are
+  the arms it pulled from the :class:`~dpaudit.sim.conventions.RewardEnv` (``feed="env"``
+  does the same for a whole-run function ``fn(env, horizon)``).
 
-``methods`` renames the methods (``("choose", "observe")`` or ``("act",)``). Arms are integers
-in ``[0, K)``. Objects come from a *factory* (a class or a function) called once per run with
-the keywords it accepts among ``n_arms`` (aliases ``k``, ``K``, ``arms``, ``num_arms``),
-``horizon`` (``T``), ``epsilon`` (``eps``) and ``delta``, plus ``factory_kwargs``.
+Method names and argument orders are found from names and signatures
+(:mod:`dpaudit.sim.conventions`: ``get_arm(t)``, ``update(t, arm, reward)``,
+``observe(reward, arm)``, ``step(reward, arm)``, a ``context`` parameter); ``methods``
+renames them when no convention applies (``("pick", "learn")`` or ``("act",)``). Arms are
+integers in ``[0, K)``. Objects come from a *factory* (a class or a function) called once per
+run with the keywords it accepts among ``n_arms`` (aliases ``k``, ``K``, ``arms``,
+``num_arms``), ``horizon`` (``T``), ``epsilon`` (``eps``) and ``delta``, plus
+``factory_kwargs`` (settings; a ``params`` parameter receives them as one dict).
 
 Randomness (``seeding``)
 ------------------------
 Run ``i`` of a chunk gets child ``i`` of the chunk's ``SeedSequence``; a ``PCG64`` on that
 child draws the run's rewards, and other words of its state seed the generators the code may
 use. ``"auto"`` (default) does all that applies: ``rng=`` (a ``numpy.random.Generator``) or
-``seed=`` (an int) when the factory (or run function) accepts it, and always ``np.random.seed``
-and ``random.seed`` before
-the run. The global states are restored after each chunk. The same seed therefore gives the
+``seed=`` (an int) when the factory (or run function) accepts it, and always ``np.random.seed``,
+``random.seed`` and the generators held at the top level of the factory's module before the
+run (numba's own generator: once per chunk, in :mod:`dpaudit.sim.policy_audit`). The global
+states are restored after each chunk. The same seed therefore gives the
 same report, for any number of workers, whenever the code draws only from these generators; a
 generator seeded from the clock or OS entropy still gives independent runs (the bound stays
 valid) but not reproducible ones, which the pilot run reports (:func:`is_reproducible`).

@@ -7,7 +7,11 @@ tries. This module proposes them; the auditor (:mod:`dpaudit.stats.blackbox`) ra
 on fresh ranking samples, then chooses the event on a fresh selection sample and measures it
 on fresh samples, so proposing many pairs costs samples but never validity.
 
-Where leaks hide, hence what is proposed for each base input: first
+Before these proposals the target runs the decision pilot of :mod:`dpaudit.sim.decisions`
+(gap tables where the arms differ, bisected to the gap where the policy's decision turns, with
+one reward just before the decision changed), since a policy that eliminates or commits never
+acts on tables where every arm pays the same. Then, where leaks hide, hence what is proposed
+for each base input (the all-0, all-1 and gap-1 tables, or the instance): first
 
 1. the **first pull of each arm** (initial means are released on one reward); then, round
    robin,

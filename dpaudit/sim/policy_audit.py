@@ -198,6 +198,7 @@ class GlobalPolicyTarget(_Sampler):
                          progress=progress)
         self.bases = global_bases(code.horizon, code.n_arms, rewards=rewards, means=means)
         self.contexts = None if contexts is None else np.asarray(contexts, dtype=float)
+        self.rewards = rewards
         self.pilot_runs = check_int("pilot_runs", pilot_runs, low=1)
         self.screen = check_int("screen", screen, low=1)
         self.screen_runs = check_int("screen_runs", screen_runs, low=1)
@@ -228,11 +229,15 @@ class GlobalPolicyTarget(_Sampler):
     def _decision_pairs(self, seed: int) -> list[tuple[Any, Any]]:
         """Pairs at the gaps where the policy's decision turns (:mod:`dpaudit.sim.decisions`):
         for the first and the last arm best, the gap tables just above and just below the
-        boundary, each with one step before the decision changed to 0 and to 1."""
+        boundary, each with one step before the decision changed to 0 and to 1. Only for
+        ``rewards="table"`` (Definition 2); for an instance (Wang & Zhu 2023, Definition 3)
+        the pilot only says whether the actions depend on the rewards."""
         t, k = self.code.horizon, self.code.n_arms
         self.decision_step = depends_on_rewards(self._run, t, k, seed=seed)
         if self.decision_step is None:
             self.suggested_horizon = suggest_horizon(self._run_at, t, k, seed=seed)
+            return []
+        if self.rewards != "table":  # fixed tables are not neighbours under Definition 3
             return []
         pairs = []
         for best in sorted({0, k - 1}):
