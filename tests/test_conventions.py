@@ -334,3 +334,43 @@ def test_instance_audits_get_no_fixed_table_pairs():
     table = GlobalPolicyTarget(code, epsilon=1.0, delta=0.0)
     assert any(p[0].base.startswith("gap ") for p in table.search_domain(
         np.random.default_rng(0), 6))
+
+
+class Server:
+    def __init__(self):
+        self.got = []
+
+    def receive(self, value):
+        self.got.append(value)
+
+
+class DottedSink:
+    """Reports go to ``self.server.receive``: named with --ldp-sink server.receive."""
+
+    def __init__(self, n_arms, epsilon):
+        self.server, self.eps = Server(), epsilon
+
+    def select(self):
+        return 1
+
+    def update(self, arm, reward):
+        self.server.receive(reward + np.random.laplace(0.0, 1.0 / self.eps))
+
+
+class ArmHook(DottedSink):
+    def privatize(self, arm, reward):  # (arm, reward), by their names
+        return reward + np.random.laplace(0.0, 2.0 / self.eps)
+
+
+def test_local_dp_sinks_by_dotted_path_and_two_argument_hooks():
+    from dpaudit.sim.ldp_audit import exact_release, find_release
+
+    code = adapt(DottedSink, n_arms=2, horizon=4, epsilon=0.5)
+    with pytest.raises(InvalidParameterError, match="--ldp-hook or --ldp-sink"):
+        find_release(code)
+    rel = find_release(code, sink="server.receive")
+    ev = exact_release(rel, epsilon=0.5, delta=0.0)
+    assert ev.data["scales"] == [2.0] and ev.delta_at_epsilon - ev.error <= 0
+    hook = find_release(adapt(ArmHook, n_arms=2, horizon=4, epsilon=0.5))
+    assert hook.hook == "privatize" and hook.hook_roles == ("arm", "reward")
+    assert exact_release(hook, epsilon=0.5, delta=0.0).data["scales"] == [4.0]
