@@ -374,3 +374,17 @@ def test_local_dp_sinks_by_dotted_path_and_two_argument_hooks():
     hook = find_release(adapt(ArmHook, n_arms=2, horizon=4, epsilon=0.5))
     assert hook.hook == "privatize" and hook.hook_roles == ("arm", "reward")
     assert exact_release(hook, epsilon=0.5, delta=0.0).data["scales"] == [4.0]
+
+
+def test_the_whole_search_gives_the_same_report_for_any_number_of_workers(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
+    from examples.gallery.dpse import SharedNoiseDPSE  # importable by the workers
+
+    code = adapt(SharedNoiseDPSE, n_arms=2, horizon=64, epsilon=1.0)
+    one, two = (audit_policy(code, epsilon=1.0, samples=400, search_budget=4, workers=w)
+                for w in (1, 2))
+    assert repr(one.result.data_prime) == repr(two.result.data_prime)
+    assert (one.result.count_p, one.result.count_q) == (two.result.count_p, two.result.count_q)
+    assert one.moved == two.moved and one.runs == two.runs
