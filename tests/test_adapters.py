@@ -77,10 +77,10 @@ class Renamed:
     def __init__(self, n_arms):
         self.k = n_arms
 
-    def choose(self):
+    def pick(self):  # names no convention knows: --methods pick,learn
         return 1
 
-    def observe(self, arm, reward):
+    def learn(self, arm, reward):
         pass
 
 
@@ -156,8 +156,8 @@ def test_interfaces_are_detected_and_factory_keywords_matched():
     assert step.interface == "step" and step.kwargs == {"K": K, "T": T}
     run = adapt(whole_run, n_arms=K, horizon=T, epsilon=0.5)
     assert run.interface == "run" and run.kwargs == {"epsilon": 0.5}
-    named = adapt(Renamed, n_arms=K, horizon=T, epsilon=1.0, methods=("choose", "observe"))
-    assert named.methods == ("choose", "observe")
+    named = adapt(Renamed, n_arms=K, horizon=T, epsilon=1.0, methods=("pick", "learn"))
+    assert named.methods == ("pick", "learn")
     assert play(named, _table(), np.random.SeedSequence(1)).tolist() == [1] * T
 
 
@@ -231,14 +231,14 @@ def test_step_interface_plays_against_the_table():
 def test_neighbour_search_proposes_first_pulls_and_episode_boundaries():
     bases = global_bases(10, 2)
     pilot = np.array([[0, 1, 0, 0, 1, 1, 1, 1, 0, 0]] * 3)
-    pairs = propose_pairs(bases, [pilot, pilot], 16, n_arms=2)
+    pairs = propose_pairs(bases, [pilot] * len(bases), 24, n_arms=2)
     reasons = {(p[1].step, p[1].reason) for p in pairs}
     assert (1, "first pull of arm 0") in reasons and (2, "first pull of arm 1") in reasons
     assert {(3, "first step after a switch"), (5, "first step after a switch"),
             (9, "first step after a switch"), (8, "last step before a switch")} <= reasons
     assert {s for s, r in reasons if r == "early step"} == {4, 6}
-    assert len(pairs) == 16 and all(p[1].step is not None for p in pairs)
-    assert {p[0].base for p in pairs} == {b.name for b in bases}  # both bases represented
+    assert len(pairs) == 24 and all(p[1].step is not None for p in pairs)
+    assert {p[0].base for p in pairs} == {b.name for b in bases}  # every base represented
     d, d2 = pairs[0]
     assert np.count_nonzero(realise_rewards(d.source, 10, None)
                             != realise_rewards(d2.source, 10, None)) == 2  # one row of K

@@ -15,6 +15,7 @@ import dataclasses
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from typing import Any
 
 from dpaudit.commands.common import add_report_outputs, emit_reports, float_arg, int_arg
@@ -22,10 +23,13 @@ from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
 from dpaudit.sim.adapters import INTERFACES, adapt, describe_user_error
-from dpaudit.sim.policy_audit import audit_policy, parse_means
+from dpaudit.sim.conventions import load_contexts, parse_settings
+from dpaudit.sim.ldp_audit import exact_claim
+from dpaudit.sim.policy_audit import PolicyAudit, audit_policy
 from dpaudit.stats.blackbox import to_claim_result
-from dpaudit.stats.results import CheckReport, Notion
+from dpaudit.stats.results import CheckReport, ClaimResult, Notion, Verdict
 from dpaudit.stats.rng import DEFAULT_SEED
+from dpaudit.validation import InvalidParameterError
 
 EXIT_USER_CODE = 3
 
@@ -35,7 +39,39 @@ REFERENCES = {
                             "with one step's reward revised)",
     ("per-step", "table"): "Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1 (next action "
                            "on histories differing in one observation)",
+    ("ldp", "table"): "Zheng et al. 2020 (local DP: the report a user releases, for any two "
+                      "rewards in [0, 1])",
 }
+
+
+def finish_claim(claim: ClaimResult, audit: PolicyAudit) -> ClaimResult:
+    """The claim with the search's findings: INCONCLUSIVE, without a power statement, when no
+    candidate pair moved any action (a valid VIOLATED bound stands); otherwise the power
+    statement is said to cover the audited pair only."""
+    details = claim.details + audit.details()
+    if audit.inconclusive_reason is not None and claim.verdict is not Verdict.VIOLATED:
+        return dataclasses.replace(
+            claim, verdict=Verdict.INCONCLUSIVE, detectable_epsilon=None,
+            details=tuple(x for x in details if not x.startswith("a true epsilon above")),
+            data={**claim.data, "detectable_at_power": None,
+                  "inconclusive_reason": audit.inconclusive_reason})
+    if claim.verdict is Verdict.CONSISTENT and audit.result is not None:
+        details += (f"the power statement covers the audited pair only "
+                    f"({audit.result.data_prime!r}), not every neighbouring input",)
+    return dataclasses.replace(claim, details=details)
+
+
+def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
+    """``"0.9,0.6"`` -> ``[0.9, 0.6]`` (``None`` stays ``None``)."""
+    if text is None:
+        return None
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InvalidParameterError(f"means={text!r} must be comma-separated numbers") from None
+    if len(values) != n_arms:
+        raise InvalidParameterError(f"means={text!r} must have {n_arms} entries (--arms)")
+    return values
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +84,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--horizon", type=int_arg, required=True, help="steps per run T")
     p.add_argument("--epsilon", type=float_arg, required=True, help="claimed epsilon")
     p.add_argument("--delta", type=float_arg, default=0.0, help="claimed delta (default 0)")
-    p.add_argument("--notion", choices=("global", "per-step"), default="global")
+    p.add_argument("--notion", choices=("global", "per-step", "ldp"), default="global",
+                   help="global DP of the action sequence (default), per-step DP of the next "
+                        "action, or local DP of the reports a user's device releases")
+    p.add_argument("--ldp-hook", default=None,
+                   help="--notion ldp: the method returning a user's report (default: found "
+                        "among privatize, report, randomize, perturb, ...)")
+    p.add_argument("--ldp-sink", default=None,
+                   help="--notion ldp: the method the policy passes its reports to, wrapped "
+                        "to read them (e.g. aggregate or server.receive)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a constructor setting (repeatable; values read as TOML: 3.1, true, "
+                        "'text')")
+    p.add_argument("--config", default=None, metavar="FILE.toml",
+                   help="constructor settings from a TOML file's top level (--set wins)")
+    p.add_argument("--contexts", default=None, metavar="FILE|gaussian:D",
+                   help="context stream for a policy whose methods take a context (.npy, "
+                        "CSV or text, one row per step; gaussian:D generates one from --seed)")
+    p.add_argument("--time-base", type=int_arg, default=0, choices=(0, 1),
+                   help="first time index passed to get_arm(t)/update(t, ...) (default 0)")
     p.add_argument("--rewards", choices=("table", "instance"), default="table",
                    help="global DP on fixed reward tables (default) or on a Bernoulli "
                         "instance with a revision rule (--means)")
@@ -57,8 +111,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--interface", choices=INTERFACES, default="auto")
     p.add_argument("--methods", default=None,
                    help="method names, comma-separated: 'select,update' or 'step'")
-    p.add_argument("--feed", choices=("table", "reward-fn"), default="table",
-                   help="what a whole-run function receives (default: the (T, K) table)")
+    p.add_argument("--feed", choices=("table", "reward-fn", "env"), default="table",
+                   help="what a whole-run function receives (default: the (T, K) table; env: "
+                        "an environment whose pull(arm) serves the rewards, for code that "
+                        "draws its own)")
     p.add_argument("--history-method", default=None,
                    help="per-step DP: a method (arms, rewards) that sets the history")
     p.add_argument("--samples", type=int_arg, default=20_000,
@@ -105,27 +161,42 @@ def _run(args: argparse.Namespace) -> int:
     factory = _load(args.target)
     methods = None if args.methods is None else tuple(
         m.strip() for m in args.methods.split(",") if m.strip())
+    settings = parse_settings(args.set, args.config)
     code = adapt(factory, n_arms=args.arms, horizon=args.horizon, epsilon=args.epsilon,
-                 delta=args.delta, interface=args.interface, methods=methods, feed=args.feed)
+                 delta=args.delta, interface=args.interface, methods=methods, feed=args.feed,
+                 factory_kwargs=settings, time_base=args.time_base)
     means = parse_means(args.means, args.arms)
     audit = audit_policy(code, epsilon=args.epsilon, delta=args.delta, notion=args.notion,
                          rewards=args.rewards, means=means, samples=args.samples,
                          alpha=args.alpha, seed=args.seed, workers=args.workers,
                          seconds=args.seconds, search_budget=args.search_budget,
                          history_method=args.history_method,
-                         selection_fraction=args.selection_fraction)
-    notion = Notion.GLOBAL if args.notion == "global" else Notion.PER_STEP
-    ref = REFERENCES[(args.notion, "table" if args.notion == "per-step" else args.rewards)]
-    what = "action sequence" if args.notion == "global" else "next action"
-    claim = to_claim_result(
-        audit.result, id=f"{args.notion}-dp", notion=notion, reference=ref,
-        statement=f"{code.name} ({code.interface}) is ({args.epsilon:g}, {args.delta:g})-DP: "
-                  f"its {what} on neighbouring inputs (K={args.arms}, T={args.horizon})")
-    claim = dataclasses.replace(
-        claim, details=claim.details + audit.details(),
-        data={**claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
-              "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
-              "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)})
+                         selection_fraction=args.selection_fraction,
+                         ldp_hook=args.ldp_hook, ldp_sink=args.ldp_sink,
+                         contexts=None if args.contexts is None else load_contexts(
+                             args.contexts, args.horizon, seed=args.seed))
+    notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
+        args.notion]
+    ref = REFERENCES[(args.notion, "table" if args.notion != "global" else args.rewards)]
+    what = {"global": "action sequence", "per-step": "next action", "ldp": "report"}[
+        args.notion]
+    statement = (f"{code.name} ({code.interface}) is ({args.epsilon:g}, {args.delta:g})-DP: "
+                 f"its {what} on neighbouring inputs (K={args.arms}, T={args.horizon})")
+    if audit.exact is not None:
+        claim = exact_claim(audit.exact, id=f"{args.notion}-dp", notion=notion,
+                            reference=ref, statement=statement, epsilon=args.epsilon,
+                            delta=args.delta)
+        claim = dataclasses.replace(claim, details=claim.details + audit.details())
+    else:
+        if audit.result is None:  # audit_policy gives an exact law or a sampled result
+            raise RuntimeError("the policy audit returned neither an exact nor a sampled result")
+        claim = finish_claim(to_claim_result(audit.result, id=f"{args.notion}-dp",
+                                             notion=notion, reference=ref,
+                                             statement=statement), audit)
+        claim = dataclasses.replace(claim, data={
+            **claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
+            "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
+            "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)})
     report = CheckReport(
         name=args.target, description=f"{code.name}, {code.interface} interface, "
                                       f"{args.notion} DP", paper="user code",
@@ -133,7 +204,8 @@ def _run(args: argparse.Namespace) -> int:
                     "arms": args.arms, "horizon": args.horizon, "notion": args.notion,
                     "rewards": args.rewards, "samples": args.samples,
                     "samples_used": audit.samples, "search_budget": args.search_budget,
-                    "workers": args.workers, "seconds": args.seconds, "seed": args.seed},
+                    "workers": args.workers, "seconds": args.seconds, "seed": args.seed,
+                    "contexts": args.contexts},
         claims=(claim,), seconds=time.perf_counter() - start)
     emit_reports(args, report, command="audit-policy",
                  text=format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))

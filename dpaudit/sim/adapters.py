@@ -15,20 +15,29 @@ Shapes of code (``interface``)
   arm would pay at step ``t``), with ``feed="reward-fn"`` a callable ``reward(t, arm)`` (1-based
   ``t``). A function that only takes arm *means* draws its own rewards, so no neighbouring
   reward input can be fed to it: wrap it so that it reads one of the two.
+* ``"object-run"``: an object built with an environment (a constructor parameter ``env``)
+  whose ``run()`` (``play``, ``simulate``, ``main``) pulls the arms itself; the actions are
+  the arms it pulled from the :class:`~dpaudit.sim.conventions.RewardEnv` (``feed="env"``
+  does the same for a whole-run function ``fn(env, horizon)``).
 
-``methods`` renames the methods (``("choose", "observe")`` or ``("act",)``). Arms are integers
-in ``[0, K)``. Objects come from a *factory* (a class or a function) called once per run with
-the keywords it accepts among ``n_arms`` (aliases ``k``, ``K``, ``arms``, ``num_arms``),
-``horizon`` (``T``), ``epsilon`` (``eps``) and ``delta``, plus ``factory_kwargs``.
+Method names and argument orders are found from names and signatures
+(:mod:`dpaudit.sim.conventions`: ``get_arm(t)``, ``update(t, arm, reward)``,
+``observe(reward, arm)``, ``step(reward, arm)``, a ``context`` parameter); ``methods``
+renames them when no convention applies (``("pick", "learn")`` or ``("act",)``). Arms are
+integers in ``[0, K)``. Objects come from a *factory* (a class or a function) called once per
+run with the keywords it accepts among ``n_arms`` (aliases ``k``, ``K``, ``arms``,
+``num_arms``), ``horizon`` (``T``), ``epsilon`` (``eps``) and ``delta``, plus
+``factory_kwargs`` (settings; a ``params`` parameter receives them as one dict).
 
 Randomness (``seeding``)
 ------------------------
 Run ``i`` of a chunk gets child ``i`` of the chunk's ``SeedSequence``; a ``PCG64`` on that
 child draws the run's rewards, and other words of its state seed the generators the code may
 use. ``"auto"`` (default) does all that applies: ``rng=`` (a ``numpy.random.Generator``) or
-``seed=`` (an int) when the factory (or run function) accepts it, and always ``np.random.seed``
-and ``random.seed`` before
-the run. The global states are restored after each chunk. The same seed therefore gives the
+``seed=`` (an int) when the factory (or run function) accepts it, and always ``np.random.seed``,
+``random.seed`` and the generators held at the top level of the factory's module before the
+run (numba's own generator: once per chunk, in :mod:`dpaudit.sim.policy_audit`). The global
+states are restored after each chunk. The same seed therefore gives the
 same report, for any number of workers, whenever the code draws only from these generators; a
 generator seeded from the clock or OS entropy still gives independent runs (the bound stays
 valid) but not reproducible ones, which the pilot run reports (:func:`is_reproducible`).
@@ -40,6 +49,7 @@ an arm outside ``[0, K)`` or a missing method is a protocol break, ``InvalidPara
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import random
 import traceback
@@ -50,7 +60,23 @@ from typing import Any
 import numpy as np
 
 from dpaudit.errors import UserCodeError
-from dpaudit.interfaces import RewardSource
+from dpaudit.sim.conventions import (
+    _ALIASES,
+    ENV_NAMES,
+    RewardEnv,
+    _check_required,
+    _factory_kwargs,
+    _settings_kwargs,
+    _signature,
+    find_methods,
+    module_generators,
+    numba_dispatcher,
+    numba_seed,
+    reseed_module_generators,
+    roles,
+    run_method,
+)
+from dpaudit.sim.reward_inputs import realise_rewards
 from dpaudit.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = [
@@ -63,17 +89,12 @@ __all__ = [
     "next_action",
     "play",
     "realise_rewards",
+    "with_horizon",
 ]
 
-INTERFACES = ("auto", "select-update", "step", "run")
+INTERFACES = ("auto", "select-update", "step", "run", "object-run")
 SEEDINGS = ("auto", "none")
-FEEDS = ("table", "reward-fn")
-_ALIASES = {
-    "n_arms": ("n_arms", "k", "K", "arms", "num_arms", "n_actions"),
-    "horizon": ("horizon", "T", "n_steps"),
-    "epsilon": ("epsilon", "eps"),
-    "delta": ("delta",),
-}
+FEEDS = ("table", "reward-fn", "env")
 _DEFAULT_METHODS = {"select-update": ("select", "update"), "step": ("step",)}
 
 
@@ -105,45 +126,6 @@ def _user_error(what: str, exc: Exception) -> UserCodeError:
     return err
 
 
-def _signature(fn: Callable) -> inspect.Signature | None:
-    try:
-        return inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-
-
-def _factory_kwargs(factory: Callable, values: dict[str, Any]) -> tuple[dict[str, Any], bool,
-                                                                         bool]:
-    """Keywords to pass ``factory``, and whether it accepts ``rng`` / ``seed``."""
-    sig = _signature(factory)
-    if sig is None:
-        return {}, False, False
-    params = sig.parameters
-    kwargs: dict[str, Any] = {}
-    for canonical, names in _ALIASES.items():
-        for name in names:
-            if name in params and params[name].kind in (
-                    inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
-                kwargs[name] = values[canonical]
-                break
-    return kwargs, "rng" in params, "seed" in params
-
-
-def _check_required(factory: Callable, given: dict[str, Any], skip: int) -> None:
-    sig = _signature(factory)
-    if sig is None:
-        return
-    missing = [n for i, (n, p) in enumerate(sig.parameters.items())
-               if i >= skip and p.default is inspect.Parameter.empty and n not in given
-               and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                              inspect.Parameter.KEYWORD_ONLY)]
-    if missing:
-        raise InvalidParameterError(
-            f"factory={getattr(factory, '__qualname__', factory)!r} must accept its arguments "
-            f"by name among n_arms, horizon, epsilon, delta (and rng or seed); it requires "
-            f"{', '.join(missing)}: pass factory_kwargs or wrap it in a function")
-
-
 @dataclass(frozen=True)
 class PolicyCode:
     """How to run the user's code once (picklable when ``factory`` is importable).
@@ -162,6 +144,18 @@ class PolicyCode:
     pass_seed: bool = False
     seed_globals: bool = True
     feed: str = "table"
+    select_roles: tuple[str, ...] = ()
+    update_roles: tuple[str, ...] = ("arm", "reward")
+    step_roles: tuple[str, ...] = ("reward", "arm")
+    time_base: int = 0
+    env_param: str | None = None
+    module_rngs: tuple[tuple[str, str], ...] = ()
+    numba: bool = False
+
+    @property
+    def contextual(self) -> bool:
+        """Whether a method takes a context (its parameter is named ``context``, ...)."""
+        return "context" in self.select_roles or "context" in self.update_roles
 
     @property
     def name(self) -> str:
@@ -171,68 +165,109 @@ class PolicyCode:
 def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: float,
           delta: float = 0.0, interface: str = "auto", methods: Sequence[str] | None = None,
           factory_kwargs: dict[str, Any] | None = None, seeding: str = "auto",
-          feed: str = "table") -> PolicyCode:
+          feed: str = "table", time_base: int = 0) -> PolicyCode:
     """Describe how to run ``factory``'s code; see the module docstring for every option.
 
     ``interface="auto"``: a function whose first parameter is ``rewards``, ``table``,
-    ``reward_table`` or ``reward_fn`` is a whole-run function (``"run"``); otherwise one probe
-    instance decides (``select``/``update`` methods, else ``step``).
+    ``reward_table``, ``reward_fn`` or an environment (``env``) is a whole-run function
+    (``"run"``); otherwise one probe instance decides (select/update methods by their common
+    names, else ``step``, else a ``run()`` method of an object built with an environment).
+    ``factory_kwargs`` are settings (:func:`dpaudit.sim.conventions.parse_settings`).
     """
     k = check_int("n_arms", n_arms, low=1)
     t = check_int("horizon", horizon, low=1)
     interface = check_choice("interface", interface, INTERFACES)
     seeding = check_choice("seeding", seeding, SEEDINGS)
     feed = check_choice("feed", feed, FEEDS)
+    base = check_int("time_base", time_base, low=0, high=1)
     if not callable(factory):
         raise InvalidParameterError(f"factory={factory!r} must be callable (a class or function)")
     values = {"n_arms": k, "horizon": t, "epsilon": epsilon, "delta": delta}
     kwargs, pass_rng, pass_seed = _factory_kwargs(factory, values)
-    kwargs.update(factory_kwargs or {})
+    sig = _signature(factory)
+    extra, env = _settings_kwargs(factory, sig, values, dict(factory_kwargs or {}))
+    kwargs.update(extra)
     if seeding == "none":
         pass_rng = pass_seed = False
-    sig = _signature(factory)
     first = next(iter(sig.parameters), None) if sig is not None else None
+    is_numba = numba_dispatcher(factory)
+    common: dict[str, Any] = {
+              "seed_globals": seeding != "none", "time_base": base, "numba": is_numba,
+              "module_rngs": module_generators(factory) if seeding != "none" else ()}
     if interface == "auto" and not inspect.isclass(factory) and first in (
-            "rewards", "table", "reward_fn", "reward_table"):
+            "rewards", "table", "reward_fn", "reward_table", *ENV_NAMES):
         interface = "run"
+        feed = "env" if first in ENV_NAMES else feed
     if interface == "run":
+        if is_numba and feed != "table":
+            raise InvalidParameterError(
+                f"{getattr(factory, '__name__', factory)} is numba-compiled: it can take the "
+                "reward table (--feed table: a float64 (T, K) array), not a Python "
+                f"{'callable' if feed == 'reward-fn' else 'environment object'}")
         kwargs = {n: v for n, v in kwargs.items() if n not in _ALIASES["horizon"]}
         _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=2)
-        return PolicyCode(factory, k, t, "run", (), kwargs, pass_rng, pass_seed,
-                          seeding != "none", feed)
-    _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=0)
+        return PolicyCode(factory, k, t, "run", (), kwargs, pass_rng, pass_seed, feed=feed,
+                          **common)
+    _check_required(factory, {**kwargs, "rng": 0, "seed": 0, **({env: 0} if env else {})},
+                    skip=0)
+    probe_code = PolicyCode(factory, k, t, "select-update", ("select", "update"), kwargs,
+                            pass_rng, pass_seed, env_param=env, **common)
+    state, pystate = np.random.get_state(), random.getstate()
+    try:
+        probe = _build(probe_code, np.random.SeedSequence(0), np.zeros((t, k)))
+    finally:
+        np.random.set_state(state)
+        random.setstate(pystate)
     if interface == "auto":
-        state, pystate = np.random.get_state(), random.getstate()
-        try:
-            probe = _build(PolicyCode(factory, k, t, "select-update", ("select", "update"),
-                                      kwargs, pass_rng, pass_seed), np.random.SeedSequence(0))
-        finally:
-            np.random.set_state(state)
-            random.setstate(pystate)
-        interface = _detect(probe, methods)
-    names = tuple(methods) if methods else _DEFAULT_METHODS[interface]
+        interface = _detect(probe, methods, env)
+    if interface == "object-run":
+        name = methods[0] if methods else run_method(probe)
+        if env is None or name is None:
+            raise InvalidParameterError(
+                "interface='object-run' needs a factory with an environment parameter "
+                f"({', '.join(ENV_NAMES)}) and a run method (run, play, simulate, main)")
+        return dataclasses.replace(probe_code, interface="object-run", methods=(name,))
+    names = tuple(methods) if methods else (
+        find_methods(probe) or _DEFAULT_METHODS[interface] if interface == "select-update"
+        else _DEFAULT_METHODS[interface])
     want = len(_DEFAULT_METHODS[interface])
     if len(names) != want or not all(isinstance(m, str) and m for m in names):
         raise InvalidParameterError(
             f"methods={tuple(names)!r} must name {want} method(s) for interface "
             f"{interface!r} ({', '.join(_DEFAULT_METHODS[interface])})")
-    return PolicyCode(factory, k, t, interface, names, kwargs, pass_rng, pass_seed,
-                      seeding != "none", feed)
+    fns = [_method(probe, m) for m in names]
+    if interface == "select-update":
+        return dataclasses.replace(probe_code, methods=names, select_roles=roles(fns[0]),
+                                   update_roles=roles(fns[1]))
+    return dataclasses.replace(probe_code, interface="step", methods=names,
+                               step_roles=roles(fns[0], default=("reward", "arm")))
 
 
-def _detect(probe: Any, methods: Sequence[str] | None) -> str:
+def with_horizon(code: PolicyCode, horizon: int) -> PolicyCode:
+    """``code`` run for ``horizon`` steps (the factory's horizon keyword follows)."""
+    t = check_int("horizon", horizon, low=1)
+    kwargs = {n: (t if n in _ALIASES["horizon"] else v) for n, v in code.kwargs.items()}
+    return dataclasses.replace(code, horizon=t, kwargs=kwargs)
+
+
+def _detect(probe: Any, methods: Sequence[str] | None, env: str | None = None) -> str:
     if methods:
         if len(methods) in (1, 2):
+            if len(methods) == 1 and env is not None and methods[0] != "step":
+                return "object-run"
             return "step" if len(methods) == 1 else "select-update"
         raise InvalidParameterError(f"methods={tuple(methods)!r} must name 1 or 2 methods")
-    if callable(getattr(probe, "select", None)) and callable(getattr(probe, "update", None)):
+    if find_methods(probe):
         return "select-update"
     if callable(getattr(probe, "step", None)):
         return "step"
+    if env is not None and run_method(probe):
+        return "object-run"
     raise InvalidParameterError(
-        f"{type(probe).__name__} has neither select()/update(arm, reward) nor "
-        "step(last_reward, last_arm): name its methods with methods=(...) (--methods) or use "
-        "interface='run' for a whole-run function")
+        f"{type(probe).__name__} has neither select()/update(arm, reward) (or get_arm, "
+        "choose, act ... / observe, receive ...) nor step(last_reward, last_arm): name its "
+        "methods with methods=(...) (--methods) or use interface='run' for a whole-run "
+        "function")
 
 
 # -- one run ---------------------------------------------------------------------------------
@@ -248,6 +283,7 @@ def _seed_kwargs(code: PolicyCode, seq: np.random.SeedSequence) -> dict[str, Any
     if code.seed_globals:
         np.random.seed(words[:4])
         random.seed(int(words[4]) << 32 | int(words[5]))
+        reseed_module_generators(code.module_rngs, seq)
     extra: dict[str, Any] = {}
     if code.pass_rng:
         extra["rng"] = np.random.Generator(np.random.PCG64(words[6:8]))
@@ -256,8 +292,12 @@ def _seed_kwargs(code: PolicyCode, seq: np.random.SeedSequence) -> dict[str, Any
     return extra
 
 
-def _build(code: PolicyCode, seq: np.random.SeedSequence) -> Any:
+def _build(code: PolicyCode, seq: np.random.SeedSequence, table: Any = None) -> Any:
     extra = _seed_kwargs(code, seq)
+    if code.env_param is not None:
+        env = RewardEnv(np.zeros((code.horizon, code.n_arms)) if table is None else table,
+                        code.n_arms, code.horizon)
+        extra[code.env_param] = env
     try:
         return code.factory(**code.kwargs, **extra)
     except Exception as exc:
@@ -283,17 +323,32 @@ def _arm(value: Any, k: int, where: str) -> int:
     return arm
 
 
-def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np.ndarray:
-    """Actions ``(T,)`` of one run of the user's code on the reward table ``table`` (T, K)."""
+def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence, *,
+         contexts: np.ndarray | None = None) -> np.ndarray:
+    """Actions ``(T,)`` of one run of the user's code on the reward table ``table`` (T, K)
+    (and, for a contextual policy, the context stream ``contexts``, one row per step)."""
+    if code.contextual and (contexts is None or len(contexts) < code.horizon):
+        raise InvalidParameterError(
+            f"{code.name} takes a context: give a context stream of at least "
+            f"horizon={code.horizon} rows (--contexts FILE.npy|FILE.csv|gaussian:D)")
     if code.interface == "run":
         return _play_run(code, np.asarray(table, dtype=float), seq)
     horizon, k = code.horizon, code.n_arms
     rows = table.tolist() if isinstance(table, np.ndarray) else table
     actions: list[int] = []
-    obj = _build(code, seq)
+    obj = _build(code, seq, rows)
     where = f"{code.name}.{code.methods[0]}()"
     t = 0
     try:
+        if code.interface == "object-run":
+            _method(obj, code.methods[0])()
+            if code.env_param is None:  # adapt() builds object-run codes with an environment
+                raise InvalidParameterError(f"{code.name}: an object-run policy needs the "
+                                            "environment parameter it pulls arms from")
+            return _pulled(code, getattr(obj, code.env_param))
+        if code.interface == "select-update" and (
+                code.select_roles, code.update_roles) != ((), ("arm", "reward")):
+            return _play_roles(code, obj, rows, contexts)
         if code.interface == "select-update":
             select, update = (_method(obj, m) for m in code.methods)
             for t in range(horizon):
@@ -305,8 +360,9 @@ def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np
         else:
             step = _method(obj, code.methods[0])
             last_r, last_a = None, None
+            flip = code.step_roles == ("arm", "reward")
             for t in range(horizon):
-                a = step(last_r, last_a)
+                a = step(last_a, last_r) if flip else step(last_r, last_a)
                 if type(a) is not int or not 0 <= a < k:
                     a = _arm(a, k, where)
                 actions.append(a)
@@ -318,16 +374,56 @@ def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np
     return np.array(actions, dtype=np.int64)
 
 
+def _play_roles(code: PolicyCode, obj: Any, rows: Any, contexts: Any = None) -> np.ndarray:
+    """A select/update loop whose methods take a time index (``get_arm(t)``,
+    ``update(t, arm, reward)``) or their arguments in another order (by their names)."""
+    select, update = (_method(obj, m) for m in code.methods)
+    where = f"{code.name}.{code.methods[0]}()"
+    actions = []
+    for t in range(code.horizon):
+        given = {"t": t + code.time_base, "context": None if contexts is None else contexts[t]}
+        a = _arm(select(*(given[r] for r in code.select_roles)), code.n_arms, where)
+        actions.append(a)
+        given.update(arm=a, reward=rows[t][a])
+        update(*(given[r] for r in code.update_roles))
+    return np.array(actions, dtype=np.int64)
+
+
+def _pulled(code: PolicyCode, env: RewardEnv) -> np.ndarray:
+    if len(env.arms) != code.horizon:
+        raise InvalidParameterError(
+            f"{code.name} pulled {len(env.arms)} arms from its environment; a run must pull "
+            f"horizon={code.horizon}")
+    return np.array(env.arms, dtype=np.int64)
+
+
+def _numba_error(code: PolicyCode, exc: Exception) -> InvalidParameterError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return InvalidParameterError(
+        f"numba-compiled {code.name} cannot be compiled for dpaudit's arguments (rewards: a "
+        f"float64 array (T, K), horizon: int; {', '.join(code.kwargs) or 'no settings'}): "
+        f"{first}. Fix: make it accept those types, or audit {code.name}.py_func (the Python "
+        "function) instead")
+
+
 def _play_run(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np.ndarray:
     extra = _seed_kwargs(code, seq)
     rewards: Any = table.copy()
     if code.feed == "reward-fn":
         def rewards(t: int, arm: int) -> float:
             return float(table[int(t) - 1, int(arm)])
+    elif code.feed == "env":
+        rewards = RewardEnv(table, code.n_arms, code.horizon)
     try:
         out = code.factory(rewards, code.horizon, **code.kwargs, **extra)
+    except InvalidParameterError:
+        raise
     except Exception as exc:
+        if code.numba and type(exc).__module__.startswith("numba"):
+            raise _numba_error(code, exc) from exc
         raise _user_error(f"run function {code.name}", exc) from exc
+    if code.feed == "env":
+        return _pulled(code, rewards)
     try:
         acts = np.asarray(out)
     except Exception:  # noqa: BLE001 - any unconvertible return is a protocol break
@@ -352,9 +448,13 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
     ``select()``. Replay suits policies whose state is a function of what ``update`` saw
     (index policies); an episodic policy's next action also depends on its episode plan.
     """
-    if code.interface == "run":
-        raise InvalidParameterError("interface='run' has no per-step next action: per-step DP "
-                                    "needs an object whose history can be set")
+    if code.interface in ("run", "object-run"):
+        raise InvalidParameterError(f"interface={code.interface!r} has no per-step next "
+                                    "action: per-step DP needs an object whose history can "
+                                    "be set")
+    if code.contextual:
+        raise InvalidParameterError(f"{code.name} takes a context: per-step DP of contextual "
+                                    "policies is not audited here; use --notion global")
     if history_method is not None and code.interface != "select-update":
         raise InvalidParameterError(f"history_method={history_method!r} needs the "
                                     "select-update interface (the step interface is replayed)")
@@ -368,14 +468,18 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
             pairs = [(int(a), float(r)) for a, r in zip(arms, rewards, strict=True)]
         if code.interface == "select-update":
             update = _method(obj, code.methods[1])
-            for a, r in pairs:
-                update(a, r)
+            for i, (a, r) in enumerate(pairs):
+                given = {"t": i + code.time_base, "arm": a, "reward": r}
+                update(*(given[x] for x in code.update_roles))
             name = f"{code.name}.{code.methods[0]}()"
-            return _arm(_method(obj, code.methods[0])(), code.n_arms, name)
+            now = len(arms) + code.time_base
+            return _arm(_method(obj, code.methods[0])(*(now for _ in code.select_roles)),
+                        code.n_arms, name)
         step = _method(obj, code.methods[0])
+        flip = code.step_roles == ("arm", "reward")
         out = step(None, None)
         for a, r in pairs:
-            out = step(r, a)
+            out = step(a, r) if flip else step(r, a)
         return _arm(out, code.n_arms, name)
     except (InvalidParameterError, UserCodeError):
         raise
@@ -383,52 +487,19 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
         raise _user_error(name, exc) from exc
 
 
-# -- rewards ---------------------------------------------------------------------------------
-def realise_rewards(source: RewardSource, horizon: int, rng: np.random.Generator | None
-                    ) -> np.ndarray:
-    """One run's ``(T, K)`` rewards from a reward source (what each arm pays at each step).
-
-    A fixed table (Azize & Basu 2022, Definition 2) is returned as it is; an instance of
-    Bernoulli arms draws every entry independently and applies its revision rule (Wang &
-    Zhu 2023, Definition 3: the reward at the revised step is the revised value whichever arm
-    is pulled). Only the entry of the pulled arm is ever read, so drawing all ``K`` entries of
-    a step gives each run the law of the source. Other sources are asked step by step.
-    ``rng`` may be ``None`` only for a fixed table (nothing is drawn).
-    """
-    k = int(source.n_arms)
-    table = getattr(source, "table", None)
-    if table is not None:
-        arr = np.asarray(table, dtype=float)
-        if arr.ndim == 1:
-            arr = np.repeat(arr[:, None], k, axis=1)
-        if arr.shape[0] < horizon:
-            raise InvalidParameterError(
-                f"horizon={horizon} must be at most the reward table's {arr.shape[0]} steps")
-        return np.array(arr[:horizon], dtype=float)
-    if rng is None:
-        raise InvalidParameterError(f"source={source!r} draws its rewards: rng must be a "
-                                    "numpy.random.Generator")
-    means = getattr(source, "means", None)
-    if (means is not None and hasattr(source, "revision_step")
-            and hasattr(source, "revision_value")):
-        out = (rng.random((horizon, k)) < np.asarray(means)).astype(float)
-        step = source.revision_step
-        if step is not None and step <= horizon:
-            out[step - 1, :] = source.revision_value
-        return out
-    arms = np.arange(k)
-    return np.stack([np.asarray(source.rewards(t, arms, rng), dtype=float)
-                     for t in range(1, horizon + 1)])
-
-
-def is_reproducible(code: PolicyCode, table: np.ndarray, *, runs: int = 2) -> bool:
+def is_reproducible(code: PolicyCode, table: np.ndarray, *, runs: int = 2,
+                    contexts: np.ndarray | None = None) -> bool:
     """Whether ``runs`` runs with the same seed give the same actions (a pilot check)."""
     state, pystate = np.random.get_state(), random.getstate()
     try:
         seq = np.random.SeedSequence(12345)
-        first = play(code, table, np.random.SeedSequence(seq.entropy))
-        return all(np.array_equal(first, play(code, table, np.random.SeedSequence(seq.entropy)))
-                   for _ in range(runs - 1))
+
+        def once() -> np.ndarray:
+            if code.numba:  # numba's own generator, seeded per chunk in an audit
+                numba_seed(12345)
+            return play(code, table, np.random.SeedSequence(seq.entropy), contexts=contexts)
+        first = once()
+        return all(np.array_equal(first, once()) for _ in range(runs - 1))
     finally:
         np.random.set_state(state)
         random.setstate(pystate)

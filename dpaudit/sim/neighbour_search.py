@@ -7,7 +7,11 @@ tries. This module proposes them; the auditor (:mod:`dpaudit.stats.blackbox`) ra
 on fresh ranking samples, then chooses the event on a fresh selection sample and measures it
 on fresh samples, so proposing many pairs costs samples but never validity.
 
-Where leaks hide, hence what is proposed for each base input: first
+Before these proposals the target runs the decision pilot of :mod:`dpaudit.sim.decisions`
+(gap tables where the arms differ, bisected to the gap where the policy's decision turns, with
+one reward just before the decision changed), since a policy that eliminates or commits never
+acts on tables where every arm pays the same. Then, where leaks hide, hence what is proposed
+for each base input (the all-0, all-1 and gap-1 tables, or the instance): first
 
 1. the **first pull of each arm** (initial means are released on one reward); then, round
    robin,
@@ -44,6 +48,7 @@ from dpaudit.validation import InvalidParameterError, check_int, check_means
 __all__ = [
     "HistoryInput",
     "RewardInput",
+    "context_pairs",
     "first_pair",
     "global_bases",
     "per_step_pairs",
@@ -59,7 +64,9 @@ class RewardInput:
 
     ``source`` is a :class:`~dpaudit.interfaces.RewardSource`; ``base`` names the base input,
     ``step``/``value`` the changed step (1-based) and its value (``None`` for the base),
-    ``reason`` why the step was proposed. ``repr`` is the one-line label reports print.
+    ``reason`` why the step was proposed. For a contextual policy ``contexts`` is a changed
+    context stream (``None``: the audit's stream) and ``context_step`` the changed step.
+    ``repr`` is the one-line label reports print.
     """
 
     source: Any
@@ -67,8 +74,12 @@ class RewardInput:
     step: int | None = None
     value: float | None = None
     reason: str = ""
+    contexts: np.ndarray | None = None
+    context_step: int | None = None
 
     def __repr__(self) -> str:
+        if self.context_step is not None:
+            return f"{self.base} with the context at step {self.context_step} changed"
         if self.step is None:
             return self.base
         why = f" ({self.reason})" if self.reason else ""
@@ -113,15 +124,23 @@ def global_bases(horizon: int, n_arms: int, *, rewards: str = "table",
     """Base inputs: extreme fixed tables, or a Bernoulli instance with revisions.
 
     ``rewards="table"`` (Azize & Basu 2022, Definition 2): the all-zero table (its neighbour
-    gets a row of ones) and the all-one table (a row of zeros). ``rewards="instance"`` (Wang
+    gets a row of ones), the all-one table (a row of zeros) and, for ``K > 1``, the gap-1
+    table where arm 0 pays 1 and the others 0 (a row of zeros or ones), on which a policy that
+    eliminates or commits acts. ``rewards="instance"`` (Wang
     & Zhu 2023, Definition 3): Bernoulli arms with ``means`` (default all 0.5), the neighbour
     revising one step's reward to 0 or to 1.
     """
     t = check_int("horizon", horizon, low=1)
     k = check_int("n_arms", n_arms, low=1)
     if rewards == "table":
-        return [_Base(f"all-0 table ({t}x{k})", (1.0,), table=np.zeros((t, k))),
-                _Base(f"all-1 table ({t}x{k})", (0.0,), table=np.ones((t, k)))]
+        gap = np.zeros((t, k))
+        gap[:, 0] = 1.0
+        bases = [_Base(f"all-0 table ({t}x{k})", (1.0,), table=np.zeros((t, k))),
+                 _Base(f"all-1 table ({t}x{k})", (0.0,), table=np.ones((t, k)))]
+        if k > 1:  # arms that differ: a policy that eliminates or commits acts on these
+            bases.append(_Base(f"gap-1 table ({t}x{k}, arm 0 pays 1, others 0)", (0.0, 1.0),
+                               table=gap))
+        return bases
     if rewards == "instance":
         mu = np.full(k, 0.5) if means is None else check_means(means)
         if mu.size != k:
@@ -129,6 +148,28 @@ def global_bases(horizon: int, n_arms: int, *, rewards: str = "table",
         text = ", ".join(f"{m:g}" for m in mu)
         return [_Base(f"Bernoulli instance ({text})", (0.0, 1.0), means=mu)]
     raise InvalidParameterError(f"rewards={rewards!r} must be one of 'table', 'instance'")
+
+
+def context_pairs(bases: Sequence[_Base], contexts: np.ndarray, steps: Sequence[int]
+                  ) -> list[tuple[RewardInput, RewardInput]]:
+    """Pairs that change one step's context (and no reward): the context at step ``s`` is
+    replaced by the stream's context farthest from it (a change inside the stream's domain)
+    and by its negation (a sign a linear policy reads). On the bases in turn."""
+    c = np.asarray(contexts, dtype=float)
+    pairs = []
+    for i, s in enumerate(dict.fromkeys(int(x) for x in steps)):
+        if not 1 <= s <= len(c):
+            continue
+        far = c[int(np.argmax(np.sum((c - c[s - 1]) ** 2, axis=1)))]
+        base = bases[i % len(bases)].input()
+        for new in (far, -c[s - 1]):
+            if np.array_equal(new, c[s - 1]):
+                continue
+            changed = c.copy()
+            changed[s - 1] = new
+            pairs.append((base, RewardInput(base.source, base.base, contexts=changed,
+                                            context_step=s, reason="context")))
+    return pairs
 
 
 def first_pair(bases: Sequence[_Base]) -> tuple[RewardInput, RewardInput]:

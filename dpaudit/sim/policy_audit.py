@@ -23,28 +23,46 @@ outputs, choose its size). The report states the planned and the used sizes.
 from __future__ import annotations
 
 import functools
-import math
 import random
-import sys
 import time
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
 
-from dpaudit.interfaces import RewardSource
-from dpaudit.sim.adapters import PolicyCode, is_reproducible, next_action, play, realise_rewards
+from dpaudit.sim.adapters import (
+    PolicyCode,
+    is_reproducible,
+    next_action,
+    play,
+    realise_rewards,
+    with_horizon,
+)
+from dpaudit.sim.conventions import numba_seed
+from dpaudit.sim.decisions import (
+    Boundary,
+    decision_boundary,
+    depends_on_rewards,
+    gap_table,
+    steps_before,
+    suggest_horizon,
+)
+from dpaudit.sim.ldp_audit import LdpPolicyTarget, exact_release, find_release
 from dpaudit.sim.neighbour_search import (
+    _Base,
+    context_pairs,
     first_pair,
     global_bases,
     per_step_pairs,
     propose_pairs,
     random_history_pairs,
+    table_source,
 )
 from dpaudit.sim.parallel import chunk_sizes, map_chunks
+from dpaudit.sim.progress import Progress
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
+from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
@@ -57,34 +75,7 @@ from dpaudit.validation import (
 __all__ = ["ActionFeatures", "GlobalPolicyTarget", "PerStepPolicyTarget", "PolicyAudit",
            "Progress", "audit_policy"]
 
-NOTIONS = ("global", "per-step")
-
-
-class Progress:
-    """``runs done / planned, runs per second, time left`` on one terminal line (stderr)."""
-
-    def __init__(self, total: int, *, stream: TextIO | None = None,
-                 enabled: bool | None = None, label: str = "audit-policy") -> None:
-        self.stream = sys.stderr if stream is None else stream
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.total, self.done, self.label = max(int(total), 1), 0, label
-        self.start = time.perf_counter()
-
-    def add(self, n: int) -> None:
-        self.done += int(n)
-        if not self.enabled:
-            return
-        dt = max(time.perf_counter() - self.start, 1e-9)
-        rate = self.done / dt
-        left = max(self.total - self.done, 0) / rate if rate > 0 else math.inf
-        self.stream.write(f"\r{self.label}: {self.done}/{self.total} runs, {rate:,.0f} runs/s, "
-                          f"about {left:,.0f} s left   ")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+NOTIONS = ("global", "per-step", "ldp")
 
 
 @dataclass(frozen=True)
@@ -120,9 +111,18 @@ def _children(rng: np.random.Generator, n: int) -> list[np.random.SeedSequence]:
     return seq.spawn(n)
 
 
-def _global_chunk(code: PolicyCode, source: RewardSource, size: int, rng: np.random.Generator
-                  ) -> np.ndarray:
+def _seed_numba(code: PolicyCode, rng: np.random.Generator) -> None:
+    """numba's generator takes a 32-bit seed, so it is seeded once per chunk (runs within a
+    chunk continue its stream): chunk seeds collide with probability about
+    ``chunks^2 / 2^33`` (5e-4 for 2000 chunks), run seeds would for 10^5 runs."""
+    if code.numba:
+        numba_seed(int(rng.bit_generator.seed_seq.generate_state(1)[0]))
+
+
+def _global_chunk(code: PolicyCode, source: Any, size: int, rng: np.random.Generator,
+                  contexts: np.ndarray | None = None) -> np.ndarray:
     out = np.empty((size, code.horizon), dtype=np.int64)
+    _seed_numba(code, rng)
     fixed = (realise_rewards(source, code.horizon, None).tolist()
              if getattr(source, "table", None) is not None else None)
     state, pystate = np.random.get_state(), random.getstate()
@@ -130,7 +130,7 @@ def _global_chunk(code: PolicyCode, source: RewardSource, size: int, rng: np.ran
         for i, seq in enumerate(_children(rng, size)):
             table = fixed if fixed is not None else realise_rewards(
                 source, code.horizon, np.random.Generator(np.random.PCG64(seq)))
-            out[i] = play(code, table, seq)
+            out[i] = play(code, table, seq, contexts=contexts)
     finally:
         np.random.set_state(state)
         random.setstate(pystate)
@@ -140,6 +140,7 @@ def _global_chunk(code: PolicyCode, source: RewardSource, size: int, rng: np.ran
 def _per_step_chunk(code: PolicyCode, history: Any, history_method: str | None, size: int,
                     rng: np.random.Generator) -> np.ndarray:
     out = np.empty(size, dtype=np.int64)
+    _seed_numba(code, rng)
     state, pystate = np.random.get_state(), random.getstate()
     try:
         for i, seq in enumerate(_children(rng, size)):
@@ -200,38 +201,118 @@ class GlobalPolicyTarget(_Sampler):
     def __init__(self, code: PolicyCode, *, epsilon: float, delta: float,
                  rewards: str = "table", means: object | None = None, workers: int = 1,
                  chunk: int = 50, progress: Progress | None = None, pilot_runs: int = 16,
-                 screen: int = 3, screen_runs: int = 16) -> None:
+                 screen: int = 3, screen_runs: int = 16,
+                 contexts: np.ndarray | None = None) -> None:
         super().__init__(code, epsilon=epsilon, delta=delta, workers=workers, chunk=chunk,
                          progress=progress)
         self.bases = global_bases(code.horizon, code.n_arms, rewards=rewards, means=means)
+        self.contexts = None if contexts is None else np.asarray(contexts, dtype=float)
+        self.rewards = rewards
         self.pilot_runs = check_int("pilot_runs", pilot_runs, low=1)
         self.screen = check_int("screen", screen, low=1)
         self.screen_runs = check_int("screen_runs", screen_runs, low=1)
         self.neighbours = [first_pair(self.bases)]
         self.features = ActionFeatures(code.horizon, code.n_arms)
+        self.influence: tuple[float, ...] | None = None
+        self.decision_step: int | None = None
+        self.suggested_horizon: int | None = None
+        self.boundaries: list[Boundary] = []
+
+    def _run(self, table: np.ndarray, n: int, seed: int) -> np.ndarray:
+        """``n`` coupled runs on ``table``: the same ``seed`` gives run ``i`` the same seeds."""
+        return self.sample(table_source(table), n, np.random.default_rng(seed))
+
+    def _run_at(self, horizon: int) -> Any:
+        code = with_horizon(self.code, horizon)
+
+        def run(table: np.ndarray, n: int, seed: int) -> np.ndarray:
+            self.runs += n
+            if self.progress is not None:
+                self.progress.add(n)
+            ctx = None if self.contexts is None else np.resize(
+                self.contexts, (horizon, self.contexts.shape[1]))  # the stream, repeated
+            return _global_chunk(code, table_source(table), n, np.random.default_rng(seed),
+                                 ctx)
+        return run
+
+    def _decision_pairs(self, seed: int) -> list[tuple[Any, Any]]:
+        """Pairs at the gaps where the policy's decision turns (:mod:`dpaudit.sim.decisions`):
+        for the first and the last arm best, the gap tables just above and just below the
+        boundary, each with one step before the decision changed to 0 and to 1. Only for
+        ``rewards="table"`` (Definition 2); for an instance (Wang & Zhu 2023, Definition 3)
+        the pilot only says whether the actions depend on the rewards."""
+        t, k = self.code.horizon, self.code.n_arms
+        self.decision_step = depends_on_rewards(self._run, t, k, seed=seed)
+        if self.decision_step is None:
+            self.suggested_horizon = suggest_horizon(self._run_at, t, k, seed=seed)
+            return []
+        if self.rewards != "table":  # fixed tables are not neighbours under Definition 3
+            return []
+        pairs = []
+        for best in sorted({0, k - 1}):
+            b = decision_boundary(self._run, t, k, best=best, seed=seed)
+            if b is None:
+                continue
+            self.boundaries.append(b)
+            for g in (b.high, b.low):
+                base = _Base(f"gap {g:.6g} table ({t}x{k}, arm {best} pays {(1 + g) / 2:.6g}, "
+                             f"others {(1 - g) / 2:.6g})", (0.0, 1.0),
+                             table=gap_table(t, k, g, best=best))
+                why = f"before the decision at step {b.step}"
+                pairs += [(base.input(), base.changed(st, v, why))
+                          for st in steps_before(b.actions, b.step, k) for v in (0.0, 1.0)]
+        return pairs
 
     def search_domain(self, rng: np.random.Generator, n: int) -> list[tuple[Any, Any]]:
-        """``n`` pairs: ``screen * n`` proposals from pilot runs, the ``n`` most influential.
+        """``n`` pairs: decision-point pairs and pilot proposals, the ``n`` most influential.
 
-        Influence is screened with common random numbers: both inputs of a proposal are run
-        with the same ``screen_runs`` seeds and the proposal scores the mean number of steps
-        whose action differs. A leak needs the changed reward to move actions, so this puts
-        the pairs worth the engine's ranking samples first; ties keep the proposal order.
-        Everything here uses the search generator only.
+        First the pilot of :mod:`dpaudit.sim.decisions` (do the actions depend on the rewards
+        at all; at which gap and step does a decision turn), then ``screen * n`` proposals from
+        pilot runs on the base inputs (:func:`~dpaudit.sim.neighbour_search.propose_pairs`).
+        Influence is screened with common random numbers: both inputs of a candidate (and
+        the heuristic first pair) are run with the same ``screen_runs`` seeds and scored by
+        the mean number of steps whose action differs; a leak needs the changed reward to
+        move actions, so this puts the pairs worth the engine's ranking samples first (ties
+        keep the proposal order). :attr:`influence` keeps the scores, so that a search in
+        which no candidate moved any action is reported as such. Everything here uses the
+        search generator only.
         """
+        seed = int(rng.integers(2**63 - 1))
+        decision = self._decision_pairs(seed)
         pilots = [self.sample(b.input(), self.pilot_runs, rng) for b in self.bases]
-        pairs = propose_pairs(self.bases, pilots, self.screen * n, n_arms=self.code.n_arms,
-                              exclude=self.neighbours)
-        if len(pairs) <= n:
-            return pairs
+        pairs = decision + propose_pairs(self.bases, pilots, self.screen * n,
+                                         n_arms=self.code.n_arms, exclude=self.neighbours)
+        if self.contexts is not None:  # neighbours may change a context instead of a reward
+            steps = [p[1].step for p in pairs if p[1].step is not None]
+            pairs += context_pairs(self.bases, self.contexts, steps[: self.screen * n])
+        scored = [*self.neighbours, *pairs]
         scores = []
-        for d, d2 in pairs:
+        for d, d2 in scored:
             seed = int(rng.integers(2**63 - 1))
             a, b = (self.sample(x, self.screen_runs, np.random.default_rng(seed))
                     for x in (d, d2))
             scores.append(float(np.mean(np.sum(a != b, axis=1))))
-        order = sorted(range(len(pairs)), key=lambda i: (-scores[i], i))
+        self.influence = tuple(scores)
+        rest = scores[len(self.neighbours):]
+        order = sorted(range(len(pairs)), key=lambda i: (-rest[i], i))
         return [pairs[i] for i in sorted(order[:n])]
+
+    @property
+    def inconclusive_reason(self) -> str | None:
+        """Why the search is inconclusive whatever the measurement: no candidate pair moved
+        an action on coupled runs (``None`` before the search, or when one did)."""
+        if self.influence is None or any(self.influence):
+            return None
+        t = self.code.horizon
+        if self.decision_step is None:
+            hint = (f"try T >= {self.suggested_horizon}" if self.suggested_horizon
+                    else f"no horizon up to {64 * t} made them depend on the rewards either; "
+                         "check that the code reads the rewards it is given")
+            return f"the actions did not depend on the rewards at this horizon; {hint}"
+        return (f"every one of the {len(self.influence)} candidate neighbour pairs gave "
+                f"identical actions on {self.screen_runs} coupled runs (the actions depend on "
+                f"the rewards from step {self.decision_step}, but no single changed reward "
+                "moved them): raise --search-budget or the horizon")
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``(size, T)`` action sequences, as floats.
@@ -245,7 +326,10 @@ class GlobalPolicyTarget(_Sampler):
         the arms are small integers, exactly representable.
         """
         source = getattr(data, "source", data)
-        out = self._map(functools.partial(_global_chunk, self.code, source), size, rng)
+        ctx = getattr(data, "contexts", None)
+        ctx = self.contexts if ctx is None else ctx
+        out = self._map(functools.partial(_global_chunk, self.code, source, contexts=ctx),
+                        size, rng)
         return out.astype(float)
 
 
@@ -281,7 +365,7 @@ class PerStepPolicyTarget(_Sampler):
 class PolicyAudit:
     """What :func:`audit_policy` found: the auditor's result and how the budget was spent."""
 
-    result: BlackBoxResult
+    result: BlackBoxResult | None
     notion: str
     samples: int
     rank_samples: int
@@ -291,8 +375,17 @@ class PolicyAudit:
     seconds: float
     runs_per_second: float
     reproducible: bool
+    inconclusive_reason: str | None = None
+    moved: int | None = None
+    screened: int | None = None
+    decision_step: int | None = None
+    exact: ExactEvidence | None = None
+    release: str | None = None
 
     def details(self) -> tuple[str, ...]:
+        if self.exact is not None:
+            return (f"local DP: the reports of {self.release}; the release law is a known "
+                    "family, so the divergence is computed, not sampled",)
         lines = [f"{self.samples} samples per side (selection + measurement), "
                  f"{self.rank_samples} per side and pair to rank {self.pairs} candidate "
                  f"pair(s); {self.runs} runs of the code in {self.seconds:.1f} s "
@@ -300,6 +393,15 @@ class PolicyAudit:
         if self.samples < self.requested_samples:
             lines.append(f"time budget: {self.samples} of the {self.requested_samples} "
                          "requested samples per side fit; the bound is what they support")
+        if self.release is not None:
+            lines.append(f"local DP: the reports of {self.release}, for rewards in [0, 1]")
+        if self.screened:
+            lines.append(f"neighbour search: {self.moved} of {self.screened} candidate pairs "
+                         "changed the actions on coupled runs"
+                         + (f"; the actions first depend on the rewards at step "
+                            f"{self.decision_step}" if self.decision_step else ""))
+        if self.inconclusive_reason is not None:
+            lines.append(self.inconclusive_reason)
         if not self.reproducible:
             lines.append("the code is not reproducible under the seeds dpaudit sets (it draws "
                          "from a generator seeded elsewhere): runs are independent, so the "
@@ -325,8 +427,9 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
                  workers: int = 1, seconds: float | None = None, search_budget: int = 16,
                  history_method: str | None = None, progress: bool | None = None,
-                 stream: TextIO | None = None, selection_fraction: float = 0.2
-                 ) -> PolicyAudit:
+                 stream: TextIO | None = None, selection_fraction: float = 0.2,
+                 ldp_hook: str | None = None, ldp_sink: str | None = None,
+                 contexts: np.ndarray | None = None) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
     ``samples`` per side for the audited pair (the auditor's selection + measurement);
@@ -348,12 +451,26 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     bar = Progress(1, stream=stream, enabled=progress)
     if notion == "global":
         target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
-                                         means=means, workers=workers, progress=bar)
+                                         means=means, workers=workers, progress=bar,
+                                         contexts=contexts)
         probe = target.neighbours[0][0]
         reproducible = is_reproducible(code, realise_rewards(
-            probe.source, code.horizon, np.random.default_rng(0)))
-        pilot = (target.pilot_runs * len(target.bases)
-                 + 2 * target.screen_runs * target.screen * search_budget)
+            probe.source, code.horizon, np.random.default_rng(0)), contexts=target.contexts)
+        k = code.n_arms
+        decision = 4 * (k + 1) + 2 * 26 + 2 * target.screen_runs * 33 * (k > 1)
+        pilot = (target.pilot_runs * len(target.bases) + decision
+                 + 2 * target.screen_runs * (target.screen * search_budget + 1))
+    elif notion == "ldp":
+        rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
+        exact = exact_release(rel, epsilon=eps, delta=dlt)
+        if exact is not None:
+            return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
+                               requested_samples=samples, pairs=1, runs=30,
+                               seconds=time.perf_counter() - start, runs_per_second=0.0,
+                               reproducible=True, exact=exact, release=rel.where)
+        target = LdpPolicyTarget(rel, _Sampler(code, epsilon=eps, delta=dlt, workers=workers,
+                                               chunk=200, progress=bar))
+        probe, reproducible, pilot = 0.0, True, 0
     else:
         target = PerStepPolicyTarget(code, epsilon=eps, delta=dlt, workers=workers,
                                      progress=bar, history_method=history_method)
@@ -375,20 +492,13 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     finally:
         bar.close()
         target.close()
+    influence = getattr(target, "influence", None)
     return PolicyAudit(result=result, notion=notion, samples=used, rank_samples=rank,
                        requested_samples=samples, pairs=result.pairs_tried,
                        runs=target.runs, seconds=time.perf_counter() - start,
-                       runs_per_second=rate, reproducible=reproducible)
-
-
-def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
-    """``"0.9,0.6"`` -> ``[0.9, 0.6]`` (``None`` stays ``None``)."""
-    if text is None:
-        return None
-    try:
-        values = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise InvalidParameterError(f"means={text!r} must be comma-separated numbers") from None
-    if len(values) != n_arms:
-        raise InvalidParameterError(f"means={text!r} must have {n_arms} entries (--arms)")
-    return values
+                       runs_per_second=rate, reproducible=reproducible,
+                       inconclusive_reason=getattr(target, "inconclusive_reason", None),
+                       moved=None if influence is None else sum(x > 0 for x in influence),
+                       screened=None if influence is None else len(influence),
+                       decision_step=getattr(target, "decision_step", None),
+                       release=getattr(getattr(target, "rel", None), "where", None))

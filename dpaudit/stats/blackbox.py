@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpaudit.interfaces import AuditableMechanism, Mechanism
+from dpaudit.interfaces import Mechanism
 from dpaudit.stats.evidence import SampledEvidence, decide
 from dpaudit.stats.results import ClaimResult, Notion
 from dpaudit.stats.rng import DEFAULT_SEED, generator
@@ -111,9 +111,21 @@ def _pair_text(data: object, data_prime: object) -> str:
     return f"D = {_short(data)}, D' = {_short(data_prime)}"
 
 
-def _short(value: object) -> str:
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars as Python numbers, inside tuples, lists and dicts too, so
+    that a report prints ``(0.5, 1)`` and never ``(np.float64(0.5), np.int64(1))``."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple | list):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _short(value: Any) -> str:
     text = np.array2string(np.asarray(value), threshold=12, precision=4) if isinstance(
-        value, np.ndarray) else repr(value)
+        value, np.ndarray) else repr(_plain(value))
     return text if len(text) < 80 else text[:77] + "..."
 
 
@@ -121,14 +133,8 @@ def _short(value: object) -> str:
 def candidate_pairs(mech: Mechanism, budget: AuditBudget, seed: int | np.random.SeedSequence,
                     key: str, neighbours: Sequence[tuple[Any, Any]] | None = None
                     ) -> list[tuple[Any, Any]]:
-    """Heuristic pairs (``neighbours``, else ``mech.neighbours``) followed by pairs from
-    ``search_domain``."""
-    if neighbours is None and not isinstance(mech, AuditableMechanism):
-        raise InvalidParameterError(
-            f"{type(mech).__name__} has no attribute 'neighbours' (a sequence of "
-            "(data, data_prime) pairs to try)")
-    pairs = list(neighbours if neighbours is not None else
-                 mech.neighbours if isinstance(mech, AuditableMechanism) else ())
+    """Heuristic pairs (``neighbours``) followed by pairs from ``search_domain``."""
+    pairs = list(getattr(mech, "neighbours", ()) if neighbours is None else neighbours)
     domain = getattr(mech, "search_domain", None)
     if callable(domain) and budget.search_budget > 0:
         pairs += list(domain(generator(seed, key, "search"), budget.search_budget))
@@ -141,7 +147,7 @@ def candidate_pairs(mech: Mechanism, budget: AuditBudget, seed: int | np.random.
     if not pairs:
         raise InvalidParameterError(
             f"{type(mech).__name__}.neighbours must contain at least one (data, data_prime) "
-            "pair")
+            "pair (or declare a search_domain, with a search budget above 0)")
     return [tuple(p) for p in pairs]
 
 
@@ -187,10 +193,11 @@ def audit_mechanism(
                                    allow_zero_epsilon=True)
     alpha = check_alpha(alpha)
     budget = AuditBudget() if budget is None else budget
-    if not hasattr(mech, "neighbours") and neighbours is None:
+    if not hasattr(mech, "neighbours") and neighbours is None and getattr(
+            mech, "search_domain", None) is None:
         raise InvalidParameterError(
             f"{type(mech).__name__} has no attribute 'neighbours' (a sequence of "
-            "(data, data_prime) pairs to try)")
+            "(data, data_prime) pairs to try) and no search_domain")
     pairs = mechanism_pairs(mech, candidate_pairs(mech, budget, seed, key, neighbours))
     evidence = sampled_audit(pairs, delta=dlt, alpha=alpha, budget=budget, seed=seed, key=key,
                              features=getattr(mech, "features", None),
