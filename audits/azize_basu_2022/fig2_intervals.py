@@ -138,7 +138,9 @@ def intervals(settings: ExperimentSettings) -> ExperimentOutput:
         "Dimitrakakis 2016's DP-UCB (`dp-ucb`, hybrid mechanism, no gamma) is reported too.",
         "**Measured** (largest run count of each pair; 95% Bonferroni interval of the ratio):",
         *lines,
-        "**Reading.** A ratio is quoted as '10x' only when its whole interval is above 10; "
+        "**Reading.** The rows above are 95% intervals each; the status below compares the "
+        "paper's algorithms (printed AdaP-UCB, AdaP-KLUCB) at 1 - 0.05/m per cell, so its "
+        "cells share 5%. A ratio is quoted as '10x' only when its whole interval is above 10; "
         "below 10 with the interval clear of 1, AdaP is better but not 10x; otherwise the "
         "runs cannot say.",
     ])

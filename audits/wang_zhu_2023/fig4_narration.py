@@ -8,7 +8,7 @@ Instances 1 and 2 at ``(1, 0.01)`` and ``(1, e^-10)``, ``T = 10^5``, 100 runs): 
 What is measured. In each of the four panels, DP-FTPL-New (registered ``dp-ftpl-new``) and
 DP-UCB-Int (Tossou & Dimitrakakis 2016, registered ``dp-ucb-int``, taken from the registry by
 name) run on the same instance, privacy and horizon, 100 independent runs each. Reported per
-panel: both mean regrets at ``T``, the ratio DP-UCB-Int / New with its 95% interval
+panel: both mean regrets at ``T``, the ratio DP-UCB-Int / New with its interval
 (:func:`~dpaudit.sim.experiments.ratio_interval`, at 98.75% per panel so the four
 panels share 5%), and Welch's two-sided t-test of the
 difference. "Significantly" is read as: the ratio's interval lies above 1 (New better beyond
@@ -83,7 +83,7 @@ def narration(settings: ExperimentSettings) -> ExperimentOutput:
                     fmt="o", capsize=3)
         ax.set_xticks(xs, [f"{r[0]}\n{r[1]}" for r in rows], fontsize=6)
     ax.axhline(1.0, color="k", linewidth=1)
-    ax.set_ylabel("regret ratio DP-UCB-Int / DP-FTPL-New at T (95% interval)")
+    ax.set_ylabel("regret ratio DP-UCB-Int / DP-FTPL-New at T (98.75% interval)")
     ax.set_yscale("log")
     table = Table(("instance", "(eps, delta)", "DP-UCB-Int regret", "DP-FTPL-New regret",
                    "ratio", "ratio CI low", "ratio CI high", "Welch p", "reading"),
@@ -94,8 +94,8 @@ def narration(settings: ExperimentSettings) -> ExperimentOutput:
         "**Claim.** Fig. 4 narration: DP-FTPL-New outperforms DP-UCB-INT significantly.",
         f"**Measured** (T = {settings.horizon}, {settings.runs} runs per algorithm and panel):",
         *(lines or [f"- not run: {', '.join(missing)} not registered"]),
-        "**Reading.** 'Significantly' is read as the whole 95% interval of the ratio above 1; "
-        "each panel is judged on its own.",
+        "**Reading.** 'Significantly' is read as the whole interval of the ratio above 1 "
+        "(98.75% per panel, so the four panels share 5%); each panel is judged on its own.",
     ])
     evidence = ExperimentEvidence(
         "Fig. 4 narration: DP-FTPL-New outperforms DP-UCB-INT significantly",
