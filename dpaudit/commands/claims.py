@@ -40,6 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "interrupted ledger with --from DIR --save DIR)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     p.add_argument("--list-papers", action="store_true", help="print the paper keys")
+    p.add_argument("--findings-page", metavar="PATH", default=None,
+                   help="write the findings page (docs/findings.md) from the ledger and the "
+                        "reproductions stored beside it under docs/; runs nothing")
 
 
 def _existing_dir(text: str):
@@ -72,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{keys[0]:<34} {name}")
         return 0
     statements = select(args.paper)
+    if args.findings_page is not None:
+        return _write_findings_page(args.findings_page, statements)
     if not statements:  # pragma: no cover - every declared paper has statements
         raise UsageError(f"no statements declared for {args.paper!r}")
     quiet = args.json is not None and str(args.json) == "-"
@@ -91,3 +96,20 @@ def run(args: argparse.Namespace) -> int:
     if not quiet:
         print(format_markdown(rows) if args.markdown else format_text(rows))
     return code
+
+
+def _write_findings_page(target: str, statements) -> int:
+    """``--findings-page PATH``: build the page from stored outputs under PATH's folder."""
+    from pathlib import Path
+
+    from dpaudit.registry import all_experiments
+    from dpaudit.reports.findings_page import findings_page
+
+    path = Path(target).expanduser()
+    if not path.parent.is_dir():
+        raise UsageError(f"--findings-page {target!r}: folder {str(path.parent)!r} does not "
+                         "exist")
+    text = findings_page(statements, all_experiments(), root=path.parent, docs=path.parent)
+    write_text_output(path, text)
+    print(f"wrote {path}")
+    return 0
