@@ -262,13 +262,31 @@ def audits(*, quick: bool, **_: object) -> Iterator[Row]:
 
 
 # -- scaling ----------------------------------------------------------------------------------
-def _placements(run: Callable[..., object], what: str, note: str) -> Iterator[Row]:
-    """``run(**placement)`` on 1 worker, 2 local workers and a local 2-process Dask cluster."""
-    t1, one = timed(run)
-    yield Row("scaling", f"{what}: 1 worker, seconds", t1, None, None, note)
-    t2, two = timed(lambda: run(workers=2))
+def _spread(times: list[float]) -> str:
+    return f"median of {len(times)}: {', '.join(f'{t:.3g}' for t in sorted(times))} s"
+
+
+def _placements(run: Callable[..., object], what: str, note: str,
+                repeats: int) -> Iterator[Row]:
+    """``run(**placement)`` on 1 worker, 2 local workers and a local 2-process Dask cluster,
+    ``repeats`` times each (wall seconds: parallel work is what is timed)."""
+    def times(**kw) -> tuple[list[float], object]:
+        out, got = [], None
+        for _ in range(repeats):
+            secs, got = timed(lambda: run(**kw))
+            out.append(secs)
+        return out, got
+
+    one_t, one = times()
+    t1 = float(np.median(one_t))
+    yield Row("scaling", f"{what}: 1 worker, seconds", t1, None, None,
+              f"{note}; {_spread(one_t)}")
+    two_t, two = times(workers=2)
+    t2 = float(np.median(two_t))
     yield Row("scaling", f"{what}: 2 local workers, seconds", t2, t1, t1 / t2,
-              f"ratio = speed-up; report identical: {'yes' if two == one else 'NO'}")
+              f"ratio = speed-up (target >= 1.7, {min(one_t) / max(two_t):.2f}-"
+              f"{max(one_t) / min(two_t):.2f} over the repeats); {_spread(two_t)}; report "
+              f"identical: {'yes' if two == one else 'NO'}")
     try:
         from distributed import LocalCluster
     except ImportError:
@@ -279,23 +297,31 @@ def _placements(run: Callable[..., object], what: str, note: str) -> Iterator[Ro
                       dashboard_address=None) as cluster:
         address = cluster.scheduler_address
         run(scheduler=address)  # warm the workers' imports, as a long-lived cluster would be
-        t3, three = timed(lambda: run(scheduler=address))
-    yield Row("scaling", f"{what}: local Dask cluster (2 processes), seconds", t3, t1, t1 / t3,
-              f"ratio = speed-up; report identical: {'yes' if three == one else 'NO'}")
+        three_t, three = times(scheduler=address)
+    t3 = float(np.median(three_t))
+    yield Row("scaling", f"{what}: local Dask cluster (2 processes), seconds", t3, t2, t2 / t3,
+              f"ratio = Dask vs 2 local workers (target >= 0.9); {_spread(three_t)}; report "
+              f"identical: {'yes' if three == one else 'NO'}")
 
 
 def scaling(*, quick: bool, **_: object) -> Iterator[Row]:
     from dpaudit.sim.simulation import simulate_policy
 
-    name, horizon, runs = "dp-ftpl-new", 10**4, 160
+    name, runs = "dp-ftpl-new", 160
+    horizon = 10**5  # 1.6e7 arm-pulls, about 4 CPU s: enough work to be worth a pool
     if name in all_policies():
         yield from _placements(
             lambda **kw: simulate_policy(name, horizon=horizon, runs=runs, seed=1,
                                          **({"workers": 1} | kw)).numbers(),
             f"simulate {name}, T={horizon}, {runs} runs (16 chunks)",
-            "every chunk is independent work")
-    n = 100_000  # the issue's size: smaller audits are shorter than a pool's start-up
-    target, _ = _policy_target("adap-ucb", 100)
+            "every chunk is independent work", repeats=2 if quick else 3)
+        notes = []
+        rep = simulate_policy(name, horizon=1000, runs=runs, seed=1, workers=2)
+        notes.append(rep.placement or "used the pool")
+        yield Row("scaling", f"simulate {name}, T=1000, {runs} runs, --workers 2: placement",
+                  None, None, None, f"too-small work: {notes[0]}")
+    n = 100_000 if quick else AuditBudget().samples  # the default budget
+    target, _ = _policy_target(name, 100)
 
     def audit(**placement):
         res = audit_mechanism(target, budget=AuditBudget(samples=n), seed=2,
@@ -303,9 +329,9 @@ def scaling(*, quick: bool, **_: object) -> Iterator[Row]:
         ev = res.evidence
         return (ev.count_p, ev.count_q, ev.event, res.epsilon_lower_bound)
 
-    yield from _placements(audit, f"global-DP audit of adap-ucb, T=100, {n} runs per side",
-                           "only the measurement (80% of the runs) is chunked; the event "
-                           "selection runs in the caller")
+    yield from _placements(audit, f"sampled audit of per-step policy {name}, T=100, {n} runs "
+                           "per side", "only the measurement (80% of the runs) is chunked; the "
+                           "event selection runs in the caller", repeats=1)
 
 
 # -- memory -----------------------------------------------------------------------------------
@@ -387,7 +413,7 @@ def peers(*, quick: bool, peers_python: str | None = None, **_: object) -> Itera
         yield Row("peers", "SMPyBandits UCB, klUCB", None, None, None, note)
         return
     means = all_policies()["adap-ucb"].instance.means
-    horizon, runs = (10**4, 2) if quick else (10**5, 10)
+    horizon, runs = (10**4, 2) if quick else (10**4, 20)  # klUCB there: ~1 s per run
     try:
         proc = subprocess.run([python, "-c", PEER_SCRIPT.format(means=means, horizon=horizon,
                                                                 runs=runs)],

@@ -130,6 +130,7 @@ class SimulationReport:
     pulls_per_second: float
     workers: int | None
     scheduler: str | None
+    placement: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -139,7 +140,7 @@ class SimulationReport:
     def numbers(self) -> dict[str, Any]:
         """The report without timing and placement (what must not depend on workers)."""
         out = self.to_dict()
-        for k in ("seconds", "pulls_per_second", "workers", "scheduler"):
+        for k in ("seconds", "pulls_per_second", "workers", "scheduler", "placement"):
             out.pop(k)
         return out
 
@@ -218,9 +219,10 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     workers = default_workers() if workers is None else check_int("workers", workers, low=1)
     cps = _checkpoints(horizon)
     start = time.perf_counter()
+    notes: list[str] = []
     parts = map_chunks(partial(_run_chunk, name, overrides, mu, horizon, cps), runs,
                        seed=seed, key=f"simulate:{name}", chunk=chunk_runs(runs),
-                       workers=workers, scheduler=address)
+                       workers=workers, scheduler=address, placement=notes.append)
     seconds = time.perf_counter() - start
     total = Moments(0, 0.0, 0.0)
     for part in parts:
@@ -243,4 +245,5 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
         mean_pulls=tuple(float(v) for v in pulls), chunks=len(parts), seconds=seconds,
         pulls_per_second=runs * horizon / max(seconds, 1e-9),
         workers=None if address is not None else workers,
-        scheduler=None if address is None else str(address))
+        scheduler=None if address is None else str(address),
+        placement=notes[0] if notes else None)
