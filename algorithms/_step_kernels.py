@@ -328,6 +328,7 @@ def apt_kernel(rng, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_eps, p_
     gamma^eps)`` (first minimum); the user reports the PrivBern bit ``V < r p_hi + (1 - r)
     p_lo`` of its reward ``r``."""
     runs, k = n.shape
+    idx = np.empty(k)  # the index does not depend on t: only the pulled arm's changes
     for r in range(runs):
         reg, j = 0.0, 0
         for t in range(1, horizon + 1):
@@ -336,12 +337,12 @@ def apt_kernel(rng, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_eps, p_
             else:
                 best, arm = np.inf, 0
                 for a in range(k):
-                    val = math.sqrt(n[r, a]) * (abs(s[r, a] / n[r, a] - tau_eps) + gamma_eps)
-                    if val < best:
-                        best, arm = val, a
+                    if idx[a] < best:
+                        best, arm = idx[a], a
             x = _observe(rng, rows, drawn, rev, t, arm, True)
             p1 = x * p_hi + (1.0 - x) * p_lo
             n[r, arm] += 1.0
             s[r, arm] += 1.0 if rng.random() < p1 else 0.0
+            idx[arm] = math.sqrt(n[r, arm]) * (abs(s[r, arm] / n[r, arm] - tau_eps) + gamma_eps)
             reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
         regret[r] = reg
