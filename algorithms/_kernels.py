@@ -2,8 +2,9 @@
 
 Both functions advance the same state with the same pre-drawn numbers (:mod:`._lockstep`) and
 do the same floating-point operations in the same order, so they return identical numbers
-(tested). The numpy path is the tested reference; the compiled path (numba, optional) runs
-the same loop per run without Python overhead.
+(tested). The numpy path is the tested reference; the compiled path (numba, a dependency) runs
+the same loop per run without Python overhead. :func:`use_compiled` chooses the path for
+every policy and says once (a :class:`SlowPathWarning`) when numba cannot be imported.
 
 Kinds and their index at step ``t`` (``n`` pulls, ``s`` reward sum, ``N`` counter noise):
 
@@ -29,7 +30,8 @@ import numpy as np
 
 from dpaudit.algorithms._counters import HYBRID, TREE, increment_all, increment_selected
 
-__all__ = ["BOUND", "DPUCB", "INT", "PRIVATE", "UCB", "HAVE_NUMBA", "step_numba", "step_numpy"]
+__all__ = ["BOUND", "DPUCB", "INT", "PRIVATE", "UCB", "HAVE_NUMBA", "SlowPathWarning",
+           "jit", "step_numba", "step_numpy", "use_compiled"]
 
 UCB, BOUND, DPUCB, PRIVATE, INT = 0, 1, 2, 3, 4
 LN4 = math.log(4.0)
@@ -37,9 +39,47 @@ LN4 = math.log(4.0)
 try:
     import numba
     HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - numba is optional
+    NUMBA_ERROR = ""
+except ImportError as exc:  # pragma: no cover - numba is a dependency; a broken install
     numba = None
     HAVE_NUMBA = False
+    NUMBA_ERROR = f"{type(exc).__name__}: {exc}"
+
+BACKENDS = ("auto", "numpy", "numba")
+
+
+class SlowPathWarning(RuntimeWarning):
+    """numba is missing or broken: simulation runs the slower numpy lockstep path."""
+
+
+_warned = False
+
+
+def jit(fn):
+    """``numba.njit(cache=True)(fn)`` (compiled on first call, cached on disk), or ``fn``
+    itself when numba cannot be imported."""
+    return numba.njit(cache=True)(fn) if HAVE_NUMBA else fn
+
+
+def use_compiled(backend: str) -> bool:
+    """Whether a simulation runs its compiled kernel: ``backend`` ``"numba"`` (compiled, an
+    error without numba), ``"numpy"`` (the numpy lockstep reference) or ``"auto"`` (compiled
+    when numba imports; otherwise numpy, with one :class:`SlowPathWarning` per process)."""
+    from dpaudit.validation import InvalidParameterError, check_choice
+    check_choice("backend", backend, BACKENDS)
+    if backend == "numba" and not HAVE_NUMBA:
+        raise InvalidParameterError(f"backend='numba' must have numba installed "
+                                    f"({NUMBA_ERROR})")
+    if backend == "auto" and not HAVE_NUMBA:
+        global _warned
+        if not _warned:
+            _warned = True
+            import warnings
+            warnings.warn(SlowPathWarning(
+                f"numba cannot be imported ({NUMBA_ERROR}): simulations run the numpy "
+                "lockstep path, 10-100x slower; reinstall numba (a dependency of dpaudit) to "
+                "get the compiled kernels"), stacklevel=3)
+    return HAVE_NUMBA and backend != "numpy"
 
 
 class State:
@@ -245,13 +285,7 @@ def _bitlen_py(x):  # pragma: no cover - jitted
     return math.frexp(float(x))[1]
 
 
-if HAVE_NUMBA:
-    _bitlen = numba.njit(cache=True)(_bitlen_py)
-    _lap = numba.njit(cache=True)(_lap_py)
-    _inc = numba.njit(cache=True)(_inc_py)
-    _kernel = numba.njit(cache=True)(_kernel_py)
-else:  # pragma: no cover
-    _bitlen, _lap, _inc, _kernel = _bitlen_py, _lap_py, _inc_py, _kernel_py
+_bitlen, _lap, _inc, _kernel = jit(_bitlen_py), jit(_lap_py), jit(_inc_py), jit(_kernel_py)
 
 
 def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,

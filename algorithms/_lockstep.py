@@ -128,8 +128,6 @@ def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Genera
     curve = np.zeros((runs, cps.size))
     actions = np.zeros((runs, horizon), dtype=np.int16 if k > 127 else np.int8) if record \
         else None
-    col_of_step = np.full(horizon + 1, -1, dtype=np.int64)
-    col_of_step[cps] = np.arange(cps.size)
     t0 = 1
     while t0 <= horizon:
         c = min(CHUNK, horizon - t0 + 1)
@@ -139,10 +137,20 @@ def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Genera
         steps = np.arange(t0, t0 + c)
         r = row_of(steps)
         prob = np.ascontiguousarray(rows[r])
-        step(Chunk(t0, u, v, mag, sbits, prob, drawn_rows[r], col_of_step[steps]), regret,
-             curve, actions)
+        step(Chunk(t0, u, v, mag, sbits, prob, drawn_rows[r], _checkpoint_columns(cps, steps)),
+             regret, curve, actions)
         t0 += c
     return regret, curve, cps, actions
+
+
+def _checkpoint_columns(cps: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """Column of each step in the checkpoint curve, ``-1`` for a step that is none (per
+    chunk, so memory does not grow with the horizon)."""
+    if cps.size == 0:
+        return np.full(steps.size, -1, dtype=np.int64)
+    pos = np.searchsorted(cps, steps)
+    hit = cps[np.minimum(pos, cps.size - 1)] == steps
+    return np.where(hit, pos, -1).astype(np.int64)
 
 
 def result(regret: np.ndarray, counts: np.ndarray, cps: np.ndarray, curve: np.ndarray,

@@ -18,7 +18,6 @@ from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._counters import HYBRID, LEVELS, TREE, ExplicitCounter
 from dpaudit.algorithms._lockstep import result, run_chunks
 from dpaudit.sim.bandits import SimulationResult, check_simulation, result_from_actions
-from dpaudit.validation import check_choice
 
 __all__ = ["LockstepIndexPolicy"]
 
@@ -41,11 +40,7 @@ class LockstepIndexPolicy:
                  backend: str = "auto") -> SimulationResult:
         """``runs`` runs in lockstep (``backend``: ``"numpy"`` reference, ``"numba"`` compiled,
         ``"auto"`` compiled when numba is installed); see :mod:`._lockstep`."""
-        check_choice("backend", backend, ("auto", "numpy", "numba"))
-        if backend == "numba" and not kern.HAVE_NUMBA:
-            from dpaudit.validation import InvalidParameterError
-            raise InvalidParameterError("backend='numba' must have numba installed")
-        use_numba = kern.HAVE_NUMBA and backend != "numpy"
+        use_numba = kern.use_compiled(backend)
         horizon, runs, _ = check_simulation(source, horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
         prm, table, nz = self.constants(k, horizon)

@@ -52,6 +52,14 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - start, out
 
 
+def cpu_timed(fn: Callable[[], object]) -> tuple[float, object]:
+    """CPU seconds of this process (the machine is shared: wall time mostly measures the
+    neighbours; a single-process figure is its CPU time)."""
+    start = time.process_time()
+    out = fn()
+    return time.process_time() - start, out
+
+
 def peak_bytes(fn: Callable[[], object]) -> int:
     tracemalloc.start()
     try:
@@ -82,36 +90,101 @@ def _factory(entry, horizon: int):
 
 
 # -- per-step policies ------------------------------------------------------------------------
+#: the random numbers each per-step policy's fast path needs per run and step, as
+#: ``(law, count(K))``; a policy not listed is assumed to need K + 1 uniforms (said in its row)
+DRAWS: dict[str, tuple[tuple[str, Callable[[int], int]], ...]] = {
+    "ucb": (("uniform", lambda k: 2),),  # reward and tie-break uniforms of the lockstep path
+    "dp-ucb": (("uniform", lambda k: 2), ("laplace", lambda k: k)),
+    "dp-ucb-bound": (("uniform", lambda k: 2), ("laplace", lambda k: 1)),
+    "private-ucb": (("uniform", lambda k: 2), ("laplace", lambda k: 1)),
+    "dp-ucb-int": (("uniform", lambda k: 2), ("laplace", lambda k: 1)),
+    "kl-ucb": (("uniform", lambda k: 1),),
+    "thompson": (("beta", lambda k: k), ("uniform", lambda k: 1)),
+    "dp-ftpl-new": (("uniform", lambda k: k + 1),),
+    "dp-ftpl-gauss": (("normal", lambda k: k), ("uniform", lambda k: 1)),
+    "dp-ftpl-beta": (("beta", lambda k: k), ("uniform", lambda k: 1)),
+    "ldp-one-point-ucb": (("uniform", lambda k: 1), ("normal", lambda k: 1)),
+    "ldp-apt": (("uniform", lambda k: 2),),
+}
+
+
+def _draw(law: str, rng: np.random.Generator, shape: tuple[int, ...]) -> None:
+    if law == "uniform":
+        rng.random(shape)
+    elif law == "normal":
+        rng.standard_normal(shape)
+    elif law == "beta":
+        rng.beta(3.0, 5.0, shape)
+    else:  # standard Laplace as the lockstep counters draw it: exponential and sign bits
+        rng.standard_exponential(shape)
+        rng.integers(0, 2, size=shape, dtype=np.int8)
+
+
+def floor_rate(name: str, k: int, runs: int, horizon: int) -> tuple[float, str]:
+    """Arm-pulls/s of drawing alone (vectorised numpy, in blocks of 2048 steps) the random
+    numbers the policy needs, and a description of them."""
+    draws = DRAWS.get(name, (("uniform", lambda k: k + 1),))
+    rng = np.random.default_rng(3)
+
+    def run() -> None:
+        for t0 in range(0, horizon, 2048):
+            c = min(2048, horizon - t0)
+            for law, count in draws:
+                _draw(law, rng, (runs, c, count(k)))
+
+    secs, _ = cpu_timed(run)
+    what = " + ".join(f"{count(k)} {law}" for law, count in draws)
+    return runs * horizon / secs, what + ("" if name in DRAWS else " (assumed)")
+
+
 def per_step(*, quick: bool, **_: object) -> Iterator[Row]:
     policies, _episodic = _policies()
     if not policies:
         yield Row("per-step", "no per-step policy registered", None, None, None, "skipped")
     for name, entry in policies.items():
         runs = entry.instance.runs or 100
-        horizon = 1000 if quick else min(entry.instance.horizon or 10**4, 10**4)
+        horizon = 10**4 if quick else min(entry.instance.horizon or 10**5, 10**5)
         src = entry.instance.source()
         pol = _factory(entry, horizon)
         k = entry.instance.n_arms
-        secs, _ = timed(lambda pol=pol, src=src, h=horizon, r=runs: pol.simulate(
+        pol.simulate(src, min(horizon, 200), 2, rng=np.random.default_rng(0))  # compiled
+        secs, _ = cpu_timed(lambda pol=pol, src=src, h=horizon, r=runs: pol.simulate(
             src, h, r, rng=np.random.default_rng(1)))
         fast = runs * horizon / secs
-        ref_runs = 2
-        ref_secs, _ = timed(lambda pol=pol, src=src, h=horizon, r=ref_runs:
+        ref_runs, ref_h = 2, min(horizon, 2000)
+        ref_secs, _ = cpu_timed(lambda pol=pol, src=src, h=ref_h, r=ref_runs:
                             pol.simulate_per_step(src, h, r, rng=np.random.default_rng(2)))
-        ref = ref_runs * horizon / ref_secs
-        rng = np.random.default_rng(3)
-
-        def floor(h=horizon, r=runs, k=k, rng=rng) -> None:
-            for _ in range(h):
-                rng.random((r, k + 1))  # K noise draws and one reward per run and step
-
-        floor_secs, _ = timed(floor)
-        floor_rate = runs * horizon / floor_secs
-        what = f"{name}: arm-pulls/s, {runs} runs in lockstep, T={horizon}"
+        ref = ref_runs * ref_h / ref_secs
+        floor, draws = floor_rate(name, k, runs, horizon)
+        what = f"{name}: arm-pulls per CPU second, {runs} runs, T={horizon}, K={k}"
         yield Row("per-step", what, fast, ref, fast / ref,
-                  f"reference: simulate_per_step ({ref_runs} runs, one at a time)")
-        yield Row("per-step", what, fast, floor_rate, fast / floor_rate,
-                  f"reference: drawing the {k}+1 uniforms per run and step alone (the floor)")
+                  f"reference: the plain per-step loop (simulate_per_step, {ref_runs} runs x "
+                  f"T={ref_h}); target >= 10: {'yes' if fast / ref >= 10 else 'NO'}")
+        yield Row("per-step", what, fast, floor, fast / floor,
+                  f"reference: drawing alone the {draws} numbers per run and step (the "
+                  f"floor); target >= 1/3: {'yes' if fast / floor >= 1 / 3 else 'NO'}")
+    yield from _cli_rows(quick)
+
+
+def _cli_rows(quick: bool) -> Iterator[Row]:
+    """The issue's two command-line figures, through the ``simulate`` command's driver."""
+    from dpaudit.sim.simulation import simulate_policy
+
+    simulate_policy("ucb", horizon=100, runs=2, seed=1, workers=1)  # load the kernel
+    horizon = 10**5
+    secs, rep = cpu_timed(lambda: simulate_policy("ucb", horizon=horizon, runs=20, seed=1,
+                                              workers=1))
+    rate = 20 * horizon / secs
+    yield Row("per-step", f"simulate ucb --horizon {horizon:g} --runs 20 --workers 1: "
+              "arm-pulls per CPU second", rate, 1e7, rate / 1e7,
+              f"reference: the target 1e7 on one core; met: {'yes' if rate >= 1e7 else 'NO'}")
+    horizon = 10**6 if quick else 10**7
+    secs, rep = timed(lambda: simulate_policy("dp-ucb", horizon=horizon, runs=20, seed=1,
+                                              workers=2))
+    yield Row("per-step", f"simulate dp-ucb --horizon {horizon:g} --runs 20 --workers 2: "
+              "wall seconds", secs, 60.0, secs / 60.0,
+              "reference: the target, 60 s on 2 cores"
+              + ("" if horizon == 10**7 else " at T = 1e7 (this quick run is 10x shorter)"))
 
 
 # -- episodic algorithms ----------------------------------------------------------------------
@@ -122,11 +195,11 @@ def episodic(*, quick: bool, **_: object) -> Iterator[Row]:
         runs = entry.instance.runs or 20
         src = entry.instance.source()
         pol = entry.factory()
-        ref_secs, _ = timed(lambda pol=pol, src=src: pol.simulate_per_step(
+        ref_secs, _ = cpu_timed(lambda pol=pol, src=src: pol.simulate_per_step(
             src, ref_horizon, 1, rng=np.random.default_rng(4)))
         per_step_per_t = ref_secs / ref_horizon  # a plain per-step run costs O(T)
         for horizon in (10**5, 10**7):
-            secs, _ = timed(lambda pol=pol, src=src, h=horizon, r=runs: pol.simulate(
+            secs, _ = cpu_timed(lambda pol=pol, src=src, h=horizon, r=runs: pol.simulate(
                 src, h, r, rng=np.random.default_rng(5)))
             per_run = secs / runs
             ref = per_step_per_t * horizon
@@ -151,11 +224,11 @@ def _policy_target(name: str, horizon: int) -> tuple[GlobalDPTarget, object]:
 def _policy_audit_rows(name: str, kind: str, runs: int) -> Iterator[Row]:
     horizon = 100
     target, pol = _policy_target(name, horizon)
-    secs, res = timed(lambda: audit_mechanism(target, budget=AuditBudget(samples=runs),
+    secs, res = cpu_timed(lambda: audit_mechanism(target, budget=AuditBudget(samples=runs),
                                               seed=1, key=f"bench:{name}"))
     table = target.neighbours[0][0]
     ref_runs = 200
-    ref_secs, _ = timed(lambda: pol.simulate_per_step(TableRewards(table), horizon, ref_runs,
+    ref_secs, _ = cpu_timed(lambda: pol.simulate_per_step(TableRewards(table), horizon, ref_runs,
                                                       rng=np.random.default_rng(6)))
     rate, ref = 2 * runs / secs, ref_runs / ref_secs
     yield Row("audits", f"{kind} {name}: neighbour-pair samples/s (T={horizon}, {runs} runs "
@@ -168,11 +241,11 @@ def _policy_audit_rows(name: str, kind: str, runs: int) -> Iterator[Row]:
 def audits(*, quick: bool, **_: object) -> Iterator[Row]:
     n = 200_000 if quick else 1_000_000
     lap = Laplace(1.0)
-    secs, res = timed(lambda: audit_mechanism(lap, budget=AuditBudget(samples=n), seed=1,
+    secs, res = cpu_timed(lambda: audit_mechanism(lap, budget=AuditBudget(samples=n), seed=1,
                                               key="bench:laplace"))
     rng = np.random.default_rng(7)
     m = 20_000
-    ref_secs, _ = timed(lambda: [lap.sample(0.0, 1, rng) for _ in range(m)])
+    ref_secs, _ = cpu_timed(lambda: [lap.sample(0.0, 1, rng) for _ in range(m)])
     rate, ref = 2 * n / secs, m / ref_secs
     yield Row("audits", f"mechanism Laplace(eps=1): neighbour-pair samples/s ({n} per side, "
               "end to end)", rate, ref, rate / ref,
@@ -189,13 +262,31 @@ def audits(*, quick: bool, **_: object) -> Iterator[Row]:
 
 
 # -- scaling ----------------------------------------------------------------------------------
-def _placements(run: Callable[..., object], what: str, note: str) -> Iterator[Row]:
-    """``run(**placement)`` on 1 worker, 2 local workers and a local 2-process Dask cluster."""
-    t1, one = timed(run)
-    yield Row("scaling", f"{what}: 1 worker, seconds", t1, None, None, note)
-    t2, two = timed(lambda: run(workers=2))
+def _spread(times: list[float]) -> str:
+    return f"median of {len(times)}: {', '.join(f'{t:.3g}' for t in sorted(times))} s"
+
+
+def _placements(run: Callable[..., object], what: str, note: str,
+                repeats: int) -> Iterator[Row]:
+    """``run(**placement)`` on 1 worker, 2 local workers and a local 2-process Dask cluster,
+    ``repeats`` times each (wall seconds: parallel work is what is timed)."""
+    def times(**kw) -> tuple[list[float], object]:
+        out, got = [], None
+        for _ in range(repeats):
+            secs, got = timed(lambda: run(**kw))
+            out.append(secs)
+        return out, got
+
+    one_t, one = times()
+    t1 = float(np.median(one_t))
+    yield Row("scaling", f"{what}: 1 worker, seconds", t1, None, None,
+              f"{note}; {_spread(one_t)}")
+    two_t, two = times(workers=2)
+    t2 = float(np.median(two_t))
     yield Row("scaling", f"{what}: 2 local workers, seconds", t2, t1, t1 / t2,
-              f"ratio = speed-up; report identical: {'yes' if two == one else 'NO'}")
+              f"ratio = speed-up (target >= 1.7, {min(one_t) / max(two_t):.2f}-"
+              f"{max(one_t) / min(two_t):.2f} over the repeats); {_spread(two_t)}; report "
+              f"identical: {'yes' if two == one else 'NO'}")
     try:
         from distributed import LocalCluster
     except ImportError:
@@ -206,23 +297,31 @@ def _placements(run: Callable[..., object], what: str, note: str) -> Iterator[Ro
                       dashboard_address=None) as cluster:
         address = cluster.scheduler_address
         run(scheduler=address)  # warm the workers' imports, as a long-lived cluster would be
-        t3, three = timed(lambda: run(scheduler=address))
-    yield Row("scaling", f"{what}: local Dask cluster (2 processes), seconds", t3, t1, t1 / t3,
-              f"ratio = speed-up; report identical: {'yes' if three == one else 'NO'}")
+        three_t, three = times(scheduler=address)
+    t3 = float(np.median(three_t))
+    yield Row("scaling", f"{what}: local Dask cluster (2 processes), seconds", t3, t2, t2 / t3,
+              f"ratio = Dask vs 2 local workers (target >= 0.9); {_spread(three_t)}; report "
+              f"identical: {'yes' if three == one else 'NO'}")
 
 
 def scaling(*, quick: bool, **_: object) -> Iterator[Row]:
     from dpaudit.sim.simulation import simulate_policy
 
-    name, horizon, runs = "dp-ftpl-new", 10**4, 160
+    name, runs = "dp-ftpl-new", 160
+    horizon = 10**5  # 1.6e7 arm-pulls, about 4 CPU s: enough work to be worth a pool
     if name in all_policies():
         yield from _placements(
             lambda **kw: simulate_policy(name, horizon=horizon, runs=runs, seed=1,
                                          **({"workers": 1} | kw)).numbers(),
             f"simulate {name}, T={horizon}, {runs} runs (16 chunks)",
-            "every chunk is independent work")
-    n = 100_000  # the issue's size: smaller audits are shorter than a pool's start-up
-    target, _ = _policy_target("adap-ucb", 100)
+            "every chunk is independent work", repeats=2 if quick else 3)
+        notes = []
+        rep = simulate_policy(name, horizon=1000, runs=runs, seed=1, workers=2)
+        notes.append(rep.placement or "used the pool")
+        yield Row("scaling", f"simulate {name}, T=1000, {runs} runs, --workers 2: placement",
+                  None, None, None, f"too-small work: {notes[0]}")
+    n = 100_000 if quick else AuditBudget().samples  # the default budget
+    target, _ = _policy_target(name, 100)
 
     def audit(**placement):
         res = audit_mechanism(target, budget=AuditBudget(samples=n), seed=2,
@@ -230,9 +329,9 @@ def scaling(*, quick: bool, **_: object) -> Iterator[Row]:
         ev = res.evidence
         return (ev.count_p, ev.count_q, ev.event, res.epsilon_lower_bound)
 
-    yield from _placements(audit, f"global-DP audit of adap-ucb, T=100, {n} runs per side",
-                           "only the measurement (80% of the runs) is chunked; the event "
-                           "selection runs in the caller")
+    yield from _placements(audit, f"sampled audit of per-step policy {name}, T=100, {n} runs "
+                           "per side", "only the measurement (80% of the runs) is chunked; the "
+                           "event selection runs in the caller", repeats=1)
 
 
 # -- memory -----------------------------------------------------------------------------------
@@ -260,6 +359,25 @@ def memory(*, quick: bool, **_: object) -> Iterator[Row]:
                                      rng=np.random.default_rng(8), checkpoints=cps)
         return run
 
+    runs = 2
+    for name, top in (("ucb", 10**8), ("dp-ucb", 10**8), ("thompson", 10**7),
+                      ("dp-ftpl-new", 10**7)):
+        if name not in all_policies():
+            continue
+        entry = all_policies()[name]
+
+        def sim(horizon: int, entry=entry) -> Callable[[], object]:
+            return lambda: _factory(entry, horizon).simulate(
+                entry.instance.source(), horizon, runs, rng=np.random.default_rng(10),
+                checkpoints=checkpoint_grid(horizon, 200))
+
+        low = peak_bytes(sim(10**5))
+        secs, high = cpu_timed(lambda sim=sim, top=top: peak_bytes(sim(top)))
+        yield Row("memory", f"peak MB, simulate {name}, T={top:.0e}, {runs} runs",
+                  high / 2**20, low / 2**20, high / low,
+                  f"reference: T=1e5; flat beyond the chunk (O(runs K) state, 2048-step blocks "
+                  f"of the UCB family's pre-drawn numbers); took {secs:.0f} CPU s "
+                  "(tracemalloc)")
     ref = peak_bytes(figure_set(10**5))
     secs, peak = timed(lambda: peak_bytes(figure_set(fig_horizon)))
     yield Row("memory", "peak MB, Azize & Basu 2022 Fig. 2 set at T=10^7 (AdaP-UCB, "
@@ -271,16 +389,16 @@ def memory(*, quick: bool, **_: object) -> Iterator[Row]:
 PEER_SCRIPT = """
 import sys, time
 import numpy as np
-from SMPyBandits.Policies import UCB, klUCB
+from SMPyBandits.Policies import UCB, Thompson, klUCB
 means, horizon, runs = {means!r}, {horizon}, {runs}
-for cls in (UCB, klUCB):
+for cls in (UCB, klUCB, Thompson):
     rng = np.random.default_rng(0)
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(runs):
         pol = cls(len(means)); pol.startGame()
         for _t in range(horizon):
             arm = pol.choice(); pol.getReward(arm, float(rng.random() < means[arm]))
-    print("RESULT", cls.__name__, (time.perf_counter() - start) / runs)
+    print("RESULT", cls.__name__, (time.process_time() - start) / runs)
 """
 
 
@@ -295,7 +413,7 @@ def peers(*, quick: bool, peers_python: str | None = None, **_: object) -> Itera
         yield Row("peers", "SMPyBandits UCB, klUCB", None, None, None, note)
         return
     means = all_policies()["adap-ucb"].instance.means
-    horizon, runs = (10**4, 2) if quick else (10**5, 10)
+    horizon, runs = (10**4, 2) if quick else (10**4, 20)  # klUCB there: ~1 s per run
     try:
         proc = subprocess.run([python, "-c", PEER_SCRIPT.format(means=means, horizon=horizon,
                                                                 runs=runs)],
@@ -308,22 +426,31 @@ def peers(*, quick: bool, peers_python: str | None = None, **_: object) -> Itera
                   "skipped: SMPyBandits does not import there: "
                   + proc.stderr.strip().splitlines()[-1][:120])
         return
+    yield from _missing_audit_peers()
     registry = all_policies()
     for line in proc.stdout.split("\n"):
         if not line.startswith("RESULT "):
             continue  # SMPyBandits prints banners
         _, algo, secs = line.split()
-        ours = {"UCB": "ucb", "klUCB": "kl-ucb"}[algo]
+        ours = {"UCB": "ucb", "klUCB": "kl-ucb", "Thompson": "thompson"}[algo]
         if ours in registry:
             pol = registry[ours].factory()
-            mine, _ = timed(lambda pol=pol: pol.simulate(BernoulliRewards(means), horizon, runs,
+            mine, _ = cpu_timed(lambda pol=pol: pol.simulate(BernoulliRewards(means), horizon, runs,
                                                          rng=np.random.default_rng(9)))
-            yield Row("peers", f"SMPyBandits {algo}: seconds per run, T={horizon}",
-                      float(secs), mine / runs, float(secs) / (mine / runs),
-                      f"reference: dpaudit {ours} ({runs} runs in lockstep)")
+            yield Row("peers", f"SMPyBandits {algo}: CPU seconds per run, T={horizon}, K="
+                      f"{len(means)}", float(secs), mine / runs, float(secs) / (mine / runs),
+                      f"reference: dpaudit {ours} on the same instance, horizon and runs; "
+                      "ratio = how many times faster dpaudit is")
         else:
             yield Row("peers", f"SMPyBandits {algo}: seconds per run, T={horizon}",
                       float(secs), None, None, f"no {ours!r} registered on this branch yet")
+
+
+def _missing_audit_peers() -> Iterator[Row]:
+    for peer, dist in (("DP-Sniper", "dpsniper"), ("StatDP", "statdp")):
+        yield Row("peers", f"{peer} (audit peer)", None, None, None,
+                  f"not timed: no distribution {dist!r} on PyPI (pip finds none; both are "
+                  "distributed as source repositories only)")
 
 
 SECTIONS = {"per-step": per_step, "episodic": episodic, "audits": audits,

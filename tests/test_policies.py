@@ -7,22 +7,25 @@ A new algorithm module that declares ``POLICIES`` is covered here without new te
 * a fixed-reward :class:`TableRewards` source gives the same law as the equivalent
   deterministic :class:`BernoulliRewards` instance (means in {0, 1}), with a revised step;
 * the same seed gives the same result; bad parameters give ``InvalidParameterError``;
-* ``record=True`` gives actions consistent with counts, regret and the checkpoint curve.
+* ``record=True`` gives actions consistent with counts, regret and the checkpoint curve;
+* a policy whose ``simulate`` takes ``backend`` has the same law on its compiled path and on
+  its numpy lockstep path (seeded chi-square test on a source with a revised step of reward
+  1/2, so fixed rewards and Bernoulli observations of them are exercised too).
 
 For per-step-DP policies (``next_action_law`` and ``sample_next_actions``), sampled next
 actions follow the exact law.
 
 Error budget of the statistical tests: the whole family (two law tests per registered policy,
-one more per per-step-DP policy) fails falsely with probability at most ``FAMILY_ALPHA =
-1e-3`` (Bonferroni: each test rejects at ``FAMILY_ALPHA / number of tests``), up to the
-chi-square approximation
-(every category is kept only if its pilot frequency gives an expected count >= 5 in the
-smaller sample). Categories are fixed on an independent pilot sample, never on the samples
-that are compared.
+one more per per-step-DP policy, one more per policy with a ``backend``) fails falsely with
+probability at most ``FAMILY_ALPHA = 1e-3`` (Bonferroni: each test rejects at
+``FAMILY_ALPHA / number of tests``), up to the chi-square approximation (every category is
+kept only if its pilot frequency gives an expected count >= 5 in the smaller sample).
+Categories are fixed on an independent pilot sample, never on the samples that are compared.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import numpy as np
@@ -38,8 +41,10 @@ REGISTRY = all_policies()
 NAMES = sorted(REGISTRY)
 PER_STEP_NAMES = [n for n in NAMES if callable(getattr(REGISTRY[n].factory(), "next_action_law",
                                                        None))]
+BACKEND_NAMES = [n for n in NAMES if "backend" in inspect.signature(
+    REGISTRY[n].factory().simulate).parameters]
 FAMILY_ALPHA = 1e-3
-PER_TEST_ALPHA = FAMILY_ALPHA / (2 * len(NAMES) + len(PER_STEP_NAMES))
+PER_TEST_ALPHA = FAMILY_ALPHA / (2 * len(NAMES) + len(PER_STEP_NAMES) + len(BACKEND_NAMES))
 N_PILOT, N_FAST, N_REF = 4_000, 20_000, 300
 MIN_FREQUENCY = 5 / N_REF  # expected count >= 5 in the per-step sample
 CITATION = re.compile(r"[A-Z][a-z]+.* (19|20)\d\d")
@@ -156,6 +161,26 @@ def test_table_source_has_the_law_of_the_fixed_instance(name):
     a = policy.simulate(bern, horizon, N_PILOT, rng=np.random.default_rng(5))
     b = policy.simulate(table, horizon, N_PILOT, rng=np.random.default_rng(6))
     assert _same_law_pvalue(cats.of(a), cats.of(b)) > PER_TEST_ALPHA
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("name", BACKEND_NAMES)
+def test_compiled_and_numpy_paths_have_the_same_law(name):
+    """The compiled kernel (default) against the numpy lockstep loop (``backend="numpy"``) on
+    the small instance with step ``K + 1`` revised to reward 1/2. False-failure probability
+    PER_TEST_ALPHA (module docstring); seeds fixed. (Paths that share one random stream, the
+    UCB family's, are also checked for identical numbers in test_dp_ucb.py; the kernels of
+    the other policies against their own Python function in test_compiled_paths.py.)"""
+    entry, policy = REGISTRY[name], _policy(name)
+    k, horizon = len(entry.small_instance), entry.small_horizon
+    source = BernoulliRewards(entry.small_instance).changed(k + 1, 0.5)
+    cats = _Categories(policy.simulate(source, horizon, N_PILOT, rng=np.random.default_rng(13),
+                                       backend="numpy"))
+    fast = policy.simulate(source, horizon, N_FAST, rng=np.random.default_rng(14))
+    ref = policy.simulate(source, horizon, N_FAST, rng=np.random.default_rng(15),
+                          backend="numpy")
+    assert np.unique(cats.of(fast)).size >= 2, "small instance has a degenerate law"
+    assert _same_law_pvalue(cats.of(fast), cats.of(ref)) > PER_TEST_ALPHA
 
 
 @pytest.mark.statistical

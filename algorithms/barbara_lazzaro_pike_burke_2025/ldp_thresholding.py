@@ -41,12 +41,14 @@ a fixed-horizon policy (its runs end at different times, so counts do not sum to
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
 from scipy.special import expit
 
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.mechanisms import PrivBern
 from dpaudit.sim.bandits import (
     Instance,
@@ -160,12 +162,20 @@ class PrivateAPT(_PrivBernPolicy):
         return f"PrivateAPT(epsilon={self.epsilon!r}, tau={self.tau!r}, gamma={self.gamma!r})"
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints=(), record: bool = False
-                 ) -> SimulationResult:
-        """``runs`` runs of ``horizon`` pulls in lockstep. ``extra``: ``accepted`` (runs, K),
-        ``private_means`` (runs, K) and, on a source with means, ``loss`` (runs,) of Eq. (2).
-        Regret is the pseudo-regret of the pulls (not the objective of pure exploration)."""
+                 rng: np.random.Generator, checkpoints=(), record: bool = False,
+                 backend: str = "auto") -> SimulationResult:
+        """``runs`` runs of ``horizon`` pulls: compiled, one run at a time (``backend``
+        ``"auto"``/``"numba"``, :func:`._step_kernels.apt_kernel`), or in lockstep with numpy
+        (``"numpy"``); the same law. ``extra``: ``accepted`` (runs, K), ``private_means``
+        (runs, K) and, on a source with means, ``loss`` (runs,) of Eq. (2). Regret is the
+        pseudo-regret of the pulls (not the objective of pure exploration)."""
+        compiled = kern.use_compiled(backend)
         horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        if compiled:
+            kernel, params = self.kernel()
+            res, n, s = sk.run_kernel(kernel, source, horizon, runs, rng=rng, cps=cps,
+                                      record=record, params=params)
+            return replace(res, extra=self._extra(s, n.astype(np.int64), source))
         k = source.n_arms
         tracker = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         rows = np.arange(runs)
@@ -208,6 +218,11 @@ class PrivateAPT(_PrivBernPolicy):
             sums[r], counts[r] = s, n
         return result_from_actions(actions, source.gaps, cps, record=record,
                                    extra=self._extra(sums, counts, source))
+
+    def kernel(self) -> tuple:
+        """``(apt_kernel, (tau^eps, gamma^eps, P[Y=1 | r=1], P[Y=1 | r=0]))``."""
+        p_hi, p_lo = (float(self.mechanism.prob_one(x)) for x in (1.0, 0.0))
+        return sk.apt_kernel, (float(self.tau_eps), float(self.gamma_eps), p_hi, p_lo)
 
     def _extra(self, sums, counts, source) -> dict:
         mu_hat = sums / counts

@@ -80,8 +80,8 @@ class PrivateUCB(LockstepIndexPolicy):
         if horizon > self.horizon:
             raise InvalidParameterError(
                 f"horizon={horizon} must be at most the tree's horizon {self.horizon}")
-        return np.array([self.node_scale, self.widening(n_arms), 0.0]), \
-            np.zeros(horizon + 2), 1
+        # no table: the Private-UCB index reads none (memory stays flat in the horizon)
+        return np.array([self.node_scale, self.widening(n_arms), 0.0]), np.zeros(1), 1
 
 
 POLICIES = {"private-ucb": PolicyEntry(

@@ -10,8 +10,9 @@
   and pull the argmax.
 
 UCB runs through the shared lockstep kernel (:mod:`._kernels`); KL-UCB and Thompson sampling
-have their own numpy lockstep loops (their per-step work, a root find or a Beta draw per arm,
-is vectorised over runs) and plain per-step references.
+run compiled kernels (:mod:`._step_kernels`: the root find or the Beta draws per arm in scalar
+compiled code), keep their numpy lockstep loops as ``backend="numpy"`` (the same law) and
+have plain per-step references.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms._kl import kl_ucb_index
 from dpaudit.algorithms._lockstep import result, run_chunks, tie_break
 from dpaudit.algorithms._policy import LockstepIndexPolicy
@@ -65,10 +67,21 @@ class _SimplePolicy:
                 rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError
 
+    def kernel(self) -> tuple:
+        """``(compiled kernel, its parameters)`` (see :mod:`._step_kernels`)."""
+        raise NotImplementedError
+
     def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
-                 checkpoints: Sequence[int] = (), record: bool = False) -> SimulationResult:
-        """``runs`` runs in lockstep; each step is vectorised over runs."""
-        horizon, runs, _ = check_simulation(source, horizon, runs, rng, checkpoints)
+                 checkpoints: Sequence[int] = (), record: bool = False,
+                 backend: str = "auto") -> SimulationResult:
+        """``runs`` runs: the compiled kernel (``backend`` ``"auto"``/``"numba"``) or the numpy
+        lockstep loop, each step vectorised over runs (``"numpy"``); the same law."""
+        compiled = kern.use_compiled(backend)
+        horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        if compiled:
+            kernel, params = self.kernel()
+            return sk.run_kernel(kernel, source, horizon, runs, rng=rng, cps=cps,
+                                 record=record, params=params)[0]
         k = int(source.n_arms)
         gaps = np.asarray(source.gaps, dtype=float)
         n = np.zeros((runs, k))
@@ -127,6 +140,9 @@ class KLUCB(_SimplePolicy):
     def __init__(self, *, c: float = 0.0) -> None:
         self.c = check_real("c", c, low=0.0)
 
+    def kernel(self) -> tuple:
+        return sk.kl_ucb_kernel, (float(self.c),)
+
     def _choose(self, n, s, t, v, rng):
         lt = math.log(t)
         level = lt + (self.c * math.log(lt) if lt > 1.0 else 0.0)
@@ -145,6 +161,9 @@ class Thompson(_SimplePolicy):
     def __init__(self, *, prior_a: float = 1.0, prior_b: float = 1.0) -> None:
         self.prior_a = check_real("prior_a", prior_a, low=0.0, low_open=True)
         self.prior_b = check_real("prior_b", prior_b, low=0.0, low_open=True)
+
+    def kernel(self) -> tuple:
+        return sk.thompson_kernel, (float(self.prior_a), float(self.prior_b))
 
     def _choose(self, n, s, t, v, rng):
         theta = rng.beta(self.prior_a + s, self.prior_b + n - s)

@@ -103,7 +103,8 @@ class DPUCB(_Hybrid):
     kind = kern.DPUCB
 
     def constants(self, n_arms: int, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
-        return np.array([self.eps_log, self.eps_bin, 0.0]), np.zeros(horizon + 2), n_arms
+        # no table: the DP-UCB index reads none (a (T + 2) table grew memory with the horizon)
+        return np.array([self.eps_log, self.eps_bin, 0.0]), np.zeros(1), n_arms
 
 
 _INVALID = ({"epsilon": -1.0}, {"epsilon": float("nan")}, {"epsilon": True},

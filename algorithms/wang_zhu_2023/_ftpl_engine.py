@@ -20,6 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.sim.bandits import (
     BernoulliRewards,
     RegretTracker,
@@ -112,17 +114,30 @@ class FTPLEngine:
         return out
 
     # -- simulation --------------------------------------------------------------------
+    def kernel(self) -> tuple | None:
+        """``(compiled kernel, parameters)`` of :mod:`._step_kernels`, or ``None`` (no kernel:
+        the numpy lockstep loop is the fast path)."""
+        return None
+
     def simulate(self, source: object, horizon: int | None = None, runs: int = 1, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False) -> SimulationResult:
-        """``runs`` runs in lockstep on ``source`` for ``horizon`` steps (default ``T``).
+                 record: bool = False, backend: str = "auto") -> SimulationResult:
+        """``runs`` runs on ``source`` for ``horizon`` steps (default ``T``).
 
-        The start phase costs one reward-sum draw per arm and run; every later step draws the
+        With a compiled kernel (:meth:`kernel`; ``backend`` ``"auto"`` or ``"numba"``) each
+        run is simulated step by step in compiled code. Otherwise (``"numpy"``) in lockstep:
+        the start phase costs one reward-sum draw per arm and run; every later step draws the
         ``runs x K`` perturbations in one vectorised call (the Gaussian's noise for many steps
-        at once). Observations are ``source.rewards`` (0/1 for Bernoulli arms).
+        at once). Observations are ``source.rewards`` (0/1 for Bernoulli arms). Both paths
+        have the same law.
         """
+        kernel = self.kernel()
+        compiled = kernel is not None and kern.use_compiled(backend)
         horizon, runs, cps = check_simulation(
             source, self.horizon if horizon is None else horizon, runs, rng, checkpoints)
+        if compiled:
+            return sk.run_kernel(kernel[0], source, horizon, runs, rng=rng, cps=cps,
+                                 record=record, params=kernel[1])[0]
         k = int(source.n_arms)
         track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         sums, counts = np.zeros((runs, k)), np.zeros((runs, k))

@@ -32,6 +32,8 @@ from functools import partial
 
 import numpy as np
 
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms.wang_zhu_2023.bounds import dp_ftpl_new_regret_bound
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.exact.loss import piecewise_quadrature
@@ -149,15 +151,22 @@ class DPFTPLNew:
     # -- simulation --------------------------------------------------------------------
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False) -> SimulationResult:
-        """``runs`` independent runs in lockstep, one vectorised step at a time.
+                 record: bool = False, backend: str = "auto") -> SimulationResult:
+        """``runs`` independent runs: compiled, one run and step at a time (``backend``
+        ``"auto"``/``"numba"``, :func:`._step_kernels.ftpl_new_kernel`), or in lockstep, one
+        vectorised step at a time (``"numpy"``); the same law.
 
         Steps ``1..K`` pull arm ``t - 1`` once; then every step draws all runs' ``theta`` in
         one call. The observed reward is a Bernoulli draw of the source's reward (the identity
         on 0/1 rewards; Sec. 3.1). ``horizon`` may be at most the algorithm's ``T`` (the
         constructor's ``horizon``, which enters the centre ``x0``).
         """
+        kernel = self.kernel()
+        compiled = kernel is not None and kern.use_compiled(backend)
         horizon, runs, cps = self._check(source, horizon, runs, rng, checkpoints)
+        if compiled:
+            return sk.run_kernel(kernel[0], source, horizon, runs, rng=rng, cps=cps,
+                                 record=record, params=kernel[1])[0]
         k = source.n_arms
         track = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         sums = np.zeros((runs, k))
@@ -174,6 +183,19 @@ class DPFTPLNew:
             counts[rows, arm] += 1.0
             track.step(arm, t)
         return track.result()
+
+    def kernel(self) -> tuple | None:
+        """``(ftpl_new_kernel, parameters)``, or ``None`` when a subclass changes the law in a
+        way the kernel does not read (another ``centre`` or perturbation class than Lemma
+        15's, whose ``rate_multiplier`` the kernel does read)."""
+        pert = self.perturbation
+        if (type(self).centre is not DPFTPLNew.centre
+                or type(pert).ppf is not Lemma15Perturbation.ppf
+                or type(pert).sample is not Lemma15Perturbation.sample):
+            return None
+        return sk.ftpl_new_kernel, (float(pert.epsilon), float(pert.delta),
+                                    float(pert.rate_multiplier), math.log(self.horizon),
+                                    float(self.log_term))
 
     def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),

@@ -38,6 +38,7 @@ from functools import lru_cache, partial
 import numpy as np
 from scipy import special
 
+from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
 from dpaudit.algorithms.wang_zhu_2023.bounds import ftpl_no_bound
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
@@ -137,6 +138,10 @@ class DPFTPLGauss(FTPLEngine):
         self.start_phase = resolve_start_phase(start_phase, self.paper_start_phase, tight)
 
     # -- the perturbation, in the engine's vocabulary ----------------------------------
+    def kernel(self) -> tuple:
+        """The compiled step of Algorithm 1 (:func:`._step_kernels.ftpl_gauss_kernel`)."""
+        return sk.ftpl_gauss_kernel, (int(self.start_phase), float(self.variance_factor))
+
     def init_state(self, sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return sums / counts, np.sqrt(self.variance_factor / counts)  # proof: shift 1/N
 

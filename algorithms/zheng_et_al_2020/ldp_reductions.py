@@ -49,6 +49,8 @@ from functools import partial
 
 import numpy as np
 
+from dpaudit.algorithms import _kernels as kern
+from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.sim.bandits import (
     Instance,
     PolicyEntry,
@@ -163,9 +165,17 @@ class OnePointUCB:
         return sums / counts + self.r * np.sqrt(8.0 * math.log(t) / counts)
 
     def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
-                 checkpoints=(), record: bool = False) -> SimulationResult:
-        """``runs`` runs in lockstep; the server sees only ``report(1/2 - r)``."""
+                 checkpoints=(), record: bool = False, backend: str = "auto"
+                 ) -> SimulationResult:
+        """``runs`` runs; the server sees only ``report(1/2 - r)``. Compiled, one run at a
+        time (``backend`` ``"auto"``/``"numba"``, :func:`._step_kernels.one_point_ucb_kernel`),
+        or in lockstep with numpy (``"numpy"``); the same law."""
+        compiled = kern.use_compiled(backend)
         horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
+        if compiled:
+            kernel, params = self.kernel()
+            return sk.run_kernel(kernel, source, horizon, runs, rng=rng, cps=cps,
+                                 record=record, params=params)[0]
         k = source.n_arms
         tracker = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         sums, counts = np.zeros((runs, k)), np.zeros((runs, k))
@@ -178,6 +188,10 @@ class OnePointUCB:
             counts[rows, arm] += 1
             tracker.step(arm, t)
         return tracker.result()
+
+    def kernel(self) -> tuple:
+        """``(one_point_ucb_kernel, (sigma, R))`` (:mod:`._step_kernels`)."""
+        return sk.one_point_ucb_kernel, (float(self.sigma), float(self.r))
 
     def simulate_per_step(self, source: object, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints=(), record: bool = False

@@ -79,6 +79,8 @@ def format_report(r: SimulationReport) -> str:
     where = f"Dask scheduler {r.scheduler}" if r.scheduler else f"{r.workers} worker(s)"
     lines.append(f"  wall time: {r.seconds:.3f} s on {where}; "
                  f"{r.pulls_per_second:.4g} arm-pulls per second")
+    if r.placement:
+        lines.append(f"  note: {r.placement}")
     return "\n".join(lines)
 
 

@@ -10,6 +10,10 @@ One backend switch, in :func:`map_chunks`:
   environment variable when ``scheduler`` is ``None``): the chunks go to that Dask cluster
   through ``dask.distributed`` (install with ``pip install dpaudit[dask]``);
 * otherwise ``workers`` local processes (``None``: one per core; ``1``: in this process).
+  Before starting a pool, ``fn`` runs once here on one item with a throwaway generator and is
+  timed: when the whole work, at that cost per item, would save less than
+  :data:`POOL_START_SECONDS` on ``workers`` processes, the chunks run here and the
+  ``placement`` callback is told why (the results are the same either way).
 
 The function must be picklable for the local pool; a closure (a ``lambda`` sampler) is sent
 with ``cloudpickle`` when it is installed (it comes with ``dask``).
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -28,12 +33,16 @@ import numpy as np
 from dpaudit.stats.rng import child_seed
 from dpaudit.validation import InvalidParameterError, check_int
 
-__all__ = ["SCHEDULER_ENV", "chunk_runs", "chunk_sizes", "default_workers", "map_chunks",
-           "resolve_scheduler"]
+__all__ = ["POOL_START_SECONDS", "SCHEDULER_ENV", "chunk_runs", "chunk_sizes",
+           "default_workers", "map_chunks", "resolve_scheduler"]
 
 T = TypeVar("T")
 
 SCHEDULER_ENV = "DPAUDIT_SCHEDULER"
+
+#: start-up of a local pool: processes, dpaudit's imports and the cached compiled kernels in
+#: each (about 1-2 s on a 2-core machine); work that saves less stays in this process
+POOL_START_SECONDS = 2.0
 
 
 def chunk_sizes(total: int, chunk: int) -> list[int]:
@@ -74,6 +83,16 @@ def resolve_scheduler(scheduler: object = None) -> Any:
 def _call(fn: Callable[[int, np.random.Generator], T], size: int,
           seq: np.random.SeedSequence) -> T:
     return fn(size, np.random.Generator(np.random.PCG64(seq)))
+
+
+def _probe_seconds(fn: Callable[[int, np.random.Generator], object]) -> float:
+    """Seconds of ``fn`` on one item with a throwaway generator (results discarded, so the
+    chunks' numbers do not depend on it), timed on a second call (the first loads compiled
+    kernels); a per-call overhead makes it an overestimate."""
+    fn(1, np.random.Generator(np.random.PCG64(0)))
+    start = time.perf_counter()
+    fn(1, np.random.Generator(np.random.PCG64(1)))
+    return time.perf_counter() - start
 
 
 def _call_blob(blob: bytes, size: int, seq: np.random.SeedSequence) -> Any:
@@ -126,6 +145,7 @@ def map_chunks(
     workers: int | None = 1,
     scheduler: object = None,
     executor: Executor | None = None,
+    placement: Callable[[str], None] | None = None,
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
 
@@ -146,7 +166,9 @@ def map_chunks(
     executor:
         An open pool to reuse (callers that map many times, e.g. a sampler called once per
         audit stage, avoid starting a pool per call); otherwise one is started for this call
-        when ``workers > 1``.
+        when ``workers > 1`` and the work is worth it (see the module docstring).
+    placement:
+        Called with one line saying where the chunks ran when a planned pool was not used.
     """
     total = check_int("total", total, low=0)
     chunk = check_int("chunk", chunk, low=1)
@@ -163,6 +185,14 @@ def map_chunks(
         return list(executor.map(caller, [payload] * len(sizes), sizes, seqs))
     if workers <= 1 or len(sizes) <= 1:
         return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
+    procs = min(workers, len(sizes))
+    probe = _probe_seconds(fn) * total  # the whole work's estimated serial seconds
+    if probe * (1.0 - 1.0 / procs) < POOL_START_SECONDS:
+        if placement is not None:
+            placement(f"ran in one process: the work (about {probe:.2g} s, timed on one item) "
+                      f"would save less than a {procs}-process pool's start-up "
+                      f"(~{POOL_START_SECONDS:g} s)")
+        return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
     caller, payload = _portable(fn)
-    with ProcessPoolExecutor(max_workers=min(workers, len(sizes))) as pool:
+    with ProcessPoolExecutor(max_workers=procs) as pool:
         return list(pool.map(caller, [payload] * len(sizes), sizes, seqs))

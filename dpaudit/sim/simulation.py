@@ -106,6 +106,7 @@ class SimulationReport:
     pulls_per_second: float
     workers: int | None
     scheduler: str | None
+    placement: str | None = None
     #: why the policy's entry declares no bound (``PolicyEntry.no_bound_reason``), else None
     no_bound_reason: str | None = None
 
@@ -131,7 +132,7 @@ class SimulationReport:
     def numbers(self) -> dict[str, Any]:
         """The report without timing and placement (what must not depend on workers)."""
         out = self.to_dict()
-        for k in ("seconds", "pulls_per_second", "workers", "scheduler"):
+        for k in ("seconds", "pulls_per_second", "workers", "scheduler", "placement"):
             out.pop(k)
         return out
 
@@ -227,9 +228,10 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     workers = default_workers() if workers is None else check_int("workers", workers, low=1)
     cps = _checkpoints(horizon)
     start = time.perf_counter()
+    notes: list[str] = []
     parts = map_chunks(partial(_run_chunk, name, overrides, mu, horizon, cps), runs,
                        seed=seed, key=f"simulate:{name}", chunk=chunk_runs(runs),
-                       workers=workers, scheduler=address)
+                       workers=workers, scheduler=address, placement=notes.append)
     seconds = time.perf_counter() - start
     total = Moments(0, 0.0, 0.0)
     for part in parts:
@@ -251,4 +253,5 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
         pulls_per_second=runs * horizon / max(seconds, 1e-9),
         workers=None if address is not None else workers,
         scheduler=None if address is None else str(address),
-        no_bound_reason=None if bound is not None else entry.no_bound_reason)
+        no_bound_reason=None if bound is not None else entry.no_bound_reason,
+        placement=notes[0] if notes else None)

@@ -1,0 +1,348 @@
+"""Compiled per-step kernels of the policies outside the UCB-family kernel (:mod:`._kernels`).
+
+Each kernel simulates ``runs`` runs one after another, one step at a time, with scalar
+arithmetic, drawing its random numbers from the caller's :class:`numpy.random.Generator`
+inside the compiled code (numba reproduces NumPy's scalar ``random``, ``standard_normal`` and
+``beta`` draws bit for bit and advances the caller's generator). So the compiled kernel and
+its own Python function (``kernel.py_func``, what runs without numba) give the same numbers
+for the same seed (tested); the policies' numpy lockstep loops (``backend="numpy"``) consume
+the generator in another order and have the same law (tested). Memory is ``O(runs K)`` plus
+the recorded actions: nothing grows with the horizon.
+
+Kernels and the algorithm each follows (the docstrings of the policies give the equations):
+
+* :func:`kl_ucb_kernel`: KL-UCB (Garivier & Cappe 2011), the index inverted per arm by the
+  same safeguarded Newton iteration as :func:`~dpaudit.algorithms.azize_basu_2022.adap.
+  kl_ucb_index`; ties broken uniformly.
+* :func:`thompson_kernel`: Beta-Bernoulli Thompson sampling (Agrawal & Goyal 2012).
+* :func:`ftpl_new_kernel`: DP-FTPL-New (Wang & Zhu 2023, Algorithm 3): one Lemma-15 draw per
+  arm by its closed-form inverse CDF.
+* :func:`ftpl_gauss_kernel`: DP-FTPL-Gauss (Wang & Zhu 2023, Algorithm 1): start phase, then
+  ``N(R/N, v/N)`` per arm.
+* :func:`one_point_ucb_kernel`: Zheng et al. 2020, Algorithm 1 with UCB: the server sees
+  ``1/2 - r + N(0, sigma^2)``.
+* :func:`apt_kernel`: private APT (Algorithm 1 of the LDP thresholding paper, Barbara,
+  Lazzaro & Pike-Burke 2025) on PrivBern bits.
+
+Rewards: every step draws one uniform ``U`` (also at a revised or fixed step, as
+:class:`~dpaudit.sim.rewards.BernoulliRewards` does, so neighbouring sources stay coupled).
+A row of Bernoulli means gives ``U < p``; a row of fixed rewards gives the reward ``p`` as it
+is (``as_is``) or its Bernoulli observation ``U < p`` (Wang & Zhu 2023, Sec. 3.1), which is
+``p`` itself for 0/1 rewards.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.algorithms._kernels import jit
+from dpaudit.algorithms._lockstep import probability_rows
+from dpaudit.sim.bandits import SimulationResult
+from dpaudit.validation import InvalidParameterError
+
+__all__ = ["apt_kernel", "ftpl_gauss_kernel", "ftpl_new_kernel", "kl_ucb_kernel",
+           "one_point_ucb_kernel", "reward_rows", "run_kernel", "thompson_kernel"]
+
+
+def run_kernel(kernel, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+               cps: np.ndarray, record: bool, params: tuple, python: bool = False,
+               ) -> tuple[SimulationResult, np.ndarray, np.ndarray]:
+    """Run ``kernel`` (arguments already validated by ``check_simulation``); returns the
+    result and the final ``(counts, sums)`` as floats. ``python=True`` runs the kernel's
+    Python function (``py_func``): the same numbers, slowly (the tests' cross-check)."""
+    k = int(source.n_arms)
+    rows, drawn, rev = reward_rows(source, horizon)
+    if rows.shape[1] != k:
+        raise InvalidParameterError(f"reward rows have {rows.shape[1]} arms, expected {k}")
+    gaps = np.ascontiguousarray(source.gaps, dtype=float)
+    cps = np.ascontiguousarray(cps, dtype=np.int64)
+    n, s = np.zeros((runs, k)), np.zeros((runs, k))
+    regret, curve = np.zeros(runs), np.zeros((runs, cps.size))
+    actions = np.zeros((runs, horizon) if record else (1, 1), dtype=np.int64)
+    fn = getattr(kernel, "py_func", kernel) if python else kernel
+    fn(rng, rows, drawn, rev, int(horizon), gaps, cps, *params, n, s, regret, curve, actions,
+       bool(record))
+    res = SimulationResult(regret=regret, counts=n.astype(np.int64), checkpoints=cps,
+                           curve=curve, actions=actions if record else None)
+    return res, n, s
+
+
+def reward_rows(source: object, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(rows, drawn, rev)`` of a source for the kernels: reward rows, whether each holds
+    Bernoulli means, and where step ``t`` reads its row: ``rev = -1`` row ``t - 1`` (a
+    table), ``rev = 0`` row 0, ``rev > 0`` row 1 at step ``rev`` and row 0 elsewhere."""
+    rows, drawn, _ = probability_rows(source, horizon)
+    if getattr(source, "table", None) is not None:
+        rev = -1
+    else:
+        step = getattr(source, "revision_step", None)
+        rev = 0 if step is None else int(step)
+    return np.ascontiguousarray(rows, dtype=float), np.ascontiguousarray(drawn), rev
+
+
+@jit
+def _row(rev, t):  # pragma: no cover - compiled
+    if rev < 0:
+        return t - 1
+    if rev > 0 and t == rev:
+        return 1
+    return 0
+
+
+@jit
+def _observe(rng, rows, drawn, rev, t, arm, as_is):  # pragma: no cover - compiled
+    """The reward the policy observes for ``arm`` at step ``t`` (one uniform drawn)."""
+    row = _row(rev, t)
+    p = rows[row, arm]
+    u = rng.random()
+    if drawn[row] or not as_is:
+        return 1.0 if u < p else 0.0
+    return p
+
+
+@jit
+def _book(t, arm, gaps, cps, j, reg, r, curve, actions, record):  # pragma: no cover
+    """Regret, checkpoint curve and recorded action of step ``t``; returns ``(reg, j)``."""
+    reg += gaps[arm]
+    while j < cps.shape[0] and cps[j] == t:
+        curve[r, j] = reg
+        j += 1
+    if record:
+        actions[r, t - 1] = arm
+    return reg, j
+
+
+@jit
+def _kl_inverse(p, c):  # pragma: no cover - compiled
+    """``max{q in [p, 1] : kl(p, q) <= c}``, scalar form of ``adap.kl_ucb_index``."""
+    if p >= 1.0:
+        return 1.0
+    if c <= 0.0:
+        return p
+    if p <= 0.0:
+        return -math.expm1(-c)
+    top = 1.0 - 1e-15
+    base = p * math.log(p) + (1.0 - p) * math.log1p(-p) - c
+    u_lo = -math.log1p(-min(p, top))
+    u = -math.log1p(-min(p + math.sqrt(c / 2.0), top))
+    for _ in range(60):
+        em = -math.expm1(-u)
+        val = base - p * math.log(em) + (1.0 - p) * u
+        slope = (1.0 - p) - p * (1.0 - em) / max(em, 1e-300)
+        step = max(val, 0.0) / slope if slope > 0.0 else 0.0
+        u = max(u - step, u_lo)
+        if step <= 1e-12:
+            break
+    return max(-math.expm1(-u), p)
+
+
+@jit
+def kl_ucb_kernel(rng, rows, drawn, rev, horizon, gaps, cps, c_explore, n, s, regret, curve,
+                  actions, record):  # pragma: no cover - compiled
+    """KL-UCB: each arm once, then ``argmax_a max{q : n_a kl(s_a/n_a, q) <= ln t + c ln ln t}``
+    with uniform tie-breaking (one uniform drawn only when maxima tie)."""
+    runs, k = n.shape
+    idx = np.empty(k)
+    for r in range(runs):
+        reg, j = 0.0, 0
+        for t in range(1, horizon + 1):
+            if t <= k:
+                arm = t - 1
+            else:
+                lt = math.log(t)
+                level = lt + (c_explore * math.log(lt) if lt > 1.0 else 0.0)
+                # Pinsker's bound p + sqrt(c/2) >= index: an arm whose bound is below the
+                # best exact index so far cannot win or tie, so its root is not needed
+                lead = 0
+                for a in range(1, k):
+                    if s[r, a] / n[r, a] > s[r, lead] / n[r, lead]:
+                        lead = a
+                best = _kl_inverse(s[r, lead] / n[r, lead], level / n[r, lead])
+                idx[lead] = best
+                m = 1
+                for a in range(k):
+                    if a == lead:
+                        continue
+                    p, c = s[r, a] / n[r, a], level / n[r, a]
+                    if p + math.sqrt(c / 2.0) < best:
+                        idx[a] = -np.inf
+                        continue
+                    val = _kl_inverse(p, c)
+                    idx[a] = val
+                    if val > best:
+                        best, m = val, 1
+                    elif val == best:
+                        m += 1
+                arm = _pick(idx, best, m, rng)
+            x = _observe(rng, rows, drawn, rev, t, arm, True)
+            n[r, arm] += 1.0
+            s[r, arm] += x
+            reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
+        regret[r] = reg
+
+
+@jit
+def _pick(idx, best, m, rng):  # pragma: no cover - compiled
+    """The first maximum, or a uniformly chosen one of ``m > 1`` tied maxima."""
+    jj = 0 if m == 1 else min(int(rng.random() * m), m - 1)
+    for a in range(idx.shape[0]):
+        if idx[a] >= best:
+            if jj == 0:
+                return a
+            jj -= 1
+    return 0
+
+
+@jit
+def thompson_kernel(rng, rows, drawn, rev, horizon, gaps, cps, prior_a, prior_b, n, s, regret,
+                    curve, actions, record):  # pragma: no cover - compiled
+    """Thompson sampling: each arm once, then ``argmax_a theta_a``, ``theta_a ~ Beta(prior_a +
+    s_a, prior_b + n_a - s_a)`` (ties have probability zero; the first maximum is taken)."""
+    runs, k = n.shape
+    for r in range(runs):
+        reg, j = 0.0, 0
+        for t in range(1, horizon + 1):
+            if t <= k:
+                arm = t - 1
+            else:
+                best, arm = -1.0, 0
+                for a in range(k):
+                    th = rng.beta(prior_a + s[r, a], prior_b + n[r, a] - s[r, a])
+                    if th > best:
+                        best, arm = th, a
+            x = _observe(rng, rows, drawn, rev, t, arm, True)
+            n[r, arm] += 1.0
+            s[r, arm] += x
+            reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
+        regret[r] = reg
+
+
+@jit
+def ftpl_new_kernel(rng, rows, drawn, rev, horizon, gaps, cps, eps, dl, rate, log_horizon,
+                    log_term, n, s, regret, curve, actions, record):  # pragma: no cover
+    """DP-FTPL-New: each arm once, then ``argmax_a theta_a`` with ``theta_a`` the Lemma-15
+    draw ``ppf(U_a)`` of centre ``x0_a = s_a/n_a + sqrt(log T / n_a) + L / n_a`` and count
+    ``rate n_a`` (``rate`` is the perturbation's ``rate_multiplier``); the same closed form as
+    :meth:`~dpaudit.mechanisms.lemma15.Lemma15Perturbation.ppf`, ``U = 0`` mapped to the
+    smallest positive double as :meth:`~.Lemma15Perturbation.sample` does."""
+    runs, k = n.shape
+    a_eps = math.expm1(eps) if eps > 0.0 else 0.0
+    head = math.log1p(a_eps / (2.0 * dl)) if (eps > 0.0 and dl > 0.0) else 0.0
+    tiny = 2.2250738585072014e-308
+    for r in range(runs):
+        reg, j = 0.0, 0
+        for t in range(1, horizon + 1):
+            if t <= k:
+                arm = t - 1
+            else:
+                best, arm = -np.inf, 0
+                for a in range(k):
+                    na = n[r, a]
+                    x0 = s[r, a] / na + math.sqrt(log_horizon / na) + log_term / na
+                    u = rng.random()
+                    if u == 0.0:
+                        u = tiny
+                    tail = min(u, 1.0 - u)
+                    nn = na * rate
+                    if eps == 0.0:
+                        dist = (0.5 - tail) / (nn * dl)
+                    elif dl == 0.0:
+                        dist = -math.log(2.0 * tail) / (nn * eps)
+                    else:
+                        dist = (head - math.log1p(tail * a_eps / dl)) / (nn * eps)
+                    th = x0 - dist if u <= 0.5 else x0 + dist
+                    if th > best:
+                        best, arm = th, a
+            x = _observe(rng, rows, drawn, rev, t, arm, False)
+            n[r, arm] += 1.0
+            s[r, arm] += x
+            reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
+        regret[r] = reg
+
+
+@jit
+def ftpl_gauss_kernel(rng, rows, drawn, rev, horizon, gaps, cps, start, variance, n, s, regret,
+                      curve, actions, record):  # pragma: no cover - compiled
+    """DP-FTPL-Gauss: arm 1 ``start`` times, then arm 2, ... (Algorithm 1, lines 2-7), then
+    ``argmax_a theta_a``, ``theta_a = s_a/n_a + sqrt(variance/n_a) Z_a``."""
+    runs, k = n.shape
+    mean = np.empty(k)
+    sd = np.empty(k)
+    for r in range(runs):
+        reg, j = 0.0, 0
+        for t in range(1, horizon + 1):
+            if t <= k * start:
+                arm = (t - 1) // start
+            else:
+                if t == k * start + 1:
+                    for a in range(k):
+                        mean[a] = s[r, a] / n[r, a]
+                        sd[a] = math.sqrt(variance / n[r, a])
+                best, arm = -np.inf, 0
+                for a in range(k):
+                    th = mean[a] + sd[a] * rng.standard_normal()
+                    if th > best:
+                        best, arm = th, a
+            x = _observe(rng, rows, drawn, rev, t, arm, False)
+            n[r, arm] += 1.0
+            s[r, arm] += x
+            if t > k * start:
+                mean[arm] = s[r, arm] / n[r, arm]
+                sd[arm] = math.sqrt(variance / n[r, arm])
+            reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
+        regret[r] = reg
+
+
+@jit
+def one_point_ucb_kernel(rng, rows, drawn, rev, horizon, gaps, cps, sigma, radius, n, s, regret,
+                         curve, actions, record):  # pragma: no cover - compiled
+    """One-point UCB: each arm once, then ``argmax_a -s_a/n_a + R sqrt(8 ln t / n_a)`` (first
+    maximum) where ``s_a`` sums the reports ``1/2 - r + sigma Z``, ``r`` the Bernoulli
+    observation of the reward."""
+    runs, k = n.shape
+    for r in range(runs):
+        reg, j = 0.0, 0
+        for t in range(1, horizon + 1):
+            if t <= k:
+                arm = t - 1
+            else:
+                lt8 = 8.0 * math.log(t)
+                best, arm = -np.inf, 0
+                for a in range(k):
+                    val = -s[r, a] / n[r, a] + radius * math.sqrt(lt8 / n[r, a])
+                    if val > best:
+                        best, arm = val, a
+            x = _observe(rng, rows, drawn, rev, t, arm, False)
+            n[r, arm] += 1.0
+            s[r, arm] += (0.5 - x) + sigma * rng.standard_normal()
+            reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
+        regret[r] = reg
+
+
+@jit
+def apt_kernel(rng, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_eps, p_hi, p_lo, n, s,
+               regret, curve, actions, record):  # pragma: no cover - compiled
+    """Private APT: each arm once, then ``argmin_a sqrt(n_a) (|s_a/n_a - tau^eps| +
+    gamma^eps)`` (first minimum); the user reports the PrivBern bit ``V < r p_hi + (1 - r)
+    p_lo`` of its reward ``r``."""
+    runs, k = n.shape
+    idx = np.empty(k)  # the index does not depend on t: only the pulled arm's changes
+    for r in range(runs):
+        reg, j = 0.0, 0
+        for t in range(1, horizon + 1):
+            if t <= k:
+                arm = t - 1
+            else:
+                best, arm = np.inf, 0
+                for a in range(k):
+                    if idx[a] < best:
+                        best, arm = idx[a], a
+            x = _observe(rng, rows, drawn, rev, t, arm, True)
+            p1 = x * p_hi + (1.0 - x) * p_lo
+            n[r, arm] += 1.0
+            s[r, arm] += 1.0 if rng.random() < p1 else 0.0
+            idx[arm] = math.sqrt(n[r, arm]) * (abs(s[r, arm] / n[r, arm] - tau_eps) + gamma_eps)
+            reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
+        regret[r] = reg
