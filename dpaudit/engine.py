@@ -246,6 +246,7 @@ def run_check(
             progress(label)
 
     saved_seconds = 0.0
+    piece_seconds: dict[str, float] = {}
 
     def piece(key: str, label: str, compute: Callable[[], Any]) -> Any:
         nonlocal saved_seconds
@@ -253,12 +254,14 @@ def run_check(
         if got is not None:
             step(f"{label} (saved)")
             saved_seconds += got.seconds
+            piece_seconds[key] = got.seconds
             return got.value
         step(label)
         t0 = time.perf_counter()
         value = compute()
+        piece_seconds[key] = time.perf_counter() - t0
         if state is not None:
-            state.save(key, value, time.perf_counter() - t0)
+            state.save(key, value, piece_seconds[key])
         return value
 
     eps = spec.default_epsilon if epsilon is None else epsilon
@@ -274,8 +277,9 @@ def run_check(
         evidences.append(piece(f"claim:{i}:{c.id}", f"claim {i}/{len(spec.claims)}: {c.id}",
                                lambda c=c: c.evaluate(ctx, c)))
     per_claim = split_alpha(alpha, evidences)
-    claims = tuple(decide(c, ctx, ev, alpha=per_claim)
-                   for c, ev in zip(spec.claims, evidences, strict=True))
+    claims = tuple(replace(decide(c, ctx, ev, alpha=per_claim),
+                           seconds=piece_seconds[f"claim:{i}:{c.id}"])
+                   for i, (c, ev) in enumerate(zip(spec.claims, evidences, strict=True), 1))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
     findings = []
     for i, f in enumerate(spec.findings, 1):

@@ -79,8 +79,9 @@ def _claim_message(name: str, c: Any) -> str:
         conf = "" if c.alpha is None else f" at confidence {1 - c.alpha:.3g}"
         lines.append(f"  bound: epsilon >= {_fmt(c.epsilon_lower_bound)}{conf}")
     if c.proof is not None and c.proof.witness:
-        lines.append("  witness: " + ", ".join(f"{k}={v:.6g}"
-                                               for k, v in c.proof.witness.items()))
+        from dpaudit.reports.text import witness_text
+
+        lines.append("  witness: " + witness_text(c.proof.witness))
     lines += [f"  {d}" for d in c.details]
     return "\n".join(lines)
 

@@ -125,7 +125,8 @@ def _run(args: argparse.Namespace) -> int:
         claim, details=claim.details + audit.details(),
         data={**claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
               "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
-              "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)})
+              "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)},
+        seconds=time.perf_counter() - start)
     report = CheckReport(
         name=args.target, description=f"{code.name}, {code.interface} interface, "
                                       f"{args.notion} DP", paper="user code",

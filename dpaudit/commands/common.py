@@ -79,7 +79,41 @@ def output_file(text: str) -> Path:
     if path.exists() and not os.access(path, os.W_OK):
         raise argparse.ArgumentTypeError(f"{text!r} exists and is not writable")
     _check_creatable_folder(path.parent, text)
+    _probe_write(path, text)
     return path
+
+
+def _probe_write(path: Path, text: str) -> None:
+    """Try the write now, so a path the kernel refuses fails before the run, not after it.
+
+    ``os.access`` says yes to root for ``/proc/x.json`` (a file that cannot be created) and to
+    everyone for ``/dev/full`` (a device every write to fails with ENOSPC). A missing file in
+    an existing folder is created and removed again; an existing character device or pipe
+    gets the newline the report ends with anyway (``/dev/null`` swallows it); an existing
+    regular file is left untouched (``os.access`` above decided it).
+    """
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc.strerror or exc}") from None
+    try:
+        if mode is None:
+            if not path.parent.is_dir():
+                return  # its folder is created when the report is written
+            with open(path, "x"):
+                pass
+            path.unlink()
+        elif stat.S_ISCHR(mode) and os.path.realpath(path) != os.devnull:
+            with open(path, "a") as stream:
+                if not stream.isatty():
+                    stream.write("\n")
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} cannot be written: {exc.strerror or exc}") from None
 
 
 def output_dir(text: str) -> Path:

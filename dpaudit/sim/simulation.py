@@ -92,7 +92,18 @@ class Moments:
 
     @property
     def std(self) -> float:
-        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else 0.0
+        """Sample standard deviation; 0 when ``m2`` is within its own rounding error.
+
+        Each centred term ``x - mean`` carries an error of a few ulps of ``|mean|`` (the mean
+        is rounded, and every merge adds its own rounding), so ``m2`` of numbers that are all
+        equal comes out near ``n (c eps |mean|)^2`` instead of 0: printed as a spread of
+        ``4.666e-13`` it would be round-off shown as data. ``c = 16`` is a generous multiple of
+        the few ulps per term; a genuine spread that small is below what float64 resolves.
+        """
+        if self.n < 2:
+            return 0.0
+        noise = self.n * (16.0 * np.finfo(float).eps * abs(self.mean)) ** 2
+        return 0.0 if self.m2 <= noise else math.sqrt(self.m2 / (self.n - 1))
 
 
 @dataclass(frozen=True)
