@@ -266,7 +266,8 @@ def run_check(
 
     eps = spec.default_epsilon if epsilon is None else epsilon
     dlt = spec.default_delta if delta is None else delta
-    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon)
+    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon,
+                                   finite_exp=True)
     check_int("seed", seed, low=0)
     check_alpha(alpha)
     check_int("workers", workers, low=1)

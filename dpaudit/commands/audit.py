@@ -99,7 +99,8 @@ def _from_spec(spec: AuditSpec, args: argparse.Namespace) -> tuple[Any, float, f
                          f"`python -m dpaudit check {spec.name}`; mechanisms: {names})")
     eps = spec.default_epsilon if args.epsilon is None else args.epsilon
     dlt = spec.default_delta if args.delta is None else args.delta
-    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon)
+    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon,
+                                   finite_exp=True)
     return spec.mechanism(eps, dlt), eps, dlt
 
 

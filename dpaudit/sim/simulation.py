@@ -29,7 +29,13 @@ from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
 from dpaudit.sim.parallel import chunk_runs, default_workers, map_chunks, resolve_scheduler
 from dpaudit.stats.rng import DEFAULT_SEED
-from dpaudit.validation import InvalidParameterError, check_int, check_means, check_real
+from dpaudit.validation import (
+    InvalidParameterError,
+    check_epsilon,
+    check_int,
+    check_means,
+    check_real,
+)
 
 __all__ = ["KNOWN_BOUNDS", "Moments", "SimulationReport", "chunk_runs", "get_policy",
            "policy_overrides", "simulate_policy"]
@@ -223,6 +229,8 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     mu = tuple(float(m) for m in check_means(entry.instance.means if means is None else means))
     instance = entry.instance.name if means is None else "user means"
     horizon = check_int("horizon", horizon, low=len(mu))
+    if epsilon is not None:  # the commands' range (e^epsilon finite); 0 is the policy's call
+        check_epsilon(epsilon, allow_zero=True, finite_exp=True)
     overrides = policy_overrides(name, entry, horizon=horizon, epsilon=epsilon, delta=delta)
     policy = entry.factory(**overrides)  # validates the parameters before any work
     address = resolve_scheduler(scheduler)
