@@ -113,7 +113,8 @@ def _run(args: argparse.Namespace) -> int:
                          alpha=args.alpha, seed=args.seed, workers=args.workers,
                          seconds=args.seconds, search_budget=args.search_budget,
                          history_method=args.history_method,
-                         selection_fraction=args.selection_fraction)
+                         selection_fraction=args.selection_fraction,
+                         progress=False if args.json == "-" else None)
     notion = Notion.GLOBAL if args.notion == "global" else Notion.PER_STEP
     ref = REFERENCES[(args.notion, "table" if args.notion == "per-step" else args.rewards)]
     what = "action sequence" if args.notion == "global" else "next action"
