@@ -101,8 +101,9 @@ def check_epsilon(value: object, *, allow_zero: bool = False, name: str = "epsil
     eps = check_real(name, value, low=0.0, low_open=not allow_zero)
     if finite_exp and eps > EPSILON_MAX:
         raise InvalidParameterError(
-            f"{name}={eps!r} must be at most {EPSILON_MAX:.6g}: e^{name} overflows float64 "
-            f"above it (accepted range {'[' if allow_zero else '('}0, {EPSILON_MAX:.6g}])")
+            f"{name}={eps!r} must be at most {EPSILON_MAX:g}: e^{name} is then within four "
+            "decades of float64's largest number, beyond which the exact losses overflow "
+            f"(accepted range {'[' if allow_zero else '('}0, {EPSILON_MAX:g}])")
     return eps
 
 
