@@ -131,3 +131,17 @@ def test_state_is_kept_only_where_resume_can_help(kind, code, kept, tmp_path, mo
     err = capsys.readouterr().err
     assert ("--resume" in err) is kept, err
     assert (state.exists() and any(state.iterdir())) is kept
+
+
+def test_lemma15_cdf_pair_keeps_an_extreme_delta_exact() -> None:
+    """nsimplify turned delta = 1e-300 into 0 (then the CDF divided by zero) and
+    0.999999999999 into 1; the pair now carries delta exactly, 0.01 still as 1/100."""
+    import sympy as sp
+
+    from dpaudit.audits.wang_zhu_2023.lemma15_perturbation import _as_rational, lemma15_cdf_pair
+
+    assert _as_rational(0.01) == sp.Rational(1, 100)
+    for delta in (1e-300, 0.999999999999):
+        assert float(_as_rational(delta)) == delta
+        pair = lemma15_cdf_pair(1.0, delta)
+        assert math.isfinite(pair.density_bound)
