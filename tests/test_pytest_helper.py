@@ -98,3 +98,26 @@ def test_a_failure_reads_like_an_assertion_about_the_users_code(tmp_path) -> Non
     assert "assert_private(leaky, epsilon=1.0" in out
     assert "PrivacyAssertionError: leaky: claim 'dp-claim' is VIOLATED" in out
     assert "dpaudit/testing.py" not in out and "blackbox.py" not in out
+
+
+class _EmptyFeatures:
+    epsilon, delta, neighbours = 1.0, 0.0, [(0, 1)]
+
+    def sample(self, data, size, rng):
+        return rng.laplace(float(data), 1.0, size)
+
+    def features(self, outputs):
+        return np.zeros((len(outputs), 0))  # no statistic at all
+
+
+class _NoOutcomes(_EmptyFeatures):
+    features = None
+    n_outcomes = 0
+
+
+@pytest.mark.parametrize("mech, needle", [(_EmptyFeatures(), "empty statistic"),
+                                          (_NoOutcomes(), "n_outcomes=0")])
+def test_an_empty_event_family_is_a_usage_error(mech, needle) -> None:
+    """Issue 26 item 3: a family with no event gave CONSISTENT ("learned score >= 0")."""
+    with pytest.raises(InvalidParameterError, match=needle):
+        assert_private(mech, samples=2000)

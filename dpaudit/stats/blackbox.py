@@ -217,6 +217,9 @@ def audit_mechanism(
         raise InvalidParameterError(
             f"{type(mech).__name__} has no attribute 'neighbours' (a sequence of "
             "(data, data_prime) pairs to try)")
+    n_outcomes = getattr(mech, "n_outcomes", None)
+    if n_outcomes is not None:  # fewer than two outcomes: no event can tell inputs apart
+        check_int(f"{mechanism_label(mech)}.n_outcomes", n_outcomes, low=2)
     pairs = mechanism_pairs(mech, candidate_pairs(mech, budget, seed, key, neighbours))
     evidence = sampled_audit(pairs, delta=dlt, alpha=alpha, budget=budget, seed=seed, key=key,
                              features=getattr(mech, "features", None),
