@@ -82,3 +82,13 @@ def test_the_simulate_report_prints_no_round_off_spread(capsys) -> None:
     assert code == 0
     text = capsys.readouterr().out
     assert "sd 0)" in text, text
+
+
+def test_quick_reproductions_spend_less_than_the_full_budget() -> None:
+    """Issue 26 item 9: --quick spent the full budget on two reproductions; every
+    reproduction that has a budget to cut now cuts it (horizon x runs strictly smaller)."""
+    from dpaudit.registry import all_experiments
+
+    for exp in all_experiments().values():
+        full, quick = exp.horizon * exp.runs, exp.quick_horizon * exp.quick_runs
+        assert quick < full or full == 1, f"{exp.name}: --quick is the full budget"
