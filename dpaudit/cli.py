@@ -70,7 +70,23 @@ def build_parser() -> argparse.ArgumentParser:
     for subparser in sub.choices.values():  # --debug also after the subcommand
         subparser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                                help="print the full traceback of an error")
+        for action in subparser._actions:  # an option given twice is a usage error
+            if type(action) is argparse._StoreAction and action.option_strings:
+                action.__class__ = _StoreOnce
     return parser
+
+
+class _StoreOnce(argparse._StoreAction):
+    """A value option that refuses a second occurrence (``--json a --json b``): argparse would
+    keep the last one silently, and one of the two outputs the user asked for would not exist."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        given = namespace.__dict__.setdefault("_options_given", set())
+        if self.dest in given:
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice; give it "
+                         "once")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _cwd_importable() -> None:

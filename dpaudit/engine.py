@@ -274,6 +274,7 @@ def run_check(
             progress(label)
 
     saved_seconds = 0.0
+    piece_seconds: dict[str, float] = {}
 
     def piece(key: str, label: str, compute: Callable[[], T]) -> T:
         nonlocal saved_seconds
@@ -281,18 +282,21 @@ def run_check(
         if got is not None:
             step(f"{label} (saved)")
             saved_seconds += got.seconds
+            piece_seconds[key] = got.seconds
             saved: T = got.value
             return saved
         step(label)
         t0 = time.perf_counter()
         value = compute()
+        piece_seconds[key] = time.perf_counter() - t0
         if state is not None:
-            state.save(key, value, time.perf_counter() - t0)
+            state.save(key, value, piece_seconds[key])
         return value
 
     eps = spec.default_epsilon if epsilon is None else epsilon
     dlt = spec.default_delta if delta is None else delta
-    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon)
+    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon,
+                                   finite_exp=True)
     check_int("seed", seed, low=0)
     check_alpha(alpha)
     check_int("workers", workers, low=1)
@@ -304,8 +308,9 @@ def run_check(
                                partial(c.evaluate, ctx, c)))
     run_regret = regret and spec.regret is not None
     per_claim = split_alpha(alpha, evidences, regret=run_regret)
-    claims = tuple(decide(c, ctx, ev, alpha=per_claim)
-                   for c, ev in zip(spec.claims, evidences, strict=True))
+    claims = tuple(replace(decide(c, ctx, ev, alpha=per_claim),
+                           seconds=piece_seconds[f"claim:{i}:{c.id}"])
+                   for i, (c, ev) in enumerate(zip(spec.claims, evidences, strict=True), 1))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)
     findings = []
     for i, f in enumerate(spec.findings, 1):

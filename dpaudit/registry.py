@@ -209,13 +209,44 @@ def _error_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+_FORMS = ("MODULE as a dotted path importable from the current folder (my_pkg.my_audit) or "
+          "as a file (path/to/my_audit.py)")
+
+
+def user_module_name(text: str) -> str:
+    """``text`` as a module name: a file path (``examples/minimal_audit.py``, what people
+    type) becomes its stem, with the file's folder put first on ``sys.path`` (so the file's
+    own sibling imports work, as under ``python path/to/file.py``); a dotted name is kept."""
+    import os
+    import sys
+    from pathlib import Path
+
+    if not (text.endswith(".py") or "/" in text or os.sep in text):
+        return text
+    path = Path(text).expanduser()
+    if path.suffix != ".py":
+        raise UsageError(f"{text!r} looks like a path but is not a .py file; give "
+                         f"{_FORMS}")
+    if not path.is_file():
+        raise UsageError(f"cannot import {text!r}: no such file")
+    if not path.stem.isidentifier():
+        raise UsageError(f"cannot import {text!r}: {path.stem!r} is not a valid module name "
+                         "(letters, digits and underscores, not starting with a digit)")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return path.stem
+
+
 def import_user_module(module_name: str) -> ModuleType:
     """Import a user's module; a failure says why, in the module's own words.
 
+    ``module_name`` is a dotted module name or a ``.py`` file path (:func:`user_module_name`).
     A missing module, a syntax error or a failed import inside it is a usage error (exit 2);
     any other exception raised while the module's top level runs is an error in user code
     (exit 3). Never "unknown name" for a module that exists.
     """
+    module_name = user_module_name(module_name)
     try:
         found = importlib.util.find_spec(module_name)
     except (SyntaxError, ImportError, ValueError) as exc:  # a parent package missing or broken
@@ -224,7 +255,8 @@ def import_user_module(module_name: str) -> ModuleType:
         raise UserCodeError(f"importing the packages of {module_name!r} raised") from exc
     if found is None:
         raise UsageError(f"cannot import module {module_name!r}: no module named "
-                         f"{module_name!r} (the current folder and sys.path were searched)")
+                         f"{module_name!r} (the current folder and sys.path were searched); "
+                         f"give {_FORMS}")
     try:
         return importlib.import_module(module_name)
     except (SyntaxError, ImportError) as exc:
@@ -252,6 +284,8 @@ def get_audit(name: str) -> AuditSpec:
     if name in registry:
         return registry[name]
     module_name, colon, attr = name.partition(":")
+    module_name = user_module_name(module_name)  # examples/minimal_audit.py works too
+    name = module_name + colon + attr
     if not colon and not _looks_like_module(name):
         raise UnknownNameError(name, suggest(name, list(registry)))
     if not _looks_like_module(module_name):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "EPSILON_MAX",
     "InvalidParameterError",
     "check_alpha",
     "check_choice",
@@ -84,9 +85,26 @@ def check_int(name: str, value: object, *, low: int | None = None, high: int | N
     return v
 
 
-def check_epsilon(value: object, *, allow_zero: bool = False, name: str = "epsilon") -> float:
-    """Privacy loss parameter: ``(0, inf)``, or ``[0, inf)`` where the mechanism allows 0."""
-    return check_real(name, value, low=0.0, low_open=not allow_zero)
+# e^epsilon is the likelihood ratio a claim allows, and the commands' exact losses, start
+# phases and noise scales compute it (times densities, horizons, counts) in float64, which ends
+# at e^709.78. The commands (``check``, ``simulate``, ``audit``) accept epsilon up to 700:
+# e^700 ~ 1e304 leaves four decades for those factors (the continuous hockey-stick divergence
+# has refused eps > 700 for that reason), and an epsilon that large promises nothing anyway.
+# Library functions that work in log space keep their own wider domain.
+EPSILON_MAX = 700.0
+
+
+def check_epsilon(value: object, *, allow_zero: bool = False, name: str = "epsilon",
+                  finite_exp: bool = False) -> float:
+    """Privacy loss parameter: ``(0, inf)``, or ``[0, inf)`` where the mechanism allows 0;
+    with ``finite_exp`` at most :data:`EPSILON_MAX` (``e^epsilon`` finite in float64)."""
+    eps = check_real(name, value, low=0.0, low_open=not allow_zero)
+    if finite_exp and eps > EPSILON_MAX:
+        raise InvalidParameterError(
+            f"{name}={eps!r} must be at most {EPSILON_MAX:g}: e^{name} is then within four "
+            "decades of float64's largest number, beyond which the exact losses overflow "
+            f"(accepted range {'[' if allow_zero else '('}0, {EPSILON_MAX:g}])")
+    return eps
 
 
 def check_delta(value: object, *, name: str = "delta") -> float:
@@ -95,10 +113,12 @@ def check_delta(value: object, *, name: str = "delta") -> float:
 
 
 def check_epsilon_delta(
-    epsilon: object, delta: object, *, allow_zero_epsilon: bool = False
+    epsilon: object, delta: object, *, allow_zero_epsilon: bool = False,
+    finite_exp: bool = False,
 ) -> tuple[float, float]:
-    """Validate a pair; when ``epsilon = 0`` is allowed, ``delta`` must then be positive."""
-    eps = check_epsilon(epsilon, allow_zero=allow_zero_epsilon)
+    """Validate a pair; when ``epsilon = 0`` is allowed, ``delta`` must then be positive.
+    ``finite_exp``: the commands' range, see :func:`check_epsilon`."""
+    eps = check_epsilon(epsilon, allow_zero=allow_zero_epsilon, finite_exp=finite_exp)
     dlt = check_delta(delta)
     if eps == 0.0 and dlt == 0.0:
         raise InvalidParameterError(

@@ -33,7 +33,13 @@ from scipy import special, stats
 from dpaudit.exact.conditions import CdfPair
 from dpaudit.exact.divergence import beta_hockey_stick
 from dpaudit.exact.loss import Bounded
-from dpaudit.validation import InvalidParameterError, check_epsilon_delta, check_int, check_real
+from dpaudit.validation import (
+    EPSILON_MAX,
+    InvalidParameterError,
+    check_epsilon_delta,
+    check_int,
+    check_real,
+)
 
 __all__ = ["BetaPerturbation", "beta_cdf_pair", "beta_parameters", "beta_start_phase",
            "beta_worst_delta"]
@@ -47,10 +53,13 @@ def beta_start_phase(epsilon: float, delta: float, *, floor: float = DEFAULT_FLO
     if dl == 0.0:
         raise InvalidParameterError("delta=0.0 must be positive for DP-FTPL-Beta")
     c = check_real("floor", floor, low=0.0)
-    first = 40.0 * math.e / (9.0 * math.pi * dl * dl)
+    # log space: delta^2 underflows to 0 below delta ~ 1e-154 (first is then +inf, which min
+    # discards) and log(e / (2 pi delta^2)) = 1 - log(2 pi) - 2 log(delta) stays finite
+    log_first = math.log(40.0 * math.e / (9.0 * math.pi)) - 2.0 * math.log(dl)
+    first = math.exp(log_first) if log_first < EPSILON_MAX else math.inf
     if eps == 0.0:
         return max(first, c)
-    second = 8000.0 / (81.0 * eps**2) * math.log(math.e / (2.0 * math.pi * dl * dl))
+    second = 8000.0 / 81.0 / eps / eps * (1.0 - math.log(2.0 * math.pi) - 2.0 * math.log(dl))
     return max(min(first, second), c)
 
 

@@ -51,10 +51,13 @@ def gauss_start_phase(epsilon: float, delta: float, *, branch_constant: float = 
         raise InvalidParameterError("delta=0.0 must be positive: DP-FTPL-Gauss has no "
                                     "(eps, 0) guarantee (its start phase is infinite)")
     c = check_real("branch_constant", branch_constant, low=0.0, low_open=True)
-    first = 1.0 / (4.0 * math.pi * dl * dl)
+    # log space: delta^2 underflows to 0 below delta ~ 1e-154 (first is then +inf) and
+    # ln(e / (4 pi delta^2)) = 1 - ln(4 pi) - 2 ln(delta) stays finite
+    log_first = -math.log(4.0 * math.pi) - 2.0 * math.log(dl)
+    first = math.exp(log_first) if log_first < 700.0 else math.inf
     if eps == 0.0:
         return first
-    second = c / eps**2 * math.log(math.e / (4.0 * math.pi * dl * dl))
+    second = c / eps / eps * (1.0 - math.log(4.0 * math.pi) - 2.0 * math.log(dl))
     return min(first, second) if second > 0 else first
 
 

@@ -142,7 +142,12 @@ class Lemma15Perturbation:
             dist = -np.log(2.0 * s) / (nn * eps)
         else:
             a = math.expm1(eps)
-            dist = (math.log1p(a / (2.0 * dl)) - np.log1p(s * a / dl)) / (nn * eps)
+            if math.log(a) - math.log(dl) < 700.0:
+                dist = (math.log1p(a / (2.0 * dl)) - np.log1p(s * a / dl)) / (nn * eps)
+            else:  # a / delta overflows float64 (eps near 709): the same in log space
+                la = math.log(a) - math.log(dl)
+                dist = (np.logaddexp(0.0, la - math.log(2.0))
+                        - np.logaddexp(0.0, np.log(s) + la)) / (nn * eps)
         return np.where(u <= 0.5, x0 - dist, x0 + dist)
 
     def sample(

@@ -160,7 +160,8 @@ def test_progress_line_on_a_terminal_only(monkeypatch, capsys, json_arg, drawn) 
     tty = _Tty()
     monkeypatch.setattr(sys, "stderr", tty)
     assert main(["check", "laplace", "--quick", *json_arg]) == 0
-    assert ("check laplace: claim 1/2: lemma1-ratio-symbolic" in tty.text) is drawn
+    assert ("check laplace:" in tty.text and "claim 1/2: lemma1-ratio-symbolic" in tty.text
+            and "piece/s" in tty.text) is drawn
     if not drawn:
         json.loads(capsys.readouterr().out)  # stdout is one JSON document, nothing else
 
@@ -191,14 +192,67 @@ def test_audit_policy_json_follows_the_schema(tmp_path, monkeypatch, capsys) -> 
 
 
 def test_progress_line_draws_a_bar_and_the_elapsed_time() -> None:
+    """A tqdm bar: pieces done before this one, elapsed time, ETA, and the piece's label."""
     import argparse
 
     from dpaudit.commands.common import ProgressLine
 
-    line = ProgressLine(argparse.Namespace(json=None), "check x")
-    assert line.render("claim 1/4: a").startswith("check x: claim 1/4: a [....................] ")
-    assert "[##########..........]" in line.render("claim 3/4: c")
-    assert line.render("regret experiment").endswith(" 0:00")  # no count: no bar
+    tty = _Tty()
+    line = ProgressLine(argparse.Namespace(json=None), "check x", stream=tty)
+    first = line.render("claim 1/4: a")
+    assert first.startswith("check x:") and "0/4" in first and "claim 1/4: a" in first
+    third = line.render("claim 3/4: c")
+    assert "2/4" in third and " 50%" in third and "00:00<" in third  # elapsed < ETA
+    assert "4/4" in line.render("regret experiment")  # every claim done by then
+    line.close()
+
+
+def test_progress_clock_moves_between_pieces() -> None:
+    """The bar is redrawn every tick while one piece runs: its elapsed time does not freeze."""
+    import time
+
+    from dpaudit.reports.progress import Bar
+
+    tty = _Tty()
+    bar = Bar(3, desc="x", enabled=True, stream=tty, tick=0.05)
+    before = len(tty.text)
+    time.sleep(0.3)
+    bar.close()
+    assert len(tty.text) > before  # redrawn without any update()
+
+
+def test_no_bar_when_disabled() -> None:
+    from dpaudit.reports.progress import Bar
+
+    tty = _Tty()
+    bar = Bar(3, desc="x", enabled=False, stream=tty)
+    bar.update(1)
+    bar.set(done=2, label="y")
+    bar.close()
+    assert tty.text == ""
+
+
+def test_audit_policy_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys) -> None:
+    """audit-policy draws its tqdm bar of runs on a terminal, and not under --json -."""
+    (tmp_path / "uniform_policy_for_bar.py").write_text(textwrap.dedent("""
+        class Uniform:
+            def __init__(self, n_arms):
+                self.k, self.t = n_arms, 0
+            def select(self):
+                self.t += 1
+                return self.t % self.k
+            def update(self, arm, reward):
+                pass
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["audit-policy", "uniform_policy_for_bar:Uniform", "--arms", "2", "--horizon", "6",
+            "--epsilon", "1", "--samples", "400", "--search-budget", "2"]
+    for extra, drawn in (([], True), (["--json", "-"], False)):
+        tty = _Tty()
+        monkeypatch.setattr(sys, "stderr", tty)
+        assert main(argv + extra) == 0
+        assert ("run/s" in tty.text and "audit-policy:" in tty.text) is drawn, tty.text
+    capsys.readouterr()
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:

@@ -63,6 +63,10 @@ def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
     if epsilon == 0.0:
         return (t - 2.0) / (2.0 * t * delta)
     a = math.expm1(epsilon)
+    if a > 1e300 / max(t, 1.0):  # T (e^eps - 1) overflows float64 near eps = 709: log space
+        log_num = math.log(t) + math.log(a) + math.log1p(2.0 * delta / a)
+        log_den = math.log(2.0) + math.log(a) + math.log1p(t * delta / a)
+        return (log_num - log_den) / epsilon
     return math.log((t * a + 2.0 * t * delta) / (2.0 * a + 2.0 * t * delta)) / epsilon
 
 

@@ -58,6 +58,9 @@ def log_x(epsilon: float, delta: float, horizon: int) -> float:
     """``ln X = ln((T^2 (e^eps-1) + T^2 delta) / (2 (e^eps-1) + T^2 delta))`` (Alg. 4, Thm 18)."""
     a = math.expm1(epsilon)
     t2 = float(horizon) ** 2
+    if a > 1e300 / t2:  # T^2 (e^eps - 1) overflows float64 near eps = 709: log space
+        return (math.log(t2) + math.log1p(delta / a)
+                - math.log(2.0) - math.log1p(t2 * delta / (2.0 * a)))
     return math.log((t2 * a + t2 * delta) / (2.0 * a + t2 * delta))
 
 

@@ -251,7 +251,7 @@ EXPERIMENTS = [
     Experiment(name="adap-ucb-index-thm7", paper=PAPER,
                description="AdaP-UCB's regret against Theorem 7 over eps in [0.05, 10], both "
                            "readings of Eq. (7)",
-               run=thm7_grid, horizon=10**7, runs=50, quick_horizon=10**7, quick_runs=50,
+               run=thm7_grid, horizon=10**7, runs=50, quick_horizon=10**6, quick_runs=10,
                min_horizon=100, min_horizon_reason="fewer than 100 steps leave AdaP-UCB in "
                                                    "its first episodes"),
     Experiment(name="azize-basu-fig2-ratio", paper=PAPER,
@@ -263,7 +263,7 @@ EXPERIMENTS = [
     Experiment(name="azize-basu-fig3-variants", paper=PAPER,
                description="Fig. 3's plateau above eps = 0.3, for four readings of AdaP",
                run=fig3_variants, horizon=AZIZE_BASU_FIG3.horizon, runs=AZIZE_BASU_FIG3.runs,
-               quick_horizon=10**7, quick_runs=20, min_horizon=500,
+               quick_horizon=10**6, quick_runs=10, min_horizon=500,
                min_horizon_reason="fewer than 100 pulls per arm leave every algorithm in its "
                                   "first episodes"),
 ]

@@ -62,6 +62,14 @@ class DoubleRate(Rate):
     double_rate: bool = True
 
 
+def _as_rational(x: float) -> sp.Rational:
+    """``x`` as a sympy rational: the simple fraction it prints as (0.01 -> 1/100) when that is
+    ``x`` exactly in float64, else ``x``'s exact binary value (``nsimplify`` turns 1e-300 into
+    0 and 0.999999999999 into 1, and a delta of 0 then divides by zero)."""
+    simple = sp.nsimplify(x)
+    return simple if float(simple) == x else sp.Rational(x)
+
+
 def lemma15_cdf_pair(epsilon: float, delta: float, n: int = DEFAULT_N, *,
                      rate_multiplier: float = 1.0, x0: float = X0) -> CdfPair:
     """``F`` = Lemma-15 CDF at centre ``x0``; ``F'`` at ``x0 + 1/N`` (numeric parameters).
@@ -74,8 +82,8 @@ def lemma15_cdf_pair(epsilon: float, delta: float, n: int = DEFAULT_N, *,
     if delta == 0.0:
         return _laplace_limit_pair(epsilon, n, rate_multiplier=rate_multiplier, x0=x0)
     cdf, syms = lemma15_sympy(rate_multiplier=rate_multiplier)
-    vals = {syms["N"]: sp.Integer(n), syms["epsilon"]: sp.nsimplify(epsilon),
-            syms["delta"]: sp.nsimplify(delta)}
+    vals = {syms["N"]: sp.Integer(n), syms["epsilon"]: _as_rational(epsilon),
+            syms["delta"]: _as_rational(delta)}
     f = cdf.subs(vals).subs(syms["x0"], sp.nsimplify(x0))
     fp = cdf.subs(vals).subs(syms["x0"], sp.nsimplify(x0) + sp.Rational(1, n))
     f, fp = (e.subs(syms["x"], sp.Symbol("x", real=True)) for e in (f, fp))

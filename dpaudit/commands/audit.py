@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import time
+from dataclasses import replace
 from typing import Any
 
 from dpaudit.commands.common import (
@@ -98,7 +99,8 @@ def _from_spec(spec: AuditSpec, args: argparse.Namespace) -> tuple[Any, float, f
                          f"`python -m dpaudit check {spec.name}`; mechanisms: {names})")
     eps = spec.default_epsilon if args.epsilon is None else args.epsilon
     dlt = spec.default_delta if args.delta is None else args.delta
-    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon)
+    eps, dlt = check_epsilon_delta(eps, dlt, allow_zero_epsilon=spec.allow_zero_epsilon,
+                                   finite_exp=True)
     return spec.mechanism(eps, dlt), eps, dlt
 
 
@@ -145,12 +147,14 @@ def run(args: argparse.Namespace) -> int:
         result, id="dp-claim", notion=notion, reference=paper,
         statement=f"{type(mech).__name__} is ({result.epsilon:g}, {result.delta:g})-DP on its "
                   "neighbouring inputs (black-box sampling audit)")
+    seconds = time.perf_counter() - start
+    claim = replace(claim, seconds=seconds)
     report = CheckReport(
         name=args.target, description=description, paper=paper,
         parameters={"epsilon": result.epsilon, "delta": result.delta, "alpha": args.alpha,
                     "samples": args.samples, "selection_fraction": args.selection_fraction,
                     "seed": args.seed},
-        claims=(claim,), seconds=time.perf_counter() - start)
+        claims=(claim,), seconds=seconds)
     emit_reports(args, report, command="audit",
                  text=format_text(report).replace("dpaudit check", "dpaudit audit", 1))
     return report.exit_code

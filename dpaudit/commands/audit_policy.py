@@ -22,6 +22,7 @@ from dpaudit.commands.common import add_report_outputs, emit_reports, float_arg,
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
+from dpaudit.sim import limits
 from dpaudit.sim.adapters import INTERFACES, adapt, describe_user_error
 from dpaudit.sim.conventions import load_contexts, parse_settings
 from dpaudit.sim.ldp_audit import exact_claim
@@ -125,7 +126,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="candidate neighbour pairs from the automatic search (default 16)")
     p.add_argument("--workers", type=int_arg, default=1, help="processes (same report for any)")
     p.add_argument("--seconds", type=float_arg, default=None,
-                   help="time budget: sample sizes are cut, before sampling, to fit it")
+                   help="deadline: sample sizes are cut, before sampling, to fit it, and the "
+                        "audit is stopped when it passes (INCONCLUSIVE, saying what would "
+                        "settle it)")
+    p.add_argument("--memory", type=str, default=None, metavar="SIZE",
+                   help="memory budget such as 512M or 4G (default: half the machine's); an "
+                        "audit that would need more is refused before it starts (exit 2)")
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
@@ -166,7 +172,18 @@ def _run(args: argparse.Namespace) -> int:
                  delta=args.delta, interface=args.interface, methods=methods, feed=args.feed,
                  factory_kwargs=settings, time_base=args.time_base)
     means = parse_means(args.means, args.arms)
-    audit = audit_policy(code, epsilon=args.epsilon, delta=args.delta, notion=args.notion,
+    limits.check_policy_audit(args)  # exit 2 with the size it would need, before any run
+    try:
+        left = None if args.seconds is None else args.seconds - (time.perf_counter() - start)
+        audit = limits.run_with_deadline(lambda: _audit(args, code, means), left,
+                                         total=args.seconds)
+    except limits.DeadlineReached as exc:
+        return _emit(args, code, limits.deadline_claim(args, code.name, exc), start)
+    return _emit(args, code, audit, start)
+
+
+def _audit(args: argparse.Namespace, code: Any, means: Any) -> Any:
+    return audit_policy(code, epsilon=args.epsilon, delta=args.delta, notion=args.notion,
                          rewards=args.rewards, means=means, samples=args.samples,
                          alpha=args.alpha, seed=args.seed, workers=args.workers,
                          seconds=args.seconds, search_budget=args.search_budget,
@@ -174,7 +191,13 @@ def _run(args: argparse.Namespace) -> int:
                          selection_fraction=args.selection_fraction,
                          ldp_hook=args.ldp_hook, ldp_sink=args.ldp_sink,
                          contexts=None if args.contexts is None else load_contexts(
-                             args.contexts, args.horizon, seed=args.seed))
+                             args.contexts, args.horizon, seed=args.seed),
+                         progress=False if args.json == "-" else None)
+
+
+def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
+    if isinstance(audit, ClaimResult):  # the deadline passed: no evidence, INCONCLUSIVE
+        return _report(args, code, audit, start, samples_used=0)
     notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
         args.notion]
     ref = REFERENCES[(args.notion, "table" if args.notion != "global" else args.rewards)]
@@ -186,7 +209,8 @@ def _run(args: argparse.Namespace) -> int:
         claim = exact_claim(audit.exact, id=f"{args.notion}-dp", notion=notion,
                             reference=ref, statement=statement, epsilon=args.epsilon,
                             delta=args.delta)
-        claim = dataclasses.replace(claim, details=claim.details + audit.details())
+        claim = dataclasses.replace(claim, details=claim.details + audit.details(),
+                                    seconds=time.perf_counter() - start)
     else:
         if audit.result is None:  # audit_policy gives an exact law or a sampled result
             raise RuntimeError("the policy audit returned neither an exact nor a sampled result")
@@ -196,14 +220,20 @@ def _run(args: argparse.Namespace) -> int:
         claim = dataclasses.replace(claim, data={
             **claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
             "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
-            "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)})
+            "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)},
+            seconds=time.perf_counter() - start)
+    return _report(args, code, claim, start, samples_used=audit.samples)
+
+
+def _report(args: argparse.Namespace, code: Any, claim: ClaimResult, start: float, *,
+            samples_used: int) -> int:
     report = CheckReport(
         name=args.target, description=f"{code.name}, {code.interface} interface, "
                                       f"{args.notion} DP", paper="user code",
         parameters={"epsilon": args.epsilon, "delta": args.delta, "alpha": args.alpha,
                     "arms": args.arms, "horizon": args.horizon, "notion": args.notion,
                     "rewards": args.rewards, "samples": args.samples,
-                    "samples_used": audit.samples, "search_budget": args.search_budget,
+                    "samples_used": samples_used, "search_budget": args.search_budget,
                     "workers": args.workers, "seconds": args.seconds, "seed": args.seed,
                     "contexts": args.contexts},
         claims=(claim,), seconds=time.perf_counter() - start)

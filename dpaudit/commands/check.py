@@ -24,6 +24,7 @@ from dpaudit.commands.common import (
     emit_reports,
     float_arg,
     int_arg,
+    resume_can_help,
     scheduler_scope,
 )
 from dpaudit.engine import AuditSpec, run_check
@@ -106,11 +107,13 @@ def run(args: argparse.Namespace) -> int:
                 alpha=args.alpha, quick=args.quick, workers=args.workers,
                 regret=not args.no_regret, progress=line, state=state,
             )
-    except BaseException:
+    except BaseException as exc:
         line.close()
-        if state is not None and state.write and state.pieces:
+        if state is not None and state.write and state.pieces and resume_can_help(exc):
             print(f"dpaudit: {len(state.pieces)} completed piece(s) saved in {state.path}; "
                   "the same command with --resume continues from them", file=sys.stderr)
+        elif state is not None:
+            state.discard()  # the same arguments would fail the same way: nothing to resume
         raise
     line.close()
     report = replace(report, parameters={**report.parameters, "symbolic_budget": budget})

@@ -20,7 +20,7 @@ from dpaudit.errors import UsageError
 
 __all__ = ["ProgressLine", "add_report_outputs", "add_scheduler", "add_state_options",
            "check_state_options", "emit_reports", "float_arg", "int_arg", "json_output",
-           "output_dir", "output_file", "prepare_output", "scheduler_scope",
+           "output_dir", "output_file", "prepare_output", "resume_can_help", "scheduler_scope",
            "write_text_output"]
 
 
@@ -79,7 +79,41 @@ def output_file(text: str) -> Path:
     if path.exists() and not os.access(path, os.W_OK):
         raise argparse.ArgumentTypeError(f"{text!r} exists and is not writable")
     _check_creatable_folder(path.parent, text)
+    _probe_write(path, text)
     return path
+
+
+def _probe_write(path: Path, text: str) -> None:
+    """Try the write now, so a path the kernel refuses fails before the run, not after it.
+
+    ``os.access`` says yes to root for ``/proc/x.json`` (a file that cannot be created) and to
+    everyone for ``/dev/full`` (a device every write to fails with ENOSPC). A missing file in
+    an existing folder is created and removed again; an existing character device or pipe
+    gets the newline the report ends with anyway (``/dev/null`` swallows it); an existing
+    regular file is left untouched (``os.access`` above decided it).
+    """
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc.strerror or exc}") from None
+    try:
+        if mode is None:
+            if not path.parent.is_dir():
+                return  # its folder is created when the report is written
+            with open(path, "x"):
+                pass
+            path.unlink()
+        elif stat.S_ISCHR(mode) and os.path.realpath(path) != os.devnull:
+            with open(path, "a") as stream:
+                if not stream.isatty():
+                    stream.write("\n")
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} cannot be written: {exc.strerror or exc}") from None
 
 
 def output_dir(text: str) -> Path:
@@ -137,40 +171,44 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
 
 
 class ProgressLine:
-    """A one-line progress display on standard error, drawn only on a terminal and never
-    under ``--json -`` (standard output is then a JSON document for a program)."""
+    """The progress of ``check``: a live tqdm bar on standard error with the pieces done,
+    elapsed time and ETA (:mod:`dpaudit.reports.progress`), drawn only on a terminal and
+    never under ``--json -`` (standard output is then a JSON document for a program).
 
-    def __init__(self, args: argparse.Namespace, prefix: str) -> None:
-        import sys
-        import time
+    Called with each piece's label (``claim 2/5: c2``); the count in the label moves the bar
+    (the pieces finished before this one), the label is shown after it.
+    """
 
-        self.stream = sys.stderr
+    def __init__(self, args: argparse.Namespace, prefix: str, *, stream=None) -> None:
+        from dpaudit.reports.progress import Bar, enabled_for
+
         self.prefix = prefix
-        self.active = self.stream.isatty() and getattr(args, "json", None) != "-"
-        self.start = time.monotonic()
+        self.active = enabled_for(args, stream)
+        self.bar = Bar(None, desc=prefix, unit="piece", enabled=self.active, stream=stream)
 
     def __call__(self, label: str) -> None:
         if self.active:
-            print(f"\r\033[K{self.render(label)}", end="", file=self.stream, flush=True)
+            done, total = self._count(label)
+            if done is None and self.bar.total:  # a finding or the regret experiment: every
+                done = self.bar.total            # claim is finished by then
+            self.bar.set(done=done, total=total, label=label)
 
-    def render(self, label: str) -> str:
-        """``prefix: label``, then a bar when the label counts (``claim 2/5: ...``: the bar
-        shows the pieces finished before this one) and the elapsed time."""
+    @staticmethod
+    def _count(label: str) -> tuple[int | None, int | None]:
         import re
-        import time
 
-        bar = ""
         m = re.search(r"\b(\d+)/(\d+)\b", label)
         if m and 0 < int(m.group(1)) <= int(m.group(2)):
-            done, total, width = int(m.group(1)) - 1, int(m.group(2)), 20
-            filled = round(width * done / total)
-            bar = f" [{'#' * filled}{'.' * (width - filled)}]"
-        elapsed = int(time.monotonic() - self.start)
-        return f"{self.prefix}: {label}{bar} {elapsed // 60}:{elapsed % 60:02d}"
+            return int(m.group(1)) - 1, int(m.group(2))
+        return None, None
+
+    def render(self, label: str) -> str:
+        """What the terminal shows after ``self(label)``."""
+        self(label)
+        return self.bar.render()
 
     def close(self) -> None:
-        if self.active:
-            print("\r\033[K", end="", file=self.stream, flush=True)
+        self.bar.close()
 
 
 def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the run",
@@ -208,6 +246,25 @@ def check_state_options(args: argparse.Namespace) -> None:
     if getattr(args, "no_state", False) and getattr(args, "state_dir", None) is not None:
         raise UsageError("--state-dir names where state is saved and --no-state forbids "
                          "saving: give one")
+
+
+def resume_can_help(exc: BaseException) -> bool:
+    """Whether work saved before ``exc`` is worth keeping for ``--resume``.
+
+    Yes after an interruption (Ctrl-C), a lack of memory or an operating-system error, and
+    after an exception in the user's code (it may be transient; a changed file changes the
+    run's key anyway). No after a usage error (the same arguments fail the same way) or an
+    internal error (the same code fails the same way, and a fixed dpaudit has another key):
+    there the state is deleted and no ``--resume`` is suggested.
+    """
+    from dpaudit.cli import _USAGE_ERRORS, _origin
+    from dpaudit.errors import UserCodeError
+
+    if isinstance(exc, KeyboardInterrupt | MemoryError | OSError | UserCodeError):
+        return True
+    if isinstance(exc, _USAGE_ERRORS) or not isinstance(exc, Exception):
+        return False
+    return _origin(exc)[0] == "user code"
 
 
 def add_scheduler(p: argparse.ArgumentParser) -> None:

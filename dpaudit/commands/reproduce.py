@@ -25,6 +25,7 @@ from dpaudit.commands.common import (
     int_arg,
     output_dir,
     prepare_output,
+    resume_can_help,
 )
 from dpaudit.errors import UsageError
 from dpaudit.registry import all_experiments, get_experiment
@@ -65,13 +66,21 @@ def run(args: argparse.Namespace) -> int:
     cache = open_cache(args, experiment.name, experiment.stem, settings, out)
     settings = replace(settings, cache=cache)
     start = time.perf_counter()
+    from dpaudit.reports.progress import Bar, enabled_for
+
+    bar = Bar(None, desc=f"reproduce {experiment.name}", unit="cell", enabled=enabled_for(),
+              poll=None if cache is None else (lambda: cache.hits + cache.misses))
     try:
         paths = run_experiment(experiment, settings, out)
-    except BaseException:
-        if cache is not None and cache.write and cache.misses:
+    except BaseException as exc:
+        bar.close()
+        if cache is not None and cache.write and cache.misses and resume_can_help(exc):
             print(f"dpaudit: {cache.misses} completed cell(s) saved in {cache.folder}; the same "
                   "command with --resume continues from them", file=sys.stderr)
+        elif cache is not None:
+            cache.discard()  # the same arguments would fail the same way: nothing to resume
         raise
+    bar.close()
     for path in paths:
         print(f"wrote {path}")
     if cache is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from dpaudit.reports.text import witness_text
 from dpaudit.stats.results import CheckReport, ClaimResult, RegretResult, Verdict
 
 __all__ = ["to_junit"]
@@ -22,7 +23,7 @@ def _message(c: ClaimResult) -> str:
         conf = "" if c.alpha is None else f" at confidence {1 - c.alpha:.3g}"
         parts.append(f"epsilon lower bound {c.epsilon_lower_bound:.4g}{conf}")
     if c.proof is not None and c.proof.witness:
-        parts.append("witness " + ", ".join(f"{k}={v:.6g}" for k, v in c.proof.witness.items()))
+        parts.append("witness " + witness_text(c.proof.witness))
     return "; ".join(parts)
 
 
@@ -39,7 +40,7 @@ def to_junit(report: CheckReport, *, command: str = "check") -> str:
                           skipped=str(skipped), time=f"{report.seconds:.3f}")
     for c in report.claims:
         case = ET.SubElement(suite, "testcase", classname=f"dpaudit.{report.name}", name=c.id,
-                             time="0")
+                             time=f"{c.seconds:.3f}")
         props = ET.SubElement(case, "properties")
         for key, value in (("verdict", c.verdict.value), ("method", c.method.value),
                            ("reference", c.reference),

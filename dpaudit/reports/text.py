@@ -8,7 +8,22 @@ from pathlib import Path
 
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, RegretResult
 
-__all__ = ["format_text", "to_json", "write_json"]
+__all__ = ["format_text", "to_json", "witness_text", "write_json"]
+
+
+def witness_text(witness: dict[str, float]) -> str:
+    """``m=1.0000000001, eps=2.5``: each value in its shortest exact form (``repr``).
+
+    Six significant digits would print a witness just inside an open domain such as
+    ``m in (1, inf)`` as ``m=1``, i.e. outside it; the shortest round-trip form cannot.
+    """
+    def one(v: float) -> str:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            return str(v)
+        return "inf" if math.isinf(x) else ("nan" if math.isnan(x) else repr(x))
+    return ", ".join(f"{k}={one(v)}" for k, v in witness.items())
 
 
 def _num(x: float | None, digits: int = 4) -> str:

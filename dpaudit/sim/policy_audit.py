@@ -31,6 +31,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from dpaudit.reports.progress import RunsProgress
 from dpaudit.sim.adapters import (
     PolicyCode,
     is_reproducible,
@@ -60,7 +61,6 @@ from dpaudit.sim.neighbour_search import (
     table_source,
 )
 from dpaudit.sim.parallel import chunk_sizes, map_chunks
-from dpaudit.sim.progress import Progress
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
 from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.validation import (
@@ -76,6 +76,9 @@ __all__ = ["ActionFeatures", "GlobalPolicyTarget", "PerStepPolicyTarget", "Polic
            "Progress", "audit_policy"]
 
 NOTIONS = ("global", "per-step", "ldp")
+
+
+Progress = RunsProgress  # a live tqdm bar of runs (dpaudit.reports.progress)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,13 @@ from dpaudit.sim.regret import max_regret_per_run
 from dpaudit.stats.evidence import RegretEvidence, decide_regret
 from dpaudit.stats.results import RegretDecision
 from dpaudit.stats.rng import DEFAULT_SEED
-from dpaudit.validation import InvalidParameterError, check_int, check_means, check_real
+from dpaudit.validation import (
+    InvalidParameterError,
+    check_epsilon,
+    check_int,
+    check_means,
+    check_real,
+)
 
 __all__ = ["Moments", "SimulationReport", "chunk_runs", "get_policy",
            "policy_bound", "policy_overrides", "simulate_policy"]
@@ -68,7 +74,18 @@ class Moments:
 
     @property
     def std(self) -> float:
-        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else 0.0
+        """Sample standard deviation; 0 when ``m2`` is within its own rounding error.
+
+        Each centred term ``x - mean`` carries an error of a few ulps of ``|mean|`` (the mean
+        is rounded, and every merge adds its own rounding), so ``m2`` of numbers that are all
+        equal comes out near ``n (c eps |mean|)^2`` instead of 0: printed as a spread of
+        ``4.666e-13`` it would be round-off shown as data. ``c = 16`` is a generous multiple of
+        the few ulps per term; a genuine spread that small is below what float64 resolves.
+        """
+        if self.n < 2:
+            return 0.0
+        noise = self.n * (16.0 * np.finfo(float).eps * abs(self.mean)) ** 2
+        return 0.0 if self.m2 <= noise else math.sqrt(self.m2 / (self.n - 1))
 
 
 @dataclass(frozen=True)
@@ -222,6 +239,8 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     mu = tuple(float(m) for m in check_means(entry.instance.means if means is None else means))
     instance = entry.instance.name if means is None else "user means"
     horizon = check_int("horizon", horizon, low=len(mu))
+    if epsilon is not None:  # the commands' range (e^epsilon finite); 0 is the policy's call
+        check_epsilon(epsilon, allow_zero=True, finite_exp=True)
     overrides = policy_overrides(name, entry, horizon=horizon, epsilon=epsilon, delta=delta)
     policy = entry.factory(**overrides)  # validates the parameters before any work
     address = resolve_scheduler(scheduler)

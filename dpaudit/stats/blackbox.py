@@ -40,7 +40,9 @@ __all__ = [
     "audit_mechanism",
     "blackbox_evaluator",
     "candidate_pairs",
+    "mechanism_label",
     "mechanism_pairs",
+    "same_input",
     "to_claim_result",
 ]
 
@@ -133,22 +135,58 @@ def _short(value: Any) -> str:
 def candidate_pairs(mech: Mechanism, budget: AuditBudget, seed: int | np.random.SeedSequence,
                     key: str, neighbours: Sequence[tuple[Any, Any]] | None = None
                     ) -> list[tuple[Any, Any]]:
-    """Heuristic pairs (``neighbours``) followed by pairs from ``search_domain``."""
-    pairs = list(getattr(mech, "neighbours", ()) if neighbours is None else neighbours)
+    """Heuristic pairs (``neighbours``) followed by pairs from ``search_domain``.
+
+    A declared pair whose two inputs are equal is a usage error: the two output laws are then
+    the same, so no attack can find anything and a CONSISTENT verdict (with a power statement)
+    would be evidence about nothing. Equal pairs proposed by a callable search domain are
+    dropped (a random proposal may repeat an input).
+    """
+    declared = list(getattr(mech, "neighbours", ()) if neighbours is None else neighbours)
     domain = getattr(mech, "search_domain", None)
+    searched: list[Any] = []
     if callable(domain) and budget.search_budget > 0:
-        pairs += list(domain(generator(seed, key, "search"), budget.search_budget))
+        searched = list(domain(generator(seed, key, "search"), budget.search_budget))
     elif domain is not None and not callable(domain):
-        pairs += list(domain)
-    for i, pair in enumerate(pairs):
+        declared += list(domain)
+    for i, pair in enumerate(declared + searched):
         if not (isinstance(pair, tuple | list) and len(pair) == 2):
             raise InvalidParameterError(
                 f"neighbours[{i}]={_short(pair)} must be a pair (data, data_prime)")
+    for i, pair in enumerate(declared):
+        if same_input(pair[0], pair[1]):
+            raise InvalidParameterError(
+                f"neighbours[{i}]=({_short(pair[0])}, {_short(pair[1])}) are equal inputs: a "
+                "neighbouring pair must differ, or the audit can only find nothing")
+    pairs = declared + [p for p in searched if not same_input(p[0], p[1])]
     if not pairs:
         raise InvalidParameterError(
             f"{type(mech).__name__}.neighbours must contain at least one (data, data_prime) "
             "pair (or declare a search_domain, with a search budget above 0)")
     return [tuple(p) for p in pairs]
+
+
+def mechanism_label(mech: Any) -> str:
+    """How reports name ``mech``: its own ``__name__`` (a wrapped function), else its class's."""
+    own = vars(mech).get("__name__") if hasattr(mech, "__dict__") else None
+    return own if isinstance(own, str) else type(mech).__name__
+
+
+def same_input(a: Any, b: Any) -> bool:
+    """Whether two inputs are equal (arrays elementwise, anything else by ``==``)."""
+    if a is b:
+        return True
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+        if x.dtype != object and y.dtype != object:
+            return bool(x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind in
+                                                              "fc" and y.dtype.kind in "fc"))
+    except (TypeError, ValueError):
+        pass
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an input without a usable ==: cannot tell, assume not
+        return False
 
 
 # -- the audit -----------------------------------------------------------------------------
@@ -198,6 +236,9 @@ def audit_mechanism(
         raise InvalidParameterError(
             f"{type(mech).__name__} has no attribute 'neighbours' (a sequence of "
             "(data, data_prime) pairs to try) and no search_domain")
+    n_outcomes = getattr(mech, "n_outcomes", None)
+    if n_outcomes is not None:  # fewer than two outcomes: no event can tell inputs apart
+        check_int(f"{mechanism_label(mech)}.n_outcomes", n_outcomes, low=2)
     pairs = mechanism_pairs(mech, candidate_pairs(mech, budget, seed, key, neighbours))
     evidence = sampled_audit(pairs, delta=dlt, alpha=alpha, budget=budget, seed=seed, key=key,
                              features=getattr(mech, "features", None),
@@ -206,7 +247,7 @@ def audit_mechanism(
                              scheduler=scheduler)
     notion_value = getattr(mech, "notion", "ldp")
     notion = Notion(notion_value) if notion_value in {n.value for n in Notion} else Notion.LDP
-    subject = _Subject("dp-claim", notion, f"{type(mech).__name__} is ({eps:g}, {dlt:g})-DP on "
+    subject = _Subject("dp-claim", notion, f"{mechanism_label(mech)} is ({eps:g}, {dlt:g})-DP on "
                        "its neighbouring inputs (black-box sampling audit)", "user mechanism",
                        eps, dlt, alpha)
     chosen = pairs[evidence.data["pair"]]

@@ -218,6 +218,12 @@ def output_kind(a: np.ndarray, b: np.ndarray, features: Features | None = None) 
     """``scalar``, ``discrete`` (integers in ``0..63``), ``statistic`` or ``vector``."""
     if features is not None:
         stat = np.asarray(features(np.concatenate([a[:2], b[:2]])))
+        if stat.ndim == 0 or stat.shape[0] != min(len(a), 2) + min(len(b), 2) or (
+                stat.ndim > 1 and int(np.prod(stat.shape[1:])) == 0):
+            raise InvalidParameterError(
+                f"features(outputs) returned shape {stat.shape} for {len(a[:2]) + len(b[:2])} "
+                "outputs: it must give one number or a non-empty row of numbers per output "
+                "(an empty statistic leaves no event to test)")
         return "statistic" if stat.ndim == 1 or stat.shape[1:] == (1,) else "vector"
     if a.reshape(a.shape[0], -1).shape[1] != 1:
         return "vector"

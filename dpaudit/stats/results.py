@@ -159,6 +159,7 @@ class ClaimResult:
     details: tuple[str, ...] = ()
     proof: ProofResult | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0  # wall-clock seconds of this claim's evidence (JUnit testcase time)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,6 +177,7 @@ class ClaimResult:
             "details": list(self.details),
             "proof": None if self.proof is None else self.proof.to_dict(),
             "data": _jsonable(self.data),
+            "seconds": round(self.seconds, 3),
         }
 
 

@@ -1,0 +1,194 @@
+"""Memory budgets and deadlines: a command estimates what it will hold before it starts, and
+a time limit is a wall-clock deadline, not a hint.
+
+Memory. ``audit-policy`` keeps the selection sample of the audited pair in memory (the event
+search needs all of it: ``2 x n_select`` action sequences of ``T`` int64), and each worker
+holds a chunk of runs while they are simulated; everything else streams.
+:func:`policy_audit_bytes` adds these up and :func:`check_memory` refuses, with exit 2 and the
+size it would need, an audit that does not fit ``--memory`` (default: half the machine's
+memory), before any user code runs. A horizon of 1e9 is refused in milliseconds instead of
+being killed by the kernel after taking 24 GB.
+
+Deadline. :func:`run_with_deadline` runs the whole audit in a forked child (its own process
+group, so the pool workers it starts go with it) and kills the group when the deadline
+passes. Nothing the child measured is used then: a measurement cut short by the clock would
+let run times (which may depend on the outputs) choose its sample size, and the bound would
+not be valid. The command reports INCONCLUSIVE with how long it ran and what would settle it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dpaudit.validation import InvalidParameterError
+
+__all__ = ["DeadlineReached", "check_memory", "default_memory", "format_bytes",
+           "parse_memory", "policy_audit_bytes", "run_with_deadline"]
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def format_bytes(n: float) -> str:
+    """``1536`` -> ``1.5 KiB``."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def default_memory() -> int:
+    """Half of the machine's physical memory (4 GiB where it cannot be read)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 4 << 30
+    return max(int(total) // 2, 256 << 20)
+
+
+def parse_memory(text: str) -> int:
+    """``"512M"``, ``"4G"``, ``"4GiB"``, ``"1e9"`` (bytes) -> bytes; a bad size is exit 2."""
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = t[-1] if t and t[-1] in _UNITS else ""
+    try:
+        value = float(t[:-1] if unit else t) * _UNITS[unit]
+    except ValueError:
+        raise InvalidParameterError(
+            f"memory={text!r} must be a size such as 512M, 4G or 2.5GiB") from None
+    if not (value >= 1 << 20) or value == float("inf"):
+        raise InvalidParameterError(f"memory={text!r} must be a finite size of at least 1M")
+    return int(value)
+
+
+def policy_audit_bytes(*, horizon: int, n_arms: int, samples: int, selection_fraction: float,
+                       max_select: int | None, chunk: int, workers: int) -> int:
+    """What ``audit-policy`` holds at its peak: the selection sample of both sides (int64
+    actions of ``T`` steps, plus its learned-score features when ``T K <= 4096``) and one
+    chunk of runs per worker (actions and a reward table of ``T x K`` float64 each)."""
+    n_select = max(1, round(samples * selection_fraction))
+    if max_select is not None:
+        n_select = min(n_select, max_select)
+    per_run = 8 * horizon + (8 * horizon * n_arms if horizon * n_arms <= 4096 else 0)
+    per_chunk_run = 8 * horizon + 8 * horizon * n_arms
+    return 2 * n_select * per_run + max(workers, 1) * chunk * per_chunk_run
+
+
+def check_memory(what: str, needed: int, budget: int, *, advice: str) -> None:
+    """Exit 2 (``InvalidParameterError``) when ``needed`` bytes exceed ``budget``."""
+    if needed > budget:
+        raise InvalidParameterError(
+            f"{what} would need about {format_bytes(needed)} of memory, more than the --memory "
+            f"budget of {format_bytes(budget)}; {advice}, or raise --memory")
+
+
+class DeadlineReached(Exception):
+    """The deadline passed before the work finished; nothing of it is used."""
+
+    def __init__(self, seconds: float, elapsed: float) -> None:
+        super().__init__(f"deadline of {seconds:g} s reached after {elapsed:.1f} s")
+        self.seconds, self.elapsed = seconds, elapsed
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """An exception raised in the child, carried back with its picklable form."""
+
+    exc: BaseException
+
+
+def _child(fn: Callable[[], Any], conn: Any) -> None:
+    os.setsid()  # own process group: its pool workers are killed with it
+    try:
+        out: Any = fn()
+    except BaseException as exc:  # noqa: BLE001 - carried to the parent, re-raised there
+        try:
+            out = _Failed(exc)
+            conn.send(out)
+        except Exception:  # noqa: BLE001 - an unpicklable exception: its text only
+            conn.send(_Failed(RuntimeError(f"{type(exc).__name__}: {exc}")))
+        return
+    conn.send(out)
+
+
+def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
+                      total: float | None = None) -> Any:
+    """``fn()``, or :class:`DeadlineReached` once ``seconds`` of wall clock have passed.
+
+    ``total``: the whole deadline, when part of it was spent before (reported). ``seconds is
+    None`` or a platform without ``fork``: ``fn()`` in this process. An exception raised by
+    ``fn`` is re-raised here (exit codes unchanged).
+    """
+    total = seconds if total is None else total
+    if seconds is not None and seconds <= 0:
+        raise DeadlineReached(total, total - seconds)
+    if seconds is None or "fork" not in multiprocessing.get_all_start_methods():
+        return fn()
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    start = time.monotonic()
+    proc = ctx.Process(target=_child, args=(fn, send), daemon=False)
+    proc.start()
+    send.close()
+    try:
+        if not recv.poll(seconds):
+            raise DeadlineReached(total, total - seconds + time.monotonic() - start)
+        try:
+            out = recv.recv()
+        except EOFError:  # the child died without a word (killed, out of memory)
+            raise RuntimeError(f"the audit's process ended with exit code "
+                               f"{proc.exitcode}") from None
+    finally:
+        if proc.is_alive() or proc.exitcode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                proc.kill()
+        proc.join()
+        recv.close()
+    if isinstance(out, _Failed):
+        raise out.exc
+    return out
+
+
+def check_policy_audit(args: Any) -> None:
+    """``audit-policy``'s memory check (``args``: its parsed options)."""
+    from dpaudit.stats.sampled import AuditBudget
+    from dpaudit.validation import check_int
+
+    budget = default_memory() if args.memory is None else parse_memory(args.memory)
+    horizon = check_int("horizon", args.horizon, low=1)
+    arms = check_int("arms", args.arms, low=1)
+    samples = check_int("samples", args.samples, low=200)
+    workers = check_int("workers", args.workers, low=1)
+    needed = policy_audit_bytes(
+        horizon=horizon, n_arms=arms, samples=samples,
+        selection_fraction=float(args.selection_fraction), max_select=AuditBudget.max_select,
+        chunk=200, workers=workers)
+    check_memory(f"audit-policy at T={horizon}, K={arms}, {samples} samples", needed, budget,
+                 advice="lower --horizon, --samples or --workers")
+
+
+def deadline_claim(args: Any, name: str, exc: DeadlineReached) -> Any:
+    """The INCONCLUSIVE claim of an ``audit-policy`` stopped by its deadline."""
+    from dpaudit.stats.results import ClaimResult, Method, Notion, Verdict
+
+    notion = Notion.GLOBAL if args.notion == "global" else Notion.PER_STEP
+    return ClaimResult(
+        id=f"{args.notion}-dp", notion=notion, epsilon=float(args.epsilon),
+        delta=float(args.delta), verdict=Verdict.INCONCLUSIVE, method=Method.SAMPLED,
+        statement=f"{name} is ({args.epsilon:g}, {args.delta:g})-DP ({args.notion}; K="
+                  f"{args.arms}, T={args.horizon})",
+        reference="user code", alpha=float(args.alpha), seconds=exc.elapsed,
+        details=(f"stopped at the --seconds deadline ({exc.seconds:g} s) before the audit "
+                 "finished: no bound is reported (a measurement cut short by the clock would "
+                 "let run times choose its size, and the bound would not be valid)",
+                 "to settle it: a longer --seconds, fewer --samples or --search-budget, or a "
+                 "shorter --horizon (the pilot's throughput sizes the samples to fit, but the "
+                 "neighbour search and the pilot themselves did not fit this deadline)"),
+        data={"deadline_seconds": exc.seconds, "elapsed_seconds": round(exc.elapsed, 3)})
