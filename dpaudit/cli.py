@@ -80,7 +80,7 @@ class _StoreOnce(argparse._StoreAction):
     """A value option that refuses a second occurrence (``--json a --json b``): argparse would
     keep the last one silently, and one of the two outputs the user asked for would not exist."""
 
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+    def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault("_options_given", set())
         if self.dest in given:
             parser.error(f"argument {'/'.join(self.option_strings)}: given twice; give it "

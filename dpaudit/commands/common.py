@@ -190,7 +190,7 @@ class ProgressLine:
         if self.active:
             done, total = self._count(label)
             if done is None and self.bar.total:  # a finding or the regret experiment: every
-                done = self.bar.total            # claim is finished by then
+                done = int(self.bar.total)       # claim is finished by then
             self.bar.set(done=done, total=total, label=label)
 
     @staticmethod

@@ -124,10 +124,12 @@ def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
     None`` or a platform without ``fork``: ``fn()`` in this process. An exception raised by
     ``fn`` is re-raised here (exit codes unchanged).
     """
-    total = seconds if total is None else total
-    if seconds is not None and seconds <= 0:
-        raise DeadlineReached(total, total - seconds)
-    if seconds is None or "fork" not in multiprocessing.get_all_start_methods():
+    if seconds is None:
+        return fn()
+    whole = seconds if total is None else total
+    if seconds <= 0:
+        raise DeadlineReached(whole, whole - seconds)
+    if "fork" not in multiprocessing.get_all_start_methods():
         return fn()
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
@@ -137,14 +139,14 @@ def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
     send.close()
     try:
         if not recv.poll(seconds):
-            raise DeadlineReached(total, total - seconds + time.monotonic() - start)
+            raise DeadlineReached(whole, whole - seconds + time.monotonic() - start)
         try:
             out = recv.recv()
         except EOFError:  # the child died without a word (killed, out of memory)
             raise RuntimeError(f"the audit's process ended with exit code "
                                f"{proc.exitcode}") from None
     finally:
-        if proc.is_alive() or proc.exitcode is None:
+        if (proc.is_alive() or proc.exitcode is None) and proc.pid is not None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
