@@ -106,6 +106,9 @@ class StatisticPolicy:
     initial:
         ``(sums, counts)`` already observed before step 1 (default none): the trajectory
         is then the next ``T`` actions after that history (``T = 1`` is the per-step law).
+    cache:
+        A dict shared by several policies with the same ``law`` (keyed by the history), so
+        that each distinct history is computed once; default a private one.
     """
 
     markov = True
@@ -114,7 +117,8 @@ class StatisticPolicy:
                                                   tuple[np.ndarray, float]], *,
                  round_robin: bool = False,
                  observe: Callable[[np.ndarray], np.ndarray] = bernoulli_observation,
-                 initial: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 initial: tuple[np.ndarray, np.ndarray] | None = None,
+                 cache: dict | None = None) -> None:
         self.n_arms = check_int("n_arms", n_arms, low=2)
         self.law = law
         self.round_robin = bool(round_robin)
@@ -129,7 +133,7 @@ class StatisticPolicy:
                 raise InvalidParameterError(f"initial={initial!r} must be (sums, counts) of "
                                             f"{k} arms with 0 <= sums <= counts")
             self.initial = (s, n)
-        self._cache: dict[bytes, tuple[np.ndarray, float]] = {}
+        self._cache: dict[bytes, tuple[np.ndarray, float]] = {} if cache is None else cache
 
     def observe_probability(self, rewards: np.ndarray) -> np.ndarray:
         return self.observe(rewards)
@@ -315,6 +319,18 @@ def epsilon_at_delta(p: np.ndarray, q: np.ndarray, delta: float) -> float:
     return max(best, 0.0)
 
 
+def _log_ratio_bound(a: np.ndarray, b: np.ndarray, *, low: bool) -> float:
+    """``max log(a / b)`` over outcomes: for the lower end only where ``a > 0`` (else 0),
+    for the upper end ``inf`` as soon as some ``a > 0`` meets ``b <= 0``."""
+    if low:
+        ok = (a > 0) & (b > 0)
+        return float(np.max(np.log(a[ok]) - np.log(b[ok]), initial=0.0))
+    live = a > 0
+    if np.any(live & (b <= 0)):
+        return math.inf
+    return float(np.max(np.log(a[live]) - np.log(b[live]), initial=0.0))
+
+
 @dataclass(frozen=True)
 class SequenceLoss:
     """The exact privacy loss of one pair of sequence laws.
@@ -352,9 +368,14 @@ def sequence_loss(p: SequenceLaw, q: SequenceLaw, *, epsilon: float, delta: floa
     slack = err_at(eps + 1.0)
     exact = max(p.error, q.error) <= (4 * p.horizon + 2) * UNIT_ROUNDOFF
     if delta == 0.0:
-        # a pure loss: log-ratios of laws exact to rounding are exact to a few units of it
-        lo = eps if exact else epsilon_at_delta(pa, qa, slack)
-        hi = eps if exact else math.inf
+        # a pure loss: log-ratios of laws exact to rounding are exact to a few units of it;
+        # otherwise every outcome's probability is within its law's L1 error
+        lo = hi = eps
+        if not exact:
+            lo = max(_log_ratio_bound(pa - p.error, qa + q.error, low=True),
+                     _log_ratio_bound(qa - q.error, pa + p.error, low=True))
+            hi = max(_log_ratio_bound(pa + p.error, qa - q.error, low=False),
+                     _log_ratio_bound(qa + q.error, pa - p.error, low=False))
     else:
         lo = epsilon_at_delta(pa, qa, delta + slack)
         hi = epsilon_at_delta(pa, qa, delta - slack) if delta > slack else math.inf

@@ -1,0 +1,159 @@
+"""Exact whole-trajectory loss as a finding or claim (paper-neutral; issue 22, item 3).
+
+Everything paper-specific comes in as arguments: ``policy_of(ctx, horizon, initial)`` builds a
+:class:`~dpaudit.exact.trajectory.StatisticPolicy` for the algorithm the check audits
+(``ctx.variant``) at the claim's ``(eps, delta)``. Two cases:
+
+* no deterministic prefix: :func:`dpaudit.exact.trajectory_search.search_tables` over
+  neighbouring ``{0, 1}`` reward tables of ``horizon`` steps (exhaustive up to
+  ``EXHAUSTIVE_HORIZON``, else structured pairs plus a greedy climb);
+* a deterministic start phase of ``n0`` pulls per arm (DP-FTPL-Gauss, DP-FTPL-Beta): those
+  ``2 n0`` actions are fixed whatever the rewards, so the trajectory's law is the law of the
+  ``horizon`` adaptive steps that follow, given the start phase's observations. A change at a
+  start-phase step changes one of those observations (arm 0's sum by one; the arms are
+  symmetric); a change at an adaptive step leaves them equal. Both are searched over a grid of
+  start-phase sums (stated in the report), the adaptive tables as above.
+
+The exact figure of the worst pair found is exact for that pair; it is the policy's loss only
+when the search was exhaustive, and a lower bound on it otherwise (the report says which).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from dpaudit.engine import Budget, CheckContext
+from dpaudit.exact.trajectory import sequence_law, sequence_loss
+from dpaudit.exact.trajectory_search import TrajectorySearch, search_tables
+from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.stats.results import Finding, Notion
+
+__all__ = ["exact_trajectory", "trajectory_claim", "trajectory_finding"]
+
+OBSERVES = "trajectory"
+START_GRID = Budget(full=5, quick=3)  # start-phase sums per arm searched (points on 0..N_0)
+
+
+def _start_grid(n0: int, points: int) -> list[float]:
+    """``points`` start-phase sums evenly spread over ``0..n0`` (rounded)."""
+    return sorted({float(round(v)) for v in np.linspace(0.0, n0, points)})
+
+
+def exact_trajectory(ctx: CheckContext, policy_of: Callable, *, horizon: Budget,
+                     climb: Budget, start_phase: int = 0,
+                     grid_points: Budget = START_GRID) -> dict:
+    """The worst pair found and its exact loss (cached per check under ``ctx.shared``)."""
+    def compute() -> dict:
+        steps, budget = ctx.size(horizon), ctx.size(climb)
+        if start_phase == 0:
+            res = search_tables(policy_of(ctx, steps, None), steps, epsilon=ctx.epsilon,
+                                delta=ctx.delta, climb=budget)
+            return {"search": res, "start_phase": 0, "initial": None, "where": "table"}
+        n0 = start_phase
+        counts = np.array([n0, n0], dtype=float)
+        grid = _start_grid(n0, ctx.size(grid_points))
+        best: dict | None = None
+        evaluated = 0
+        rows = (np.zeros(2), np.ones(2), np.array([0.0, 1.0]), np.array([1.0, 0.0]))
+        for s0 in grid:
+            for s1 in grid:
+                init = (np.array([s0, s1]), counts)
+                # a change at an adaptive step: same start-phase observations
+                res = search_tables(policy_of(ctx, steps, init), steps, epsilon=ctx.epsilon,
+                                    delta=ctx.delta, exhaustive_horizon=0, climb=0)
+                evaluated += res.evaluated
+                if best is None or res.loss.epsilon_at_delta > best["eps"]:
+                    best = {"eps": res.loss.epsilon_at_delta, "search": res, "initial": init,
+                            "where": "adaptive step"}
+                # a change at a start-phase step: arm 0's observation raised by one
+                if s0 + 1 <= n0:
+                    init_p = (np.array([s0 + 1.0, s1]), counts)
+                    pol, pol_p = policy_of(ctx, steps, init), policy_of(ctx, steps, init_p)
+                    for row in rows:
+                        table = np.tile(row, (steps, 1))
+                        loss = sequence_loss(sequence_law(pol, table),
+                                             sequence_law(pol_p, table),
+                                             epsilon=ctx.epsilon, delta=ctx.delta)
+                        evaluated += 1
+                        if loss.epsilon_at_delta > best["eps"]:
+                            res = TrajectorySearch(table, table, 0, loss, 1, 1, False, steps,
+                                                   0)
+                            best = {"eps": loss.epsilon_at_delta, "search": res,
+                                    "initial": init, "initial_prime": init_p,
+                                    "where": "start-phase step"}
+        best.update(start_phase=n0, evaluated=evaluated, grid=grid)
+        return best
+    return ctx.shared(("exact-trajectory", horizon, climb, start_phase), compute)
+
+
+def _describe(ctx: CheckContext, found: dict) -> tuple[tuple[str, ...], dict]:
+    res: TrajectorySearch = found["search"]
+    loss = res.loss
+    n0 = found["start_phase"]
+    total = res.horizon + 2 * n0
+    lines = [f"K = 2, T = {total}" + (f" ({2 * n0} start-phase pulls, deterministic, then "
+                                       f"{res.horizon} adaptive steps)" if n0 else ""),
+             f"exact eps at delta={ctx.delta:g} of the worst pair found: "
+             f"{loss.epsilon_at_delta:.6g} (interval [{loss.epsilon_low:.6g}, "
+             f"{loss.epsilon_high:.6g}] from the laws' error bounds)",
+             f"exact delta at eps={ctx.epsilon:g}: {float(loss.delta_at_epsilon.value):.6g} "
+             f"+- {float(loss.delta_at_epsilon.error):.2g}"]
+    data = {"observes": OBSERVES, "horizon": total, "exact_epsilon": loss.epsilon_at_delta,
+            "exact_epsilon_interval": [loss.epsilon_low, loss.epsilon_high],
+            "delta_at_epsilon": float(loss.delta_at_epsilon.value),
+            "delta_error": float(loss.delta_at_epsilon.error)}
+    if n0:
+        g = found["grid"]
+        lines.append(f"searched {found['evaluated']} pairs: start-phase sums on the grid "
+                     f"{g} per arm, a change at a start-phase step (4 constant adaptive "
+                     "tables) or at an adaptive step (structured tables); a lower bound on "
+                     "the policy's trajectory loss")
+        lines.append(f"worst change: at a {found['where']}; start-phase sums "
+                     f"{found['initial'][0].tolist()}")
+        data |= {"exhaustive": False, "start_phase": n0, "where": found["where"],
+                 "evaluated": found["evaluated"],
+                 "start_sums": found["initial"][0].tolist(),
+                 "adaptive_table": res.table.tolist(),
+                 "adaptive_table_prime": res.table_prime.tolist()}
+    else:
+        lines.append(res.coverage)
+        lines.append(f"worst pair: step {res.changed_step} changed, table {res.table.tolist()}"
+                     f" vs {res.table_prime.tolist()}")
+        data |= res.to_dict() | {"horizon": total}
+    return tuple(lines), data
+
+
+def trajectory_finding(policy_of: Callable, *, horizon: Budget, climb: Budget,
+                       start_phase: Callable[[CheckContext], int] | None = None,
+                       note: str) -> Callable[[CheckContext], Finding]:
+    """A finding's ``evaluate``: the exact trajectory loss (information, not a verdict)."""
+    def evaluate(ctx: CheckContext) -> Finding:
+        n0 = 0 if start_phase is None else start_phase(ctx)
+        found = exact_trajectory(ctx, policy_of, horizon=horizon, climb=climb,
+                                 start_phase=n0)
+        lines, data = _describe(ctx, found)
+        eps = found["search"].loss
+        return Finding(
+            "trajectory-exact",
+            f"exact whole-trajectory loss: eps = {eps.epsilon_at_delta:.4g} at delta = "
+            f"{ctx.delta:g} (observes: trajectory; {note})",
+            Notion.GLOBAL, epsilon_lower_bound=float(eps.epsilon_low), alpha=None,
+            details=(*lines, note), data=data)
+    return evaluate
+
+
+def trajectory_claim(policy_of: Callable, *, horizon: Budget, climb: Budget
+                     ) -> Callable[[CheckContext, object], ExactEvidence]:
+    """A claim's ``evaluate``: the whole action sequence is (eps, delta)-DP (e.g. because it
+    post-processes eps-LDP reports): EXACT when the worst pair's divergence is within delta."""
+    def evaluate(ctx: CheckContext, spec: object) -> ExactEvidence:
+        found = exact_trajectory(ctx, policy_of, horizon=horizon, climb=climb)
+        lines, data = _describe(ctx, found)
+        loss = found["search"].loss
+        return ExactEvidence(float(loss.delta_at_epsilon.value),
+                             float(loss.delta_at_epsilon.error),
+                             epsilon_at_delta=float(loss.epsilon_at_delta), details=lines,
+                             data=data)
+    return evaluate
