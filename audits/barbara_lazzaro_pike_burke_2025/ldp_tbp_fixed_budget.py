@@ -28,7 +28,10 @@ from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import 
     BLP_2025_INSTANCE,
     PrivateAPT,
 )
-from dpaudit.audits.barbara_lazzaro_pike_burke_2025.trajectory import trajectory_claim_spec
+from dpaudit.audits.barbara_lazzaro_pike_burke_2025.trajectory import (
+    trajectory_claim_spec,
+    trajectory_sampled_spec,
+)
 from dpaudit.audits.recipes.ldp import claim, privbern_exact_evidence, privbern_sampled_evidence
 from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
 from dpaudit.sim.bandits import BernoulliRewards
@@ -122,6 +125,7 @@ def _lower_finding(ctx: CheckContext) -> Finding:
 
 
 def _spec() -> AuditSpec:
+    trajectory = trajectory_claim_spec(_policy)
     return AuditSpec(
         name="ldp-tbp-fixed-budget",
         description="private APT on PrivBern bits: eps-LDP reports, loss vs Theorems 3.1-3.2",
@@ -135,10 +139,11 @@ def _spec() -> AuditSpec:
                   lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx,
                                                         ctx.size(REPORT_SAMPLES)),
                   ),
-            trajectory_claim_spec(_policy),
+            trajectory,
         ],
         findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding),
-                  FindingSpec("loss-vs-theorem-3.2", _lower_finding)],
+                  FindingSpec("loss-vs-theorem-3.2", _lower_finding),
+                  trajectory_sampled_spec(trajectory)],
         default_epsilon=1.0, default_delta=0.0,
     )
 

@@ -18,15 +18,16 @@ from collections.abc import Callable
 import numpy as np
 
 from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import PrivateAPT
-from dpaudit.audits.recipes.trajectory import trajectory_claim
-from dpaudit.engine import Budget, CheckContext, ClaimSpec
+from dpaudit.audits.recipes.trajectory import trajectory_claim, trajectory_sampled_finding
+from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.trajectory import StatisticPolicy
 from dpaudit.stats.results import Notion
 
-__all__ = ["apt_policy", "trajectory_claim_spec"]
+__all__ = ["apt_policy", "trajectory_claim_spec", "trajectory_sampled_spec"]
 
 HORIZON = Budget(full=16, quick=8)
 CLIMB = Budget(full=40, quick=0)
+SAMPLES = Budget(full=400_000, quick=50_000)  # runs per table of the sampled finding
 
 
 def apt_policy(apt: PrivateAPT, *, initial=None) -> StatisticPolicy:
@@ -49,5 +50,16 @@ def trajectory_claim_spec(make: Callable[[CheckContext], PrivateAPT]) -> ClaimSp
         "the whole pull sequence on reward tables differing at one step is eps-DP "
         "(post-processing of eps-LDP reports), decided exactly (observes: trajectory)",
         "Lemma 2.1, Definition 2.2 (post-processing)",
-        trajectory_claim(policy_of, horizon=HORIZON, climb=CLIMB))
+        trajectory_claim(policy_of, horizon=HORIZON, climb=CLIMB,
+                         simulator=lambda ctx, t: make(ctx)))
 
+
+
+def trajectory_sampled_spec(claim: ClaimSpec) -> FindingSpec:
+    """The running APT attacked on the claim's worst pair, with the event chosen from the
+    exact laws (information beside the exact claim: the sampled attack's tightness)."""
+    return FindingSpec("trajectory-sampled", trajectory_sampled_finding(
+        claim.evaluate.exact, claim.evaluate.simulator, samples=SAMPLES),
+        summary="whole pull sequence of the running code on the exact claim's worst pair, "
+                "event chosen from the exact laws (observes: trajectory)",
+        notion=Notion.GLOBAL)

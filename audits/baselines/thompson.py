@@ -5,7 +5,10 @@ finding (it claims no privacy)."""
 from __future__ import annotations
 
 from dpaudit.algorithms.baselines.ucb import Thompson
-from dpaudit.audits.baselines.trajectory import THOMPSON_TRAJECTORY
+from dpaudit.audits.baselines.trajectory import (
+    THOMPSON_TRAJECTORY,
+    THOMPSON_TRAJECTORY_SAMPLED,
+)
 from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import regret_run
 from dpaudit.engine import AuditSpec
 
@@ -13,4 +16,4 @@ AUDITS = [AuditSpec(
     "thompson", "Thompson sampling (Beta-Bernoulli): non-private baseline (regret only)",
     "Thompson 1933; Agrawal & Goyal 2012", (), default_epsilon=1.0, default_delta=0.0,
     regret=regret_run(lambda ctx: Thompson(), bound_name="none (regret only)"),
-    findings=[THOMPSON_TRAJECTORY])]
+    findings=[THOMPSON_TRAJECTORY, THOMPSON_TRAJECTORY_SAMPLED])]

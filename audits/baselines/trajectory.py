@@ -16,15 +16,17 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from dpaudit.audits.recipes.trajectory import trajectory_finding
+from dpaudit.algorithms.baselines.ucb import Thompson
+from dpaudit.audits.recipes.trajectory import trajectory_finding, trajectory_sampled_finding
 from dpaudit.engine import Budget, CheckContext, FindingSpec
 from dpaudit.exact.loss import piecewise_quadrature
 from dpaudit.exact.trajectory import StatisticPolicy
 
-__all__ = ["THOMPSON_TRAJECTORY", "thompson_law"]
+__all__ = ["THOMPSON_TRAJECTORY", "THOMPSON_TRAJECTORY_SAMPLED", "thompson_law"]
 
 HORIZON = Budget(full=16, quick=8)
 CLIMB = Budget(full=40, quick=0)
+SAMPLES = Budget(full=400_000, quick=50_000)  # runs per table of the sampled finding
 
 
 def thompson_law(prior_a: float, prior_b: float):
@@ -50,5 +52,15 @@ def _policy(ctx: CheckContext, horizon: int, initial) -> StatisticPolicy:
 THOMPSON_TRAJECTORY = FindingSpec(
     "trajectory-exact",
     trajectory_finding(_policy, horizon=HORIZON, climb=CLIMB,
-                       note="Thompson sampling claims no privacy; a reference point"),
+                       note="Thompson sampling claims no privacy; a reference point",
+                       simulator=lambda ctx, t: Thompson(
+                           prior_a=getattr(ctx.variant, "prior_a", 1.0),
+                           prior_b=getattr(ctx.variant, "prior_b", 1.0))),
     summary="exact loss of the whole action sequence (K = 2, T = 16)")
+
+THOMPSON_TRAJECTORY_SAMPLED = FindingSpec(
+    "trajectory-sampled", trajectory_sampled_finding(
+        THOMPSON_TRAJECTORY.evaluate.exact, THOMPSON_TRAJECTORY.evaluate.simulator,
+        samples=SAMPLES),
+    summary="whole action sequence of the running code on the exact search's worst pair, "
+            "event chosen from the exact laws (observes: trajectory)")

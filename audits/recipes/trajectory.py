@@ -27,10 +27,14 @@ import numpy as np
 from dpaudit.engine import Budget, CheckContext
 from dpaudit.exact.trajectory import sequence_law, sequence_loss
 from dpaudit.exact.trajectory_search import TrajectorySearch, search_tables
-from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.sim.rewards import TableRewards
+from dpaudit.stats.events import DIRECTIONS, cp_lower, cp_upper
+from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
 from dpaudit.stats.results import Finding, Notion
+from dpaudit.stats.rng import generator
 
-__all__ = ["exact_trajectory", "trajectory_claim", "trajectory_finding"]
+__all__ = ["exact_event", "exact_trajectory", "full_tables", "trajectory_claim",
+           "trajectory_finding", "trajectory_sampled_finding"]
 
 OBSERVES = "trajectory"
 START_GRID = Budget(full=5, quick=3)  # start-phase sums per arm searched (points on 0..N_0)
@@ -73,19 +77,36 @@ def exact_trajectory(ctx: CheckContext, policy_of: Callable, *, horizon: Budget,
                     pol, pol_p = policy_of(ctx, steps, init), policy_of(ctx, steps, init_p)
                     for row in rows:
                         table = np.tile(row, (steps, 1))
-                        loss = sequence_loss(sequence_law(pol, table),
-                                             sequence_law(pol_p, table),
-                                             epsilon=ctx.epsilon, delta=ctx.delta)
+                        law, law_p = sequence_law(pol, table), sequence_law(pol_p, table)
+                        loss = sequence_loss(law, law_p, epsilon=ctx.epsilon, delta=ctx.delta)
                         evaluated += 1
                         if loss.epsilon_at_delta > best["eps"]:
                             res = TrajectorySearch(table, table, 0, loss, 1, 1, False, steps,
-                                                   0)
+                                                   0, law, law_p)
                             best = {"eps": loss.epsilon_at_delta, "search": res,
                                     "initial": init, "initial_prime": init_p,
                                     "where": "start-phase step"}
         best.update(start_phase=n0, evaluated=evaluated, grid=grid)
         return best
     return ctx.shared(("exact-trajectory", horizon, climb, start_phase), compute)
+
+
+def full_tables(found: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The whole ``(2 n0 + T, 2)`` reward tables of a start-phase pair: arm 0's first ``s0``
+    start-phase rewards are 1 (then 0), arm 1's likewise, the other arm's entry during a
+    block is 0 (never observed), then the adaptive tables; a start-phase change raises arm
+    0's reward at its row ``s0``."""
+    res: TrajectorySearch = found["search"]
+    n0 = found["start_phase"]
+    s0, s1 = (int(v) for v in found["initial"][0])
+    start = np.zeros((2 * n0, 2))
+    start[:s0, 0] = 1.0
+    start[n0:n0 + s1, 1] = 1.0
+    table = np.vstack([start, res.table])
+    prime = np.vstack([start, res.table_prime])
+    if found["where"] == "start-phase step":
+        prime[s0, 0] = 1.0
+    return table, prime
 
 
 def _describe(ctx: CheckContext, found: dict) -> tuple[tuple[str, ...], dict]:
@@ -112,7 +133,9 @@ def _describe(ctx: CheckContext, found: dict) -> tuple[tuple[str, ...], dict]:
                      "the policy's trajectory loss")
         lines.append(f"worst change: at a {found['where']}; start-phase sums "
                      f"{found['initial'][0].tolist()}")
-        data |= {"exhaustive": False, "start_phase": n0, "where": found["where"],
+        table, prime = full_tables(found)
+        data |= {"table": table.tolist(), "table_prime": prime.tolist(),
+                 "exhaustive": False, "start_phase": n0, "where": found["where"],
                  "evaluated": found["evaluated"],
                  "start_sums": found["initial"][0].tolist(),
                  "adaptive_table": res.table.tolist(),
@@ -127,8 +150,14 @@ def _describe(ctx: CheckContext, found: dict) -> tuple[tuple[str, ...], dict]:
 
 def trajectory_finding(policy_of: Callable, *, horizon: Budget, climb: Budget,
                        start_phase: Callable[[CheckContext], int] | None = None,
-                       note: str) -> Callable[[CheckContext], Finding]:
-    """A finding's ``evaluate``: the exact trajectory loss (information, not a verdict)."""
+                       note: str, simulator: Callable | None = None
+                       ) -> Callable[[CheckContext], Finding]:
+    """A finding's ``evaluate``: the exact trajectory loss (information, not a verdict).
+
+    ``simulator(ctx, horizon)``, when given, builds the running algorithm (its ``simulate``)
+    on which ``benchmarks/bench_trajectory.py`` measures the sampled attacks against the exact
+    figure; it is kept as the ``simulator`` attribute of the returned function.
+    """
     def evaluate(ctx: CheckContext) -> Finding:
         n0 = 0 if start_phase is None else start_phase(ctx)
         found = exact_trajectory(ctx, policy_of, horizon=horizon, climb=climb,
@@ -141,10 +170,15 @@ def trajectory_finding(policy_of: Callable, *, horizon: Budget, climb: Budget,
             f"{ctx.delta:g} (observes: trajectory; {note})",
             Notion.GLOBAL, epsilon_lower_bound=float(eps.epsilon_low), alpha=None,
             details=(*lines, note), data=data)
+    evaluate.simulator = simulator  # type: ignore[attr-defined]
+    evaluate.exact = lambda ctx: exact_trajectory(  # type: ignore[attr-defined]
+        ctx, policy_of, horizon=horizon, climb=climb,
+        start_phase=0 if start_phase is None else start_phase(ctx))
     return evaluate
 
 
-def trajectory_claim(policy_of: Callable, *, horizon: Budget, climb: Budget
+def trajectory_claim(policy_of: Callable, *, horizon: Budget, climb: Budget,
+                     simulator: Callable | None = None
                      ) -> Callable[[CheckContext, object], ExactEvidence]:
     """A claim's ``evaluate``: the whole action sequence is (eps, delta)-DP (e.g. because it
     post-processes eps-LDP reports): EXACT when the worst pair's divergence is within delta."""
@@ -156,4 +190,84 @@ def trajectory_claim(policy_of: Callable, *, horizon: Budget, climb: Budget
                              float(loss.delta_at_epsilon.error),
                              epsilon_at_delta=float(loss.epsilon_at_delta), details=lines,
                              data=data)
+    evaluate.simulator = simulator  # type: ignore[attr-defined]
+    evaluate.exact = lambda ctx: exact_trajectory(  # type: ignore[attr-defined]
+        ctx, policy_of, horizon=horizon, climb=climb)
+    return evaluate
+
+
+def exact_event(p: np.ndarray, q: np.ndarray, *, delta: float, n: int,
+                alpha: float) -> tuple[np.ndarray, str, float]:
+    """The event for a sampled attack, chosen from two exact sequence laws (no samples).
+
+    Outcomes in decreasing log-ratio (either direction), as many as maximise the bound that
+    the exact probabilities project at ``n`` draws per side (Clopper-Pearson at ``alpha / 2``
+    each, as the measurement will use). Returns the outcome codes, the direction and the
+    event's probability on its likely side.
+    """
+    best: tuple = (-1.0, np.zeros(0, dtype=np.int64), DIRECTIONS[0], 0.0)
+    for a, b, direction in ((p, q, DIRECTIONS[0]), (q, p, DIRECTIONS[1])):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.where(a > 0, np.log(a) - np.log(b), -np.inf)
+        order = np.argsort(-lr, kind="stable")
+        live = order[lr[order] > -np.inf]
+        if live.size == 0:
+            continue
+        ca, cb = np.cumsum(a[live]), np.cumsum(b[live])
+        ks = np.unique(np.round(np.geomspace(1, live.size, 400)).astype(np.int64)) - 1
+        lo = cp_lower(np.floor(ca[ks] * n), n, alpha / 2)
+        hi = cp_upper(np.ceil(cb[ks] * n), n, alpha / 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            proj = np.where(lo > delta, np.log(np.maximum(lo - delta, 1e-300) / hi), 0.0)
+        i = int(np.argmax(proj))
+        if proj[i] > best[0]:
+            best = (float(proj[i]), live[:ks[i] + 1], direction, float(ca[ks[i]]))
+    return best[1], best[2], best[3]
+
+
+def _codes_of(actions: np.ndarray, k: int = 2) -> np.ndarray:
+    weights = k ** np.arange(actions.shape[1] - 1, -1, -1, dtype=np.int64)
+    return (np.asarray(actions, dtype=np.int64) * weights).sum(axis=1)
+
+
+def trajectory_sampled_finding(exact_of: Callable, simulator: Callable, *, samples: Budget
+                               ) -> Callable[[CheckContext], SampledEvidence]:
+    """A finding's ``evaluate``: the running algorithm (``simulator(ctx, T)``'s ``simulate``)
+    attacked on the worst pair of the exact search, with the event chosen from the exact laws
+    (:func:`exact_event`; no samples involved, so one fresh measurement suffices), decided by
+    the engine at the check's alpha. Its bound, next to the exact figure, is the sampled
+    attack's tightness against the truth; a running code whose trajectories do not follow the
+    law the exact computation assumes shows up as a bound above the exact figure."""
+    def evaluate(ctx: CheckContext) -> SampledEvidence:
+        found = exact_of(ctx)
+        res: TrajectorySearch = found["search"]
+        if found["start_phase"]:
+            table, prime = full_tables(found)
+        else:
+            table, prime = res.table, res.table_prime
+        n = int(ctx.size(samples))
+        codes, direction, p_event = exact_event(res.law_p.probabilities,
+                                                res.law_q.probabilities, delta=ctx.delta,
+                                                n=n, alpha=ctx.alpha)
+        member = np.zeros(res.law_p.probabilities.size, dtype=bool)
+        member[codes] = True
+        fixed = table.shape[0] - res.horizon  # the deterministic start phase, if any
+        alg = simulator(ctx, table.shape[0])
+        hits = []
+        for side, tab in enumerate((table, prime)):
+            acts = np.asarray(alg.simulate(TableRewards(tab), tab.shape[0], n,
+                                           rng=generator(ctx.seed, "trajectory-sampled", side),
+                                           record=True).actions)
+            start = np.repeat(np.arange(2), fixed // 2)[None, :] if fixed else acts[:, :0]
+            ok = np.all(acts[:, :fixed] == start, axis=1)
+            hits.append(int((member[_codes_of(acts[:, fixed:])] & ok).sum()))
+        cp_, cq_ = (hits[0], hits[1]) if direction == DIRECTIONS[0] else (hits[1], hits[0])
+        return SampledEvidence(
+            cp_, n, cq_, n, f"{codes.size} whole action sequences of largest exact "
+            "log-ratio", direction, p_event, 0, details=(
+                f"pair: the worst of the exact search (T = {table.shape[0]}), exact eps at "
+                f"delta={ctx.delta:g}: {res.loss.epsilon_at_delta:.4g}",
+                "event chosen from the exact laws before any draw (no selection sample)"),
+            data={"observes": OBSERVES, "horizon": int(table.shape[0]),
+                  "reference_exact_epsilon": float(res.loss.epsilon_at_delta)})
     return evaluate

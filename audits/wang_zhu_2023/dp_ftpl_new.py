@@ -36,7 +36,10 @@ from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
 from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
-from dpaudit.audits.wang_zhu_2023.trajectory import FTPL_NEW_TRAJECTORY
+from dpaudit.audits.wang_zhu_2023.trajectory import (
+    FTPL_NEW_TRAJECTORY,
+    FTPL_NEW_TRAJECTORY_SAMPLED,
+)
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import worst_pair_loss
 from dpaudit.exact.symbolic import prove
@@ -206,7 +209,8 @@ DP_FTPL_NEW = AuditSpec(
         "trajectory-lower-bound", _trajectory,
         summary="whole action sequence on two reward sequences differing at one step "
                 "(2 arms; a per-step guarantee allows a bound above the per-step eps)",
-        notion=Notion.GLOBAL), FTPL_NEW_TRAJECTORY],
+        notion=Notion.GLOBAL), FTPL_NEW_TRAJECTORY,
+        FTPL_NEW_TRAJECTORY_SAMPLED],
     regret=_regret, variant=DPFTPLNew,
 )
 

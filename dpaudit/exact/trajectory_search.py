@@ -54,6 +54,8 @@ class TrajectorySearch:
     exhaustive: bool
     horizon: int
     nodes: int
+    law_p: SequenceLaw | None = None  # the two sequence laws of the worst pair
+    law_q: SequenceLaw | None = None
 
     @property
     def coverage(self) -> str:
@@ -169,5 +171,5 @@ def search_tables(policy, horizon: int, *, epsilon: float, delta: float,
     key, table, prime, step, loss = best
     evaluated = total if exhaustive else len(ev.seen)
     return TrajectorySearch(table, prime, step + 1, loss, evaluated, total, exhaustive,
-                            horizon, ev.nodes)
+                            horizon, ev.nodes, ev.law(table), ev.law(prime))
 
