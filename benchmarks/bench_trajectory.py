@@ -12,7 +12,8 @@ finding or claim (see ``audits/recipes/trajectory.py``), at the claim's default
   and measured on a fresh one, Clopper-Pearson limits at alpha = 0.05);
 * ``sampled (exact event)``: the event chosen *without samples* from the exact laws (the
   outcomes of largest log-ratio, as many as maximise the bound projected at the measurement
-  size), measured on fresh samples of the running algorithm, Clopper-Pearson at alpha = 0.05.
+  size; ``exact_event`` of ``audits/recipes/trajectory.py``), measured on fresh samples of the
+  running algorithm, Clopper-Pearson at alpha = 0.05.
   Valid for the same reason as the engine's: the event is fixed before the measurement.
 
 Run: ``python benchmarks/bench_trajectory.py [--quick] [--samples N] [--json PATH]``.
@@ -28,11 +29,11 @@ import time
 
 import numpy as np
 
+from dpaudit.audits.recipes.trajectory import exact_event
 from dpaudit.engine import CheckContext
 from dpaudit.registry import all_audits
 from dpaudit.sim.notions import GlobalDPTarget
 from dpaudit.stats.blackbox import mechanism_pairs
-from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.stats.evidence import epsilon_from_counts
 from dpaudit.stats.rng import generator
 from dpaudit.stats.sampled import AuditBudget, sampled_audit
@@ -59,29 +60,6 @@ def _codes(actions: np.ndarray, k: int = 2) -> np.ndarray:
     return (np.asarray(actions, dtype=np.int64) * weights).sum(axis=1)
 
 
-def exact_event(p: np.ndarray, q: np.ndarray, *, delta: float, n: int) -> tuple[np.ndarray,
-                                                                                str]:
-    """Outcomes of largest log-ratio (either direction), as many as maximise the bound that
-    the exact probabilities project at ``n`` draws per side. Uses no samples."""
-    best = (-1.0, None, None)
-    for a, b, direction in ((p, q, "D vs D'"), (q, p, "D' vs D")):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lr = np.where(a > 0, np.log(a) - np.log(b), -np.inf)
-        order = np.argsort(-lr, kind="stable")
-        live = order[np.isfinite(lr[order]) | (lr[order] == np.inf)]
-        ca, cb = np.cumsum(a[live]), np.cumsum(b[live])
-        ks = np.unique(np.minimum(np.round(np.geomspace(1, max(live.size, 1), 400)),
-                                  live.size).astype(int)) - 1
-        lo = cp_lower(np.round(ca[ks] * n), n, ALPHA / 2)
-        hi = cp_upper(np.round(cb[ks] * n), n, ALPHA / 2)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            proj = np.where(lo > delta, np.log((lo - delta) / hi), 0.0)
-        i = int(np.argmax(proj))
-        if proj[i] > best[0]:
-            best = (float(proj[i]), live[:ks[i] + 1], direction)
-    return best[1], best[2]
-
-
 def measure(name, spec, kind, evaluate, *, quick: bool, samples: int) -> dict:
     ctx = CheckContext(spec.default_epsilon, spec.default_delta, quick=quick,
                        variant=spec.variant)
@@ -105,8 +83,8 @@ def measure(name, spec, kind, evaluate, *, quick: bool, samples: int) -> dict:
                                        delta=ctx.delta, alpha=ALPHA)
     # (2) the event chosen from the exact laws, measured on fresh samples
     adaptive = res.horizon
-    event, direction = exact_event(res.law_p.probabilities, res.law_q.probabilities,
-                                   delta=ctx.delta, n=samples)
+    event, direction, _ = exact_event(res.law_p.probabilities, res.law_q.probabilities,
+                                      delta=ctx.delta, n=samples, alpha=ALPHA)
     member = np.zeros(res.law_p.probabilities.size, dtype=bool)
     member[event] = True
     prefix = None
@@ -132,16 +110,35 @@ def measure(name, spec, kind, evaluate, *, quick: bool, samples: int) -> dict:
             "seconds": time.perf_counter() - start, "seconds_exact": t_exact}
 
 
+def markdown(rows: list[dict]) -> str:
+    """The rows as the README's table."""
+    out = ["| check | T | exact eps(delta) | sampled, engine's event (gap) | sampled, exact "
+           "event (gap) |", "|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['name']} (eps={r['epsilon']:g}, delta={r['delta']:g}) | "
+                   f"{r['horizon']} | {r['exact']:.3f} | {r['sampled_engine']:.3f} "
+                   f"({r['gap_engine']:.2f}) | {r['sampled_exact_event']:.3f} "
+                   f"({r['gap_exact_event']:.2f}) |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the audits' --quick horizons")
     ap.add_argument("--samples", type=int, default=200_000, help="draws per side")
     ap.add_argument("--json", default=None, help="write the rows here")
     ap.add_argument("--only", default=None, help="one audit name")
+    ap.add_argument("--skip", default="", help="comma-separated audit names to leave out")
+    ap.add_argument("--markdown", default=None, metavar="JSON",
+                    help="print the table of a stored --json result and exit")
     args = ap.parse_args(argv)
+    if args.markdown:
+        with open(args.markdown) as fh:
+            print(markdown(json.load(fh)["rows"]), end="")
+        return 0
     rows = []
     for name, spec, kind, evaluate in trajectory_specs():
-        if args.only and name != args.only:
+        if args.only and name != args.only or name in args.skip.split(","):
             continue
         row = measure(name, spec, kind, evaluate, quick=args.quick, samples=args.samples)
         rows.append(row)

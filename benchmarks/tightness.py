@@ -10,11 +10,14 @@ name, in ``benchmarks/results/tightness/``, so the table can be rebuilt from the
 * **level**: a claim's or finding's ``observes`` field when the report has one (``releases``,
   ``actions``, ``next action``, ``reports``, ``trajectory``), else ``data.observes``, else
   inferred from the notion (``per-step`` -> next action, ``ldp`` -> reports, ``global`` ->
-  actions, or trajectory when its id says so) and marked ``*``;
+  actions, or releases for a bare mechanism (``mechanism`` in ``list --json``), or trajectory
+  when its id says so) and marked ``*``;
 * **sampled**: the largest ``epsilon_lower_bound`` of the sampled claims (and sampled
   findings: those with an ``alpha``) at that level;
-* **exact**: the largest exact figure at that level: ``data.epsilon_at_delta`` of exact
-  claims, ``data.exact_epsilon`` of exact findings;
+* **exact**: the largest exact figure at that level: the ``epsilon_lower_bound`` of exact
+  claims (the engine reports their exact eps(delta) there), ``data.exact_epsilon`` of exact
+  findings. Where it states a horizon (``data.horizon``), the sampled column keeps only the
+  bounds measured at that horizon, so the ratio compares like with like;
 * **twin multiple**: over the twins of the algorithm (``NAME-...``, ``faulty``) whose check
   is VIOLATED, the smallest ``true_epsilon / eps``; twins without ``true_epsilon`` are
   counted as caught or missed only.
@@ -50,6 +53,7 @@ class TightRow:
     twin_multiple: float | None
     twins: str
     epsilon: float | None
+    horizon: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -87,7 +91,8 @@ def level_of(item: dict) -> tuple[str, bool]:
 
 
 def _figures(report: dict) -> dict[str, dict]:
-    """Per level: the sampled bounds and exact figures read from one report."""
+    """Per level: ``(figure, horizon)`` of the sampled bounds and exact figures of a report
+    (``horizon`` is ``data.horizon`` when the item states one, else ``None``)."""
     levels: dict[str, dict] = {}
     items = [(c, "claim") for c in report.get("claims", [])] + \
         [(f, "finding") for f in report.get("findings", [])]
@@ -96,16 +101,31 @@ def _figures(report: dict) -> dict[str, dict]:
         slot = levels.setdefault(level, {"sampled": [], "exact": [], "inferred": inferred})
         slot["inferred"] = slot["inferred"] and inferred
         data = item.get("data") or {}
+        horizon = data.get("horizon") if isinstance(data, dict) else None
+        bound = item.get("epsilon_lower_bound")
         if kind == "claim" and item.get("method") == "sampled" or \
                 kind == "finding" and item.get("alpha") is not None:
-            if item.get("epsilon_lower_bound") is not None:
-                slot["sampled"].append(float(item["epsilon_lower_bound"]))
+            if bound is not None:
+                slot["sampled"].append((float(bound), horizon))
         elif kind == "claim" and item.get("method") == "exact":
-            if data.get("epsilon_at_delta") is not None:
-                slot["exact"].append(float(data["epsilon_at_delta"]))
+            if bound is not None:  # the engine reports an exact claim's eps(delta) here
+                slot["exact"].append((float(bound), horizon))
         elif kind == "finding" and data.get("exact_epsilon") is not None:
-            slot["exact"].append(float(data["exact_epsilon"]))
+            slot["exact"].append((float(data["exact_epsilon"]), horizon))
     return levels
+
+
+def _pair_up(slot: dict) -> tuple[float | None, float | None, int | None]:
+    """``(sampled, exact, horizon)`` of one level: the largest exact figure, and the largest
+    sampled bound *measured at the same horizon* when the exact figure states one (a sampled
+    bound at another horizon is not comparable: then the largest of all, without a ratio)."""
+    exact = max(slot["exact"], default=None, key=lambda v: v[0])
+    if exact is None:
+        sampled = max(slot["sampled"], default=None, key=lambda v: v[0])
+        return (None if sampled is None else sampled[0]), None, None
+    same = [v for v in slot["sampled"] if exact[1] is None or v[1] == exact[1]]
+    sampled = max(same, default=None, key=lambda v: v[0])
+    return (None if sampled is None else sampled[0]), exact[0], exact[1]
 
 
 def table_rows(reports: dict[str, dict], names: list[dict]) -> list[TightRow]:
@@ -136,17 +156,23 @@ def table_rows(reports: dict[str, dict], names: list[dict]) -> list[TightRow]:
             else:
                 missed.append(t)
         twin_text = f"{len(caught)}/{len(caught) + len(missed)} caught" if caught or missed \
-            else "no twin run"
+            else ("twin not run" if twins else "no twin registered")
         multiple = min(multiples) if multiples else None
+        figures = _figures(report)
+        if entry.get("mechanism") and "actions" in figures and figures["actions"]["inferred"]:
+            # a bare mechanism (list --json: mechanism) releases its output: no actions
+            figures.setdefault("releases", {"sampled": [], "exact": [], "inferred": True})
+            moved = figures.pop("actions")
+            figures["releases"]["sampled"] += moved["sampled"]
+            figures["releases"]["exact"] += moved["exact"]
         for level in LEVELS:
-            slot = _figures(report).get(level)
+            slot = figures.get(level)
             if slot is None:
                 continue
-            s = max(slot["sampled"]) if slot["sampled"] else None
-            x = max(slot["exact"]) if slot["exact"] else None
+            s, x, horizon = _pair_up(slot)
             ratio = s / x if s is not None and x else None
             rows.append(TightRow(name, level, bool(slot["inferred"]), s, x, ratio, multiple,
-                                 twin_text, eps))
+                                 twin_text, eps, horizon))
     return rows
 
 
@@ -157,12 +183,13 @@ def _num(v: float | None, digits: int = 3) -> str:
 
 
 def markdown(rows: list[TightRow]) -> str:
-    lines = ["| algorithm | level | sampled lower bound | exact figure | sampled / exact | "
+    lines = ["| algorithm | level | sampled lower bound | exact figure (T) | sampled / exact | "
              "smallest twin multiple VIOLATED | twins |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
+        t = "" if r.horizon is None else f" (T={r.horizon})"
         lines.append(f"| {r.algorithm} | {r.level}{'*' if r.inferred else ''} | "
-                     f"{_num(r.sampled)} | {_num(r.exact)} | {_num(r.ratio, 2)} | "
+                     f"{_num(r.sampled)} | {_num(r.exact)}{t} | {_num(r.ratio, 2)} | "
                      f"{_num(r.twin_multiple)} | {r.twins} |")
     return "\n".join(lines) + "\n"
 

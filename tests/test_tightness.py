@@ -41,8 +41,7 @@ def test_numbers_are_report_fields(real):
         rep = reports[row.algorithm]
         sampled = {c["epsilon_lower_bound"] for c in rep["claims"] if c["method"] == "sampled"}
         sampled |= {f["epsilon_lower_bound"] for f in rep["findings"] if f["alpha"] is not None}
-        exact = {c["data"].get("epsilon_at_delta") for c in rep["claims"]
-                 if c["method"] == "exact"}
+        exact = {c["epsilon_lower_bound"] for c in rep["claims"] if c["method"] == "exact"}
         exact |= {f["data"].get("exact_epsilon") for f in rep["findings"]}
         assert row.sampled is None or row.sampled in sampled
         assert row.exact is None or row.exact in exact
@@ -69,11 +68,16 @@ def test_levels_twins_and_multiples_from_synthetic_reports():
          "observes": "releases", "data": {"observes": "actions"}},
         {"id": "b", "notion": "global", "method": "exact", "epsilon_lower_bound": 0.5,
          "observes": "releases", "data": {"epsilon_at_delta": 0.5}},
+        {"id": "s", "notion": "global", "method": "sampled", "epsilon_lower_bound": 4.0,
+         "data": {"observes": "trajectory", "horizon": 20}},
+        {"id": "s8", "notion": "global", "method": "sampled", "epsilon_lower_bound": 2.5,
+         "data": {"observes": "trajectory", "horizon": 8}},
         {"id": "c", "notion": "per-step", "method": "sampled", "epsilon_lower_bound": 0.1,
          "data": {}}],
         "findings": [{"id": "t", "notion": "global", "alpha": None,
                       "epsilon_lower_bound": 3.0, "data": {"observes": "trajectory",
-                                                          "exact_epsilon": 3.25}}]}
+                                                          "exact_epsilon": 3.25,
+                                                          "horizon": 8}}]}
     reports = {"algo": rep, "algo-sqrt2": {"verdict": "VIOLATED"},
                "algo-double": {"verdict": "VIOLATED"},
                "algo-shared": {"verdict": "CONSISTENT"}}
@@ -82,8 +86,12 @@ def test_levels_twins_and_multiples_from_synthetic_reports():
     assert rows["releases"].sampled == 0.25 and rows["releases"].exact == 0.5
     assert rows["releases"].ratio == 0.5 and not rows["releases"].inferred
     assert rows["next action"].inferred and rows["next action"].exact is None
-    assert rows["trajectory"].exact == 3.25 and rows["trajectory"].sampled is None
+    # the sampled bound at T = 20 is not compared with the exact figure at T = 8
+    assert rows["trajectory"].exact == 3.25 and rows["trajectory"].sampled == 2.5
+    assert rows["trajectory"].horizon == 8 and rows["trajectory"].ratio == 2.5 / 3.25
     assert math.isclose(rows["releases"].twin_multiple, 1.41 / 0.5)
     assert rows["releases"].twins == "2/3 caught"
+    lone = tightness.table_rows({"solo": rep}, [{"name": "solo", "faulty": False}])
+    assert {r.twins for r in lone} == {"no twin registered"}
     text = tightness.markdown(list(rows.values()))
     assert "| algo | next action* |" in text
