@@ -193,8 +193,8 @@ def sequence_law(policy: TrajectoryPolicy, table: object) -> SequenceLaw:
     tab = _check_table(table, k)
     horizon = tab.shape[0]
     markov = bool(policy.markov)
-    code = np.zeros(1, dtype=np.int64)
-    weight = np.ones(1)
+    code: np.ndarray = np.zeros(1, dtype=np.int64)
+    weight: np.ndarray = np.ones(1)
     sums = np.zeros((1, k))
     counts = np.zeros((1, k))
     actions = np.zeros((1, 0), dtype=np.int64)

@@ -151,7 +151,7 @@ def search_tables(policy, horizon: int, *, epsilon: float, delta: float,
                     consider(table, step, row)
         budget = len(ev.seen) + climb
         improved = True
-        while improved and len(ev.seen) < budget:
+        while improved and len(ev.seen) < budget and best is not None:
             improved = False
             _, table, prime, step, _ = best
             moves = [(t, a) for t in range(horizon) for a in range(k)]
@@ -168,6 +168,8 @@ def search_tables(policy, horizon: int, *, epsilon: float, delta: float,
                     improved |= consider(cand, step, prime[step])
                 if improved:
                     break
+    if best is None:  # only when every pair was identical, which K >= 2 rules out
+        raise ValueError("no neighbouring pair of distinct tables was evaluated")
     key, table, prime, step, loss = best
     evaluated = total if exhaustive else len(ev.seen)
     return TrajectorySearch(table, prime, step + 1, loss, evaluated, total, exhaustive,
