@@ -26,7 +26,7 @@ import numpy as np
 
 from dpaudit.engine import Budget, CheckContext
 from dpaudit.exact.trajectory import sequence_law, sequence_loss
-from dpaudit.exact.trajectory_search import TrajectorySearch, search_tables
+from dpaudit.exact.trajectory_search import EXHAUSTIVE_HORIZON, TrajectorySearch, search_tables
 from dpaudit.sim.rewards import TableRewards
 from dpaudit.stats.events import DIRECTIONS, cp_lower, cp_upper
 from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
@@ -54,7 +54,12 @@ def exact_trajectory(ctx: CheckContext, policy_of: Callable, *, horizon: Budget,
         if start_phase == 0:
             res = search_tables(policy_of(ctx, steps, None), steps, epsilon=ctx.epsilon,
                                 delta=ctx.delta, climb=budget)
-            return {"search": res, "start_phase": 0, "initial": None, "where": "table"}
+            # the policy's exact loss at the largest exhaustively searched horizon
+            short = min(steps, EXHAUSTIVE_HORIZON)
+            full = search_tables(policy_of(ctx, short, None), short, epsilon=ctx.epsilon,
+                                 delta=ctx.delta)
+            return {"search": res, "start_phase": 0, "initial": None, "where": "table",
+                    "exhaustive": full}
         n0 = start_phase
         counts = np.array([n0, n0], dtype=float)
         grid = _start_grid(n0, ctx.size(grid_points))
@@ -144,7 +149,11 @@ def _describe(ctx: CheckContext, found: dict) -> tuple[tuple[str, ...], dict]:
         lines.append(res.coverage)
         lines.append(f"worst pair: step {res.changed_step} changed, table {res.table.tolist()}"
                      f" vs {res.table_prime.tolist()}")
-        data |= res.to_dict() | {"horizon": total}
+        full: TrajectorySearch = found["exhaustive"]
+        lines.append(f"the policy's exact loss at T = {full.horizon} (all {full.total} "
+                     f"neighbouring pairs): eps = {full.loss.epsilon_at_delta:.6g}")
+        data |= res.to_dict() | {"horizon": total, "exhaustive_horizon": full.horizon,
+                                 "exhaustive_epsilon": full.loss.epsilon_at_delta}
     return tuple(lines), data
 
 
