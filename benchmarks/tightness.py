@@ -16,8 +16,8 @@ name, in ``benchmarks/results/tightness/``, so the table can be rebuilt from the
   findings: those with an ``alpha``) at that level;
 * **exact**: the largest exact figure at that level: the ``epsilon_lower_bound`` of exact
   claims (the engine reports their exact eps(delta) there), ``data.exact_epsilon`` of exact
-  findings. Where it states a horizon (``data.horizon``), the sampled column keeps only the
-  bounds measured at that horizon, so the ratio compares like with like;
+  findings. Where it states a horizon (``data.horizon``), the sampled column leaves out the
+  bounds that state another horizon, so the ratio compares like with like;
 * **twin multiple**: over the twins of the algorithm (``NAME-...``, ``faulty``) whose check
   is VIOLATED, the smallest ``true_epsilon / eps``; twins without ``true_epsilon`` are
   counted as caught or missed only.
@@ -117,13 +117,13 @@ def _figures(report: dict) -> dict[str, dict]:
 
 def _pair_up(slot: dict) -> tuple[float | None, float | None, int | None]:
     """``(sampled, exact, horizon)`` of one level: the largest exact figure, and the largest
-    sampled bound *measured at the same horizon* when the exact figure states one (a sampled
-    bound at another horizon is not comparable: then the largest of all, without a ratio)."""
+    sampled bound not stated to be at another horizon (when the exact figure states one, a
+    bound that states a different ``data.horizon`` is left out: not comparable)."""
     exact = max(slot["exact"], default=None, key=lambda v: v[0])
     if exact is None:
         sampled = max(slot["sampled"], default=None, key=lambda v: v[0])
         return (None if sampled is None else sampled[0]), None, None
-    same = [v for v in slot["sampled"] if exact[1] is None or v[1] == exact[1]]
+    same = [v for v in slot["sampled"] if exact[1] is None or v[1] in (None, exact[1])]
     sampled = max(same, default=None, key=lambda v: v[0])
     return (None if sampled is None else sampled[0]), exact[0], exact[1]
 

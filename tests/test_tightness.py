@@ -86,7 +86,7 @@ def test_levels_twins_and_multiples_from_synthetic_reports():
     assert rows["releases"].sampled == 0.25 and rows["releases"].exact == 0.5
     assert rows["releases"].ratio == 0.5 and not rows["releases"].inferred
     assert rows["next action"].inferred and rows["next action"].exact is None
-    # the sampled bound at T = 20 is not compared with the exact figure at T = 8
+    # the sampled bound stated at T = 20 is not compared with the exact figure at T = 8
     assert rows["trajectory"].exact == 3.25 and rows["trajectory"].sampled == 2.5
     assert rows["trajectory"].horizon == 8 and rows["trajectory"].ratio == 2.5 / 3.25
     assert math.isclose(rows["releases"].twin_multiple, 1.41 / 0.5)

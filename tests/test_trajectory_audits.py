@@ -91,3 +91,35 @@ def test_exact_event_picks_the_largest_log_ratios():
     codes, direction, mass = exact_event(np.append(p, 0.0), np.append(q, 0.2) / 1.2,
                                          delta=0.0, n=10**6, alpha=0.05)
     assert direction == "D' vs D" and codes.tolist() == [3]
+
+
+@settings(max_examples=15, deadline=None)
+@given(epsilon=st.floats(0.05, 10.0), quick=st.booleans())
+def test_dp_se_trajectory_is_within_eps_over_the_domain(epsilon, quick):
+    """A correct DP-SE is never VIOLATED: the exact pure loss of its two-arm action sequence
+    (exhaustive over attainable epoch means) stays below eps (approaching it from below)."""
+    from dpaudit.algorithms.baselines.dp_se import DPSE
+    from dpaudit.audits.baselines.dp_se_trajectory import DP_SE_TRAJECTORY
+    ctx = CheckContext(epsilon, 0.0, quick=quick, variant=DPSE)
+    ev = DP_SE_TRAJECTORY.evaluate(ctx, DP_SE_TRAJECTORY)
+    assert ev.epsilon_at_delta <= epsilon * (1 + 1e-9)
+    assert ev.delta_at_epsilon <= ev.error
+    if ev.data["epochs"]:
+        assert ev.epsilon_at_delta > 0.9 * epsilon  # the far tails approach eps
+
+
+def test_laplace_difference_tail_matches_quadrature():
+    """log P(D > z) for D = L0 - L1 against scipy quadrature of the density
+    (1 + |x|/b) e^(-|x|/b) / (4b), an independent route."""
+    from scipy import integrate
+
+    from dpaudit.audits.baselines.dp_se_trajectory import log_tail
+    b = 0.3
+    for z in (-2.0, -0.1, 0.0, 0.4, 3.0):
+        def dens(x: float) -> float:
+            return (1 + abs(x) / b) * math.exp(-abs(x) / b) / (4 * b)
+        # split at the kink x = 0 so the quadrature is smooth on each piece
+        pieces = [(z, 0.0), (0.0, np.inf)] if z < 0 else [(z, np.inf)]
+        val = sum(integrate.quad(dens, lo, hi, epsabs=1e-15, epsrel=1e-13)[0]
+                  for lo, hi in pieces)
+        assert float(log_tail(np.array([z]), b)[0]) == pytest.approx(math.log(val), rel=1e-9)
