@@ -15,8 +15,12 @@ d_e)`` and the tail is ``P(D > z) = e^(-z/b) (2 + z/b) / 4`` for ``z >= 0`` (the
 epoch's ``d_e`` by ``1/R_e``; paths that end before that epoch have the same probability under
 both tables and paths through it share the later factors, so the pure loss of the whole
 sequence is the largest log-ratio of the three outcomes of one epoch, maximised over every
-attainable ``d_e = (k_0 - k_1)/R_e`` (all ``2 R_e + 1`` values: exhaustive over binary tables,
-and over [0, 1] tables by the convexity argument of :mod:`dpaudit.exact.trajectory_search`).
+attainable ``d_e = (k_0 - k_1)/R_e`` (all ``2 R_e + 1`` values: exhaustive over binary tables).
+Rewards in [0, 1] are summed as they are (``TableRewards.block_sums``), so ``d_e`` is then
+continuous and a change moves it by at most ``1/R_e``; ``D`` has a log-concave density, so the
+log-probability of each outcome (a tail, or an interval of fixed width) is concave in the
+location and its change under a shift grows with the shift and towards the ends of ``[-1, 1]``:
+the maximum is at a shift of ``1/R_e`` next to ``d_e = -1`` or ``1``, which the grid contains.
 ``P(none) = P(-thr_e - d_e <= D <= thr_e - d_e)`` is formed from two small tails in log space
 in each regime (never as ``1 - P(elim 1) - P(elim 0)``, which cancels). For ``delta > 0``
 each epoch's three-outcome divergence is computed with the epoch reached with probability 1
