@@ -453,5 +453,22 @@ def _missing_audit_peers() -> Iterator[Row]:
                   "distributed as source repositories only)")
 
 
+# -- tightness (issue 22, item 4) -----------------------------------------------------------
+def tightness_table(*, quick: bool, **_: object) -> Iterator[Row]:
+    """Every sound check and twin at ``--quick`` (benchmarks/tightness.py): per algorithm and
+    level, the sampled lower bound over the exact figure (the table's rows, from the reports'
+    fields; the checks are run here, nothing is read from earlier runs)."""
+    import tightness  # benchmarks/ is on sys.path (run.py)
+
+    names = tightness.listing()
+    reports = {e["name"]: tightness.run_report(e["name"]) for e in names}
+    for r in tightness.table_rows(reports, names):
+        yield Row("tightness", f"{r.algorithm} [{r.level}{'*' if r.inferred else ''}] "
+                  "sampled lower bound / exact figure", r.sampled, r.exact, r.ratio,
+                  f"eps={r.epsilon}; twins: {r.twins}; smallest twin multiple VIOLATED: "
+                  f"{r.twin_multiple}")
+
+
 SECTIONS = {"per-step": per_step, "episodic": episodic, "audits": audits,
-            "scaling": scaling, "memory": memory, "peers": peers}
+            "scaling": scaling, "memory": memory, "peers": peers,
+            "tightness": tightness_table}

@@ -7,7 +7,8 @@ reference is measured in the same run, on the same machine, under the same load.
 
 Sections (see ``_sections.py``): the gathered scripts (``bench_*.py``; the family engineers'
 ``bench_per_step.py`` and ``bench_ftpl_family.py`` when present), per-step policies, episodic
-algorithms, audits, scaling (1 and 2 local workers, a local Dask cluster), peak memory and
+algorithms, audits, scaling (1 and 2 local workers, a local Dask cluster), peak memory, the
+tightness table (``tightness.py``: every check at ``--quick``, sampled over exact per level) and
 peers (SMPyBandits, only from a separate environment: ``--peers-python`` or
 ``benchmarks/.peers/bin/python``; never a dependency).
 """
@@ -44,6 +45,7 @@ SCRIPTS = (
     ("bench_adapters.py", ["--seeds", "3"], []),
     ("bench_per_step.py", ["--quick"], []),
     ("bench_ftpl_family.py", ["--steps", "1000"], []),
+    ("bench_trajectory.py", ["--quick", "--samples", "100000"], ["--samples", "200000"]),
 )
 
 

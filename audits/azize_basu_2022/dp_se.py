@@ -23,6 +23,7 @@ import sympy as sp
 
 from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2 as FIG2
 from dpaudit.audits.azize_basu_2022._adap_common import REGRET_HORIZON, lower_bound_details
+from dpaudit.audits.azize_basu_2022.dp_se_trajectory import DP_SE_TRAJECTORY
 from dpaudit.audits.recipes.global_dp import (
     EPS,
     N,
@@ -103,6 +104,7 @@ AUDITS = [
                    _symbolic),
          ClaimSpec("global-dp", Notion.GLOBAL,
                    "the action sequence is eps-global DP (Azize & Basu 2022, Definition 2)",
-                   "Sajed & Sheffet 2019, privacy of DP-SE", _sampled)],
+                   "Sajed & Sheffet 2019, privacy of DP-SE", _sampled),
+         DP_SE_TRAJECTORY],
         default_epsilon=1.0, default_delta=0.0, regret=_regret, variant=dp_se),
 ]

@@ -6,7 +6,9 @@ Lemma 2.1 and Definition 2.2):
 * ``report-ldp-exact``: the report law is known, so its loss is computed exactly at the worst
   pair of rewards (1, 0), on the algorithm's own mechanism object;
 * ``report-ldp-sampled``: reports drawn through the algorithm's own ``report`` method for
-  rewards 1 and 0, an event chosen on one sample and measured on a fresh one.
+  rewards 1 and 0, an event chosen on one sample and measured on a fresh one;
+* ``trajectory-exact``: the whole pull sequence is eps-DP by post-processing, its law computed
+  exactly (:mod:`.trajectory`).
 
 Findings: the measured probability of a wrong set (Eq. (2)) over a grid of budgets ``T`` and
 ``eps`` beside Theorem 3.1's upper bound, and, on the lower-bound family of Theorem 3.2 (all
@@ -25,6 +27,10 @@ from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.bounds import thm31_uppe
 from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import (
     BLP_2025_INSTANCE,
     PrivateAPT,
+)
+from dpaudit.audits.barbara_lazzaro_pike_burke_2025.trajectory import (
+    trajectory_claim_spec,
+    trajectory_sampled_spec,
 )
 from dpaudit.audits.recipes.ldp import claim, privbern_exact_evidence, privbern_sampled_evidence
 from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
@@ -119,6 +125,7 @@ def _lower_finding(ctx: CheckContext) -> Finding:
 
 
 def _spec() -> AuditSpec:
+    trajectory = trajectory_claim_spec(_policy)
     return AuditSpec(
         name="ldp-tbp-fixed-budget",
         description="private APT on PrivBern bits: eps-LDP reports, loss vs Theorems 3.1-3.2",
@@ -132,9 +139,11 @@ def _spec() -> AuditSpec:
                   lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx,
                                                         ctx.size(REPORT_SAMPLES)),
                   ),
+            trajectory,
         ],
         findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding),
-                  FindingSpec("loss-vs-theorem-3.2", _lower_finding)],
+                  FindingSpec("loss-vs-theorem-3.2", _lower_finding),
+                  trajectory_sampled_spec(trajectory)],
         default_epsilon=1.0, default_delta=0.0,
     )
 

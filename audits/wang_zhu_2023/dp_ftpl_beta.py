@@ -30,6 +30,7 @@ the paper's start phase; Fig. 2 d-f).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -41,6 +42,7 @@ from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     family_spec,
     next_action_claims,
 )
+from dpaudit.audits.wang_zhu_2023.trajectory import FTPL_START_PHASE_TRAJECTORY
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
 from dpaudit.stats.evidence import ExactEvidence
@@ -114,6 +116,8 @@ CLAIMS = [
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-beta", title="DP-FTPL-Beta (Alg. 2)", claims=CLAIMS)
+# the exact whole-trajectory finding (issue 22): information beside the per-step claims
+SPEC = replace(SPEC, findings=[*SPEC.findings, FTPL_START_PHASE_TRAJECTORY])
 # the broken twin, declared one way (AuditSpec.twin): the same claims on DPFTPLBetaUnpadded,
 # whose docstring says what is wrong (drops the padding k); the tight-start-phase finding and
 # the regret run are about the sound algorithm, so the twin has neither

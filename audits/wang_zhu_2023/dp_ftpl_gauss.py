@@ -25,6 +25,8 @@ The broken twin ``dp-ftpl-gauss-faulty`` skips the start phase (``N_0 = 1``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLGaussNoStartPhase
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLGauss
 from dpaudit.audits.wang_zhu_2023._ftpl_common import (
@@ -32,6 +34,10 @@ from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     build,
     family_spec,
     next_action_claims,
+)
+from dpaudit.audits.wang_zhu_2023.trajectory import (
+    FTPL_START_PHASE_TRAJECTORY,
+    GAUSS_TRAJECTORY_SAMPLED,
 )
 from dpaudit.engine import CheckContext, ClaimSpec
 from dpaudit.mechanisms.gauss_perturbation import gauss_exact_delta, gauss_smallest_count
@@ -79,6 +85,9 @@ CLAIMS = [
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-gauss", title="DP-FTPL-Gauss (Alg. 1)", claims=CLAIMS)
+# the exact whole-trajectory finding (issue 22): information beside the per-step claims
+SPEC = replace(SPEC, findings=[*SPEC.findings, FTPL_START_PHASE_TRAJECTORY,
+                               GAUSS_TRAJECTORY_SAMPLED])
 # the broken twin, declared one way (AuditSpec.twin): the same claims on
 # DPFTPLGaussNoStartPhase, whose docstring says what is wrong (no start phase: N_0 = 1); the
 # tight-start-phase finding and the regret run are about the sound algorithm, so the twin has

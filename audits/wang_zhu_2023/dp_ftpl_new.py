@@ -28,6 +28,7 @@ and 100 runs as in the paper (``--quick``: ``T = 10^4``, 20 runs), beside Theore
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -36,6 +37,10 @@ from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLNewFaultyPerturbation
 from dpaudit.algorithms.wang_zhu_2023.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.audits.wang_zhu_2023.trajectory import (
+    FTPL_NEW_TRAJECTORY,
+    FTPL_NEW_TRAJECTORY_SAMPLED,
+)
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import worst_pair_loss
 from dpaudit.exact.symbolic import prove
@@ -148,12 +153,14 @@ def _trajectory(ctx: CheckContext) -> SampledEvidence:
     # the heuristic pairs change an early step (0, K, 2K) to an extreme value
     target = GlobalDPTarget(alg, epsilon=ctx.epsilon, delta=ctx.delta,
                             neighbours=global_neighbour_pairs(horizon, 2))
-    return sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
-                         alpha=ctx.alpha, budget=AuditBudget(samples=samples),
-                         seed=ctx.seed, key="trajectory", who="simulate", workers=ctx.workers,
-                         details=("Definition 1 (per-step DP) does not promise "
-                                  "trajectory-level privacy; this is information, not a "
-                                  "violation",))
+    ev = sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
+                       alpha=ctx.alpha, budget=AuditBudget(samples=samples),
+                       seed=ctx.seed, key="trajectory", who="simulate", workers=ctx.workers,
+                       details=("Definition 1 (per-step DP) does not promise "
+                                "trajectory-level privacy; this is information, not a "
+                                "violation",))
+    # the horizon, so that a table compares it only with exact figures at the same T
+    return replace(ev, data={**ev.data, "horizon": horizon})
 
 
 # -- regret --------------------------------------------------------------------------------
@@ -205,7 +212,8 @@ DP_FTPL_NEW = AuditSpec(
         "trajectory-lower-bound", _trajectory,
         summary="whole action sequence on two reward sequences differing at one step "
                 "(2 arms; a per-step guarantee allows a bound above the per-step eps)",
-        notion=Notion.GLOBAL)],
+        notion=Notion.GLOBAL), FTPL_NEW_TRAJECTORY,
+        FTPL_NEW_TRAJECTORY_SAMPLED],
     regret=_regret, variant=DPFTPLNew,
 )
 

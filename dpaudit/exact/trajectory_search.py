@@ -1,0 +1,184 @@
+"""The worst pair of neighbouring reward tables for a trajectory policy.
+
+Neighbouring tables differ at one step (one row of the ``(T, K)`` table: Azize & Basu 2022,
+Definition 2). The exact loss of *one* pair is :func:`dpaudit.exact.trajectory.sequence_loss`;
+the largest over all pairs is what a policy's whole trajectory leaks. This module searches for
+it and says how much of the space it covered.
+
+**Binary tables suffice.** For a policy that observes a bit with ``P(1) = g(r)``, ``g`` affine
+(the Bernoulli observation ``g(r) = r``, PrivBern), the sequence law is affine in every single
+table entry, so a pair ``(P, Q)`` is affine in each entry (the shared ones move both laws
+alike; the changed row moves one). The hockey-stick divergence is jointly convex in ``(P, Q)``,
+so, one entry at a time, its maximum over ``[0, 1]`` sits at ``0`` or ``1``: the worst pair over
+all tables in ``[0, 1]`` is a pair of ``{0, 1}`` tables. (The same holds for ``eps(delta)``,
+which is non-decreasing in each ``H_eps``.)
+
+**Exhaustive or searched.** There are ``2^(KT)`` binary tables, ``T (2^K - 1)`` neighbours of
+each: for ``K = 2`` and ``T <= EXHAUSTIVE_HORIZON`` all are evaluated and the maximum is the
+policy's exact trajectory loss. Beyond, the search evaluates the *structured* pairs (every
+table whose rows are all equal, changed at every step to every other row) and then climbs
+greedily (flip one entry of both tables, or change the changed row; keep an improvement)
+within a budget. The result then is a lower bound on the policy's loss, and says so.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit.exact.trajectory import (
+    SequenceLaw,
+    SequenceLoss,
+    TrajectoryPolicy,
+    sequence_law,
+    sequence_loss,
+)
+from dpaudit.validation import check_int
+
+__all__ = ["EXHAUSTIVE_HORIZON", "TrajectorySearch", "search_tables"]
+
+#: largest horizon whose binary neighbouring tables (K = 2) are all evaluated by default
+EXHAUSTIVE_HORIZON = 4
+
+
+@dataclass(frozen=True)
+class TrajectorySearch:
+    """The worst neighbouring pair found, its exact loss, and the search's coverage.
+
+    ``exhaustive`` is true when every binary neighbouring pair was evaluated: only then is
+    ``loss`` the policy's trajectory loss; otherwise it is a lower bound on it.
+    """
+
+    table: np.ndarray
+    table_prime: np.ndarray
+    changed_step: int
+    loss: SequenceLoss
+    evaluated: int
+    total: int
+    exhaustive: bool
+    horizon: int
+    nodes: int
+    law_p: SequenceLaw | None = None  # the two sequence laws of the worst pair
+    law_q: SequenceLaw | None = None
+
+    @property
+    def coverage(self) -> str:
+        if self.exhaustive:
+            return (f"exhaustive: all {self.total} neighbouring pairs of {{0,1}} tables "
+                    f"(T={self.horizon}); binary tables attain the maximum over [0,1]")
+        return (f"searched {self.evaluated} of {self.total} neighbouring pairs of {{0,1}} "
+                f"tables (T={self.horizon}): structured tables and a greedy climb; a lower "
+                "bound on the policy's trajectory loss")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"horizon": self.horizon, "changed_step": self.changed_step,
+                "table": self.table.tolist(), "table_prime": self.table_prime.tolist(),
+                "epsilon_at_delta": self.loss.epsilon_at_delta,
+                "epsilon_interval": [self.loss.epsilon_low, self.loss.epsilon_high],
+                "delta_at_epsilon": float(self.loss.delta_at_epsilon.value),
+                "delta_error": float(self.loss.delta_at_epsilon.error),
+                "evaluated": self.evaluated, "total": self.total,
+                "exhaustive": self.exhaustive, "coverage": self.coverage}
+
+
+def _rows(k: int) -> np.ndarray:
+    return np.array(list(itertools.product((0.0, 1.0), repeat=k)))
+
+
+class _Evaluator:
+    def __init__(self, policy: TrajectoryPolicy, *, epsilon: float, delta: float) -> None:
+        self.policy, self.epsilon, self.delta = policy, epsilon, delta
+        self.laws: dict[bytes, SequenceLaw] = {}
+        self.seen: set[bytes] = set()
+        self.nodes = 0
+
+    def law(self, table: np.ndarray) -> SequenceLaw:
+        key = table.tobytes()
+        if key not in self.laws:
+            law = sequence_law(self.policy, table)
+            self.nodes = max(self.nodes, law.nodes)
+            self.laws[key] = law
+        return self.laws[key]
+
+    def score(self, table: np.ndarray, prime: np.ndarray) -> tuple[tuple[float, float],
+                                                                  SequenceLoss]:
+        a, b = sorted((table.tobytes(), prime.tobytes()))
+        self.seen.add(a + b)
+        loss = sequence_loss(self.law(table), self.law(prime), epsilon=self.epsilon,
+                             delta=self.delta)
+        return (loss.epsilon_at_delta, float(loss.delta_at_epsilon.value)), loss
+
+
+def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, delta: float,
+                  exhaustive_horizon: int = EXHAUSTIVE_HORIZON, climb: int = 0
+                  ) -> TrajectorySearch:
+    """The worst neighbouring pair of ``{0, 1}`` tables for ``policy`` at ``horizon``.
+
+    Exhaustive when ``horizon <= exhaustive_horizon``; otherwise structured pairs and at most
+    ``climb`` further pair evaluations of a greedy climb (module docstring). The objective is
+    ``eps(delta)``, ties broken by ``delta(eps)``.
+    """
+    horizon = check_int("horizon", horizon, low=1)
+    climb = check_int("climb", climb, low=0)
+    k = int(policy.n_arms)
+    rows = _rows(k)
+    total = (2 ** (k * horizon)) * horizon * (rows.shape[0] - 1) // 2
+    ev = _Evaluator(policy, epsilon=epsilon, delta=delta)
+    best: tuple[Any, ...] | None = None
+
+    def consider(table: np.ndarray, step: int, row: np.ndarray) -> bool:
+        nonlocal best
+        prime = table.copy()
+        prime[step] = row
+        if np.array_equal(prime, table):
+            return False
+        key, loss = ev.score(table, prime)
+        if best is None or key > best[0]:
+            best = (key, table.copy(), prime, step, loss)
+            return True
+        return False
+
+    exhaustive = horizon <= exhaustive_horizon
+    if exhaustive:
+        for flat in itertools.product((0.0, 1.0), repeat=k * horizon):
+            table = np.array(flat).reshape(horizon, k)
+            for step in range(horizon):
+                for row in rows:
+                    # each unordered pair once: the changed row sorts after the table's row
+                    if tuple(row) > tuple(table[step]):
+                        consider(table, step, row)
+    else:
+        for base in rows:
+            table = np.tile(base, (horizon, 1))
+            for step in range(horizon):
+                for row in rows:
+                    consider(table, step, row)
+        budget = len(ev.seen) + climb
+        improved = True
+        while improved and len(ev.seen) < budget and best is not None:
+            improved = False
+            _, table, prime, step, _ = best
+            moves = [(t, a) for t in range(horizon) for a in range(k)]
+            for t, a in moves:
+                if len(ev.seen) >= budget:
+                    break
+                cand = table.copy()
+                if t == step:
+                    row = prime[step].copy()
+                    row[a] = 1.0 - row[a]
+                    improved |= consider(cand, step, row)
+                else:
+                    cand[t, a] = 1.0 - cand[t, a]
+                    improved |= consider(cand, step, prime[step])
+                if improved:
+                    break
+    if best is None:  # only when every pair was identical, which K >= 2 rules out
+        raise ValueError("no neighbouring pair of distinct tables was evaluated")
+    key, table, prime, step, loss = best
+    evaluated = total if exhaustive else len(ev.seen)
+    return TrajectorySearch(table, prime, step + 1, loss, evaluated, total, exhaustive,
+                            horizon, ev.nodes, ev.law(table), ev.law(prime))
+
