@@ -39,15 +39,15 @@ the ledger itself: `python -m dpaudit claims`.
 
 
 def stored_outputs(root: Path) -> dict[str, Path]:
-    """``stem -> path`` of every stored reproduction under ``root`` (``<stem>.md`` files
-    whose first line names a paper, as :func:`~dpaudit.sim.experiments.run_experiment`
-    writes them)."""
+    """``stem -> path`` of every stored reproduction under ``root``: ``<stem>.md`` files whose
+    first line is a Markdown title, as :func:`~dpaudit.sim.experiments.run_experiment` writes
+    them (the page looks them up by experiment stem)."""
     found: dict[str, Path] = {}
     for path in sorted(root.rglob("*.md")):
         if path.stem in found:
             continue
         first = path.read_text().split("\n", 1)[0]
-        if first.startswith("# ") and ": " in first:
+        if first.startswith("# "):
             found[path.stem] = path
     return found
 
