@@ -1,4 +1,10 @@
-"""``python -m dpaudit list [--json]``: every registered name with a one-line description."""
+"""``python -m dpaudit list [--json]``: every registered name with a one-line description.
+
+``--json`` rows: ``name``, ``description``, ``paper``, ``faulty`` (a deliberately broken
+twin), ``default_epsilon``, ``default_delta``, ``mechanism``, ``true_epsilon`` (a twin's
+exact privacy loss at the defaults, or null) and ``original`` (the name a twin breaks, or
+null).
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
     rows = [
         {"name": s.name, "description": s.description, "paper": s.paper, "faulty": s.faulty,
          "default_epsilon": s.default_epsilon, "default_delta": s.default_delta,
-         "mechanism": s.mechanism is not None}
+         "mechanism": s.mechanism is not None, "true_epsilon": s.true_epsilon,
+         "original": s.original or None}
         for s in all_audits().values()
     ]
     if args.json:

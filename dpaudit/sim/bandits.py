@@ -37,8 +37,16 @@ Writing a policy (for authors of new algorithm modules)
    instance for the conformance suite, and keyword sets the factory must reject.
    :func:`dpaudit.registry.all_policies` collects every module's ``POLICIES``; the
    conformance suite then covers the new policy without new test code.
-3. A deliberately broken twin is a subclass in ``algorithms/_faulty.py`` (its docstring says
-   what is wrong), registered there with ``faulty=True``.
+3. A deliberately broken twin is a subclass in the paper package (its docstring says what is
+   wrong, and derives its true privacy loss), registered with ``faulty=True``; its audit is
+   ``AuditSpec.twin(variant, bug=..., true_epsilon=...)``, named ``NAME-<bug>``.
+4. The recording hook: accept ``releases=None`` in ``simulate`` and, wherever noise is added to
+   a statistic of rewards, ``if releases is not None: releases.record(noisy, step=..,
+   arm=.., active=.., label=..)`` with the values of all runs (``(runs,)`` or ``(runs, K)``).
+   With ``None`` nothing else runs. Release-level audits
+   (:func:`dpaudit.sim.releases.release_sampler`) then observe what the privacy proof is
+   about; a user's policy takes the same keyword. Recording copies values the policy computes
+   anyway, so it never changes the law (tested per policy).
 """
 
 from __future__ import annotations
