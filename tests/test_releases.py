@@ -141,3 +141,49 @@ def test_named_twin_carries_its_true_epsilon():
     assert spec.twin(Broken).name == "x-faulty" and spec.twin(Broken).true_epsilon is None
     with pytest.raises(InvalidParameterError, match="bug"):
         spec.twin(Broken, bug="Two Words")
+
+
+@pytest.mark.parametrize("name", ["dp-ucb", "dp-ucb-bound", "private-ucb", "dp-ucb-int",
+                                  "dp-se", "adap-klucb"])
+def test_recording_does_not_change_the_law(name):
+    # same seed, same numbers with and without the recorder (recording only copies values)
+    from dpaudit.registry import all_policies
+    entry = all_policies()[name]
+    alg = entry.factory(**entry.small_overrides)
+    source = TableRewards(np.tile([[0.0, 1.0], [1.0, 0.0]], (60, 1)))
+    horizon = 120 if name != "dp-se" else 100
+    kw = {"backend": "numpy"} if name not in ("dp-se", "adap-klucb") else {}
+    a = alg.simulate(source, horizon, 50, rng=np.random.default_rng(5), record=True, **kw)
+    rec = ReleaseRecorder()
+    b = alg.simulate(source, horizon, 50, rng=np.random.default_rng(5), record=True,
+                     releases=rec)
+    assert np.array_equal(a.actions, b.actions) and np.array_equal(a.regret, b.regret)
+    if name != "dp-se":  # DP-SE's first epoch (1000+ pulls per arm) ends after T = 100
+        assert len(rec) > 0
+
+
+def test_counter_releases_are_the_counters_outputs():
+    # DP-UCB-Bound on one arm: y(n) - s(n) is the counter's noise; y(3) - y(2) = x3 + T3 with
+    # T3 ~ Lap(1/eps_bin) (block k = 1). KS at level 1e-4 (false-failure probability 1e-4).
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCBBound
+    alg = DPUCBBound(1.0)
+    rec = ReleaseRecorder()
+    alg.simulate(TableRewards(np.zeros((4, 1))), 4, 20_000, rng=np.random.default_rng(2),
+                 releases=rec)
+    y = rec.labelled("counter")
+    assert y.shape == (20_000, 4)
+    assert stats.kstest(y[:, 2] - y[:, 1], stats.laplace(scale=1 / alg.eps_bin).cdf
+                        ).pvalue > 1e-4
+    assert stats.kstest(y[:, 3] - y[:, 1], stats.laplace(scale=1 / alg.eps_log).cdf
+                        ).pvalue > 1e-4
+
+
+def test_recording_needs_the_numpy_path():
+    from dpaudit.algorithms import _kernels as kern
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
+    if not kern.HAVE_NUMBA:
+        pytest.skip("numba not installed")
+    with pytest.raises(InvalidParameterError, match="numpy"):
+        DPUCB(1.0).simulate(TableRewards(np.zeros((4, 2))), 4, 2,
+                            rng=np.random.default_rng(0), backend="numba",
+                            releases=ReleaseRecorder())
