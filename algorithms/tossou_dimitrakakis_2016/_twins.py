@@ -1,0 +1,89 @@
+"""Planted twins of DP-UCB and DP-UCB-Bound (Tossou & Dimitrakakis 2016, Algs. 1-2).
+
+Each twin changes one inline computation of the hybrid counter's noise (Sec. 2.3); its
+docstring says what is wrong and derives its true privacy loss exactly: the pure-DP loss of
+every counter output the code releases, over reward tables differing at one step, at the
+default eps = 1. By the vector Laplace mechanism it is the largest sum, over the nodes one
+element lies in, of ``1/scale`` (:func:`dpaudit.algorithms._counters.loss_per_element`),
+and the actions are post-processing. ``tests/test_twins_release.py`` recomputes each value
+from the twin's own parameters.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB, DPUCBBound
+
+__all__ = ["DPUCBBoundNoSplit", "DPUCBBoundSqrt2Scale", "DPUCBNoSplit", "DPUCBSqrt2Scale",
+           "TRUE_EPSILON"]
+
+
+class _Sqrt2Scale:
+    """Hybrid counter nodes with ``1/sqrt(2)`` of their Laplace scale. BROKEN.
+
+    The node scales ``1/eps_log`` and ``k/eps_bin`` are read as standard deviations and
+    converted to Laplace scales (``std / sqrt 2``), inline. What is wrong: Thm 3.1's
+    counter needs those scales. True loss: every node's ``1/scale`` grows by ``sqrt 2``, so
+    the largest per-element sum (``eps_log + eps_bin = eps``, reached by element 3: nodes
+    ``T3`` and ``L4``) becomes ``sqrt(2) eps`` = 1.414.
+    """
+
+    def _break(self) -> None:
+        # BROKEN: std -> Laplace scale, inline (scale / sqrt 2 means eps * sqrt 2)
+        self.eps_log, self.eps_bin = (e * math.sqrt(2.0) for e in (self.eps_log, self.eps_bin))
+
+
+class _NoSplit:
+    """Hybrid counter whose logarithmic part and block trees each get the whole eps.
+    BROKEN.
+
+    The budget split of the hybrid mechanism (``eps/2`` to each part) is missing, inline.
+    What is wrong: an element lies in one logarithmic node and in up to ``k`` nodes of its
+    block tree, so the parts compose. True loss: element 3 lies in ``L4`` (``1/scale =
+    eps``) and ``T3`` (block ``k = 1``, ``1/scale = eps``): ``2 eps`` = 2, the largest over
+    elements (every element costs at most ``eps_log + eps_bin``).
+    """
+
+    def _break(self) -> None:
+        self.eps_log = self.eps_bin = self.epsilon  # BROKEN: no split between the parts
+
+
+class DPUCBSqrt2Scale(_Sqrt2Scale, DPUCB):
+    __doc__ = _Sqrt2Scale.__doc__
+    name = "DP-UCB (sqrt 2 too little noise, twin)"
+
+    def __init__(self, epsilon: float, **kwargs) -> None:
+        super().__init__(epsilon, **kwargs)
+        self._break()
+
+
+class DPUCBNoSplit(_NoSplit, DPUCB):
+    __doc__ = _NoSplit.__doc__
+    name = "DP-UCB (no budget split in the counter, twin)"
+
+    def __init__(self, epsilon: float, **kwargs) -> None:
+        super().__init__(epsilon, **kwargs)
+        self._break()
+
+
+class DPUCBBoundSqrt2Scale(_Sqrt2Scale, DPUCBBound):
+    __doc__ = _Sqrt2Scale.__doc__
+    name = "DP-UCB-Bound (sqrt 2 too little noise, twin)"
+
+    def __init__(self, epsilon: float, **kwargs) -> None:
+        super().__init__(epsilon, **kwargs)
+        self._break()
+
+
+class DPUCBBoundNoSplit(_NoSplit, DPUCBBound):
+    __doc__ = _NoSplit.__doc__
+    name = "DP-UCB-Bound (no budget split in the counter, twin)"
+
+    def __init__(self, epsilon: float, **kwargs) -> None:
+        super().__init__(epsilon, **kwargs)
+        self._break()
+
+
+#: exact true loss at eps = 1 (derivations in the docstrings; checked in a test)
+TRUE_EPSILON = {"sqrt2-scale": math.sqrt(2.0), "no-split": 2.0}

@@ -1,0 +1,29 @@
+"""Planted twins ``adap-ucb-<bug>`` and ``adap-klucb-<bug>`` (Azize & Basu 2022).
+
+Each twin is the audit of its correct algorithm restricted to the release-level claim
+(``episode-release-sampled``: the recorded private means on the canary pair, Lemma 1) on a
+broken variant from :mod:`dpaudit.algorithms.azize_basu_2022._twins`, with its exact true
+loss. The symbolic claims are left out on purpose: they read the declared formulas, not what
+the code does, so they cannot see these bugs (that is the point of the twins).
+"""
+
+from __future__ import annotations
+
+from dpaudit.algorithms.azize_basu_2022 import _twins as tw
+from dpaudit.audits.azize_basu_2022._adap_common import release_level_claim
+from dpaudit.audits.azize_basu_2022.adap_klucb import AUDITS as _KLUCB
+from dpaudit.audits.azize_basu_2022.adap_ucb import ADAP_UCB
+
+_ADAP_KLUCB = _KLUCB[0]
+_CLAIMS = [release_level_claim()]
+
+AUDITS = [
+    ADAP_UCB.twin(tw.AdaPUCBSqrt2Scale, claims=_CLAIMS, findings=(), bug="sqrt2-scale",
+                  true_epsilon=tw.TRUE_EPSILON["sqrt2-scale"]),
+    ADAP_UCB.twin(tw.AdaPUCBHalfScale, claims=_CLAIMS, findings=(), bug="half-scale",
+                  true_epsilon=tw.TRUE_EPSILON["half-scale"]),
+    _ADAP_KLUCB.twin(tw.AdaPKLUCBSqrt2Scale, claims=_CLAIMS, findings=(), bug="sqrt2-scale",
+                     true_epsilon=tw.TRUE_EPSILON["sqrt2-scale"]),
+    _ADAP_KLUCB.twin(tw.AdaPKLUCBHalfScale, claims=_CLAIMS, findings=(), bug="half-scale",
+                     true_epsilon=tw.TRUE_EPSILON["half-scale"]),
+]

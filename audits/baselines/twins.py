@@ -1,0 +1,31 @@
+"""Planted twins ``dp-se-<bug>`` and ``private-ucb-<bug>``.
+
+Each is its correct algorithm's audit restricted to the release-level claim (DP-SE: epoch
+1's private means, canary arm 0's first reward; Private-UCB: the tree over T = 8, canary
+element 1) on a broken variant from :mod:`dpaudit.algorithms.baselines._twins`, with its
+exact true loss. The symbolic and exact-schedule claims read the declared parameters, not
+what the code does, so they are left out (they cannot see these bugs).
+"""
+
+from __future__ import annotations
+
+from dpaudit.algorithms.baselines import _twins as tw
+from dpaudit.audits.baselines.dp_se import AUDITS as _DP_SE
+from dpaudit.audits.baselines.dp_se import _release
+from dpaudit.audits.baselines.private_ucb import _SPEC as _PRIVATE_UCB
+from dpaudit.audits.baselines.private_ucb import release_level_claim
+
+_SE = _DP_SE[0]
+AUDITS = [
+    _SE.twin(tw.DPSESqrt2Scale, claims=[_release], bug="sqrt2-scale",
+             true_epsilon=tw.TRUE_EPSILON["dp-se-sqrt2-scale"]),
+    _SE.twin(tw.DPSEArmsScale, claims=[_release], bug="arms-scale",
+             true_epsilon=tw.TRUE_EPSILON["dp-se-arms-scale"]),
+    _PRIVATE_UCB.twin(tw.PrivateUCBSqrt2Scale,
+                      claims=[release_level_claim(tw.PrivateUCBSqrt2Scale)], bug="sqrt2-scale",
+                      true_epsilon=tw.TRUE_EPSILON["private-ucb-sqrt2-scale"]),
+    _PRIVATE_UCB.twin(tw.PrivateUCBNoLevelSplit,
+                      claims=[release_level_claim(tw.PrivateUCBNoLevelSplit)],
+                      bug="no-level-split",
+                      true_epsilon=tw.TRUE_EPSILON["private-ucb-no-level-split"]),
+]

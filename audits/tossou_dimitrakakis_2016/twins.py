@@ -1,0 +1,34 @@
+"""Planted twins ``dp-ucb-<bug>`` and ``dp-ucb-bound-<bug>`` (Tossou & Dimitrakakis 2016).
+
+Each is its correct algorithm's audit restricted to the release-level claim (the counter
+outputs on the canary pair: element 3, in nodes ``T3`` and ``L4``; Thm 3.1) on a broken
+variant from :mod:`dpaudit.algorithms.tossou_dimitrakakis_2016._twins`, with its exact true
+loss. The exact-schedule and symbolic counter claims read the declared parameters, not what
+the code does, so they are left out (they cannot see these bugs).
+"""
+
+from __future__ import annotations
+
+from dpaudit.algorithms.tossou_dimitrakakis_2016 import _twins as tw
+from dpaudit.audits.tossou_dimitrakakis_2016._release_claims import (
+    dp_ucb_bound_release_claim,
+    dp_ucb_release_claim,
+)
+from dpaudit.audits.tossou_dimitrakakis_2016.dp_ucb import AUDITS as _DP_UCB
+from dpaudit.audits.tossou_dimitrakakis_2016.dp_ucb_bound import AUDITS as _BOUND
+
+
+def _make(cls):
+    return lambda ctx: cls(ctx.epsilon)
+
+
+AUDITS = [
+    _DP_UCB[0].twin(cls, claims=[dp_ucb_release_claim(_make(cls))], bug=bug,
+                    true_epsilon=tw.TRUE_EPSILON[bug])
+    for bug, cls in (("sqrt2-scale", tw.DPUCBSqrt2Scale), ("no-split", tw.DPUCBNoSplit))
+] + [
+    _BOUND[0].twin(cls, claims=[dp_ucb_bound_release_claim(_make(cls))], bug=bug,
+                   true_epsilon=tw.TRUE_EPSILON[bug])
+    for bug, cls in (("sqrt2-scale", tw.DPUCBBoundSqrt2Scale),
+                     ("no-split", tw.DPUCBBoundNoSplit))
+]

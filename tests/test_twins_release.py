@@ -1,0 +1,89 @@
+"""The planted twins' true privacy loss, computed from the code (never from the audit).
+
+Each twin's ``true_epsilon`` (``list --json``) is derived in its docstring; here it is
+recomputed from the twin's own noise parameters: ``sensitivity / scale`` of a single release
+(AdaP, DP-SE: a changed reward enters one release) or the largest per-element sum of
+``1/scale`` over the counter nodes the code creates (the vector Laplace mechanism).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit.algorithms._counters import HYBRID, TREE, loss_per_element
+from dpaudit.algorithms.azize_basu_2022 import _twins as adap
+from dpaudit.algorithms.baselines import _twins as base
+from dpaudit.algorithms.tossou_dimitrakakis_2016 import _twins as tossou
+from dpaudit.registry import all_audits
+
+EPS = 1.0
+N = np.array([2.0, 4.0, 8.0, 64.0, 1024.0])
+
+
+@pytest.mark.parametrize("cls,bug", [(adap.AdaPUCBSqrt2Scale, "sqrt2-scale"),
+                                     (adap.AdaPUCBHalfScale, "half-scale"),
+                                     (adap.AdaPKLUCBSqrt2Scale, "sqrt2-scale"),
+                                     (adap.AdaPKLUCBHalfScale, "half-scale")])
+def test_adap_twin_loss_is_sensitivity_over_scale(cls, bug):
+    alg = cls(EPS)
+    # an episode release averages N/2 rewards in [0, 1]: sensitivity 2/N (Lemma 1)
+    loss = (2.0 / N) / alg._noise_scale(N)
+    initial = 1.0 / alg._initial_scale()  # the one-reward initial release
+    assert np.allclose(loss, adap.TRUE_EPSILON[bug], rtol=1e-12)
+    assert initial <= adap.TRUE_EPSILON[bug]
+
+
+@pytest.mark.parametrize("cls,key", [(base.DPSESqrt2Scale, "dp-se-sqrt2-scale"),
+                                     (base.DPSEArmsScale, "dp-se-arms-scale")])
+def test_dp_se_twin_loss(cls, key):
+    r = np.array([100.0, 1418.0, 5000.0])
+    assert np.allclose((1.0 / r) / cls(EPS).release_scale(r), base.TRUE_EPSILON[key],
+                       rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls,key", [(base.PrivateUCBSqrt2Scale, "private-ucb-sqrt2-scale"),
+                                     (base.PrivateUCBNoLevelSplit,
+                                      "private-ucb-no-level-split")])
+def test_private_ucb_twin_loss_over_the_audited_tree(cls, key):
+    alg = cls(EPS, horizon=8)
+    worst = loss_per_element(TREE, 8, alg.node_scale).max()
+    assert math.isclose(worst, base.TRUE_EPSILON[key], rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("cls,bug", [(tossou.DPUCBSqrt2Scale, "sqrt2-scale"),
+                                     (tossou.DPUCBNoSplit, "no-split"),
+                                     (tossou.DPUCBBoundSqrt2Scale, "sqrt2-scale"),
+                                     (tossou.DPUCBBoundNoSplit, "no-split")])
+def test_counter_twin_loss_is_the_largest_element_sum(cls, bug):
+    alg = cls(EPS)
+    per_element = loss_per_element(HYBRID, 4096, alg.eps_log, alg.eps_bin)
+    assert math.isclose(per_element.max(), tossou.TRUE_EPSILON[bug], rel_tol=1e-12)
+    assert math.isclose(per_element[2], tossou.TRUE_EPSILON[bug], rel_tol=1e-12)  # element 3
+
+
+def test_correct_algorithms_have_the_claimed_loss():
+    from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
+    assert math.isclose(loss_per_element(TREE, 8, PrivateUCB(EPS, horizon=8).node_scale).max(),
+                        EPS)
+    a = DPUCB(EPS)
+    assert math.isclose(loss_per_element(HYBRID, 4096, a.eps_log, a.eps_bin).max(), EPS)
+
+
+def test_registered_twins_carry_these_values():
+    audits = all_audits()
+    expected = {
+        "adap-ucb-sqrt2-scale": math.sqrt(2), "adap-ucb-half-scale": 2.0,
+        "adap-klucb-sqrt2-scale": math.sqrt(2), "adap-klucb-half-scale": 2.0,
+        "dp-se-sqrt2-scale": math.sqrt(2), "dp-se-arms-scale": 2.0,
+        "private-ucb-sqrt2-scale": math.sqrt(2), "private-ucb-no-level-split": 4.0,
+        "dp-ucb-sqrt2-scale": math.sqrt(2), "dp-ucb-no-split": 2.0,
+        "dp-ucb-bound-sqrt2-scale": math.sqrt(2), "dp-ucb-bound-no-split": 2.0,
+    }
+    for name, value in expected.items():
+        spec = audits[name]
+        assert spec.faulty and spec.expect_violated
+        assert math.isclose(spec.true_epsilon, value, rel_tol=1e-12), name
+        # every twin observes the releases (the level its bug is in)
+        assert [c.observes for c in spec.claims] == ["releases"], name
