@@ -87,3 +87,30 @@ def test_registered_twins_carry_these_values():
         assert math.isclose(spec.true_epsilon, value, rel_tol=1e-12), name
         # every twin observes the releases (the level its bug is in)
         assert [c.observes for c in spec.claims] == ["releases"], name
+
+
+@pytest.mark.slow
+def test_dp_ucb_int_sqrt2_twin_is_benign_at_the_default():
+    # exact eps(1e-5) of one arm's releases over 10^5 pulls, from the twin's own scale table,
+    # bracketed by dp-accounting's optimistic and pessimistic PLDs (discretisation 1e-4)
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    from dpaudit.mechanisms.interval_release import release_counts
+    alg = tossou.DPUCBIntSqrt2Scale.for_target(1.0, 1e-5)
+    pulls = 10**5
+    _, scales, _ = alg.constants(1, pulls)
+    brackets = []
+    for pessimistic in (False, True):
+        total = None
+        for n in release_counts(alg.input_epsilon, pulls):
+            # noise multiplier = scale / sensitivity = scale * n
+            one = pldlib.from_laplace_mechanism(float(scales[n] * n), sensitivity=1.0,
+                                                pessimistic_estimate=pessimistic,
+                                                value_discretization_interval=1e-4,
+                                                use_connect_dots=pessimistic)
+            total = one if total is None else total.compose(one)
+        brackets.append(total.get_epsilon_for_delta(1e-5))
+    lo, hi = tossou.INT_TRUE_EPSILON
+    assert lo <= brackets[0] + 5e-4 and brackets[1] <= hi + 5e-4, brackets
+    spec = all_audits()["dp-ucb-int-sqrt2-scale"]
+    assert spec.faulty and not spec.expect_violated and spec.true_epsilon == hi < 1.0

@@ -12,10 +12,12 @@ from __future__ import annotations
 from dpaudit.algorithms.tossou_dimitrakakis_2016 import _twins as tw
 from dpaudit.audits.tossou_dimitrakakis_2016._release_claims import (
     dp_ucb_bound_release_claim,
+    dp_ucb_int_release_claim,
     dp_ucb_release_claim,
 )
 from dpaudit.audits.tossou_dimitrakakis_2016.dp_ucb import AUDITS as _DP_UCB
 from dpaudit.audits.tossou_dimitrakakis_2016.dp_ucb_bound import AUDITS as _BOUND
+from dpaudit.audits.tossou_dimitrakakis_2016.dp_ucb_int import AUDITS as _INT
 
 
 def _make(cls):
@@ -32,3 +34,14 @@ AUDITS = [
     for bug, cls in (("sqrt2-scale", tw.DPUCBBoundSqrt2Scale),
                      ("no-split", tw.DPUCBBoundNoSplit))
 ]
+
+
+
+def _int_make(ctx):
+    return tw.DPUCBIntSqrt2Scale.for_target(ctx.epsilon, ctx.delta)
+
+
+# benign at the default (1, 1e-5): true loss in [0.636, 0.666] (docstring), expected CONSISTENT
+AUDITS.append(_INT[0].twin(tw.DPUCBIntSqrt2Scale,
+                           claims=[dp_ucb_int_release_claim(_int_make)], findings=(),
+                           bug="sqrt2-scale", true_epsilon=tw.INT_TRUE_EPSILON[1]))
