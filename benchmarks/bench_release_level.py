@@ -40,9 +40,18 @@ def _release_only(name: str):
     return replace(spec, claims=claims, findings=(), regret=None)
 
 
-def tightness(seeds: list[int]) -> list[dict]:
-    rows = []
-    for name in CORRECT:
+def _save(out: Path | None, tight: list[dict], twin_rows: list[dict], seeds: list[int]) -> None:
+    """Write what is measured so far (a long run keeps its finished rows if stopped)."""
+    if out is None:
+        return
+    out.with_suffix(".json").write_text(json.dumps(
+        {"seeds": seeds, "tightness": tight, "twins": twin_rows}, indent=1) + "\n")
+    out.with_suffix(".md").write_text(markdown(tight, twin_rows, seeds))
+
+
+def tightness(seeds: list[int], names: list[str], out: Path | None = None) -> list[dict]:
+    rows: list[dict] = []
+    for name in names:
         spec = _release_only(name)
         bounds, verdicts, exact, t0 = [], [], None, time.perf_counter()
         for s in seeds:
@@ -57,13 +66,16 @@ def tightness(seeds: list[int]) -> list[dict]:
                      "ratio": None if not exact else med / exact,
                      "verdicts": verdicts, "seconds": time.perf_counter() - t0})
         print(rows[-1], flush=True)
+        _save(out, rows, [], seeds)
     return rows
 
 
-def twins(seeds: list[int]) -> list[dict]:
-    rows = []
+def twins(seeds: list[int], names: list[str] | None, out: Path | None = None) -> list[dict]:
+    rows: list[dict] = []
     for name, spec in all_audits().items():
         if not (spec.faulty and spec.true_epsilon is not None and spec.original in CORRECT):
+            continue
+        if names and name not in names:
             continue
         verdicts, bounds, t0 = [], [], time.perf_counter()
         for s in seeds:
@@ -76,6 +88,7 @@ def twins(seeds: list[int]) -> list[dict]:
                      "bounds": bounds, "median_bound": statistics.median(bounds),
                      "seconds": time.perf_counter() - t0})
         print(rows[-1], flush=True)
+        _save(out, [], rows, seeds)
     return rows
 
 
@@ -111,14 +124,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--out", default="benchmarks/results/release_level")
     p.add_argument("--only", choices=("tightness", "twins", "both"), default="both")
+    p.add_argument("--names", nargs="*", default=None,
+                   help="only these algorithms (tightness) or twins (twins)")
     args = p.parse_args(argv)
     seeds = list(range(1, args.seeds + 1))
-    tight = tightness(seeds) if args.only != "twins" else []
-    twin_rows = twins(seeds) if args.only != "tightness" else []
     out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(
-        {"seeds": seeds, "tightness": tight, "twins": twin_rows}, indent=1) + "\n")
-    out.with_suffix(".md").write_text(markdown(tight, twin_rows, seeds))
+    names = args.names or list(CORRECT)
+    tight = tightness(seeds, names, out if args.only == "tightness" else None) \
+        if args.only != "twins" else []
+    twin_rows = twins(seeds, args.names, out if args.only == "twins" else None) \
+        if args.only != "tightness" else []
+    _save(out, tight, twin_rows, seeds)
     return 0
 
 

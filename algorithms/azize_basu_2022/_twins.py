@@ -18,8 +18,8 @@ import numpy as np
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB
 
-__all__ = ["AdaPKLUCBHalfScale", "AdaPKLUCBSqrt2Scale", "AdaPUCBHalfScale",
-           "AdaPUCBSqrt2Scale", "TRUE_EPSILON"]
+__all__ = ["AdaPKLUCBHalfScale", "AdaPKLUCBSqrt2Scale", "AdaPKLUCBUnnoisedFirst",
+           "AdaPUCBHalfScale", "AdaPUCBSqrt2Scale", "AdaPUCBUnnoisedFirst", "TRUE_EPSILON"]
 
 
 class _Sqrt2Scale:
@@ -51,6 +51,31 @@ class _HalfScale:
         return 1.0 / (self.epsilon * n)  # BROKEN: N_a samples, the episode holds N_a / 2
 
 
+class _UnnoisedFirst:
+    """The initial pull of every arm is released without noise. BROKEN.
+
+    Algorithm 1 pulls every arm once before its first episode; the code stores that one
+    reward as the arm's private mean as it is (the Laplace draw is skipped, scale 0, inline).
+    What is wrong: that release is the reward itself. True loss: infinite. Changing arm 0's
+    initial reward (step 1) from 0 to 1 moves the first release from exactly 0 to exactly 1:
+    the event ``{release 1 = 1}`` has probability 1 on one table and 0 on the other (no
+    finite eps, any delta < 1).
+    """
+
+    def _initial_scale(self) -> float:
+        return 0.0  # BROKEN: the initial one-sample mean is released as it is
+
+
+class AdaPUCBUnnoisedFirst(_UnnoisedFirst, AdaPUCB):
+    __doc__ = _UnnoisedFirst.__doc__
+    name = "AdaP-UCB (initial pull released without noise, twin)"
+
+
+class AdaPKLUCBUnnoisedFirst(_UnnoisedFirst, AdaPKLUCB):
+    __doc__ = _UnnoisedFirst.__doc__
+    name = "AdaP-KLUCB (initial pull released without noise, twin)"
+
+
 class AdaPUCBSqrt2Scale(_Sqrt2Scale, AdaPUCB):
     __doc__ = _Sqrt2Scale.__doc__
     name = "AdaP-UCB (sqrt 2 too little noise, twin)"
@@ -72,4 +97,4 @@ class AdaPKLUCBHalfScale(_HalfScale, AdaPKLUCB):
 
 
 #: exact true loss at the default eps = 1 (derivations in the docstrings; checked in a test)
-TRUE_EPSILON = {"sqrt2-scale": math.sqrt(2.0), "half-scale": 2.0}
+TRUE_EPSILON = {"sqrt2-scale": math.sqrt(2.0), "half-scale": 2.0, "unnoised-first": math.inf}

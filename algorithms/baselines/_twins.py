@@ -17,8 +17,8 @@ import numpy as np
 from dpaudit.algorithms.baselines.dp_se import DPSE
 from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
 
-__all__ = ["DPSEArmsScale", "DPSESqrt2Scale", "PrivateUCBNoLevelSplit", "PrivateUCBSqrt2Scale",
-           "TRUE_EPSILON"]
+__all__ = ["DPSEArmsScale", "DPSESharedDraw", "DPSESqrt2Scale", "PrivateUCBNoLevelSplit",
+           "PrivateUCBSqrt2Scale", "TRUE_EPSILON"]
 
 
 class DPSESqrt2Scale(DPSE):
@@ -52,6 +52,23 @@ class DPSEArmsScale(DPSE):
 
     def release_scale(self, r_e: np.ndarray) -> np.ndarray:
         return 1.0 / (self.epsilon * self.alive_in_scale * r_e)  # BROKEN: |S| R_e pulls
+
+
+class DPSESharedDraw(DPSE):
+    """DP-SE drawing one Laplace value per epoch and adding it to every arm's mean. BROKEN.
+
+    The epoch's noise is drawn once, ``rng.laplace(size=runs)``, and broadcast over the arms,
+    inline. What is wrong: each release needs its own draw; with one shared draw the
+    difference of two arms' releases is the exact difference of their means. True loss:
+    infinite. A reward of arm 0's epoch-1 block moves ``mu~_0 - mu~_1`` by exactly ``1/R_1``
+    between the neighbouring tables: the event ``{mu~_0 - mu~_1 = 1/R_1}`` has probability 1
+    on one and 0 on the other (no finite eps, any delta < 1).
+    """
+
+    name = "DP-SE (one noise draw shared by the arms, twin)"
+
+    def epoch_noise(self, rng: np.random.Generator, runs: int, k: int) -> np.ndarray:
+        return np.repeat(rng.laplace(0.0, 1.0, (runs, 1)), k, axis=1)  # BROKEN: one draw
 
 
 class PrivateUCBSqrt2Scale(PrivateUCB):
@@ -89,4 +106,5 @@ class PrivateUCBNoLevelSplit(PrivateUCB):
 
 #: exact true loss at eps = 1 (Private-UCB: tree horizon T = 8, L = 4)
 TRUE_EPSILON = {"dp-se-sqrt2-scale": math.sqrt(2.0), "dp-se-arms-scale": 2.0,
+                "dp-se-shared-draw": math.inf,
                 "private-ucb-sqrt2-scale": math.sqrt(2.0), "private-ucb-no-level-split": 4.0}

@@ -76,6 +76,10 @@ class DPSE:
         l4 = np.log(4.0 * n_alive * e * e / beta)
         return np.ceil(np.maximum(32.0 * l8 / d**2, 8.0 * l4 / (self.epsilon * d)) + 1.0)
 
+    def epoch_noise(self, rng: np.random.Generator, runs: int, k: int) -> np.ndarray:
+        """Standard Laplace draws of one epoch's releases: one per run and arm."""
+        return rng.laplace(0.0, 1.0, (runs, k))  # proof: an independent draw per release
+
     def release_scale(self, r_e: np.ndarray) -> np.ndarray:
         """Laplace scale of an epoch's private mean of ``R_e`` rewards: ``1/(eps R_e)``."""
         return 1.0 / (self.epsilon * r_e)  # proof: sensitivity 1/R_e of one epoch's mean
@@ -128,7 +132,7 @@ class DPSE:
                 complete &= ~play | (length == r_e)
                 means[:, a] = s / np.maximum(length, 1)
                 t += length
-            noisy = means + rng.laplace(0.0, 1.0, (runs, k)) * self.release_scale(r_e)[:, None]
+            noisy = means + self.epoch_noise(rng, runs, k) * self.release_scale(r_e)[:, None]
             # proof: one epoch's rewards per release
             if releases is not None:
                 releases.record(noisy, step=t, active=complete, label="epoch means")

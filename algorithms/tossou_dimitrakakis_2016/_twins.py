@@ -19,7 +19,7 @@ from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB, DPUCBBound
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt
 
 __all__ = ["INT_TRUE_EPSILON", "DPUCBBoundNoSplit", "DPUCBBoundSqrt2Scale", "DPUCBIntSqrt2Scale",
-           "DPUCBNoSplit", "DPUCBSqrt2Scale", "TRUE_EPSILON"]
+           "DPUCBNoSplit", "DPUCBSharedDraw", "DPUCBSqrt2Scale", "TRUE_EPSILON"]
 
 
 class _Sqrt2Scale:
@@ -70,6 +70,30 @@ class DPUCBNoSplit(_NoSplit, DPUCB):
         self._break()
 
 
+class DPUCBSharedDraw(DPUCB):
+    """DP-UCB drawing one Laplace value per step for all K counters. BROKEN.
+
+    Alg. 2 feeds every arm's counter at every step; the code draws the new node's noise once
+    per step and gives it to every counter (one draw per step, not per counter, inline).
+    What is wrong: the K counters then carry identical noise, so the difference of two arms'
+    outputs is the exact difference of their reward sums. True loss: infinite. Changing the
+    reward at step 3 moves ``S~_A(3) - S~_B(3)`` (``A`` the arm played there) by exactly 1:
+    an event of probability 1 on one table and 0 on the other. (The shared draw is laid out
+    for the numpy lockstep path, which this twin always uses.)
+    """
+
+    name = "DP-UCB (one noise draw shared by the counters, twin)"
+
+    def constants(self, n_arms: int, horizon: int):
+        prm, table, _ = super().constants(n_arms, horizon)
+        return prm, table, 1  # BROKEN: one node draw per step, broadcast to every counter
+
+    def simulate(self, source, horizon, runs, *, rng, checkpoints=(), record=False,
+                 backend="auto", releases=None):
+        return super().simulate(source, horizon, runs, rng=rng, checkpoints=checkpoints,
+                                record=record, backend="numpy", releases=releases)
+
+
 class DPUCBBoundSqrt2Scale(_Sqrt2Scale, DPUCBBound):
     __doc__ = _Sqrt2Scale.__doc__
     name = "DP-UCB-Bound (sqrt 2 too little noise, twin)"
@@ -89,7 +113,7 @@ class DPUCBBoundNoSplit(_NoSplit, DPUCBBound):
 
 
 #: exact true loss at eps = 1 (derivations in the docstrings; checked in a test)
-TRUE_EPSILON = {"sqrt2-scale": math.sqrt(2.0), "no-split": 2.0}
+TRUE_EPSILON = {"sqrt2-scale": math.sqrt(2.0), "no-split": 2.0, "shared-draw": math.inf}
 
 
 class DPUCBIntSqrt2Scale(DPUCBInt):

@@ -140,14 +140,23 @@ def release_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
     reward is the whole of a release's mean (weight ``1/(N_a/2) = 1``) with noise
     ``Lap(2/(eps N_a)) = Lap(1/eps)``: exact loss ``eps`` (Lemma 1). The other releases do
     not contain it (Theorem 6), so the transcript's exact loss on this pair is ``eps``.
-    Observed: the first three releases (two initial means, then this one)."""
+    Observed: the first three releases (two initial means, then this one). A second pair
+    changes step 1, arm 0's initial one-reward release (``Lap(2/eps)`` by default, loss
+    ``eps/2``; the pairs are ranked on fresh runs, one engine)."""
     import numpy as np
 
     base = TableRewards(np.zeros((RELEASE_HORIZON, 2)))
+    initial = alg._initial_scale()
     return [ReleaseAttack(
         f"K=2, T={RELEASE_HORIZON}, every reward 0; step 3 (the first episode, one pull) "
         "rewards (0, 0) vs (1, 1)", base, base.changed(3, np.array([1.0, 1.0])),
-        RELEASE_HORIZON, first_releases_view(3), exact_loss=ctx.epsilon)]
+        RELEASE_HORIZON, first_releases_view(3), exact_loss=ctx.epsilon),
+        # the initial one-reward release (Alg. 1, line 3): 1 / its Laplace scale
+        ReleaseAttack(
+            f"K=2, T={RELEASE_HORIZON}, every reward 0; step 1 (arm 0's initial pull) "
+            "rewards (0, 0) vs (1, 1)", base, base.changed(1, np.array([1.0, 1.0])),
+            RELEASE_HORIZON, first_releases_view(3),
+            exact_loss=1.0 / initial if initial > 0 else float("inf"))]
 
 
 def release_level_claim() -> ClaimSpec:

@@ -30,6 +30,7 @@ from dpaudit.audits.recipes.global_dp import (
 )
 from dpaudit.audits.recipes.release_level import (
     ReleaseAttack,
+    differences_view,
     first_releases_view,
     release_claim,
 )
@@ -88,16 +89,20 @@ def release_attacks(ctx: CheckContext, alg: DPSE) -> list[ReleaseAttack]:
     inside the horizon for every eps >= 1). It enters one release, arm 0's epoch-1 mean
     ``mu^ + Lap(1/(eps R_1))``, with weight ``1/R_1``: exact loss ``eps``; no other release
     contains it, so the transcript's loss on this pair is ``eps``. Observed: epoch 1's two
-    released means."""
+    released means (and, as a second view ranked on fresh runs, their difference: noise
+    shared across arms would cancel there)."""
     horizon = RELEASE_HORIZON
     while 2 * int(alg.epoch_length(1, np.array([2]), 1.0 / horizon)[0]) > horizon:
         horizon *= 2  # small eps: R_1 ~ 166/eps; epoch 1 must end inside the horizon
     r1 = int(alg.epoch_length(1, np.array([2]), 1.0 / horizon)[0])
     base = TableRewards(np.zeros((horizon, 2)))
-    return [ReleaseAttack(
-        f"K=2, T={horizon}, every reward 0, R_1={r1}; step 1 (arm 0's first epoch-1 "
-        "pull) rewards (0, 0) vs (1, 1)", base, base.changed(1, np.array([1.0, 1.0])),
-        horizon, first_releases_view(2), exact_loss=ctx.epsilon)]
+    changed = base.changed(1, np.array([1.0, 1.0]))
+    desc = (f"K=2, T={horizon}, every reward 0, R_1={r1}; step 1 (arm 0's first epoch-1 "
+            "pull) rewards (0, 0) vs (1, 1)")
+    return [ReleaseAttack(desc, base, changed, horizon, first_releases_view(2),
+                          exact_loss=ctx.epsilon),
+            ReleaseAttack(desc + "; the two arms' releases differenced", base, changed,
+                          horizon, differences_view(2), exact_loss=ctx.epsilon)]
 
 
 _release = release_claim(

@@ -21,6 +21,8 @@ AUDITS = [
              true_epsilon=tw.TRUE_EPSILON["dp-se-sqrt2-scale"]),
     _SE.twin(tw.DPSEArmsScale, claims=[_release], bug="arms-scale",
              true_epsilon=tw.TRUE_EPSILON["dp-se-arms-scale"]),
+    _SE.twin(tw.DPSESharedDraw, claims=[_release], bug="shared-draw",
+             true_epsilon=tw.TRUE_EPSILON["dp-se-shared-draw"]),
     _PRIVATE_UCB.twin(tw.PrivateUCBSqrt2Scale,
                       claims=[release_level_claim(tw.PrivateUCBSqrt2Scale)], bug="sqrt2-scale",
                       true_epsilon=tw.TRUE_EPSILON["private-ucb-sqrt2-scale"]),

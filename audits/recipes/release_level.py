@@ -29,7 +29,8 @@ from dpaudit.stats.evidence import SampledEvidence
 from dpaudit.stats.results import Notion
 from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
-__all__ = ["ReleaseAttack", "counter_node_view", "first_releases_view", "release_claim"]
+__all__ = ["ReleaseAttack", "counter_arms_view", "counter_node_view", "differences_view",
+           "first_releases_view", "release_claim"]
 
 View = Callable[[ReleaseRecorder], dict[str, np.ndarray]]
 
@@ -55,6 +56,34 @@ def first_releases_view(width: int) -> View:
     def view(rec: ReleaseRecorder) -> dict[str, np.ndarray]:
         first = rec.first(width)
         return {f"release {i + 1}": first[:, i] for i in range(width)}
+    return view
+
+
+def differences_view(width: int) -> View:
+    """Differences of consecutive releases among the first ``width`` (``release i - release
+    i+1``): independent noises leave them noisy; noise shared between two releases cancels,
+    and the difference is then an exact function of the data."""
+    def view(rec: ReleaseRecorder) -> dict[str, np.ndarray]:
+        first = rec.first(width)
+        return {f"release {i + 1} - release {i + 2}": first[:, i] - first[:, i + 1]
+                for i in range(width - 1)}
+    return view
+
+
+def counter_arms_view(label: str, positions: Sequence[int], *, arm_of_step: int) -> View:
+    """Every arm's counter read at once (``(runs, K)`` releases): at each position, the
+    played arm's output minus each other arm's (independent counters keep it noisy; a noise
+    draw shared across arms cancels)."""
+    def view(rec: ReleaseRecorder) -> dict[str, np.ndarray]:
+        rel = [r for r in rec.releases if r.label == label]
+        which = next(r.arm for r in rel if int(r.step[0]) == arm_of_step)
+        rows = np.arange(which.size)
+        out = {}
+        for p in positions:
+            values = rel[p - 1].values
+            for b in range(values.shape[1]):
+                out[f"y_played({p}) - y_arm{b}({p})"] = values[rows, which] - values[:, b]
+        return out
     return view
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from dpaudit.audits.recipes.release_level import (
     ReleaseAttack,
+    counter_arms_view,
     counter_node_view,
     first_releases_view,
     release_claim,
@@ -54,11 +55,15 @@ def _hybrid_exact(alg) -> float:
 
 def _dp_ucb_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
     base = TableRewards(np.zeros((4, 2)))
-    return [ReleaseAttack(
-        "K=2, T=4, every reward 0; step 3 rewards (0, 0) vs (1, 1): element 3 of the played "
-        "arm's counter (nodes T3 and L4)", base, base.changed(3, np.array([1.0, 1.0])), 4,
-        counter_node_view("counters", (3, 4), (2, 2), arm_of_step=3),
-        exact_loss=_hybrid_exact(alg))]
+    changed = base.changed(3, np.array([1.0, 1.0]))
+    desc = ("K=2, T=4, every reward 0; step 3 rewards (0, 0) vs (1, 1): element 3 of the "
+            "played arm's counter (nodes T3 and L4)")
+    return [ReleaseAttack(desc, base, changed, 4,
+                          counter_node_view("counters", (3, 4), (2, 2), arm_of_step=3),
+                          exact_loss=_hybrid_exact(alg)),
+            ReleaseAttack(desc + "; the arms' counters differenced", base, changed, 4,
+                          counter_arms_view("counters", (3, 4), arm_of_step=3),
+                          exact_loss=_hybrid_exact(alg))]
 
 
 def _bound_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:

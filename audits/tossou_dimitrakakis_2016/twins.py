@@ -27,7 +27,8 @@ def _make(cls):
 AUDITS = [
     _DP_UCB[0].twin(cls, claims=[dp_ucb_release_claim(_make(cls))], bug=bug,
                     true_epsilon=tw.TRUE_EPSILON[bug])
-    for bug, cls in (("sqrt2-scale", tw.DPUCBSqrt2Scale), ("no-split", tw.DPUCBNoSplit))
+    for bug, cls in (("sqrt2-scale", tw.DPUCBSqrt2Scale), ("no-split", tw.DPUCBNoSplit),
+                     ("shared-draw", tw.DPUCBSharedDraw))
 ] + [
     _BOUND[0].twin(cls, claims=[dp_ucb_bound_release_claim(_make(cls))], bug=bug,
                    true_epsilon=tw.TRUE_EPSILON[bug])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 
 from dpaudit.registry import all_audits
 
@@ -23,7 +24,10 @@ def run(args: argparse.Namespace) -> int:
     rows = [
         {"name": s.name, "description": s.description, "paper": s.paper, "faulty": s.faulty,
          "default_epsilon": s.default_epsilon, "default_delta": s.default_delta,
-         "mechanism": s.mechanism is not None, "true_epsilon": s.true_epsilon,
+         "mechanism": s.mechanism is not None,
+         "true_epsilon": None if s.true_epsilon is None or math.isinf(s.true_epsilon)
+         else s.true_epsilon,
+         "true_epsilon_infinite": s.true_epsilon is not None and math.isinf(s.true_epsilon),
          "original": s.original or None}
         for s in all_audits().values()
     ]
