@@ -24,7 +24,8 @@ An arm's mean is released every ``f`` pulls with ``Lap(n^(v/2 - 1))`` (Lemma 3.1
 at count ``n`` is ``n^(-v/2)``-DP). On K = 2 with the round-robin start (``t <= K f``) the
 arm's first element (step 1) enters its first release at ``n = f`` and, within ``T = 2 f +
 16``, no other: exact loss ``f^(-v/2)`` on this pair (small: the claim's budget is spent over
-the many later releases, which an attack at a horizon that fits in memory cannot reach).
+the many later releases, which an attack at a horizon that fits in memory cannot reach; the
+default budget reaches 0.051 of 0.060 at eps = 1, --quick none).
 """
 
 from __future__ import annotations
