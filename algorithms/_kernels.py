@@ -116,8 +116,14 @@ def _index_numpy(kind: int, st: State, logt: float, prm: np.ndarray, table: np.n
 
 def step_numpy(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
                table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
-               actions: np.ndarray | None) -> None:
-    """The lockstep numpy reference for one chunk (all runs advance one step at a time)."""
+               actions: np.ndarray | None, releases=None) -> None:
+    """The lockstep numpy reference for one chunk (all runs advance one step at a time).
+
+    ``releases`` (the recording hook, :mod:`dpaudit.sim.releases`) receives every noisy
+    statistic as it is released: the pulled arm's counter output ``S~`` (label
+    ``"counter"``; BOUND, PRIVATE), every arm's counter output (``"counters"``, DPUCB: every
+    counter takes an element each step; ``arm`` is the arm whose reward it was), or the
+    interval release of the mean (``"interval mean"``, INT)."""
     runs, k = st.n.shape
     rows = np.arange(runs)
     init = k * int(prm[0]) if kind == INT else k
@@ -147,11 +153,26 @@ def step_numpy(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
             st.pm[rows, arm] = np.where(rel, fresh, st.pm[rows, arm])
             frozen = fresh + np.sqrt(2.0 * ch.logt[c] / pos)
             st.fidx[rows, arm] = np.where(rel, frozen, st.fidx[rows, arm])
+        if releases is not None:
+            _record(releases, kind, st, rows, arm, t, fresh if kind == INT else None,
+                    rel if kind == INT else None)
         regret += gaps[arm]
         if ch.cp_col[c] >= 0:
             curve[:, ch.cp_col[c]] = regret
         if actions is not None:
             actions[:, t - 1] = arm
+
+
+def _record(releases, kind: int, st: State, rows: np.ndarray, arm: np.ndarray, t: int,
+            fresh: np.ndarray | None, rel: np.ndarray | None) -> None:
+    """One step's releases to the recording hook (see :func:`step_numpy`)."""
+    if kind == INT:
+        releases.record(fresh, step=t, arm=arm, active=rel, label="interval mean")
+    elif kind == DPUCB:
+        releases.record(st.s + st.lsum + st.tsum, step=t, arm=arm, label="counters")
+    elif kind in (BOUND, PRIVATE):
+        releases.record(st.s[rows, arm] + st.lsum[rows, arm] + st.tsum[rows, arm], step=t,
+                        arm=arm, label="counter")
 
 
 def _argmax_ties(index: np.ndarray, v: np.ndarray) -> np.ndarray:

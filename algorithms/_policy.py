@@ -37,10 +37,16 @@ class LockstepIndexPolicy:
 
     def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
                  checkpoints: Sequence[int] = (), record: bool = False,
-                 backend: str = "auto") -> SimulationResult:
+                 backend: str = "auto", releases=None) -> SimulationResult:
         """``runs`` runs in lockstep (``backend``: ``"numpy"`` reference, ``"numba"`` compiled,
-        ``"auto"`` compiled when numba is installed); see :mod:`._lockstep`."""
-        use_numba = kern.use_compiled(backend)
+        ``"auto"`` compiled when numba is installed); see :mod:`._lockstep`. ``releases``: the
+        recording hook (:mod:`dpaudit.sim.releases`), served by the numpy path (same
+        numbers as the compiled one), which ``auto`` then uses."""
+        if releases is not None and backend == "numba":
+            from dpaudit.validation import InvalidParameterError
+            raise InvalidParameterError("releases=... is recorded by the numpy path: use "
+                                        "backend='auto' or 'numpy'")
+        use_numba = kern.use_compiled(backend) and releases is None
         horizon, runs, _ = check_simulation(source, horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
         prm, table, nz = self.constants(k, horizon)
@@ -49,7 +55,11 @@ class LockstepIndexPolicy:
         stepper = kern.step_numba if use_numba else kern.step_numpy
 
         def step(ch, regret, curve, actions):
-            stepper(self.kind, st, ch, gaps, prm, table, regret, curve, actions)
+            if releases is None:
+                stepper(self.kind, st, ch, gaps, prm, table, regret, curve, actions)
+            else:
+                kern.step_numpy(self.kind, st, ch, gaps, prm, table, regret, curve, actions,
+                                releases)
 
         regret, curve, cps, actions = run_chunks(
             source, horizon, runs, rng=rng, checkpoints=checkpoints, record=record,

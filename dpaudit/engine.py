@@ -35,7 +35,15 @@ from dpaudit.stats.evidence import (
     decided_regret,
     split_alpha,
 )
-from dpaudit.stats.results import CheckReport, Finding, Notion, RegretResult, Verdict
+from dpaudit.stats.results import (
+    CheckReport,
+    Finding,
+    Notion,
+    RegretResult,
+    Verdict,
+    check_observes,
+    default_observes,
+)
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
@@ -99,13 +107,22 @@ class CheckContext:
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """One claimed guarantee: its id, notion, paper reference and how to gather evidence."""
+    """One claimed guarantee: its id, notion, paper reference and how to gather evidence.
+
+    ``observes``: the level the evidence looks at (``"releases"``, ``"actions"``, ``"next
+    action"``, ``"reports"`` or ``"trajectory"``; empty: inferred from the notion and method
+    by :func:`~dpaudit.stats.results.default_observes`).
+    """
 
     id: str
     notion: Notion
     statement: str
     reference: str
     evaluate: Callable[[CheckContext, ClaimSpec], Evidence]
+    observes: str = ""
+
+    def __post_init__(self) -> None:
+        check_observes(self.observes)
 
 
 @dataclass(frozen=True)
@@ -121,6 +138,10 @@ class FindingSpec:
     evaluate: Callable[[CheckContext], Finding | SampledEvidence]
     summary: str = ""
     notion: Notion | None = None
+    observes: str = ""
+
+    def __post_init__(self) -> None:
+        check_observes(self.observes)
 
 
 @dataclass(frozen=True)
@@ -132,7 +153,12 @@ class AuditSpec:
     ``variant`` is what the claims audit (an algorithm or mechanism class, or a small frozen
     configuration), handed to them as ``ctx.variant``. A broken twin is declared one way,
     :meth:`twin`: the same audit on a broken ``variant``, whose docstring says what is wrong
-    (kept in ``broken``; :attr:`faulty` is true exactly when it is set).
+    (kept in ``broken``; :attr:`faulty` is true exactly when it is set), named
+    ``NAME-<bug>`` (``original`` is ``NAME``) with its ``true_epsilon``: the twin's true
+    privacy loss at the default epsilon and delta, established exactly (a derivation in the
+    variant's docstring, a computation in a test), never by the audit itself; ``None`` for
+    the older twins whose loss is only bounded below. A twin is expected VIOLATED unless its
+    true loss is within the claim (:attr:`expect_violated`).
     ``mechanism(epsilon, delta)``, when given, builds the object (black-box protocol of
     :mod:`dpaudit.stats.blackbox`) that ``python -m dpaudit audit NAME`` attacks: the same mechanism
     the claims are about, so ``check NAME`` and ``audit NAME`` mean one thing.
@@ -154,16 +180,27 @@ class AuditSpec:
     broken: str = ""
     mechanism: Callable[[float, float], Mechanism] | None = None
     paper_claim_false: Callable[[float, float], bool] | None = None
+    true_epsilon: float | None = None
+    original: str = ""
 
     @property
     def faulty(self) -> bool:
-        """A deliberately broken twin: must come out VIOLATED."""
+        """A deliberately broken twin (see :attr:`expect_violated`)."""
         return bool(self.broken)
+
+    @property
+    def expect_violated(self) -> bool:
+        """A twin whose true loss exceeds the claim (or is not stated) must come out
+        VIOLATED; a benign twin (true loss within the claim) CONSISTENT."""
+        return self.faulty and (self.true_epsilon is None
+                                or self.true_epsilon > self.default_epsilon)
 
     def twin(self, variant: Any, *, claims: Sequence[ClaimSpec] | None = None,
              findings: Sequence[FindingSpec] | None = None,
-             mechanism: Callable[[float, float], Mechanism] | None = None) -> AuditSpec:
-        """The broken twin ``NAME-faulty``: the same claims (or ``claims``) on ``variant``.
+             mechanism: Callable[[float, float], Mechanism] | None = None,
+             bug: str = "faulty", true_epsilon: float | None = None) -> AuditSpec:
+        """The broken twin ``NAME-<bug>`` (default ``NAME-faulty``): the same claims (or
+        ``claims``) on ``variant``, with its exact ``true_epsilon`` when known.
 
         ``variant``'s docstring must say what is wrong; its first paragraph becomes
         ``broken`` and ends the description. The twin has no regret experiment; its
@@ -177,7 +214,13 @@ class AuditSpec:
                 "is wrong")
         broken = " ".join(doc.split("\n\n")[0].replace("``", "").split())
         broken = broken.removesuffix(" BROKEN.").removesuffix(" BROKEN")
-        return replace(self, name=f"{self.name}-faulty",
+        if not (bug and bug == bug.lower() and " " not in bug):
+            raise InvalidParameterError(f"bug={bug!r} must be a lower-case word (the name is "
+                                        f"{self.name}-<bug>)")
+        if true_epsilon is not None and not (true_epsilon >= 0):
+            raise InvalidParameterError(f"true_epsilon={true_epsilon!r} must be >= 0")
+        return replace(self, name=f"{self.name}-{bug}", original=self.name,
+                       true_epsilon=None if true_epsilon is None else float(true_epsilon),
                        description=f"{self.description} -- BROKEN: {broken}",
                        claims=self.claims if claims is None else claims,
                        findings=self.findings if findings is None else findings,
@@ -195,6 +238,12 @@ class SavedPiece(Protocol):
     def seconds(self) -> float: ...
 
 
+def _observed(claim: Any, spec: Any) -> Any:
+    """The decided claim with the level its spec observes (or the inferred one)."""
+    level = getattr(spec, "observes", "") or default_observes(claim.notion, claim.method)
+    return replace(claim, observes=level)
+
+
 class PieceStore(Protocol):
     """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.reports.state`)."""
 
@@ -208,11 +257,14 @@ class PieceStore(Protocol):
 def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvidence
              ) -> Finding:
     if isinstance(result, Finding):
+        if spec.observes and not result.observes:
+            return replace(result, observes=spec.observes)
         return result
     if not isinstance(result, SampledEvidence):
         raise TypeError(f"finding {spec.id!r}: evaluate returned {type(result).__name__}, not "
                         "a Finding or SampledEvidence")
     claim = decide(_FindingAsClaim(spec), ctx, result, alpha=ctx.alpha)
+    observes = spec.observes or default_observes(spec.notion, claim.method)
     bound = float(claim.epsilon_lower_bound or 0.0)
     above = " (above the claimed epsilon)" if claim.verdict is Verdict.VIOLATED else ""
     return Finding(spec.id, f"{spec.summary}: epsilon >= {bound:.3f}{above}", spec.notion,
@@ -220,7 +272,7 @@ def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvid
                    details=(*claim.details, f"decided at the finding's own alpha = {ctx.alpha:g}"
                             " (a finding never changes the exit code)"),
                    data={**claim.data, "verdict": claim.verdict.value,
-                         "detectable_epsilon": claim.detectable_epsilon})
+                         "detectable_epsilon": claim.detectable_epsilon}, observes=observes)
 
 
 @dataclass(frozen=True)
@@ -308,7 +360,7 @@ def run_check(
                                partial(c.evaluate, ctx, c)))
     run_regret = regret and spec.regret is not None
     per_claim = split_alpha(alpha, evidences, regret=run_regret)
-    claims = tuple(replace(decide(c, ctx, ev, alpha=per_claim),
+    claims = tuple(replace(_observed(decide(c, ctx, ev, alpha=per_claim), c),
                            seconds=piece_seconds[f"claim:{i}:{c.id}"])
                    for i, (c, ev) in enumerate(zip(spec.claims, evidences, strict=True), 1))
     sampled = sum(isinstance(e, SampledEvidence) for e in evidences)

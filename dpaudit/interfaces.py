@@ -127,6 +127,13 @@ class Policy(Protocol):
     with the same signature (the plain one-step-at-a-time reference with the same law), and,
     for per-step DP, ``next_action_law(sums, counts)`` / ``sample_next_actions(sums, counts,
     size, rng)``.
+
+    The recording hook (optional; see :mod:`dpaudit.sim.releases`): a ``releases=None``
+    keyword of ``simulate``. Given a :class:`dpaudit.sim.releases.ReleaseRecorder`, the policy
+    calls ``releases.record(values, step=..., arm=..., active=..., label=...)`` wherever it
+    adds noise to a statistic of rewards, with the noisy values of all lockstep runs
+    (``(runs,)`` or ``(runs, K)``); ``None`` costs nothing. A policy with the hook can be
+    audited at the release level (the statistics its privacy proof is about).
     """
 
     name: str

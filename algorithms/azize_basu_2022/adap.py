@@ -73,6 +73,7 @@ from dpaudit.sim.bandits import (
     pad_rows,
     result_from_actions,
 )
+from dpaudit.sim.releases import ReleaseRecorder
 from dpaudit.validation import check_choice, check_epsilon, check_real
 
 __all__ = ["POLICIES", "AdaPKLUCB", "AdaPUCB", "bernoulli_kl", "kl_ucb_index"]
@@ -136,7 +137,8 @@ class _AdaP:
 
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False, record_releases: bool = False) -> SimulationResult:
+                 record: bool = False, record_releases: bool = False,
+                 releases: ReleaseRecorder | None = None) -> SimulationResult:
         """Simulate ``runs`` runs in lockstep, one reward-sum draw per episode and run.
 
         ``decisions[r]`` lists run ``r``'s episode arms (padded with -1): with the horizon
@@ -144,7 +146,10 @@ class _AdaP:
         ``record_releases`` keeps the pre-noise statistic of every release in
         ``extra["releases"]`` (the initial pulls, then one per episode, NaN-padded) so an
         audit can count which releases one changed reward touches on coupled runs (same
-        generator state, same decisions).
+        generator state, same decisions). ``releases`` (the recording hook of
+        :mod:`dpaudit.sim.releases`) receives every private mean as it is released: the ``K``
+        initial ones (label ``"initial mean"``), then one per episode (``"episode mean"``, at
+        the episode's last step, for its arm).
         """
         horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
         k = source.n_arms
@@ -160,12 +165,14 @@ class _AdaP:
             track.add(arm, a + 1, one)
             total[:, a] = s
             pmean[:, a] = s + rng.laplace(0.0, self._initial_scale(), runs)
+            if releases is not None:
+                releases.record(pmean[:, a], step=a + 1, arm=a, label="initial mean")
         t = np.full(runs, k, dtype=np.int64)  # steps played so far
         max_eps = self.max_episodes(k, horizon)
         decisions = np.full((runs, max_eps), -1, dtype=np.int8 if k < 128 else np.int16)
-        releases = np.full((runs, k + max_eps), np.nan) if record_releases else None
-        if releases is not None:
-            releases[:, :k] = total
+        pre_noise = np.full((runs, k + max_eps), np.nan) if record_releases else None
+        if pre_noise is not None:
+            pre_noise[:, :k] = total
         ep = np.zeros(runs, dtype=np.int64)
         while True:
             active = t < horizon
@@ -182,15 +189,18 @@ class _AdaP:
             mean = self.release_mean(total[rows, arm], s, length, new_n)
             noisy = mean + rng.laplace(0.0, 1.0, runs) * self._noise_scale(new_n)
             if releases is not None:
-                releases[rows[active], k + ep[active]] = mean[active]
+                releases.record(noisy, step=t + length, arm=arm, active=active,
+                                label="episode mean")
+            if pre_noise is not None:
+                pre_noise[rows[active], k + ep[active]] = mean[active]
             pmean[rows, arm] = np.where(active, noisy, pmean[rows, arm])
             n[rows, arm] = new_n
             decisions[rows[active], ep[active]] = arm[active]
             ep += active
             t += length
         extra = {"episodes": ep}
-        if releases is not None:
-            extra["releases"] = releases
+        if pre_noise is not None:
+            extra["releases"] = pre_noise
         return track.result(decisions=decisions, extra=extra)
 
     # -- plain per-step reference ----------------------------------------------------

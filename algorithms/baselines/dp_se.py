@@ -42,6 +42,7 @@ from dpaudit.sim.bandits import (
     check_simulation,
     result_from_actions,
 )
+from dpaudit.sim.releases import ReleaseRecorder
 from dpaudit.validation import check_epsilon, check_real
 
 __all__ = ["DPSE", "POLICIES"]
@@ -76,6 +77,14 @@ class DPSE:
         l4 = np.log(4.0 * n_alive * e * e / beta)
         return np.ceil(np.maximum(32.0 * l8 / d**2, 8.0 * l4 / (self.epsilon * d)) + 1.0)
 
+    def epoch_noise(self, rng: np.random.Generator, runs: int, k: int) -> np.ndarray:
+        """Standard Laplace draws of one epoch's releases: one per run and arm."""
+        return rng.laplace(0.0, 1.0, (runs, k))  # proof: an independent draw per release
+
+    def release_scale(self, r_e: np.ndarray) -> np.ndarray:
+        """Laplace scale of an epoch's private mean of ``R_e`` rewards: ``1/(eps R_e)``."""
+        return 1.0 / (self.epsilon * r_e)  # proof: sensitivity 1/R_e of one epoch's mean
+
     def threshold(self, e: int, n_alive: np.ndarray, r_e: np.ndarray, beta: float) -> np.ndarray:
         """Elimination threshold ``2 (h_e + c_e)``."""
         h = np.sqrt(np.log(8.0 * n_alive * e * e / beta) / (2.0 * r_e))
@@ -84,12 +93,16 @@ class DPSE:
 
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False) -> SimulationResult:
+                 record: bool = False, releases: ReleaseRecorder | None = None
+                 ) -> SimulationResult:
         """All runs in lockstep; one reward-sum draw per arm, epoch and run.
 
         ``decisions[r, a]`` is the epoch after which arm ``a`` was eliminated (0: never); with
         the horizon it determines the whole action sequence. ``extra["epochs"]`` counts the
-        completed epochs.
+        completed epochs. ``releases`` (the recording hook, :mod:`dpaudit.sim.releases`)
+        receives each completed epoch's private means of every arm (``(runs, K)``, label
+        ``"epoch means"``; an epoch cut by the horizon releases nothing: its means are never
+        used).
         """
         horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
         k = source.n_arms
@@ -120,8 +133,10 @@ class DPSE:
                 complete &= ~play | (length == r_e)
                 means[:, a] = s / np.maximum(length, 1)
                 t += length
-            noisy = means + rng.laplace(0.0, 1.0, (runs, k)) / (self.epsilon * r_e)[:, None]
+            noisy = means + self.epoch_noise(rng, runs, k) * self.release_scale(r_e)[:, None]
             # proof: one epoch's rewards per release
+            if releases is not None:
+                releases.record(noisy, step=t, active=complete, label="epoch means")
             best = np.max(np.where(alive, noisy, -np.inf), axis=1, keepdims=True)
             gap = np.where(alive, best - np.where(alive, noisy, 0.0), -np.inf)
             thr = self.threshold(e, np.maximum(n_alive, 1), r_e, beta)
@@ -163,7 +178,7 @@ class DPSE:
                     means_e[a] = s / max(n, 1)
                 if len(actions) >= horizon and n < r_e:
                     break
-                noisy = means_e + rng.laplace(0.0, 1.0 / (self.epsilon * r_e), k)
+                noisy = means_e + rng.laplace(0.0, float(self.release_scale(np.array(r_e))), k)
                 best = noisy[arms].max()
                 thr = float(self.threshold(e, np.array([arms.size]), np.array([r_e]), beta)[0])
                 for a in arms:

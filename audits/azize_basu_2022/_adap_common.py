@@ -16,6 +16,11 @@ from dpaudit.audits.recipes.global_dp import (
     release_evidence,
     table_sampler,
 )
+from dpaudit.audits.recipes.release_level import (
+    ReleaseAttack,
+    first_releases_view,
+    release_claim,
+)
 from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.sim.bandits import TableRewards
 from dpaudit.stats.evidence import ProofEvidence
@@ -115,11 +120,52 @@ def claims(pairs=neighbour_pairs,
                   "and a changed reward enters one release only",
                   "Azize & Basu 2022, Lemma 1, Theorem 1 and Theorem 6 (Sec. 4, Eq. 7-8)",
                   symbolic),
+        release_level_claim(),
         ClaimSpec("global-dp", Notion.GLOBAL,
                   "the action sequence is eps-global DP: pi(a^T|r^T) <= e^eps pi(a^T|r'^T) for "
                   "reward sequences differing at one step",
-                  "Azize & Basu 2022, Definition 2 and Theorems 6-8", sampled),
+                  "Azize & Basu 2022, Definition 2 and Theorems 6-8", sampled,
+                  observes="actions"),
     ]
+
+
+#: simulated runs per input of the release-level claim (K = 2, T = 8: cheap)
+RELEASE_RUNS = Budget(full=1_000_000, quick=100_000)
+RELEASE_HORIZON = 8
+
+
+def release_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
+    """The canary where a release is most sensitive: step K + 1 = 3 is the first episode of
+    whichever arm wins the first index, of length 1 (``N_a`` doubles from 1 to 2), so its
+    reward is the whole of a release's mean (weight ``1/(N_a/2) = 1``) with noise
+    ``Lap(2/(eps N_a)) = Lap(1/eps)``: exact loss ``eps`` (Lemma 1). The other releases do
+    not contain it (Theorem 6), so the transcript's exact loss on this pair is ``eps``.
+    Observed: the first three releases (two initial means, then this one). A second pair
+    changes step 1, arm 0's initial one-reward release (``Lap(2/eps)`` by default, loss
+    ``eps/2``; the pairs are ranked on fresh runs, one engine)."""
+    import numpy as np
+
+    base = TableRewards(np.zeros((RELEASE_HORIZON, 2)))
+    initial = alg._initial_scale()
+    return [ReleaseAttack(
+        f"K=2, T={RELEASE_HORIZON}, every reward 0; step 3 (the first episode, one pull) "
+        "rewards (0, 0) vs (1, 1)", base, base.changed(3, np.array([1.0, 1.0])),
+        RELEASE_HORIZON, first_releases_view(3), exact_loss=ctx.epsilon),
+        # the initial one-reward release (Alg. 1, line 3): 1 / its Laplace scale
+        ReleaseAttack(
+            f"K=2, T={RELEASE_HORIZON}, every reward 0; step 1 (arm 0's initial pull) "
+            "rewards (0, 0) vs (1, 1)", base, base.changed(1, np.array([1.0, 1.0])),
+            RELEASE_HORIZON, first_releases_view(3),
+            exact_loss=1.0 / initial if initial > 0 else float("inf"))]
+
+
+def release_level_claim() -> ClaimSpec:
+    return release_claim(
+        audited, release_attacks, RELEASE_RUNS, id="episode-release-sampled",
+        statement="each private episode mean is eps-DP in the rewards it averages, observed "
+                  "on the released means of the running code (the canary is the first "
+                  "episode's single reward)",
+        reference="Azize & Basu 2022, Lemma 1 and Theorem 6 (Sec. 4)")
 
 
 def lower_bound_details(ctx: CheckContext, horizon: int) -> list[str]:
@@ -174,4 +220,4 @@ def touched_releases_finding() -> FindingSpec:
             f"(Theorem 6's premise: exactly 1)", Notion.GLOBAL, details=tuple(lines),
             data={"max_touched": worst})
 
-    return FindingSpec("releases-touched", evaluate)
+    return FindingSpec("releases-touched", evaluate, observes="releases")

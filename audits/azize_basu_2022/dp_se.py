@@ -33,6 +33,12 @@ from dpaudit.audits.recipes.global_dp import (
     release_evidence,
     table_sampler,
 )
+from dpaudit.audits.recipes.release_level import (
+    ReleaseAttack,
+    differences_view,
+    first_releases_view,
+    release_claim,
+)
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import TableRewards
@@ -85,6 +91,40 @@ _sampled = global_dp_claim(lambda ctx: neighbour_pairs(_alg(ctx)),
                            Budget(full=600_000, quick=40_000))
 
 
+RELEASE_HORIZON = 4000
+RELEASE_RUNS = Budget(full=1_000_000, quick=100_000)
+
+
+def release_attacks(ctx: CheckContext, alg: Any) -> list[ReleaseAttack]:
+    """The canary: step 1, arm 0's first pull of epoch 1, on an all-zero table (K = 2,
+    T = 4000, ``beta = 1/T``: ``R_1 = 1418`` pulls per arm at eps = 1, so epoch 1 ends
+    inside the horizon for every eps >= 1). It enters one release, arm 0's epoch-1 mean
+    ``mu^ + Lap(1/(eps R_1))``, with weight ``1/R_1``: exact loss ``eps``; no other release
+    contains it, so the transcript's loss on this pair is ``eps``. Observed: epoch 1's two
+    released means (and, as a second view ranked on fresh runs, their difference: noise
+    shared across arms would cancel there)."""
+    horizon = RELEASE_HORIZON
+    while 2 * int(alg.epoch_length(1, np.array([2]), 1.0 / horizon)[0]) > horizon:
+        horizon *= 2  # small eps: R_1 ~ 166/eps; epoch 1 must end inside the horizon
+    r1 = int(alg.epoch_length(1, np.array([2]), 1.0 / horizon)[0])
+    base = TableRewards(np.zeros((horizon, 2)))
+    changed = base.changed(1, np.array([1.0, 1.0]))
+    desc = (f"K=2, T={horizon}, every reward 0, R_1={r1}; step 1 (arm 0's first epoch-1 "
+            "pull) rewards (0, 0) vs (1, 1)")
+    return [ReleaseAttack(desc, base, changed, horizon, first_releases_view(2),
+                          exact_loss=ctx.epsilon),
+            ReleaseAttack(desc + "; the two arms' releases differenced", base, changed,
+                          horizon, differences_view(2), exact_loss=ctx.epsilon)]
+
+
+_release = release_claim(
+    _alg, release_attacks, RELEASE_RUNS, id="epoch-release-sampled",
+    statement="each epoch's private mean is eps-DP in that epoch's rewards, observed on the "
+              "released means of the running code (canary: arm 0's first epoch-1 reward)",
+    reference="Sajed & Sheffet 2019, DP-SE (one Laplace release per arm and epoch); Azize & "
+              "Basu 2022, Lemma 1 (same argument)")
+
+
 def _regret(ctx: CheckContext):
     horizon = ctx.size(REGRET_HORIZON)
     return regret_result(
@@ -102,9 +142,10 @@ AUDITS = [
                    "each epoch's private mean is eps-DP and a changed reward enters one release",
                    "Sajed & Sheffet 2019, DP-SE; Azize & Basu 2022, Lemma 1 (same argument)",
                    _symbolic),
+         _release,
          ClaimSpec("global-dp", Notion.GLOBAL,
                    "the action sequence is eps-global DP (Azize & Basu 2022, Definition 2)",
-                   "Sajed & Sheffet 2019, privacy of DP-SE", _sampled),
+                   "Sajed & Sheffet 2019, privacy of DP-SE", _sampled, observes="actions"),
          DP_SE_TRAJECTORY],
         default_epsilon=1.0, default_delta=0.0, regret=_regret, variant=dp_se),
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import thm33_dp_ucb_terms
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
 from dpaudit.audits.recipes.counters import hybrid_symbolic
+from dpaudit.audits.tossou_dimitrakakis_2016._release_claims import dp_ucb_release_claim
 from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
     FIG6_TWO_ARMS,
     PAPER,
@@ -53,14 +54,16 @@ CLAIMS = [
     ClaimSpec("counter-exact", Notion.GLOBAL,
               "one changed reward costs at most eps in the played arm's hybrid counter "
               "(stream length T: every arm receives an element at every step)",
-              "Thm 3.1 (as used by Alg. 2); Sec. 2.3", counter_exact(_alg, stream_horizon)),
+              "Thm 3.1 (as used by Alg. 2); Sec. 2.3", counter_exact(_alg, stream_horizon),
+              observes="releases"),
     ClaimSpec("counter-symbolic", Notion.GLOBAL,
               "for every block k, log part + block tree compose to eps",
               "Thm 3.1; Chan, Shi & Song 2011, hybrid mechanism", hybrid_symbolic),
     ClaimSpec("global-dp", Notion.GLOBAL,
               "the action sequence is eps-DP for reward sequences differing at one step",
-              "Definition 2.1, Thm 3.1", sampled_claim(_alg)),
+              "Definition 2.1, Thm 3.1", sampled_claim(_alg), observes="actions"),
 ]
+CLAIMS.insert(2, dp_ucb_release_claim(_alg))
 
 AUDITS = [AuditSpec(
     "dp-ucb", "DP-UCB: every arm's hybrid counter gets an element each step; plain UCB index",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import thm32_dp_ucb_bound_terms
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCBBound
 from dpaudit.audits.recipes.counters import hybrid_symbolic
+from dpaudit.audits.tossou_dimitrakakis_2016._release_claims import dp_ucb_bound_release_claim
 from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
     FIG6_TWO_ARMS,
     PAPER,
@@ -47,14 +48,16 @@ def _bound_details(ctx: CheckContext, res, cps, horizon: int, runs: int) -> list
 CLAIMS = [
     ClaimSpec("counter-exact", Notion.GLOBAL,
               "one changed reward costs at most eps in its arm's hybrid counter",
-              "Thm 3.1; Sec. 2.3 (Chan, Shi & Song 2011)", counter_exact(_alg, stream_horizon)),
+              "Thm 3.1; Sec. 2.3 (Chan, Shi & Song 2011)", counter_exact(_alg, stream_horizon),
+              observes="releases"),
     ClaimSpec("counter-symbolic", Notion.GLOBAL,
               "for every block k, log part + block tree compose to eps",
               "Thm 3.1; Chan, Shi & Song 2011, hybrid mechanism", hybrid_symbolic),
     ClaimSpec("global-dp", Notion.GLOBAL,
               "the action sequence is eps-DP for reward sequences differing at one step",
-              "Definition 2.1, Thm 3.1", sampled_claim(_alg)),
+              "Definition 2.1, Thm 3.1", sampled_claim(_alg), observes="actions"),
 ]
+CLAIMS.insert(2, dp_ucb_bound_release_claim(_alg))
 
 AUDITS = [AuditSpec(
     "dp-ucb-bound", "DP-UCB-Bound: hybrid counter per arm, index widened by its error bound",

@@ -30,6 +30,7 @@ from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import (
     PULLS,
     calibration_finding,
 )
+from dpaudit.audits.tossou_dimitrakakis_2016._release_claims import dp_ucb_int_release_claim
 from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
     PAPER,
     regret_run,
@@ -183,11 +184,13 @@ def _spec(faulty: bool) -> AuditSpec:
                   _symbolic(faulty)),
         ClaimSpec("pld-exact", Notion.GLOBAL,
                   "the released means of one arm are (eps', delta')-DP (exact accounting)",
-                  "Theorem 3.4 (its premise, accounted exactly)", _exact(faulty)),
+                  "Theorem 3.4 (its premise, accounted exactly)", _exact(faulty),
+                  observes="releases"),
+        dp_ucb_int_release_claim(make),
         ClaimSpec("global-dp", Notion.GLOBAL,
                   "the action sequence is (eps', delta')-DP for reward sequences differing "
                   "at one step", "Definition 2.1, Theorem 3.4",
-                  _sampled(faulty)),
+                  _sampled(faulty), observes="actions"),
     ]
     return AuditSpec(
         "dp-ucb-int",

@@ -167,7 +167,8 @@ def _claim_section(c: ClaimResult) -> list[str]:
     out = [f'<section id="claim-{_e(c.id)}"><h3>{_e(c.id)}: <span class="verdict '
            f'{c.verdict.value}">{c.verdict.value}</span></h3>',
            f"<p>{_e(c.statement)}<br><span class=\"small\">{_e(c.reference)}; notion "
-           f"{c.notion.value}, method {c.method.value}, claimed eps = {_num(c.epsilon)}, "
+           f"{c.notion.value}, method {c.method.value}, observes "
+           f"{_e(c.to_dict()['observes'])}, claimed eps = {_num(c.epsilon)}, "
            f"delta = {_num(c.delta)}</span></p>"]
     bounds = _bounds(c)
     if bounds:
@@ -183,7 +184,8 @@ def _claim_section(c: ClaimResult) -> list[str]:
 
 
 def _finding_section(f: Finding) -> list[str]:
-    head = f"<b>{_e(f.id)}</b>" + ("" if f.notion is None else f" ({f.notion.value})")
+    head = f"<b>{_e(f.id)}</b>" + ("" if f.notion is None else f" ({f.notion.value})") + (
+        f" [observes {_e(f.to_dict()['observes'])}]")
     out = [f"<li>{head}: {_e(f.summary)}"]
     bounds = _bounds(f)
     if bounds:
@@ -270,7 +272,8 @@ def _regret_section(r: RegretResult) -> list[str]:
 
 
 def _verdict_table(report: CheckReport) -> str:
-    head = ("<tr><th>claim</th><th>verdict</th><th>notion</th><th>method</th><th>eps</th>"
+    head = ("<tr><th>claim</th><th>verdict</th><th>notion</th><th>observes</th>"
+            "<th>method</th><th>eps</th>"
             "<th>delta</th><th>eps lower bound</th><th>confidence</th>"
             "<th>detectable eps</th><th>alpha</th></tr>")
     rows = []
@@ -279,7 +282,8 @@ def _verdict_table(report: CheckReport) -> str:
         rows.append(
             f'<tr class="{c.verdict.value}" data-claim="{_e(c.id)}" '
             f'data-verdict="{c.verdict.value}"><td><a href="#claim-{_e(c.id)}">{_e(c.id)}</a>'
-            f"</td><td>{c.verdict.value}</td><td>{c.notion.value}</td><td>{c.method.value}"
+            f"</td><td>{c.verdict.value}</td><td>{c.notion.value}</td>"
+            f"<td>{_e(c.to_dict()['observes'])}</td><td>{c.method.value}"
             f'</td><td class="num">{_num(c.epsilon)}</td><td class="num">{_num(c.delta)}</td>'
             f'<td class="num">{_num(c.epsilon_lower_bound)}</td><td class="num">{conf}</td>'
             f'<td class="num">{_num(c.detectable_epsilon)}</td>'

@@ -34,9 +34,14 @@ def _num(x: float | None, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def _observes(item: ClaimResult | Finding) -> str:
+    return item.to_dict()["observes"]
+
+
 def _claim_lines(c: ClaimResult) -> list[str]:
     lines = [
-        f"  [{c.verdict.value:<12}] {c.id}  ({c.notion.value}, {c.method.value}; "
+        f"  [{c.verdict.value:<12}] {c.id}  ({c.notion.value}, {c.method.value}, observes "
+        f"{_observes(c)}; "
         f"eps={_num(c.epsilon)}, delta={_num(c.delta)})",
         f"      claim: {c.statement}",
         f"      paper: {c.reference}",
@@ -59,7 +64,7 @@ def _claim_lines(c: ClaimResult) -> list[str]:
 
 
 def _finding_lines(f: Finding) -> list[str]:
-    lines = [f"  - {f.id}: {f.summary}"]
+    lines = [f"  - {f.id} (observes {_observes(f)}): {f.summary}"]
     if f.epsilon_lower_bound is not None:
         conf = "" if f.alpha is None else f" at confidence {1 - f.alpha:.3g}"
         lines.append(f"      epsilon lower bound: {_num(f.epsilon_lower_bound)}{conf}")

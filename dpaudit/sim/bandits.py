@@ -38,9 +38,18 @@ Writing a policy (for authors of new algorithm modules)
    paper's regret bound (``bound``, from the paper package's ``bounds.py``) or
    ``no_bound_reason``. :func:`dpaudit.registry.all_policies` collects every module's
    ``POLICIES``; the conformance suite then covers the new policy without new test code.
-3. A deliberately broken twin is a subclass in the paper package's ``_faulty.py`` (its
-   docstring says what is wrong), registered there with :meth:`PolicyEntry.twin`
-   (``faulty=True``). ``docs/adding-an-algorithm.md`` walks through a whole new paper.
+3. A deliberately broken twin is a subclass in the paper package's ``_faulty.py`` or
+   ``_twins.py`` (its docstring says what is wrong, and derives its true privacy loss),
+   registered there with :meth:`PolicyEntry.twin` (``faulty=True``); its audit is
+   ``AuditSpec.twin(variant, bug=..., true_epsilon=...)``, named ``NAME-<bug>``.
+   ``docs/adding-an-algorithm.md`` walks through a whole new paper.
+4. The recording hook: accept ``releases=None`` in ``simulate`` and, wherever noise is added to
+   a statistic of rewards, ``if releases is not None: releases.record(noisy, step=..,
+   arm=.., active=.., label=..)`` with the values of all runs (``(runs,)`` or ``(runs, K)``).
+   With ``None`` nothing else runs. Release-level audits
+   (:func:`dpaudit.sim.releases.release_sampler`) then observe what the privacy proof is
+   about; a user's policy takes the same keyword. Recording copies values the policy computes
+   anyway, so it never changes the law (tested per policy).
 """
 
 from __future__ import annotations
@@ -327,6 +336,8 @@ class PolicyEntry:
     faulty: bool = False
     bound: Callable[[tuple[float, ...], int, float, float], tuple[float, str]] | None = None
     no_bound_reason: str | None = None
+    #: a broken twin's exact privacy loss at its default parameters (derived in its docstring)
+    true_epsilon: float | None = None
 
     def twin(self, factory: Callable[..., Any], paper: str, **changes: Any) -> PolicyEntry:
         """A broken twin's entry (``faulty=True``, no bound): checked on this policy's

@@ -19,6 +19,7 @@ __all__ = [
     "Finding",
     "Method",
     "Notion",
+    "OBSERVES",
     "ProofResult",
     "ProofStatus",
     "ProofSymbol",
@@ -26,6 +27,8 @@ __all__ = [
     "RegretDecision",
     "RegretResult",
     "Verdict",
+    "check_observes",
+    "default_observes",
     "overall_verdict",
 ]
 
@@ -60,6 +63,34 @@ class ProofStatus(enum.StrEnum):
     PROVED = "PROVED"
     DISPROVED = "DISPROVED"
     UNKNOWN = "UNKNOWN"
+
+
+#: the levels a claim or finding can observe (the ``observes`` field of reports): the
+#: released statistics (private means, counter outputs, perturbed scores), the action
+#: sequence, the next action of a per-step policy, local reports, or a whole trajectory
+OBSERVES = ("releases", "actions", "next action", "reports", "trajectory")
+
+
+def check_observes(value: str) -> str:
+    """``value`` if it is one of :data:`OBSERVES` or empty (then inferred); else an error."""
+    from dpaudit.validation import InvalidParameterError
+
+    if value != "" and value not in OBSERVES:
+        raise InvalidParameterError(f"observes={value!r} must be one of {', '.join(OBSERVES)}")
+    return value
+
+
+def default_observes(notion: Notion | None, method: Method | None) -> str:
+    """The level a claim observes when its spec does not say: a local report (LDP), the
+    next action (per-step DP), the releases a symbolic global-DP proof is about, or the action
+    sequence (other global-DP claims; findings without a notion)."""
+    if notion is Notion.LDP:
+        return "reports"
+    if notion is Notion.PER_STEP:
+        return "next action"
+    if method is Method.SYMBOLIC:
+        return "releases"
+    return "actions"
 
 
 @dataclass(frozen=True)
@@ -142,7 +173,8 @@ class ClaimResult:
 
     ``epsilon_lower_bound`` is set only when it is statistically valid at ``1 - alpha``
     (sampled) or exact (computed loss); ``detectable_epsilon`` is the smallest true epsilon
-    the test would have flagged, reported with ``CONSISTENT``.
+    the test would have flagged, reported with ``CONSISTENT``. ``observes`` is the level the
+    claim looks at (one of :data:`OBSERVES`; empty: :func:`default_observes`).
     """
 
     id: str
@@ -160,11 +192,13 @@ class ClaimResult:
     proof: ProofResult | None = None
     data: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # wall-clock seconds of this claim's evidence (JUnit testcase time)
+    observes: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "notion": self.notion.value,
+            "observes": self.observes or default_observes(self.notion, self.method),
             "epsilon": self.epsilon,
             "delta": self.delta,
             "verdict": self.verdict.value,
@@ -185,7 +219,7 @@ class ClaimResult:
 class Finding:
     """Information worth reporting that is not a verdict on a claim.
 
-    Findings never affect the exit code.
+    Findings never affect the exit code. ``observes`` as for :class:`ClaimResult`.
     """
 
     id: str
@@ -195,12 +229,14 @@ class Finding:
     alpha: float | None = None
     details: tuple[str, ...] = ()
     data: dict[str, Any] = field(default_factory=dict)
+    observes: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "summary": self.summary,
             "notion": None if self.notion is None else self.notion.value,
+            "observes": self.observes or default_observes(self.notion, None),
             "epsilon_lower_bound": _json_number(self.epsilon_lower_bound),
             "alpha": self.alpha,
             "details": list(self.details),

@@ -1,0 +1,149 @@
+"""The planted twins' true privacy loss, computed from the code (never from the audit).
+
+Each twin's ``true_epsilon`` (``list --json``) is derived in its docstring; here it is
+recomputed from the twin's own noise parameters: ``sensitivity / scale`` of a single release
+(AdaP, DP-SE: a changed reward enters one release) or the largest per-element sum of
+``1/scale`` over the counter nodes the code creates (the vector Laplace mechanism).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit.algorithms._counters import HYBRID, TREE, loss_per_element
+from dpaudit.algorithms.azize_basu_2022 import _twins as adap
+from dpaudit.algorithms.baselines import _twins as base
+from dpaudit.algorithms.tossou_dimitrakakis_2016 import _twins as tossou
+from dpaudit.registry import all_audits
+
+EPS = 1.0
+N = np.array([2.0, 4.0, 8.0, 64.0, 1024.0])
+
+
+@pytest.mark.parametrize("cls,bug", [(adap.AdaPUCBSqrt2Scale, "sqrt2-scale"),
+                                     (adap.AdaPUCBHalfScale, "half-scale"),
+                                     (adap.AdaPKLUCBSqrt2Scale, "sqrt2-scale"),
+                                     (adap.AdaPKLUCBHalfScale, "half-scale")])
+def test_adap_twin_loss_is_sensitivity_over_scale(cls, bug):
+    alg = cls(EPS)
+    # an episode release averages N/2 rewards in [0, 1]: sensitivity 2/N (Lemma 1)
+    loss = (2.0 / N) / alg._noise_scale(N)
+    initial = 1.0 / alg._initial_scale()  # the one-reward initial release
+    assert np.allclose(loss, adap.TRUE_EPSILON[bug], rtol=1e-12)
+    assert initial <= adap.TRUE_EPSILON[bug]
+
+
+@pytest.mark.parametrize("cls,key", [(base.DPSESqrt2Scale, "dp-se-sqrt2-scale"),
+                                     (base.DPSEArmsScale, "dp-se-arms-scale")])
+def test_dp_se_twin_loss(cls, key):
+    r = np.array([100.0, 1418.0, 5000.0])
+    assert np.allclose((1.0 / r) / cls(EPS).release_scale(r), base.TRUE_EPSILON[key],
+                       rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls,key", [(base.PrivateUCBSqrt2Scale, "private-ucb-sqrt2-scale"),
+                                     (base.PrivateUCBNoLevelSplit,
+                                      "private-ucb-no-level-split")])
+def test_private_ucb_twin_loss_over_the_audited_tree(cls, key):
+    alg = cls(EPS, horizon=8)
+    worst = loss_per_element(TREE, 8, alg.node_scale).max()
+    assert math.isclose(worst, base.TRUE_EPSILON[key], rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("cls,bug", [(tossou.DPUCBSqrt2Scale, "sqrt2-scale"),
+                                     (tossou.DPUCBNoSplit, "no-split"),
+                                     (tossou.DPUCBBoundSqrt2Scale, "sqrt2-scale"),
+                                     (tossou.DPUCBBoundNoSplit, "no-split")])
+def test_counter_twin_loss_is_the_largest_element_sum(cls, bug):
+    alg = cls(EPS)
+    per_element = loss_per_element(HYBRID, 4096, alg.eps_log, alg.eps_bin)
+    assert math.isclose(per_element.max(), tossou.TRUE_EPSILON[bug], rel_tol=1e-12)
+    assert math.isclose(per_element[2], tossou.TRUE_EPSILON[bug], rel_tol=1e-12)  # element 3
+
+
+def test_correct_algorithms_have_the_claimed_loss():
+    from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
+    assert math.isclose(loss_per_element(TREE, 8, PrivateUCB(EPS, horizon=8).node_scale).max(),
+                        EPS)
+    a = DPUCB(EPS)
+    assert math.isclose(loss_per_element(HYBRID, 4096, a.eps_log, a.eps_bin).max(), EPS)
+
+
+def test_registered_twins_carry_these_values():
+    audits = all_audits()
+    expected = {
+        "adap-ucb-sqrt2-scale": math.sqrt(2), "adap-ucb-half-scale": 2.0,
+        "adap-klucb-sqrt2-scale": math.sqrt(2), "adap-klucb-half-scale": 2.0,
+        "dp-se-sqrt2-scale": math.sqrt(2), "dp-se-arms-scale": 2.0,
+        "private-ucb-sqrt2-scale": math.sqrt(2), "private-ucb-no-level-split": 4.0,
+        "dp-ucb-sqrt2-scale": math.sqrt(2), "dp-ucb-no-split": 2.0,
+        "dp-ucb-bound-sqrt2-scale": math.sqrt(2), "dp-ucb-bound-no-split": 2.0,
+        "adap-ucb-unnoised-first": math.inf, "adap-klucb-unnoised-first": math.inf,
+        "dp-se-shared-draw": math.inf, "dp-ucb-shared-draw": math.inf,
+    }
+    for name, value in expected.items():
+        spec = audits[name]
+        assert spec.faulty and spec.expect_violated
+        assert spec.true_epsilon == value or math.isclose(spec.true_epsilon, value,
+                                                            rel_tol=1e-12), name
+        # every twin observes the releases (the level its bug is in)
+        assert [c.observes for c in spec.claims] == ["releases"], name
+
+
+@pytest.mark.slow
+def test_dp_ucb_int_sqrt2_twin_is_benign_at_the_default():
+    # exact eps(1e-5) of one arm's releases over 10^5 pulls, from the twin's own scale table,
+    # bracketed by dp-accounting's optimistic and pessimistic PLDs (discretisation 1e-4)
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    from dpaudit.mechanisms.interval_release import release_counts
+    alg = tossou.DPUCBIntSqrt2Scale.for_target(1.0, 1e-5)
+    pulls = 10**5
+    _, scales, _ = alg.constants(1, pulls)
+    brackets = []
+    for pessimistic in (False, True):
+        total = None
+        for n in release_counts(alg.input_epsilon, pulls):
+            # noise multiplier = scale / sensitivity = scale * n
+            one = pldlib.from_laplace_mechanism(float(scales[n] * n), sensitivity=1.0,
+                                                pessimistic_estimate=pessimistic,
+                                                value_discretization_interval=1e-4,
+                                                use_connect_dots=pessimistic)
+            total = one if total is None else total.compose(one)
+        brackets.append(total.get_epsilon_for_delta(1e-5))
+    lo, hi = tossou.INT_TRUE_EPSILON
+    assert lo <= brackets[0] + 5e-4 and brackets[1] <= hi + 5e-4, brackets
+    spec = all_audits()["dp-ucb-int-sqrt2-scale"]
+    assert spec.faulty and not spec.expect_violated and spec.true_epsilon == hi < 1.0
+
+
+def test_infinite_loss_twins_release_a_deterministic_function_of_the_data():
+    # infinite loss: some released value (or difference) is the data itself, so one output
+    # has probability 1 on a table and 0 on its neighbour (derivations in the docstrings)
+    from dpaudit.sim.bandits import TableRewards
+    from dpaudit.sim.releases import ReleaseRecorder
+
+    def record(alg, table, horizon, runs=200):
+        rec = ReleaseRecorder()
+        alg.simulate(TableRewards(table), horizon, runs, rng=np.random.default_rng(9),
+                     releases=rec)
+        return rec
+
+    one = np.zeros((8, 2))
+    one[0] = 1.0
+    for cls in (adap.AdaPUCBUnnoisedFirst, adap.AdaPKLUCBUnnoisedFirst):
+        rec = record(cls(EPS), one, 8)
+        assert np.all(rec.first(1)[:, 0] == 1.0)  # arm 0's initial reward, as it is
+    rec = record(base.DPSESharedDraw(EPS), np.r_[np.ones((1, 2)), np.zeros((3999, 2))], 4000)
+    r1 = int(base.DPSESharedDraw(EPS).epoch_length(1, np.array([2]), 1 / 4000)[0])
+    first = rec.first(2)
+    assert np.allclose(first[:, 0] - first[:, 1], 1.0 / r1, rtol=0, atol=1e-12)
+    table = np.zeros((4, 2))
+    table[2] = 1.0
+    rec = record(tossou.DPUCBSharedDraw(EPS), table, 4)
+    y3 = rec.labelled("counters")[:, 4:6]  # every counter after step 3
+    played = rec.releases[2].arm
+    diff = y3[np.arange(200), played] - y3[np.arange(200), 1 - played]
+    assert np.allclose(diff, 1.0, rtol=0, atol=1e-12)
