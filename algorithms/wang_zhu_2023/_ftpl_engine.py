@@ -114,12 +114,14 @@ class FTPLEngine:
     # -- simulation --------------------------------------------------------------------
     def simulate(self, source: object, horizon: int | None = None, runs: int = 1, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False) -> SimulationResult:
+                 record: bool = False, releases=None) -> SimulationResult:
         """``runs`` runs in lockstep on ``source`` for ``horizon`` steps (default ``T``).
 
         The start phase costs one reward-sum draw per arm and run; every later step draws the
         ``runs x K`` perturbations in one vectorised call (the Gaussian's noise for many steps
-        at once). Observations are ``source.rewards`` (0/1 for Bernoulli arms).
+        at once). Observations are ``source.rewards`` (0/1 for Bernoulli arms). ``releases``
+        (the recording hook, :mod:`dpaudit.sim.releases`) receives every perturbed score
+        ``theta`` (``(runs, K)``, label ``"theta"``), the value Lemma 8 is about.
         """
         horizon, runs, cps = check_simulation(
             source, self.horizon if horizon is None else horizon, runs, rng, checkpoints)
@@ -137,7 +139,7 @@ class FTPLEngine:
             track.add(arm, t + 1, length)
             t += length
         if t < horizon:
-            self._leader_loop(source, t, horizon, rng, sums, counts, track)
+            self._leader_loop(source, t, horizon, rng, sums, counts, track, releases)
         return track.result()
 
     @staticmethod
@@ -158,7 +160,8 @@ class FTPLEngine:
             total += bernoulli_observation(source.rewards(t, arm, rng), rng)
         return total
 
-    def _leader_loop(self, source, done, horizon, rng, sums, counts, track) -> None:
+    def _leader_loop(self, source, done, horizon, rng, sums, counts, track,
+                     releases=None) -> None:
         state = self.init_state(sums, counts)
         runs, k = sums.shape
         rows = np.arange(runs)
@@ -173,6 +176,8 @@ class FTPLEngine:
                 pos += 1
             else:
                 theta = self.draw(state, rng)
+            if releases is not None:
+                releases.record(theta, step=t, label="theta")
             arm = np.argmax(theta, axis=1)
             sums[rows, arm] += bernoulli_observation(source.rewards(t, arm, rng), rng)
             counts[rows, arm] += 1.0

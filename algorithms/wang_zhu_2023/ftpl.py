@@ -147,13 +147,15 @@ class DPFTPLNew:
     # -- simulation --------------------------------------------------------------------
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False) -> SimulationResult:
+                 record: bool = False, releases=None) -> SimulationResult:
         """``runs`` independent runs in lockstep, one vectorised step at a time.
 
         Steps ``1..K`` pull arm ``t - 1`` once; then every step draws all runs' ``theta`` in
         one call. The observed reward is a Bernoulli draw of the source's reward (the identity
         on 0/1 rewards; Sec. 3.1). ``horizon`` may be at most the algorithm's ``T`` (the
-        constructor's ``horizon``, which enters the centre ``x0``).
+        constructor's ``horizon``, which enters the centre ``x0``). ``releases`` (the
+        recording hook, :mod:`dpaudit.sim.releases`) receives every perturbed score ``theta``
+        (``(runs, K)``, label ``"theta"``), the value Lemma 15 is about.
         """
         horizon, runs, cps = self._check(source, horizon, runs, rng, checkpoints)
         k = source.n_arms
@@ -165,13 +167,20 @@ class DPFTPLNew:
             if t <= k:
                 arm = np.full(runs, t - 1)
             else:
-                theta = self.perturbation.sample(self.centre(sums, counts), counts, rng=rng)
+                theta = self._perturbed(sums, counts, t, rng)
+                if releases is not None:
+                    releases.record(theta, step=t, label="theta")
                 arm = np.argmax(theta, axis=1)
             obs = bernoulli_observation(source.rewards(t, arm, rng), rng)
             sums[rows, arm] += obs
             counts[rows, arm] += 1.0
             track.step(arm, t)
         return track.result()
+
+    def _perturbed(self, sums: np.ndarray, counts: np.ndarray, t: int,
+                   rng: np.random.Generator) -> np.ndarray:
+        """The perturbed scores ``theta`` of every run and arm at step ``t`` (``simulate``)."""
+        return self.perturbation.sample(self.centre(sums, counts), counts, rng=rng)
 
     def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),

@@ -41,6 +41,7 @@ from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     family_spec,
     next_action_claims,
 )
+from dpaudit.audits.wang_zhu_2023._release import release_claim
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
 from dpaudit.stats.evidence import ExactEvidence
@@ -111,6 +112,8 @@ CLAIMS = [
               "(eps, delta) for every reachable (R, N) (Lemma 8)", THEOREM,
               _lemma8),
     *next_action_claims(FAMILY, THEOREM),
+    release_claim(lambda ctx: build(ctx.variant, ctx.epsilon, ctx.delta, 10**5, "paper"),
+                  "Lemma 8; Definition 1; " + THEOREM),
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-beta", title="DP-FTPL-Beta (Alg. 2)", claims=CLAIMS)

@@ -33,6 +33,7 @@ from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     family_spec,
     next_action_claims,
 )
+from dpaudit.audits.wang_zhu_2023._release import release_claim
 from dpaudit.engine import CheckContext, ClaimSpec
 from dpaudit.mechanisms.gauss_perturbation import gauss_exact_delta, gauss_smallest_count
 from dpaudit.stats.evidence import ExactEvidence
@@ -76,6 +77,8 @@ CLAIMS = [
               "after the start phase, one changed observation moves theta's law by at "
               "most (eps, delta) (Lemma 8)", THEOREM, _lemma8),
     *next_action_claims(FAMILY, THEOREM),
+    release_claim(lambda ctx: build(ctx.variant, ctx.epsilon, ctx.delta, 10**5, "paper"),
+                  "Lemma 8; Definition 1; " + THEOREM),
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-gauss", title="DP-FTPL-Gauss (Alg. 1)", claims=CLAIMS)

@@ -36,6 +36,7 @@ from dpaudit.algorithms._faulty import DPFTPLNewFaultyPerturbation
 from dpaudit.algorithms.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.papers import WANG_ZHU_INSTANCE_1 as INSTANCE_1
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
+from dpaudit.audits.wang_zhu_2023._release import release_claim
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import worst_pair_loss
 from dpaudit.exact.symbolic import prove
@@ -199,6 +200,8 @@ DP_FTPL_NEW = AuditSpec(
         ClaimSpec("next-action-sampled", Notion.PER_STEP,
                   "no sampled event separates neighbouring histories beyond (eps, delta)",
                   "Definition 1; " + THEOREM_16, _sampled),
+        release_claim(lambda ctx: _algorithm(ctx, SEARCH_HORIZON),
+                      "Lemma 15; Definition 1; " + THEOREM_16),
     ],
     default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True,
     findings=[FindingSpec(
