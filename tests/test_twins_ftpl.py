@@ -101,3 +101,16 @@ def test_twins_are_registered_with_infinite_loss():
         assert spec.faulty and spec.true_epsilon == float("inf") and spec.expect_violated
         assert any(c.id == "releases-sampled" and c.observes == "releases"
                    for c in spec.claims)
+
+
+def test_gdp_elim_new_records_each_phase_without_changing_its_law():
+    from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
+
+    alg = GDPElimNew(EPS, DELTA)
+    src = BernoulliRewards((0.9, 0.1))
+    a = alg.simulate(src, 20_000, 200, rng=np.random.default_rng(4), record=True)
+    rec = ReleaseRecorder()
+    b = alg.simulate(src, 20_000, 200, rng=np.random.default_rng(4), record=True,
+                     releases=rec)
+    assert np.array_equal(a.decisions, b.decisions) and np.array_equal(a.regret, b.regret)
+    assert len(rec) >= 1 and rec.labelled("theta").shape[1] == 2 * len(rec)
