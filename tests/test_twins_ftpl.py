@@ -114,3 +114,20 @@ def test_gdp_elim_new_records_each_phase_without_changing_its_law():
                      releases=rec)
     assert np.array_equal(a.decisions, b.decisions) and np.array_equal(a.regret, b.regret)
     assert len(rec) >= 1 and rec.labelled("theta").shape[1] == 2 * len(rec)
+
+
+def test_every_claim_and_finding_says_what_it_observes():
+    from dpaudit.stats.results import OBSERVES, default_observes
+
+    audits = all_audits()
+    ours = [n for n in audits if n.startswith(("dp-ftpl-", "gdp-elim-new", "ldp-"))]
+    for name in ours:
+        spec = audits[name]
+        for c in spec.claims:
+            level = c.observes or default_observes(c.notion, None)
+            assert level in OBSERVES, (name, c.id)
+        for f in spec.findings:
+            assert (f.observes or default_observes(f.notion, None)) in OBSERVES, (name, f.id)
+    new = audits["dp-ftpl-new"]
+    assert {f.id: f.observes for f in new.findings}["trajectory-lower-bound"] == "trajectory"
+    assert {c.id: c.observes for c in new.claims}["releases-sampled"] == "releases"

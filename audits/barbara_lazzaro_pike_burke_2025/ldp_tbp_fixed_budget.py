@@ -145,8 +145,8 @@ def _spec() -> AuditSpec:
                   ),
             privbern_simulated_claim(_policy, SIM_SAMPLES, "Lemma 2.1, Definition 2.2"),
         ],
-        findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding),
-                  FindingSpec("loss-vs-theorem-3.2", _lower_finding)],
+        findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding, observes="actions"),
+                  FindingSpec("loss-vs-theorem-3.2", _lower_finding, observes="actions")],
         default_epsilon=1.0, default_delta=0.0, variant=PrivateAPT,
     )
 

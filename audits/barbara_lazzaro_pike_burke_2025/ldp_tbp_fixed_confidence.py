@@ -91,7 +91,8 @@ def _spec() -> AuditSpec:
             privbern_simulated_claim(_policy, SIM_SAMPLES,
                                      "Theorem 4.1 (privacy part), Lemma 2.1"),
         ],
-        findings=[FindingSpec("correctness-and-sample-complexity", _finding)],
+        findings=[FindingSpec("correctness-and-sample-complexity", _finding,
+                              observes="actions")],
         default_epsilon=1.0, default_delta=0.0, variant=PrivateThresholdLUCB,
     )
 

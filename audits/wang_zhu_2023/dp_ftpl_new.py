@@ -208,7 +208,7 @@ DP_FTPL_NEW = AuditSpec(
         "trajectory-lower-bound", _trajectory,
         summary="whole action sequence on two reward sequences differing at one step "
                 "(2 arms; a per-step guarantee allows a bound above the per-step eps)",
-        notion=Notion.GLOBAL)],
+        notion=Notion.GLOBAL, observes="trajectory")],
     regret=_regret, variant=DPFTPLNew,
 )
 

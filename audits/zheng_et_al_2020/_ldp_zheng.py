@@ -160,7 +160,7 @@ def regret_finding(cases: Sequence[RegretCase], horizons: Budget, runs: Budget,
         return Finding("regret-growth", f"log-log regret slopes over T in {list(ts)}, "
                        f"{n_runs} runs each (claimed orders hide logs and constants). {note}",
                        Notion.LDP, details=tuple(rows), data={"fits": data})
-    return FindingSpec("regret-growth", evaluate)
+    return FindingSpec("regret-growth", evaluate, observes="actions")
 
 
 def regret_at(case: RegretCase, horizon: Budget, runs: Budget
