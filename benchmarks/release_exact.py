@@ -36,8 +36,10 @@ def _eps_at(delta: float, hs) -> float:
     return brentq(lambda e: hs(e) - delta, 0.0, hi, xtol=1e-9)
 
 
-def ftpl_new(eps=1.0, delta=0.01) -> float:
-    alg = DPFTPLNew(eps, delta, 1000)
+def ftpl_new(eps=1.0, delta=0.01, *, law_delta=None) -> float:
+    """Lemma 15 at ``(eps, law_delta or delta)``, shift 1 at count 1 (the law is
+    ``x0 + D(1, 0)/N``, so every count gives the same curve), ``eps`` at ``delta``."""
+    alg = DPFTPLNew(eps, delta if law_delta is None else law_delta, 1000)
     p = alg.perturbation
     a = float(p.half_width(1.0))
     x0 = 0.0
@@ -82,6 +84,8 @@ def main() -> None:
     print(f"dp-ftpl-gauss first release, N_0 = {n}: eps(0.01) = {g:.4f}")
     b, n = ftpl_beta()
     print(f"dp-ftpl-beta  first release, N_0 = {n}: eps(0.01) = {b:.4f}")
+    print(f"gdp-elim-new  phase 1 (Lemma 15 at (1, 0.005)): eps(0.01) = "
+          f"{ftpl_new(law_delta=0.005):.4f}")
     print(f"PrivBern report (both thresholding checks): eps = 1 (log(expit(1)/expit(-1)) = "
           f"{math.log(special.expit(1.0) / special.expit(-1.0)):.4f})")
 

@@ -131,3 +131,19 @@ def test_every_claim_and_finding_says_what_it_observes():
     new = audits["dp-ftpl-new"]
     assert {f.id: f.observes for f in new.findings}["trajectory-lower-bound"] == "trajectory"
     assert {c.id: c.observes for c in new.claims}["releases-sampled"] == "releases"
+
+
+@pytest.mark.parametrize("cls", [t.GDPSharedNoise, t.GDPFirstReleaseRaw])
+def test_gdp_elim_new_twins_phase_one_release(cls):
+    from dpaudit.audits.wang_zhu_2023.gdp_elim_new import phase_one_layout
+
+    alg = cls(EPS, DELTA)
+    horizon, n1, cdf = phase_one_layout(alg)
+    d, d_prime = release_sources()
+    rec = ReleaseRecorder()
+    alg.simulate(d_prime, horizon, 500, rng=np.random.default_rng(2), releases=rec)
+    theta = rec.labelled("theta")[:, :2]
+    if cls is t.GDPSharedNoise:  # one uniform behind both arms at the laws of this history
+        assert np.allclose(cdf(theta[:, 1], 1) - cdf(theta[:, 0], 0), 0.0, atol=1e-9)
+    else:  # the phase means themselves
+        assert np.allclose(theta, [(n1 - 1.0) / n1, 0.0])

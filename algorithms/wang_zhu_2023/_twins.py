@@ -22,12 +22,15 @@ from scipy import special
 
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
 
 __all__ = [
     "BetaFirstReleaseRaw",
     "BetaSharedUniform",
     "GaussFirstReleaseRaw",
     "GaussSharedNoise",
+    "GDPFirstReleaseRaw",
+    "GDPSharedNoise",
     "NewFirstReleaseRaw",
     "NewSharedNoise",
 ]
@@ -156,3 +159,28 @@ class NewFirstReleaseRaw(DPFTPLNew):
         if t == sums.shape[1] + 1:
             return self.centre(sums, counts)
         return super()._perturbed(sums, counts, t, rng)
+
+
+class GDPSharedNoise(GDPElimNew):
+    """One Lemma-15 draw W ~ D(1, 0) per run and phase shared by every arm: theta_i(k) =
+    mu^_i(k) + W / N(k) (each marginal right, the arms comonotone)."""
+
+    __doc__ = __doc__ + _SHARED.replace("For the next action: right after the start phase "
+                                        "every arm has the same count, so", "The exploitation "
+                                        "test then reads the means' gap without noise and")
+    name = "GDP-Elim-New (noise shared by arms, faulty)"
+
+    def _perturbed(self, means, n_k, k, rng):
+        w = self.perturbation.sample(np.zeros((means.shape[0], 1)), 1.0, rng=rng)
+        return means + w / n_k
+
+
+class GDPFirstReleaseRaw(GDPElimNew):
+    """Phase 1's exploitation test reads the phase means without the Lemma-15 draw (the
+    perturbation starts at phase 2): the first release is unnoised."""
+
+    __doc__ = __doc__ + _RAW
+    name = "GDP-Elim-New (unnoised first phase, faulty)"
+
+    def _perturbed(self, means, n_k, k, rng):
+        return means.copy() if k == 1 else super()._perturbed(means, n_k, k, rng)

@@ -130,7 +130,7 @@ class GDPElimNew:
                 track.add(arm, t + 1, length)
                 means[:, a] = s / max(n_k, 1)
                 t += length
-            theta = self.perturbation.sample(means, n_k, rng=rng)  # proof: Lemma 15, x0 = mu^(k)
+            theta = self._perturbed(means, n_k, k, rng)  # proof: Lemma 15, x0 = mu^(k)
             if releases is not None:
                 releases.record(theta, step=t, active=explore, label="theta")
             order = np.sort(theta, axis=1)
@@ -142,6 +142,11 @@ class GDPElimNew:
             phases += complete
         decisions = np.stack([phase_of, exploit], axis=1)
         return track.result(decisions=decisions, extra={"phases": phases})
+
+    def _perturbed(self, means: np.ndarray, n_k: int, k: int,
+                   rng: np.random.Generator) -> np.ndarray:
+        """Phase ``k``'s scores ``theta(k)``: Lemma 15 around each arm's phase mean (line 6)."""
+        return self.perturbation.sample(means, n_k, rng=rng)
 
     def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),

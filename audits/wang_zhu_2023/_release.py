@@ -30,7 +30,7 @@ from dpaudit.stats.evidence import SampledEvidence
 from dpaudit.stats.results import Notion
 from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
-__all__ = ["RELEASE_RUNS", "release_claim", "release_sources"]
+__all__ = ["RELEASE_RUNS", "release_claim", "release_sources", "start_phase_layout"]
 
 #: runs per source of ``releases-sampled`` (selection + measurement)
 RELEASE_RUNS = Budget(full=2_000_000, quick=100_000)
@@ -52,16 +52,23 @@ def _cdfs(alg, sums: np.ndarray, counts: np.ndarray) -> Callable[[np.ndarray, in
     return lambda x, i: alg.perturbation.cdf(x, centre[i], counts[i])
 
 
-def release_claim(algorithm: Callable[[CheckContext], object], reference: str) -> ClaimSpec:
-    """``releases-sampled`` for ``algorithm(ctx)`` (a perturbed-leader policy)."""
+def start_phase_layout(alg) -> tuple[int, int, Callable]:
+    """``(horizon, N_0, cdf)`` of a start-phase policy on two arms: the first release is at
+    step ``2 N_0 + 1``; ``cdf`` the declared laws at the second source's history."""
+    n0 = int(getattr(alg, "start_phase", 1))
+    return 2 * n0 + 1, n0, _cdfs(alg, np.array([n0 - 1.0, 0.0]), np.full(2, float(n0)))
+
+
+def release_claim(algorithm: Callable[[CheckContext], object], reference: str, *,
+                  layout: Callable = start_phase_layout,
+                  notion: Notion = Notion.PER_STEP) -> ClaimSpec:
+    """``releases-sampled`` for ``algorithm(ctx)`` (a perturbed-leader policy); ``layout(alg)``
+    gives the horizon, the count at the first release and the declared laws there."""
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         alg = algorithm(ctx)
-        n0 = int(getattr(alg, "start_phase", 1))
         k = 2
-        horizon = k * n0 + 1
+        horizon, n0, cdf = layout(alg)
         d, d_prime = release_sources()
-        counts = np.full(k, float(n0))
-        cdf = _cdfs(alg, np.array([n0 - 1.0, 0.0]), counts)
 
         def view(rec):
             theta = rec.labelled("theta")[:, :k]
@@ -70,7 +77,7 @@ def release_claim(algorithm: Callable[[CheckContext], object], reference: str) -
 
         pair = SamplerPair(
             f"arm 0's first observation 1 (D) vs 0 (D'), sums ({n0}, 0) vs ({n0 - 1}, 0) at "
-            f"counts ({n0}, {n0}) (the start phase's end, the smallest count released)",
+            f"counts ({n0}, {n0}) (the first release, at the smallest count released)",
             release_sampler(alg, d, horizon, view=view),
             release_sampler(alg, d_prime, horizon, view=view))
         return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
@@ -79,7 +86,7 @@ def release_claim(algorithm: Callable[[CheckContext], object], reference: str) -
                              details=("observes: the first perturbed scores theta the running "
                                       "algorithm releases (recording hook)",))
 
-    return ClaimSpec("releases-sampled", Notion.PER_STEP,
+    return ClaimSpec("releases-sampled", notion,
                      "the perturbed scores the running algorithm releases are (eps, delta)-close "
                      "on neighbouring histories (the release the lemma is about)", reference,
                      evaluate, observes="releases")

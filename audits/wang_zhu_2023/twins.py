@@ -1,4 +1,4 @@
-"""Planted twins of ``dp-ftpl-gauss``, ``dp-ftpl-beta`` and ``dp-ftpl-new`` (Wang & Zhu 2023).
+"""Planted twins of ``dp-ftpl-gauss``, ``-beta``, ``-new`` and ``gdp-elim-new`` (Wang & Zhu 2023).
 
 Each is the correct check on a twin of :mod:`dpaudit.algorithms.wang_zhu_2023._twins`: one
 noise draw shared by every arm (``-shared-noise``), or the first leader step ranked by the
@@ -17,6 +17,7 @@ from dpaudit.algorithms.wang_zhu_2023 import _twins as t
 from dpaudit.audits.wang_zhu_2023.dp_ftpl_beta import SPEC as BETA
 from dpaudit.audits.wang_zhu_2023.dp_ftpl_gauss import SPEC as GAUSS
 from dpaudit.audits.wang_zhu_2023.dp_ftpl_new import DP_FTPL_NEW
+from dpaudit.audits.wang_zhu_2023.gdp_elim_new import AUDITS as GDP
 
 AUDITS = [
     GAUSS.twin(t.GaussSharedNoise, findings=[], bug="shared-noise", true_epsilon=math.inf),
@@ -28,4 +29,7 @@ AUDITS = [
     DP_FTPL_NEW.twin(t.NewSharedNoise, findings=[], bug="shared-noise", true_epsilon=math.inf),
     DP_FTPL_NEW.twin(t.NewFirstReleaseRaw, findings=[], bug="first-release-raw",
                      true_epsilon=math.inf),
+    GDP[0].twin(t.GDPSharedNoise, findings=[], bug="shared-noise", true_epsilon=math.inf),
+    GDP[0].twin(t.GDPFirstReleaseRaw, findings=[], bug="first-release-raw",
+                true_epsilon=math.inf),
 ]
