@@ -17,6 +17,9 @@ Claims (strongest evidence first):
    every ``N`` in ``N_0 .. N_0 + span`` and on a geometric grid up to ``10^5`` (quick: ``10^4``);
    beyond that range it is the paper's concentration argument, not checked here.
 2. ``next-action-exact`` and 3. ``next-action-sampled``: see :mod:`._ftpl_common`.
+4. ``releases-sampled``: the running code's perturbed scores at the start phase's end (the
+   release Lemma 8 is about, through the recording hook; :mod:`._release`); planted twins in
+   :mod:`.twins`.
 
 Wording of the finding: Theorem 13 claims sufficiency only and Remark 14 concedes a large
 constant. The exact computation shows ``F'`` inside Lemma 8's feasible region from ``N = 32``

@@ -14,6 +14,9 @@ Claims (strongest evidence first):
    so the pair is a Gaussian shift and its exact ``delta(eps)`` (Balle & Wang 2018) decides
    Lemma 8; ``delta(eps)`` decreases in ``N``, so ``N = N_0`` covers every later step.
 2. ``next-action-exact`` and 3. ``next-action-sampled``: see :mod:`._ftpl_common`.
+4. ``releases-sampled``: the running code's perturbed scores at the start phase's end (the
+   release Lemma 8 is about, through the recording hook; :mod:`._release`); planted twins in
+   :mod:`.twins`.
 
 Wording of the finding: Theorem 11 claims sufficiency only. The exact computation shows that
 ``F'`` lies in Lemma 8's feasible region from a much smaller count than ``N_G``; it contradicts

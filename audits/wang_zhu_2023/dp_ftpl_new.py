@@ -17,6 +17,10 @@ Claims checked, strongest evidence first:
    must be at most ``delta``.
 3. ``next-action-sampled`` (sampled): the same worst pair attacked by sampling, with a
    Clopper-Pearson lower bound on epsilon (event chosen on a separate sample).
+4. ``releases-sampled`` (sampled, observes releases): the perturbed scores the running code
+   releases (recording hook) right after the first pulls, on sources that differ in arm 0's
+   first observation (Lemma 15's shift 1/N at N = 1); see :mod:`._release`. Planted twins
+   that only this claim sees are in :mod:`.twins`.
 
 Finding (information only): the trajectory-level lower bound on two reward sequences that
 differ at one step. Definition 1 is a per-step guarantee and promises nothing about the whole

@@ -15,6 +15,11 @@ Claims:
   expectation form itself: Bernoulli(0.75, 0.25) rewards with and without the revision
   "reward at that step := 0".
 
+* ``releases-sampled`` (sampled, observes releases): the phase-1 Lemma-15 scores the running
+  code draws (recording hook), on sources that differ in arm 0's first phase-1 reward: the
+  premise of Lemma 9 (one reward moves one phase mean by ``1/N(1)``); see :mod:`._release`
+  and the planted twins in :mod:`.twins`.
+
 Regret: Wang & Zhu 2023's instance 1 (nine arms 0.30..0.70) at T = 10^5, 100 runs, against
 Theorem 18; Theorem 4's order term is printed beside it (its constant is OCR-damaged).
 """
