@@ -61,6 +61,13 @@ def jit(fn):
     return numba.njit(cache=True)(fn) if HAVE_NUMBA else fn
 
 
+def overrides(obj: object, base: type, names: tuple[str, ...]) -> bool:
+    """Whether ``obj``'s class replaces any of ``base``'s methods ``names``: a compiled kernel
+    written for ``base`` would not run the subclass's code (a planted twin's bug lives in such
+    a method), so the numpy path, which calls them, must run instead."""
+    return any(getattr(type(obj), n, None) is not getattr(base, n, None) for n in names)
+
+
 def use_compiled(backend: str) -> bool:
     """Whether a simulation runs its compiled kernel: ``backend`` ``"numba"`` (compiled, an
     error without numba), ``"numpy"`` (the numpy lockstep reference) or ``"auto"`` (compiled

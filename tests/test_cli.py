@@ -19,7 +19,10 @@ def test_list_text_and_json(capsys):
     names = {r["name"] for r in rows}
     assert {"dp-ftpl-new", "dp-ftpl-new-faulty"} <= names
     assert all(r["description"] for r in rows)
-    assert all(r["name"].endswith("-faulty") == r["faulty"] for r in rows)
+    # twins are NAME-<bug> (NAME-faulty for the older ones), with their original named
+    assert all(r["faulty"] == (r["original"] is not None) for r in rows)
+    assert all(r["name"].startswith(r["original"] + "-") for r in rows if r["faulty"])
+    assert all(r["faulty"] for r in rows if r["name"].endswith("-faulty"))
 
 
 def test_check_json_contract(tmp_path, capsys):

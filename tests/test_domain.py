@@ -61,7 +61,7 @@ AUDITS = all_audits()
 
 
 def _family_has_regret(name: str) -> bool:
-    base = AUDITS.get(name.removesuffix("-faulty"), AUDITS[name])
+    base = AUDITS.get(AUDITS[name].original, AUDITS[name])  # a twin NAME-<bug>: NAME's family
     return base.regret is not None or AUDITS[name].regret is not None
 
 
@@ -138,13 +138,24 @@ def _defect_points(name: str) -> list[tuple[float, float]]:
     return list(declared) if declared else [(spec.default_epsilon, spec.default_delta)]
 
 
+def _caught_at_quick(name: str) -> bool:
+    """A twin the quick budget must already catch: its true loss unknown (the older twins) or
+    at least twice the claim; a twin just above the claim is caught at the default budget
+    (measured over seeds, as ``test_registry`` says), a benign one must not be VIOLATED."""
+    spec = AUDITS[name]
+    return spec.true_epsilon is None or spec.true_epsilon >= 2 * spec.default_epsilon
+
+
 @pytest.mark.parametrize("name", [n for n in TWINS if not _family_has_regret(n)])
 def test_broken_mechanism_twin_violated_where_its_defect_applies(name):
     for eps, delta in _defect_points(name):
         report = run(name, eps, delta)
         assert report is not None, f"{name} refuses its own defect parameters ({eps}, {delta})"
-        assert report.verdict is Verdict.VIOLATED, (
-            name, eps, delta, [(c.id, c.verdict, c.details) for c in report.claims])
+        if not AUDITS[name].expect_violated:
+            assert report.verdict is not Verdict.VIOLATED, name
+        elif _caught_at_quick(name):
+            assert report.verdict is Verdict.VIOLATED, (
+                name, eps, delta, [(c.id, c.verdict, c.details) for c in report.claims])
 
 
 def test_battery_size():

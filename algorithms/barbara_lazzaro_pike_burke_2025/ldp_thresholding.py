@@ -137,6 +137,13 @@ class _PrivBernPolicy:
         p1 = self.mechanism.prob_one(rewards)
         return (rng.random(p1.shape) < p1).astype(np.int64)
 
+    def _send(self, rewards: np.ndarray, arm: np.ndarray, t: int, rng: np.random.Generator,
+              state: dict) -> np.ndarray:
+        """The reports of the users pulled at step ``t`` (one per live run), as ``simulate``
+        builds them: :meth:`report` of each reward. ``state`` is a dict private to one
+        ``simulate`` call (``state["shape"]`` is ``(runs, K)``)."""
+        return self.report(rewards, rng)
+
 
 class PrivateAPT(_PrivBernPolicy):
     """Algorithm 1 (fixed budget): APT of Locatelli et al. 2016 on PrivBern bits.
@@ -163,13 +170,17 @@ class PrivateAPT(_PrivBernPolicy):
 
     def simulate(self, source: object, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), record: bool = False,
-                 backend: str = "auto") -> SimulationResult:
+                 backend: str = "auto", releases=None) -> SimulationResult:
         """``runs`` runs of ``horizon`` pulls: compiled, one run at a time (``backend``
         ``"auto"``/``"numba"``, :func:`._step_kernels.apt_kernel`), or in lockstep with numpy
         (``"numpy"``); the same law. ``extra``: ``accepted`` (runs, K), ``private_means``
         (runs, K) and, on a source with means, ``loss`` (runs,) of Eq. (2). Regret is the
-        pseudo-regret of the pulls (not the objective of pure exploration)."""
-        compiled = kern.use_compiled(backend)
+        pseudo-regret of the pulls (not the objective of pure exploration). ``releases`` (the
+        recording hook, :mod:`dpaudit.sim.releases`) receives every user's report as it leaves
+        the user (label ``"report"``, with its step and arm); it is served by the numpy path,
+        as is a subclass that replaces the report code (a planted twin)."""
+        compiled = (kern.use_compiled(backend) and releases is None
+                    and not kern.overrides(self, PrivateAPT, ("report", "_send")))
         horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
         if compiled:
             kernel, params = self.kernel()
@@ -181,13 +192,16 @@ class PrivateAPT(_PrivBernPolicy):
         rows = np.arange(runs)
         sums = np.zeros((runs, k))
         counts = np.zeros((runs, k), dtype=np.int64)
+        state: dict = {"shape": (runs, k)}
         for t in range(1, horizon + 1):
             if t <= k:
                 arm = np.full(runs, t - 1)
             else:
                 index = np.sqrt(counts) * (np.abs(sums / counts - self.tau_eps) + self.gamma_eps)
                 arm = np.argmin(index, axis=1)
-            y = self.report(source.rewards(t, arm, rng), rng)
+            y = self._send(source.rewards(t, arm, rng), arm, t, rng, state)
+            if releases is not None:
+                releases.record(y, step=t, arm=arm, label="report")
             sums[rows, arm] += y
             counts[rows, arm] += 1
             tracker.step(arm, t)
@@ -270,11 +284,14 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
                 + self.radius_power * np.log(t))
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints=(), record: bool = False
-                 ) -> FixedConfidenceResult:
-        """Lockstep runs until every run stops or ``horizon`` pulls (a safety cap) pass."""
+                 rng: np.random.Generator, checkpoints=(), record: bool = False,
+                 releases=None) -> FixedConfidenceResult:
+        """Lockstep runs until every run stops or ``horizon`` pulls (a safety cap) pass.
+        ``releases`` (the recording hook) receives every report (label ``"report"``; runs
+        that have stopped are inactive)."""
         horizon, runs, _ = check_simulation(source, horizon, runs, rng)
         k, means = source.n_arms, _means_of(source)
+        state: dict = {"shape": (runs, k), "live": np.arange(runs)}
         sums = np.zeros((runs, k))
         counts = np.zeros((runs, k), dtype=np.int64)
         stop = np.full(runs, horizon, dtype=np.int64)
@@ -296,7 +313,13 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
                         break
                 # largest radius among U_t = fewest pulls; ties to the lowest index
                 arm = np.argmin(np.where(undecided, n, np.iinfo(np.int64).max), axis=1)
-            y = self.report(source.rewards(t, arm, rng), rng)
+            state["live"] = live
+            y = self._send(source.rewards(t, arm, rng), arm, t, rng, state)
+            if releases is not None:
+                full, arms = np.zeros(runs), np.zeros(runs, dtype=np.int64)
+                full[live], arms[live] = y, arm
+                releases.record(full, step=t, arm=arms, active=np.isin(np.arange(runs), live),
+                                label="report")
             sums[live, arm] += y
             counts[live, arm] += 1
         return self._result(sums, counts, means, stop, stopped)

@@ -121,7 +121,8 @@ class FTPLEngine:
 
     def simulate(self, source: object, horizon: int | None = None, runs: int = 1, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False, backend: str = "auto") -> SimulationResult:
+                 record: bool = False, backend: str = "auto", releases=None
+                 ) -> SimulationResult:
         """``runs`` runs on ``source`` for ``horizon`` steps (default ``T``).
 
         With a compiled kernel (:meth:`kernel`; ``backend`` ``"auto"`` or ``"numba"``) each
@@ -129,10 +130,12 @@ class FTPLEngine:
         the start phase costs one reward-sum draw per arm and run; every later step draws the
         ``runs x K`` perturbations in one vectorised call (the Gaussian's noise for many steps
         at once). Observations are ``source.rewards`` (0/1 for Bernoulli arms). Both paths
-        have the same law.
+        have the same law. ``releases`` (the recording hook, :mod:`dpaudit.sim.releases`)
+        receives every perturbed score ``theta`` (``(runs, K)``, label ``"theta"``), the value
+        Lemma 8 is about; it is served by the numpy path.
         """
         kernel = self.kernel()
-        compiled = kernel is not None and kern.use_compiled(backend)
+        compiled = kernel is not None and kern.use_compiled(backend) and releases is None
         horizon, runs, cps = check_simulation(
             source, self.horizon if horizon is None else horizon, runs, rng, checkpoints)
         if compiled:
@@ -152,7 +155,7 @@ class FTPLEngine:
             track.add(arm, t + 1, length)
             t += length
         if t < horizon:
-            self._leader_loop(source, t, horizon, rng, sums, counts, track)
+            self._leader_loop(source, t, horizon, rng, sums, counts, track, releases)
         return track.result()
 
     @staticmethod
@@ -173,7 +176,8 @@ class FTPLEngine:
             total += bernoulli_observation(source.rewards(t, arm, rng), rng)
         return total
 
-    def _leader_loop(self, source, done, horizon, rng, sums, counts, track) -> None:
+    def _leader_loop(self, source, done, horizon, rng, sums, counts, track,
+                     releases=None) -> None:
         state = self.init_state(sums, counts)
         runs, k = sums.shape
         rows = np.arange(runs)
@@ -188,6 +192,8 @@ class FTPLEngine:
                 pos += 1
             else:
                 theta = self.draw(state, rng)
+            if releases is not None:
+                releases.record(theta, step=t, label="theta")
             arm = np.argmax(theta, axis=1)
             sums[rows, arm] += bernoulli_observation(source.rewards(t, arm, rng), rng)
             counts[rows, arm] += 1.0

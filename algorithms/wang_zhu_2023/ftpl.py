@@ -155,7 +155,8 @@ class DPFTPLNew:
     # -- simulation --------------------------------------------------------------------
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False, backend: str = "auto") -> SimulationResult:
+                 record: bool = False, backend: str = "auto", releases=None
+                 ) -> SimulationResult:
         """``runs`` independent runs: compiled, one run and step at a time (``backend``
         ``"auto"``/``"numba"``, :func:`._step_kernels.ftpl_new_kernel`), or in lockstep, one
         vectorised step at a time (``"numpy"``); the same law.
@@ -163,10 +164,12 @@ class DPFTPLNew:
         Steps ``1..K`` pull arm ``t - 1`` once; then every step draws all runs' ``theta`` in
         one call. The observed reward is a Bernoulli draw of the source's reward (the identity
         on 0/1 rewards; Sec. 3.1). ``horizon`` may be at most the algorithm's ``T`` (the
-        constructor's ``horizon``, which enters the centre ``x0``).
+        constructor's ``horizon``, which enters the centre ``x0``). ``releases`` (the
+        recording hook, :mod:`dpaudit.sim.releases`) receives every perturbed score ``theta``
+        (``(runs, K)``, label ``"theta"``), the value Lemma 15 is about.
         """
         kernel = self.kernel()
-        compiled = kernel is not None and kern.use_compiled(backend)
+        compiled = kernel is not None and kern.use_compiled(backend) and releases is None
         horizon, runs, cps = self._check(source, horizon, runs, rng, checkpoints)
         if compiled:
             return sk.run_kernel(kernel[0], source, horizon, runs, rng=rng, cps=cps,
@@ -180,7 +183,9 @@ class DPFTPLNew:
             if t <= k:
                 arm = np.full(runs, t - 1)
             else:
-                theta = self.perturbation.sample(self.centre(sums, counts), counts, rng=rng)
+                theta = self._perturbed(sums, counts, t, rng)
+                if releases is not None:
+                    releases.record(theta, step=t, label="theta")
                 arm = np.argmax(theta, axis=1)
             obs = bernoulli_observation(source.rewards(t, arm, rng), rng)
             sums[rows, arm] += obs
@@ -194,12 +199,18 @@ class DPFTPLNew:
         15's, whose ``rate_multiplier`` the kernel does read)."""
         pert = self.perturbation
         if (type(self).centre is not DPFTPLNew.centre
+                or type(self)._perturbed is not DPFTPLNew._perturbed
                 or type(pert).ppf is not Lemma15Perturbation.ppf
                 or type(pert).sample is not Lemma15Perturbation.sample):
             return None
         return sk.ftpl_new_kernel, (float(pert.epsilon), float(pert.delta),
                                     float(pert.rate_multiplier), math.log(self.horizon),
                                     float(self.log_term))
+
+    def _perturbed(self, sums: np.ndarray, counts: np.ndarray, t: int,
+                   rng: np.random.Generator) -> np.ndarray:
+        """The perturbed scores ``theta`` of every run and arm at step ``t`` (``simulate``)."""
+        return self.perturbation.sample(self.centre(sums, counts), counts, rng=rng)
 
     def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),

@@ -38,6 +38,7 @@ from functools import lru_cache, partial
 import numpy as np
 from scipy import special
 
+from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
 from dpaudit.algorithms.wang_zhu_2023.bounds import ftpl_no_bound
@@ -138,8 +139,13 @@ class DPFTPLGauss(FTPLEngine):
         self.start_phase = resolve_start_phase(start_phase, self.paper_start_phase, tight)
 
     # -- the perturbation, in the engine's vocabulary ----------------------------------
-    def kernel(self) -> tuple:
-        """The compiled step of Algorithm 1 (:func:`._step_kernels.ftpl_gauss_kernel`)."""
+    def kernel(self) -> tuple | None:
+        """The compiled step of Algorithm 1 (:func:`._step_kernels.ftpl_gauss_kernel`), or
+        ``None`` for a subclass that replaces the perturbation code the kernel re-implements
+        (a planted twin: its bug must run, so the numpy path does)."""
+        if kern.overrides(self, DPFTPLGauss, ("init_state", "update_state", "draw",
+                                               "draw_block", "from_block")):
+            return None
         return sk.ftpl_gauss_kernel, (int(self.start_phase), float(self.variance_factor))
 
     def init_state(self, sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

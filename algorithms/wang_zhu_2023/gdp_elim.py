@@ -97,8 +97,12 @@ class GDPElimNew:
 
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
-                 record: bool = False) -> SimulationResult:
+                 record: bool = False, releases=None) -> SimulationResult:
         """All runs in lockstep; one reward-sum draw per arm, phase and run.
+
+        ``releases`` (the recording hook, :mod:`dpaudit.sim.releases`) receives each phase's
+        perturbed scores ``theta(k)`` (``(runs, K)``, label ``"theta"``, step = the phase's last
+        step, active = the runs still exploring), the release Lemmas 9 and 15 are about.
 
         ``decisions[r]`` is ``(phase at which exploitation started or 0, exploited arm or
         -1)``: together with the horizon they determine the whole action sequence.
@@ -130,7 +134,9 @@ class GDPElimNew:
                 track.add(arm, t + 1, length)
                 means[:, a] = s / max(n_k, 1)
                 t += length
-            theta = self.perturbation.sample(means, n_k, rng=rng)  # proof: Lemma 15, x0 = mu^(k)
+            theta = self._perturbed(means, n_k, k, rng)  # proof: Lemma 15, x0 = mu^(k)
+            if releases is not None:
+                releases.record(theta, step=t, active=explore, label="theta")
             order = np.sort(theta, axis=1)
             best = np.argmax(theta, axis=1)
             lead = order[:, -1] - (order[:, -2] if kk > 1 else -np.inf)
@@ -140,6 +146,11 @@ class GDPElimNew:
             phases += complete
         decisions = np.stack([phase_of, exploit], axis=1)
         return track.result(decisions=decisions, extra={"phases": phases})
+
+    def _perturbed(self, means: np.ndarray, n_k: int, k: int,
+                   rng: np.random.Generator) -> np.ndarray:
+        """Phase ``k``'s scores ``theta(k)``: Lemma 15 around each arm's phase mean (line 6)."""
+        return self.perturbation.sample(means, n_k, rng=rng)
 
     def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),

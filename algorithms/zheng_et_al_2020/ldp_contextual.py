@@ -106,6 +106,13 @@ def _ut_noise(runs: int, d: int, sigma: float, rng: np.random.Generator) -> np.n
     return b + np.triu(b, 1).transpose(0, 2, 1)
 
 
+def _flat(v: np.ndarray, *vectors: np.ndarray) -> np.ndarray:
+    """One report as a row: the upper triangle of ``v`` (the noise's coordinates), then the
+    vectors."""
+    iu = np.triu_indices(v.shape[-1])
+    return np.concatenate([v[:, iu[0], iu[1]], *vectors], axis=1)
+
+
 def _check(source: object, link: str, horizon: object, runs: object, rng: object,
            checkpoints: object) -> tuple[int, int, np.ndarray]:
     h, n, cps = check_continuous(source, UnitBallContexts, horizon, runs, rng, checkpoints)
@@ -195,7 +202,10 @@ class LDPLinUCB(_NoisyRidge):
                                 ("y x", 2.0 * reward_bound, self.sigma)), mu, mu)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+                 rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
+        """``releases`` (the recording hook, :mod:`dpaudit.sim.releases`) receives every
+        user's report, flattened (upper triangle of the matrix block, then the vectors; label
+        ``"report"``)."""
         horizon, runs, cps = _check(source, "identity", horizon, runs, rng, checkpoints)
         src, d, rows = source, source.dim, np.arange(runs)
         curve = np.zeros((runs, cps.size))
@@ -212,6 +222,8 @@ class LDPLinUCB(_NoisyRidge):
             curve[:, cps == t] = regret[:, None]
             y = src.reward(x, rng)
             dv, du = self.report(x, y, rng)
+            if releases is not None:
+                releases.record(_flat(dv, du), step=t, label="report")
             v += dv
             u += du
         return continuous_result(regret, cps, curve, theta)
@@ -255,7 +267,10 @@ class LDPGLMBandit(_NoisyRidge):
                                mu_witness=0.0, mu_sup=up)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+                 rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
+        """``releases`` (the recording hook, :mod:`dpaudit.sim.releases`) receives every
+        user's report, flattened (upper triangle of the matrix block, then the vectors; label
+        ``"report"``)."""
         horizon, runs, cps = _check(source, "logistic", horizon, runs, rng, checkpoints)
         src, d, rows = source, source.dim, np.arange(runs)
         curve = np.zeros((runs, cps.size))
@@ -276,6 +291,8 @@ class LDPGLMBandit(_NoisyRidge):
             curve[:, cps == t] = regret[:, None]
             y = src.reward(x, rng)
             dv, du, g = self.report(x, y, theta_hat, rng)
+            if releases is not None:
+                releases.record(_flat(dv, du, g), step=t, label="report")
             v += dv
             u += du
             step = theta_hat - zeta * g

@@ -164,13 +164,24 @@ class OnePointUCB:
     def _index(self, sums: np.ndarray, counts: np.ndarray, t: int) -> np.ndarray:
         return sums / counts + self.r * np.sqrt(8.0 * math.log(t) / counts)
 
+    def _send(self, losses: np.ndarray, t: int, rng: np.random.Generator,
+              state: dict) -> np.ndarray:
+        """The reports of the users of step ``t`` as ``simulate`` builds them:
+        :meth:`report` of each loss (``state``: a dict private to one ``simulate`` call,
+        ``state["shape"] = (runs, K)``)."""
+        return self.report(losses, rng)
+
     def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
-                 checkpoints=(), record: bool = False, backend: str = "auto"
-                 ) -> SimulationResult:
+                 checkpoints=(), record: bool = False, backend: str = "auto",
+                 releases=None) -> SimulationResult:
         """``runs`` runs; the server sees only ``report(1/2 - r)``. Compiled, one run at a
         time (``backend`` ``"auto"``/``"numba"``, :func:`._step_kernels.one_point_ucb_kernel`),
-        or in lockstep with numpy (``"numpy"``); the same law."""
-        compiled = kern.use_compiled(backend)
+        or in lockstep with numpy (``"numpy"``); the same law. ``releases`` (the recording
+        hook, :mod:`dpaudit.sim.releases`) receives every report as it leaves the user (label
+        ``"report"``, with its step and arm); it is served by the numpy path, as is a subclass
+        that replaces the report code (a planted twin)."""
+        compiled = (kern.use_compiled(backend) and releases is None
+                    and not kern.overrides(self, OnePointUCB, ("report", "_send")))
         horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
         if compiled:
             kernel, params = self.kernel()
@@ -180,11 +191,15 @@ class OnePointUCB:
         tracker = RegretTracker(runs, source.gaps, cps, horizon=horizon, record=record)
         sums, counts = np.zeros((runs, k)), np.zeros((runs, k))
         rows = np.arange(runs)
+        state: dict = {"shape": (runs, k)}
         for t in range(1, horizon + 1):
             arm = np.full(runs, t - 1) if t <= k else np.argmax(
                 self._index(-sums, counts, t), axis=1)
             r = bernoulli_observation(source.rewards(t, arm, rng), rng)
-            sums[rows, arm] += self.report(0.5 - r, rng)
+            sent = self._send(0.5 - r, t, rng, state)
+            if releases is not None:
+                releases.record(sent, step=t, arm=arm, label="report")
+            sums[rows, arm] += sent
             counts[rows, arm] += 1
             tracker.step(arm, t)
         return tracker.result()
@@ -304,7 +319,9 @@ class OnePointFKM:
         return GaussianRelease((("loss", 2.0 * self.loss_bound, self.sigma),), mu, mu)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+                 rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
+        """``releases`` (the recording hook) receives every user's report (label
+        ``"report"``)."""
         horizon, runs, cps = check_continuous(source, QuadraticLosses, horizon, runs, rng,
                                                checkpoints)
         src, d = source, source.dim
@@ -316,6 +333,8 @@ class OnePointFKM:
             u = _sphere(runs, d, rng)
             x = y + rho * u
             seen = self.report(src.value(x, src.offsets(runs, rng)), rng)
+            if releases is not None:
+                releases.record(seen, step=t, label="report")
             regret += src.mean_excess(x)
             curve[:, cps == t] = regret[:, None]
             y = _project(y - eta * (d / rho) * seen[:, None] * u, 1.0 - rho)
@@ -357,7 +376,9 @@ class TwoPointBCO:
                                  2.0 * rho * self.sigma),), mu, mu)
 
     def simulate(self, source: object, horizon: int, runs: int, *,
-                 rng: np.random.Generator, checkpoints=()) -> SimulationResult:
+                 rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
+        """``releases`` (the recording hook) receives every user's report (label
+        ``"report"``)."""
         horizon, runs, cps = check_continuous(source, QuadraticLosses, horizon, runs, rng,
                                                checkpoints)
         src, d = source, source.dim
@@ -369,6 +390,8 @@ class TwoPointBCO:
             x1, x2 = y + rho * u, y - rho * u
             q = src.offsets(runs, rng)
             seen = self.report(src.value(x1, q), src.value(x2, q), x1, x2, rng)
+            if releases is not None:
+                releases.record(seen, step=t, label="report")
             regret += 0.5 * (src.mean_excess(x1) + src.mean_excess(x2))
             curve[:, cps == t] = regret[:, None]
             y = _project(y - eta * (d / (2.0 * rho)) * seen[:, None] * u, 1.0 - rho)

@@ -9,6 +9,10 @@ Lemma 2.1 and Definition 2.2):
   rewards 1 and 0, an event chosen on one sample and measured on a fresh one;
 * ``trajectory-exact``: the whole pull sequence is eps-DP by post-processing, its law computed
   exactly (:mod:`.trajectory`).
+* ``reports-sampled``: the reports the running algorithm sends, recorded through the
+  recording hook while it runs on two sources that differ in the first user's reward (so an
+  unnoised warm-up pull or noise shared by users is seen; planted twins in
+  :mod:`dpaudit.audits.barbara_lazzaro_pike_burke_2025.twins`).
 
 Findings: the measured probability of a wrong set (Eq. (2)) over a grid of budgets ``T`` and
 ``eps`` beside Theorem 3.1's upper bound, and, on the lower-bound family of Theorem 3.2 (all
@@ -32,7 +36,12 @@ from dpaudit.audits.barbara_lazzaro_pike_burke_2025.trajectory import (
     trajectory_claim_spec,
     trajectory_sampled_spec,
 )
-from dpaudit.audits.recipes.ldp import claim, privbern_exact_evidence, privbern_sampled_evidence
+from dpaudit.audits.recipes.ldp import (
+    claim,
+    privbern_exact_evidence,
+    privbern_sampled_evidence,
+    privbern_simulated_claim,
+)
 from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
 from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.stats.events import cp_lower, cp_upper
@@ -44,6 +53,7 @@ TAU, GAMMA = BLP_2025_INSTANCE.settings["tau"], BLP_2025_INSTANCE.settings["gamm
 LOWER_GAP = 0.1  # Theorem 3.2's family: arms at tau +- 0.1
 # budgets (full run, --quick)
 REPORT_SAMPLES = Budget(full=1_000_000, quick=100_000)  # report-ldp-sampled: draws per reward
+SIM_SAMPLES = Budget(full=400_000, quick=40_000)  # reports-sampled: simulated runs per source
 UPPER_RUNS = Budget(full=2000, quick=300)  # runs per (eps, T) cell of Theorem 3.1's finding
 UPPER_BUDGETS = Budget(full=(200, 1000, 4000), quick=(200, 1000))  # its budgets T
 LOWER_RUNS = Budget(full=2000, quick=300)  # runs per environment of Theorem 3.2's finding
@@ -51,7 +61,8 @@ LOWER_BUDGETS = Budget(full=(400, 1600), quick=(400,))  # its budgets T
 
 
 def _policy(ctx: CheckContext) -> PrivateAPT:
-    return PrivateAPT(ctx.epsilon, tau=TAU, gamma=GAMMA)
+    """The audited algorithm: :class:`PrivateAPT`, or a planted twin (``ctx.variant``)."""
+    return (ctx.variant or PrivateAPT)(ctx.epsilon, tau=TAU, gamma=GAMMA)
 
 
 def _cp(k: int, n: int, a: float = 0.025) -> tuple[float, float]:
@@ -140,11 +151,12 @@ def _spec() -> AuditSpec:
                                                         ctx.size(REPORT_SAMPLES)),
                   ),
             trajectory,
+            privbern_simulated_claim(_policy, SIM_SAMPLES, "Lemma 2.1, Definition 2.2"),
         ],
-        findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding),
-                  FindingSpec("loss-vs-theorem-3.2", _lower_finding),
+        findings=[FindingSpec("loss-vs-theorem-3.1", _upper_finding, observes="actions"),
+                  FindingSpec("loss-vs-theorem-3.2", _lower_finding, observes="actions"),
                   trajectory_sampled_spec(trajectory)],
-        default_epsilon=1.0, default_delta=0.0,
+        default_epsilon=1.0, default_delta=0.0, variant=PrivateAPT,
     )
 
 

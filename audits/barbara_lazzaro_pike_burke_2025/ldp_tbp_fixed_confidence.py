@@ -16,7 +16,12 @@ from __future__ import annotations
 from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.bounds import thm41_upper, thm42_lower
 from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import PrivateThresholdLUCB
 from dpaudit.audits.barbara_lazzaro_pike_burke_2025.ldp_tbp_fixed_budget import PAPER
-from dpaudit.audits.recipes.ldp import claim, privbern_exact_evidence, privbern_sampled_evidence
+from dpaudit.audits.recipes.ldp import (
+    claim,
+    privbern_exact_evidence,
+    privbern_sampled_evidence,
+    privbern_simulated_claim,
+)
 from dpaudit.engine import AuditSpec, Budget, CheckContext, FindingSpec
 from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.stats.events import cp_lower, cp_upper
@@ -28,12 +33,16 @@ TAU = 0.5
 DELTA = 0.1  # the confidence parameter of Algorithm 2 (not a privacy delta)
 # budgets (full run, --quick)
 REPORT_SAMPLES = Budget(full=1_000_000, quick=100_000)  # report-ldp-sampled: draws per reward
+SIM_SAMPLES = Budget(full=400_000, quick=40_000)  # reports-sampled: simulated runs per source
 RUNS = Budget(full=1000, quick=200)  # runs per eps of the finding
 EPSILONS = Budget(full=(0.5, 1.0, 2.0, 4.0), quick=(1.0, 2.0, 4.0))  # the finding's eps grid
 
 
 def _policy(ctx: CheckContext, eps: float | None = None) -> PrivateThresholdLUCB:
-    return PrivateThresholdLUCB(ctx.epsilon if eps is None else eps, tau=TAU, delta=DELTA)
+    """The audited algorithm (or a planted twin, ``ctx.variant``) at ``eps`` (default: the
+    claim's)."""
+    cls = ctx.variant or PrivateThresholdLUCB
+    return cls(ctx.epsilon if eps is None else eps, tau=TAU, delta=DELTA)
 
 
 def _finding(ctx: CheckContext) -> Finding:
@@ -85,9 +94,12 @@ def _spec() -> AuditSpec:
                   lambda ctx: privbern_sampled_evidence(_policy(ctx), ctx,
                                                         ctx.size(REPORT_SAMPLES)),
                   ),
+            privbern_simulated_claim(_policy, SIM_SAMPLES,
+                                     "Theorem 4.1 (privacy part), Lemma 2.1"),
         ],
-        findings=[FindingSpec("correctness-and-sample-complexity", _finding)],
-        default_epsilon=1.0, default_delta=0.0,
+        findings=[FindingSpec("correctness-and-sample-complexity", _finding,
+                              observes="actions")],
+        default_epsilon=1.0, default_delta=0.0, variant=PrivateThresholdLUCB,
     )
 
 

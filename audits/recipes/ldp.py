@@ -28,11 +28,15 @@ from dpaudit.stats.results import Finding, Notion
 from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
 __all__ = [
+    "arm_reports",
     "claim",
+    "gaussian_epsilon",
     "gaussian_exact_evidence",
     "gaussian_sampled_evidence",
     "privbern_exact_evidence",
     "privbern_sampled_evidence",
+    "privbern_simulated_claim",
+    "simulated_reports_evidence",
 ]
 
 
@@ -115,6 +119,12 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
     return float(gaussian_hockey_stick(epsilon, mu, 1.0).value)
 
 
+def gaussian_epsilon(delta: float, mu: float) -> float:
+    """The exact ``eps`` at ``delta`` of a unit Gaussian shifted by ``mu`` (Balle & Wang
+    2018, Thm 8): the smallest ``eps`` with ``delta(eps; mu) <= delta``."""
+    return _epsilon_at(delta, mu)
+
+
 def _epsilon_at(delta: float, mu: float) -> float:
     """Smallest eps with ``delta(eps; mu) <= delta`` (the curve decreases in eps)."""
     from scipy.optimize import brentq
@@ -130,17 +140,20 @@ def _epsilon_at(delta: float, mu: float) -> float:
 def gaussian_sampled_evidence(report_d: Callable[[int, np.random.Generator], np.ndarray],
                               report_dp: Callable[[int, np.random.Generator], np.ndarray],
                               direction: np.ndarray, ctx: CheckContext, n: int,
-                              pair: str) -> SampledEvidence:
+                              pair: str, max_select: int | None = 200_000
+                              ) -> SampledEvidence:
     """Reports of two data (the algorithm's own report code) projected on ``direction`` (the
     whitened difference of their means: the likelihood-ratio statistic, a scalar), audited by
-    the one sampled-bound engine."""
+    the one sampled-bound engine. ``max_select`` caps the selection sample (a larger one lets
+    the threshold reach the far tail, where a Gaussian's loss at small delta lives)."""
     w = np.asarray(direction, float).ravel()
 
     def projected(report):
         return lambda m, g: np.asarray(report(m, g), float).reshape(m, -1) @ w
 
     return sampled_audit([SamplerPair(pair, projected(report_d), projected(report_dp))],
-                         delta=ctx.delta, alpha=ctx.alpha, budget=AuditBudget(samples=n),
+                         delta=ctx.delta, alpha=ctx.alpha,
+                         budget=AuditBudget(samples=n, max_select=max_select),
                          seed=ctx.seed, key="claim:report-ldp-sampled", who="report",
                          details=("statistic: the report projected on the whitened difference "
                                   "of the two report means (the likelihood-ratio direction)",))
@@ -222,3 +235,73 @@ def regret_rows(label: str, horizons, regrets, claimed: float) -> tuple[str, dic
     return line, {"label": label, "slope": slope, "ci": [lo, hi], "local": local,
                   "claimed": claimed, "means": [float(np.mean(r)) for r in regrets],
                   "horizons": [int(t) for t in horizons]}
+
+
+# -- reports as the running algorithm sends them (the recording hook) -----------------------
+def arm_reports(recorder, *, arm: int, width: int, pad: float = -1.0,
+                label: str = "report") -> np.ndarray:
+    """Each run's first ``width`` reports about ``arm`` (the reports recorded with ``label``),
+    in the order sent: ``(runs, width)``, padded with ``pad`` when the arm was pulled fewer
+    times. Which users pull ``arm`` is decided by earlier reports, so this is a function of
+    the report transcript (post-processing)."""
+    rel = [r for r in recorder.releases if r.label == label]
+    vals = np.concatenate([r.values[:, :1] for r in rel], axis=1)
+    mask = np.stack([(r.arm == arm) & r.active for r in rel], axis=1)
+    order = np.argsort(~mask, axis=1, kind="stable")[:, :width]
+    out = np.where(np.take_along_axis(mask, order, axis=1),
+                   np.take_along_axis(vals, order, axis=1), pad)
+    if out.shape[1] < width:
+        out = np.pad(out, ((0, 0), (0, width - out.shape[1])), constant_values=pad)
+    return out
+
+
+def simulated_reports_evidence(policy, source_d, source_dp, horizon: int, view,
+                               ctx: CheckContext, n: int, pair: str,
+                               details: tuple[str, ...] = ()) -> SampledEvidence:
+    """The reports the running algorithm sends (its ``simulate`` with the recording hook of
+    :mod:`dpaudit.sim.releases`) on two reward sources that differ in one user's reward,
+    seen through ``view(recorder)`` and attacked by the one sampled-bound engine.
+
+    Unlike :func:`privbern_sampled_evidence` / :func:`gaussian_sampled_evidence`, which call
+    the report function directly, this sees every report as ``simulate`` builds it, so a bug
+    in how the algorithm feeds its reports (an unnoised warm-up pull, one noise draw reused
+    across users) is observed."""
+    from dpaudit.sim.releases import release_sampler
+
+    return sampled_audit(
+        [SamplerPair(pair, release_sampler(policy, source_d, horizon, view=view),
+                     release_sampler(policy, source_dp, horizon, view=view))],
+        delta=ctx.delta, alpha=ctx.alpha, budget=AuditBudget(samples=n), seed=ctx.seed,
+        key="claim:reports-sampled", who="reports",
+        details=("observes: every report the running algorithm sends (recording hook)",
+                 *details))
+
+
+#: the neighbouring sources of :func:`privbern_simulated_claim`: two arms whose rewards are all
+#: 0 except the first user's (step 1, arm 0), 1 against 0 (Wang & Zhu 2023's revision rule
+#: on a Bernoulli(0) instance: the reward at step 1 is set to 1)
+SIM_ARMS, SIM_HORIZON, SIM_WIDTH = 2, 8, 3
+
+
+def privbern_simulated_claim(policy_of: Callable[[CheckContext], object], samples,
+                             reference: str) -> ClaimSpec:
+    """``reports-sampled``: the PrivBern reports the running algorithm sends (first
+    ``SIM_WIDTH`` reports about arm 0 of ``SIM_HORIZON`` pulls on two arms), on the sources
+    that differ in the first user's reward (1 against 0: PrivBern's worst pair). The other
+    users' rewards are 0 and which users are pulled is decided by the reports, so for a
+    correct algorithm the loss of this view is exactly PrivBern's, ``eps`` (Lemma 2.1)."""
+    from dpaudit.sim.bandits import BernoulliRewards
+
+    def evidence(ctx: CheckContext) -> Evidence:
+        base = BernoulliRewards((0.0,) * SIM_ARMS)
+        return simulated_reports_evidence(
+            policy_of(ctx), base.changed(1, 1.0), base, SIM_HORIZON,
+            lambda rec: arm_reports(rec, arm=0, width=SIM_WIDTH).astype(np.int64), ctx,
+            ctx.size(samples), "the first user's reward 1 (D) vs 0 (D'), every other "
+            f"reward 0 ({SIM_ARMS} arms, {SIM_HORIZON} pulls)",
+            (f"view: the first {SIM_WIDTH} reports about arm 0 (-1 after the last); exact "
+             f"loss of this view for a correct algorithm: eps = {ctx.epsilon:g}",))
+
+    return claim("reports-sampled", "every report the running algorithm sends is eps-LDP: "
+                 "its reports attacked through the recording hook, where the first user's "
+                 "reward changes", reference, evidence)

@@ -274,6 +274,7 @@ def family_spec(family: Family, *, name: str, title: str, claims: list) -> Audit
         name=name, description=title + ": per-step (eps, delta)-DP and regret",
         paper=PAPER, claims=claims, default_epsilon=1.0, default_delta=0.01,
         allow_zero_epsilon=True,
-        findings=[FindingSpec("tight-start-phase-regret", savings_finding(family))],
+        findings=[FindingSpec("tight-start-phase-regret", savings_finding(family),
+                              observes="actions")],
         regret=regret(family), variant=family.algorithm,
     )

@@ -17,6 +17,9 @@ Claims (strongest evidence first):
    every ``N`` in ``N_0 .. N_0 + span`` and on a geometric grid up to ``10^5`` (quick: ``10^4``);
    beyond that range it is the paper's concentration argument, not checked here.
 2. ``next-action-exact`` and 3. ``next-action-sampled``: see :mod:`._ftpl_common`.
+4. ``releases-sampled``: the running code's perturbed scores at the start phase's end (the
+   release Lemma 8 is about, through the recording hook; :mod:`._release`); planted twins in
+   :mod:`.twins`.
 
 Wording of the finding: Theorem 13 claims sufficiency only and Remark 14 concedes a large
 constant. The exact computation shows ``F'`` inside Lemma 8's feasible region from ``N = 32``
@@ -42,6 +45,7 @@ from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     family_spec,
     next_action_claims,
 )
+from dpaudit.audits.wang_zhu_2023._release import release_claim
 from dpaudit.audits.wang_zhu_2023.trajectory import FTPL_START_PHASE_TRAJECTORY
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
@@ -113,6 +117,8 @@ CLAIMS = [
               "(eps, delta) for every reachable (R, N) (Lemma 8)", THEOREM,
               _lemma8),
     *next_action_claims(FAMILY, THEOREM),
+    release_claim(lambda ctx: build(ctx.variant, ctx.epsilon, ctx.delta, 10**5, "paper"),
+                  "Lemma 8; Definition 1; " + THEOREM),
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-beta", title="DP-FTPL-Beta (Alg. 2)", claims=CLAIMS)

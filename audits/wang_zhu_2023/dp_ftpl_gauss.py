@@ -14,6 +14,9 @@ Claims (strongest evidence first):
    so the pair is a Gaussian shift and its exact ``delta(eps)`` (Balle & Wang 2018) decides
    Lemma 8; ``delta(eps)`` decreases in ``N``, so ``N = N_0`` covers every later step.
 2. ``next-action-exact`` and 3. ``next-action-sampled``: see :mod:`._ftpl_common`.
+4. ``releases-sampled``: the running code's perturbed scores at the start phase's end (the
+   release Lemma 8 is about, through the recording hook; :mod:`._release`); planted twins in
+   :mod:`.twins`.
 
 Wording of the finding: Theorem 11 claims sufficiency only. The exact computation shows that
 ``F'`` lies in Lemma 8's feasible region from a much smaller count than ``N_G``; it contradicts
@@ -35,6 +38,7 @@ from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     family_spec,
     next_action_claims,
 )
+from dpaudit.audits.wang_zhu_2023._release import release_claim
 from dpaudit.audits.wang_zhu_2023.trajectory import (
     FTPL_START_PHASE_TRAJECTORY,
     GAUSS_TRAJECTORY_SAMPLED,
@@ -82,6 +86,8 @@ CLAIMS = [
               "after the start phase, one changed observation moves theta's law by at "
               "most (eps, delta) (Lemma 8)", THEOREM, _lemma8),
     *next_action_claims(FAMILY, THEOREM),
+    release_claim(lambda ctx: build(ctx.variant, ctx.epsilon, ctx.delta, 10**5, "paper"),
+                  "Lemma 8; Definition 1; " + THEOREM),
 ]
 
 SPEC = family_spec(FAMILY, name="dp-ftpl-gauss", title="DP-FTPL-Gauss (Alg. 1)", claims=CLAIMS)

@@ -17,6 +17,10 @@ Claims checked, strongest evidence first:
    must be at most ``delta``.
 3. ``next-action-sampled`` (sampled): the same worst pair attacked by sampling, with a
    Clopper-Pearson lower bound on epsilon (event chosen on a separate sample).
+4. ``releases-sampled`` (sampled, observes releases): the perturbed scores the running code
+   releases (recording hook) right after the first pulls, on sources that differ in arm 0's
+   first observation (Lemma 15's shift 1/N at N = 1); see :mod:`._release`. Planted twins
+   that only this claim sees are in :mod:`.twins`.
 
 Finding (information only): the trajectory-level lower bound on two reward sequences that
 differ at one step. Definition 1 is a per-step guarantee and promises nothing about the whole
@@ -37,6 +41,7 @@ from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLNewFaultyPerturbation
 from dpaudit.algorithms.wang_zhu_2023.bounds import thm16_dp_ftpl_new_upper
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1 as INSTANCE_1
+from dpaudit.audits.wang_zhu_2023._release import release_claim
 from dpaudit.audits.wang_zhu_2023.trajectory import (
     FTPL_NEW_TRAJECTORY,
     FTPL_NEW_TRAJECTORY_SAMPLED,
@@ -206,13 +211,15 @@ DP_FTPL_NEW = AuditSpec(
         ClaimSpec("next-action-sampled", Notion.PER_STEP,
                   "no sampled event separates neighbouring histories beyond (eps, delta)",
                   "Definition 1; " + THEOREM_16, _sampled),
+        release_claim(lambda ctx: _algorithm(ctx, SEARCH_HORIZON),
+                      "Lemma 15; Definition 1; " + THEOREM_16),
     ],
     default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True,
     findings=[FindingSpec(
         "trajectory-lower-bound", _trajectory,
         summary="whole action sequence on two reward sequences differing at one step "
                 "(2 arms; a per-step guarantee allows a bound above the per-step eps)",
-        notion=Notion.GLOBAL), FTPL_NEW_TRAJECTORY,
+        notion=Notion.GLOBAL, observes="trajectory"), FTPL_NEW_TRAJECTORY,
         FTPL_NEW_TRAJECTORY_SAMPLED],
     regret=_regret, variant=DPFTPLNew,
 )

@@ -15,6 +15,11 @@ Claims:
   expectation form itself: Bernoulli(0.75, 0.25) rewards with and without the revision
   "reward at that step := 0".
 
+* ``releases-sampled`` (sampled, observes releases): the phase-1 Lemma-15 scores the running
+  code draws (recording hook), on sources that differ in arm 0's first phase-1 reward: the
+  premise of Lemma 9 (one reward moves one phase mean by ``1/N(1)``); see :mod:`._release`
+  and the planted twins in :mod:`.twins`.
+
 Regret: Wang & Zhu 2023's instance 1 (nine arms 0.30..0.70) at T = 10^5, 100 runs, against
 Theorem 18; Theorem 4's order term is printed beside it (its constant is OCR-damaged).
 """
@@ -36,6 +41,7 @@ from dpaudit.audits.recipes.global_dp import (
     release_evidence,
     table_sampler,
 )
+from dpaudit.audits.wang_zhu_2023._release import release_claim
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.exact.symbolic import Domain, Obligation
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
@@ -45,6 +51,16 @@ from dpaudit.stats.results import Notion
 from dpaudit.stats.sampled import SamplerPair
 
 PAPER = "Wang & Zhu 2023, Algorithm 4 and Theorem 18"
+
+
+def phase_one_layout(alg: GDPElimNew) -> tuple[int, int, object]:
+    """``releases-sampled``'s layout: phase 1 on two arms (horizon :func:`_horizon`), its
+    scores drawn from Lemma 15 at count ``N(1)`` around the phase means ``(N(1) - 1)/N(1)``
+    and 0 of the second source."""
+    horizon = _horizon(alg)
+    n1 = alg.phase_length(1, horizon)
+    centre = np.array([(n1 - 1.0) / n1, 0.0])
+    return horizon, n1, lambda x, i: alg.perturbation.cdf(x, centre[i], float(n1))
 
 
 def _alg(ctx: CheckContext) -> GDPElimNew:
@@ -137,6 +153,8 @@ AUDITS = [
                    "Wang & Zhu 2023, Lemma 15, Lemma 9, Algorithm 4 line 6, Theorem 18", _symbolic),
          ClaimSpec("global-dp", Notion.GLOBAL,
                    "the action sequence is (eps, delta)-global DP (Wang & Zhu 2023, Definition 3)",
-                   "Wang & Zhu 2023, Definition 3 and Theorem 18", _sampled)],
+                   "Wang & Zhu 2023, Definition 3 and Theorem 18", _sampled),
+         release_claim(_alg, "Wang & Zhu 2023, Lemma 15, Lemma 9, Algorithm 4 line 6 (the "
+                       "phase-1 draw)", layout=phase_one_layout, notion=Notion.GLOBAL)],
         default_epsilon=1.0, default_delta=0.01, regret=_regret, variant=GDPElimNew),
 ]

@@ -98,7 +98,7 @@ def _witness(c: float, seed: int, search: tuple[int, int]) -> tuple[float, dict]
 
 
 def _report(ctx: CheckContext) -> Report:
-    alg = LDPGLMBandit(ctx.epsilon, ctx.delta)
+    alg = (ctx.variant or LDPGLMBandit)(ctx.epsilon, ctx.delta)
     rel = alg.release()
     found, w = _witness(alg.link_bound, ctx.seed, ctx.size(WITNESS_SEARCH))
     th = w["theta_hat"]
@@ -144,4 +144,4 @@ AUDITS = [spec(
     _mu, "sigma = 6 sqrt(2 ln(3.75/delta))/eps (upper bound on the joint sensitivity)",
     findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Non-private GLOC's order is sqrt(T) (up to logs).")],
-    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS))]
+    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS), variant=LDPGLMBandit)]

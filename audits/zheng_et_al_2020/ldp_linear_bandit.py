@@ -48,7 +48,7 @@ def flat(v: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _report(ctx: CheckContext) -> Report:
-    alg = LDPLinUCB(ctx.epsilon, ctx.delta)
+    alg = (ctx.variant or LDPLinUCB)(ctx.epsilon, ctx.delta)
     rel = alg.release()
     x, y, xp, yp = linear_witness(1.0)
 
@@ -84,4 +84,4 @@ AUDITS = [spec(
     _mu, "sigma = 4 sqrt(2 ln(2.5/delta))/eps (reconstructed)",
     findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Non-private LinUCB's order is sqrt(T) (up to logs).")],
-    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS))]
+    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS), variant=LDPLinUCB)]

@@ -6,7 +6,9 @@ users the privacy loss is that of a shift by ``|f - f'| / sigma <= 2B / sigma``,
 ``(B, -B)``, so the claim is decided exactly (Balle & Wang 2018's curve) and attacked by
 sampling :meth:`OnePointUCB.report` at that pair. The broken twin (:class:`BoundCalibrated`)
 calibrates ``sigma`` for ``B`` while the losses still range over ``2B`` (``range_factor=1``)
-and must come out VIOLATED.
+and must come out VIOLATED. ``reports-sampled`` attacks the reports the running algorithm
+sends (the recording hook), where an unnoised warm-up pull or a noise draw shared by users
+shows; the planted twins are in :mod:`dpaudit.audits.zheng_et_al_2020.twins`.
 
 Regret: the MAB instantiation (UCB black box, losses ``1/2 - r`` of Bernoulli arms 0.9 and
 0.1) and the convex one (one-point sphere sampling on ``0.25 |x - theta|^2 + U[-0.1, 0.1]``
@@ -28,11 +30,13 @@ from dpaudit.algorithms.zheng_et_al_2020.ldp_reductions import (
 )
 from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
     PAPER,
+    TAIL_SAMPLES,
     RegretCase,
     Report,
     gaussian_claims,
     regret_at,
     regret_finding,
+    simulated_claim,
     spec,
 )
 from dpaudit.engine import Budget, CheckContext
@@ -63,9 +67,17 @@ class BoundCalibrated(RangeCalibrated):
     range_factor: float = 1.0
 
 
+def _algorithm(ctx: CheckContext) -> OnePointUCB:
+    """The audited algorithm: :class:`OnePointUCB` at the variant's calibration, or a planted
+    twin class (:mod:`dpaudit.audits.zheng_et_al_2020.twins`)."""
+    if isinstance(ctx.variant, RangeCalibrated):
+        return OnePointUCB(ctx.epsilon, ctx.delta, range_factor=ctx.variant.range_factor)
+    return ctx.variant(ctx.epsilon, ctx.delta)
+
+
 def _report(ctx: CheckContext) -> Report:
-    range_factor = ctx.variant.range_factor
-    alg = OnePointUCB(ctx.epsilon, ctx.delta, range_factor=range_factor)
+    alg = _algorithm(ctx)
+    range_factor = alg.range_factor
     rel, b = alg.release(), alg.loss_bound
     return Report(
         rel.mu_witness, rel.mu_upper,
@@ -106,7 +118,9 @@ def _mu(range_factor: float):
 ONE_POINT = spec(
     "ldp-one-point", "one-point LDP reduction: loss + N(0, sigma^2)",
     PAPER + ", Algorithm 1, Theorems 2-3, Corollary 4",
-    gaussian_claims(_report, "each user's noisy loss", "Algorithm 1, Theorem 2"),
+    [*gaussian_claims(_report, "each user's noisy loss", "Algorithm 1, Theorem 2",
+                      samples=TAIL_SAMPLES),
+     simulated_claim(_algorithm, "Algorithm 1, Theorem 2")],
     _mu(2.0), "sigma = 2 B sqrt(2 ln(1.25/delta))/eps",
     findings=[regret_finding(
         CASES, GROWTH_HORIZONS, GROWTH_RUNS,

@@ -18,6 +18,7 @@ import numpy as np
 from dpaudit.algorithms.zheng_et_al_2020.ldp_reductions import QuadraticLosses, TwoPointBCO
 from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
     PAPER,
+    TAIL_SAMPLES,
     RegretCase,
     Report,
     gaussian_claims,
@@ -39,7 +40,7 @@ RHO = math.log(1000) / 1000  # Algorithm 2's rho = log T / T at T = 1000 (any rh
 
 def _report(ctx: CheckContext) -> Report:
     g = LOSSES.lipschitz
-    alg = TwoPointBCO(ctx.epsilon, ctx.delta, lipschitz=g)
+    alg = (ctx.variant or TwoPointBCO)(ctx.epsilon, ctx.delta, lipschitz=g)
     rel = alg.release(RHO)
     u = np.array([1.0, 0.0])
     x1, x2 = RHO * u, -RHO * u
@@ -71,10 +72,11 @@ def _mu(eps: float, delta: float) -> float:
 AUDITS = [spec(
     "ldp-two-point-bco", "two-point LDP bandit convex optimisation (noise on the difference)",
     PAPER + ", Algorithm 2, Theorems 5-6",
-    gaussian_claims(_report, "each user's noisy loss difference", "Algorithm 2, Theorem 5"),
+    gaussian_claims(_report, "each user's noisy loss difference", "Algorithm 2, Theorem 5",
+                    samples=TAIL_SAMPLES),
     _mu, "sigma = 2 G sqrt(2 ln(1.25/delta))/eps on n, times |x1 - x2| = 2 rho",
     findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Theorem 6's order is sqrt(T)/eps^2: the noise enters the "
                              "gradient as d (n^T u) u, whose variance does not grow as rho "
                              "shrinks.")],
-    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS))]
+    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS), variant=TwoPointBCO)]

@@ -1,0 +1,186 @@
+"""Planted twins of Wang & Zhu 2023's perturbed-leader algorithms (Algorithms 1-3).
+
+Each twin is the correct algorithm with one bug in the code that computes the perturbed scores
+``theta`` while it runs (the value Lemma 8 and Lemma 15 are about), written as public code
+writes it: the noise array drawn with one column and broadcast over the arms, or the first
+leader step ranked before the noise is added. The exact next-action law the exact claims
+compute (``next_action_law``) is inherited unchanged: it describes the algorithm as declared,
+which is why an audit of the running code (the ``releases-sampled`` claim, through the
+recording hook) is needed to see these bugs.
+
+True loss at the defaults (``eps = 1``, ``delta = 0.01``), derived in each docstring and
+checked in ``tests/test_twins_ftpl.py``: infinite for every twin here. Per-step DP
+(Definition 1) fixes a history and changes one observation; in both bugs some output (the
+release, and the next action at histories where the means' order flips) becomes a
+deterministic function of the history.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
+
+__all__ = [
+    "BetaFirstReleaseRaw",
+    "BetaSharedUniform",
+    "GaussFirstReleaseRaw",
+    "GaussSharedNoise",
+    "GDPFirstReleaseRaw",
+    "GDPSharedNoise",
+    "NewFirstReleaseRaw",
+    "NewSharedNoise",
+]
+
+_SHARED = """
+
+    Derivation: with ``theta_i = F_i^{-1}(U)`` for one uniform ``U`` per run and step (``F_i``
+    the arm's declared law), ``F_1(theta_1) - F_0(theta_0) = 0`` exactly on a history, while
+    on the neighbouring history (arm 0's first observation changed) ``F_0`` moves and the
+    difference is non-zero almost surely: an event of probability 1 against 0, infinite
+    loss. For the next action: right after the start phase every arm has the same count, so
+    ``argmax_i theta_i`` is the arm with the largest empirical mean, deterministically, and
+    on neighbouring histories whose means' order flips the loss is infinite as well.
+    """
+
+_RAW = """
+
+    Derivation: the first leader release is ``theta = `` the arms' centres, a deterministic
+    function of the history; neighbouring histories (arm 0's first observation changed) give
+    different centres with probability one (infinite loss), and the first leader action is
+    the arm with the largest centre, deterministically (infinite loss where the order flips).
+    """
+
+
+class _FirstRaw:
+    """Mixin for the start-phase engine: the first leader release is the centre (the law's
+    mean), unnoised."""
+
+    def init_state(self, sums, counts):
+        return [*super().init_state(sums, counts), True]
+
+    def update_state(self, state, rows, arm, sums, counts) -> None:
+        super().update_state(state[:-1], rows, arm, sums, counts)
+
+    def _first(self, state, noisy):
+        if state[-1]:
+            state[-1] = False
+            return self._centre_of(state[:-1])
+        return noisy(state[:-1])
+
+
+class GaussSharedNoise(DPFTPLGauss):
+    """One standard normal per run and step shared by every arm (the noise block drawn with
+    one column and broadcast over the arms): theta_i = R_i/N_i + sqrt(2/N_i) Z."""
+
+    __doc__ = __doc__ + _SHARED
+    name = "DP-FTPL-Gauss (noise shared by arms, faulty)"
+
+    def draw(self, state, rng):
+        mean, sd = state
+        return mean + sd * rng.standard_normal((mean.shape[0], 1))
+
+    def draw_block(self, shape, rng):
+        return rng.standard_normal((*shape[:-1], 1))
+
+
+class GaussFirstReleaseRaw(_FirstRaw, DPFTPLGauss):
+    """The first perturbed-leader step ranks the arms by their empirical means R_i/N_i (the
+    noise is added from the second leader step on): the first release is unnoised."""
+
+    __doc__ = __doc__ + _RAW
+    name = "DP-FTPL-Gauss (unnoised first release, faulty)"
+
+    @staticmethod
+    def _centre_of(state):
+        return state[0].copy()
+
+    def draw(self, state, rng):
+        return self._first(state, lambda s: DPFTPLGauss.draw(self, s, rng))
+
+    def from_block(self, state, noise):
+        return self._first(state, lambda s: DPFTPLGauss.from_block(self, s, noise))
+
+
+class BetaSharedUniform(DPFTPLBeta):
+    """One uniform per run and step shared by every arm, turned into each arm's Beta sample
+    by its inverse CDF: theta_i = I^{-1}(U; a_i, b_i), comonotone across arms."""
+
+    __doc__ = __doc__ + _SHARED
+    name = "DP-FTPL-Beta (uniform shared by arms, faulty)"
+
+    def draw(self, state, rng):
+        a, b = state
+        return special.betaincinv(a, b, rng.random((a.shape[0], 1)))
+
+
+class BetaFirstReleaseRaw(_FirstRaw, DPFTPLBeta):
+    """The first perturbed-leader step ranks the arms by their padded posterior means
+    a_i/(a_i + b_i) (the Beta draw starts at the second leader step): the first release is
+    unnoised."""
+
+    __doc__ = __doc__ + _RAW
+    name = "DP-FTPL-Beta (unnoised first release, faulty)"
+
+    @staticmethod
+    def _centre_of(state):
+        a, b = state
+        return a / (a + b)
+
+    def draw(self, state, rng):
+        return self._first(state, lambda s: DPFTPLBeta.draw(self, s, rng))
+
+
+class NewSharedNoise(DPFTPLNew):
+    """One Lemma-15 draw W ~ D(1, 0) per run and step shared by every arm, scaled by each
+    arm's count: theta_i = x0_i + W / N_i (D(N, x0) is x0 + D(1, 0)/N, so each arm's marginal
+    law is right; the arms are not independent)."""
+
+    __doc__ = __doc__ + _SHARED
+    name = "DP-FTPL-New (noise shared by arms, faulty)"
+
+    def _perturbed(self, sums, counts, t, rng):
+        runs = sums.shape[0]
+        w = self.perturbation.sample(np.zeros((runs, 1)), np.ones((runs, 1)), rng=rng)
+        return self.centre(sums, counts) + w / counts
+
+
+class NewFirstReleaseRaw(DPFTPLNew):
+    """The first perturbed-leader step (t = K + 1) ranks the arms by their centres x0_i (the
+    perturbation is sampled from step K + 2 on): the first release is unnoised."""
+
+    __doc__ = __doc__ + _RAW
+    name = "DP-FTPL-New (unnoised first release, faulty)"
+
+    def _perturbed(self, sums, counts, t, rng):
+        if t == sums.shape[1] + 1:
+            return self.centre(sums, counts)
+        return super()._perturbed(sums, counts, t, rng)
+
+
+class GDPSharedNoise(GDPElimNew):
+    """One Lemma-15 draw W ~ D(1, 0) per run and phase shared by every arm: theta_i(k) =
+    mu^_i(k) + W / N(k) (each marginal right, the arms comonotone)."""
+
+    __doc__ = __doc__ + _SHARED.replace("For the next action: right after the start phase "
+                                        "every arm has the same count, so", "The exploitation "
+                                        "test then reads the means' gap without noise and")
+    name = "GDP-Elim-New (noise shared by arms, faulty)"
+
+    def _perturbed(self, means, n_k, k, rng):
+        w = self.perturbation.sample(np.zeros((means.shape[0], 1)), 1.0, rng=rng)
+        return means + w / n_k
+
+
+class GDPFirstReleaseRaw(GDPElimNew):
+    """Phase 1's exploitation test reads the phase means without the Lemma-15 draw (the
+    perturbation starts at phase 2): the first release is unnoised."""
+
+    __doc__ = __doc__ + _RAW
+    name = "GDP-Elim-New (unnoised first phase, faulty)"
+
+    def _perturbed(self, means, n_k, k, rng):
+        return means.copy() if k == 1 else super()._perturbed(means, n_k, k, rng)
