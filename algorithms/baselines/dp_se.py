@@ -178,7 +178,10 @@ class DPSE:
                     means_e[a] = s / max(n, 1)
                 if len(actions) >= horizon and n < r_e:
                     break
-                noisy = means_e + rng.laplace(0.0, float(self.release_scale(np.array(r_e))), k)
+                # the fast path's two hooks, so a twin that replaces either is simulated
+                # faithfully here too: Lap(0, b) is b times a standard Laplace draw
+                noisy = means_e + float(self.release_scale(np.array(r_e))) * self.epoch_noise(
+                    rng, 1, k)[0]
                 best = noisy[arms].max()
                 thr = float(self.threshold(e, np.array([arms.size]), np.array([r_e]), beta)[0])
                 for a in arms:

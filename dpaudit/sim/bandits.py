@@ -344,7 +344,7 @@ class PolicyEntry:
         instances, with the same invalid parameter sets unless ``changes`` says otherwise."""
         fields: dict[str, Any] = {
             "small_instance": self.small_instance, "small_horizon": self.small_horizon,
-            "invalid": self.invalid,
+            "small_overrides": self.small_overrides, "invalid": self.invalid,
             "no_bound_reason": "a deliberately broken twin: no theorem covers it", **changes}
         return PolicyEntry(factory, self.instance, paper, faulty=True, **fields)
 
