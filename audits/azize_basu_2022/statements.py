@@ -1,12 +1,7 @@
 """Azize & Basu 2022: the statements dpaudit tracks (``python -m dpaudit claims azize``).
 
-Each :class:`~dpaudit.reports.ledger.Statement` names its location (theorem, equation,
-figure), whether the paper states it as a sufficient guarantee, a necessary condition (a lower
-bound) or as figure narration, and what tests it, by registered name: a claim of an audit, an
-audit's regret experiment or a figure reproduction. A name not registered yet is reported as
-"not yet implemented" until an audit or experiment with that name lands. Status is never
-written here; ``python -m dpaudit claims`` computes it. The registry collects ``STATEMENTS``
-and ``PAPER_KEYS`` from every paper package (:func:`dpaudit.registry.all_statements`).
+Declared as :mod:`dpaudit.reports.ledger` describes (location, how the paper states it, what
+tests it by registered name); ``python -m dpaudit claims`` computes each status.
 """
 
 from __future__ import annotations
