@@ -117,3 +117,22 @@ def test_witness_search_ignores_cancellation_noise() -> None:
     broken = Obligation("ratio", (1 - p.subs(r, 0)) / (1 - p.subs(r, 1)) - sp.exp(2 * eps), "==")
     r_bad = decide(broken, {eps: Domain(0.0, 100.0, preferred=(42.9, 78.11))}, budget=1e-3)
     assert r_bad.status.value == "DISPROVED"
+
+
+def test_witness_does_not_depend_on_the_hash_seed() -> None:
+    """Same seed, same report in every process: the witness search assigns its draws to the
+    symbols in name order, not in a set's order (which follows PYTHONHASHSEED)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sympy as sp\n"
+            "from dpaudit.exact.symbolic import Domain, Obligation, decide\n"
+            "a, b, c = sp.symbols('a b c', positive=True)\n"
+            "ob = Obligation('x', a * b - c - 10, '<=')\n"
+            "d = {s: Domain(0.0, 10.0) for s in (a, b, c)}\n"
+            "print(decide(ob, d, budget=1e-3).witness)\n")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(h)}, check=True).stdout
+            for h in (1, 2, 3)}
+    assert len(outs) == 1 and "None" not in outs.pop()

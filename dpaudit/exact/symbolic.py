@@ -159,7 +159,9 @@ def _holds(value: float, relation: str, scale: float) -> bool:
 def _search_witness(
     ob: Obligation, domain: dict[sp.Symbol, Domain], n_random: int, seed: int
 ) -> dict[str, float] | None:
-    syms = [s for s in ob.expr.free_symbols if s in domain]
+    # sorted by name: a set's order follows PYTHONHASHSEED, and the draws below are assigned
+    # in this order, so an unsorted list made the witness differ between processes
+    syms = sorted((s for s in ob.expr.free_symbols if s in domain), key=lambda s: s.name)
     if len(syms) != len(ob.expr.free_symbols):
         return None  # a symbol without a domain: no honest search is possible
     f = sp.lambdify(syms, ob.expr, modules=["mpmath"])
