@@ -1,4 +1,5 @@
-"""Finding F5's cause test (Azize & Basu 2022; experiment ``azize-basu-initial-release-cause``)."""
+"""The initial-release finding's cause test (Azize & Basu 2022; experiment
+``azize-basu-initial-release-cause``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Finding F3 under each reading of the reconstructed constants of Wang & Zhu 2023 (experiment
-``wang-zhu-start-phase-constants``). Deterministic; expected values from closed forms."""
+"""The start-phase finding under each reading of the reconstructed constants of Wang & Zhu 2023
+(experiment ``wang-zhu-start-phase-constants``).
+Deterministic; expected values from closed forms."""
 
 from __future__ import annotations
 

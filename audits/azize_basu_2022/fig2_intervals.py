@@ -16,8 +16,9 @@ registered name: ``private-ucb`` (Mishra & Thakurta 2015, ``gamma = 0.1``) and `
 Intervals. Each ratio "baseline / AdaP" is the ratio of two independent means over runs. Its
 interval is ``[lo_B / hi_A, hi_B / lo_A]`` from the two means' Student-t intervals at 97.5%
 each (Bonferroni: the pair covers with probability at least 95% when each does); it is
-undefined when ``lo_A <= 0``. Regret is heavy-tailed here (AdaP's initial release, finding
-F5), so the t-intervals are indicative, and the ratio is reported at 20 runs (the paper's), at
+undefined when ``lo_A <= 0``. Regret is heavy-tailed here (AdaP's initial release, see
+``docs/findings.md``), so the t-intervals are indicative, and the ratio is reported at 20 runs
+(the paper's), at
 100 and at 400 runs for the episodic algorithms (AdaP, DP-SE), which cost little per run. The
 per-step DP-UCB variants run at ``settings.runs`` (the paper's 20).
 """

@@ -1,11 +1,11 @@
-"""Finding F5's cause tested by switching it off: ``python -m dpaudit reproduce
+"""The initial-release finding's cause tested by switching it off: ``python -m dpaudit reproduce
 azize-basu-initial-release-cause``.
 
-F5 (``docs/findings.md``) attributes AdaP-UCB's heavy regret tail on Fig. 2's instance to the
-release of each arm's *initial* one-sample mean, which Algorithm 1 of Azize & Basu 2022 does not
-specify and which dpaudit extrapolates from the episode rule as ``Lap(2/eps)``
-(``initial_noise="episode-rule"``): a best arm whose first release lands far below its mean
-waits for its ``N = 1`` bonus to win again.
+The initial-release finding (``docs/findings.md``) attributes AdaP-UCB's heavy regret tail on
+Fig. 2's instance to the release of each arm's *initial* one-sample mean, which Algorithm 1 of
+Azize & Basu 2022 does not specify and which dpaudit extrapolates from the episode rule as
+``Lap(2/eps)`` (``initial_noise="episode-rule"``): a best arm whose first release lands far
+below its mean waits for its ``N = 1`` bonus to win again.
 
 A cause is tested by removing it and watching the effect go. Three variants of AdaP-UCB
 (printed index, ``eps = 1``, alpha = 3.1) run on Fig. 2's instance:
@@ -21,7 +21,7 @@ test compares the default with each variant. The cause is supported when the tai
 initial noise (fewer tail runs as the initial noise shrinks, none without it) while the bulk
 (the median) stays put; when it shrinks but does not vanish, the cause is one of several, and
 a fourth variant also removes the second suspect (the printed index's small bonus in the first
-episodes, finding F1).
+episodes, the Eq. (7) finding).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ TAIL = 1e4  # regret at T counted as "tail" (about five times the median at T = 
 
 class _NoInitialNoise(AdaPUCB):
     """AdaP-UCB whose initial one-sample release carries no noise. NOT PRIVATE: a diagnostic
-    that removes the suspected cause of F5's tail; never registered."""
+    that removes the suspected cause of the initial-release tail; never registered."""
 
     def _initial_scale(self) -> float:
         return 0.0
@@ -55,8 +55,8 @@ class _NoInitialNoise(AdaPUCB):
 
 class _NoInitialNoiseOutside(_NoInitialNoise):
     """The same diagnostic with Eq. (7)'s privacy term outside the square root (the reading
-    the proof needs, finding F1): removes the second suspect, the printed index's small bonus
-    in the first episodes. NOT PRIVATE; never registered."""
+    the proof needs, the Eq. (7) finding): removes the second suspect, the printed index's
+    small bonus in the first episodes. NOT PRIVATE; never registered."""
 
 
 VARIANTS = {"episode-rule (default, Lap(2/eps))": lambda e: AdaPUCB(e),
@@ -110,19 +110,19 @@ def cause(settings: ExperimentSettings) -> ExperimentOutput:
                    "or a longer horizon are needed)")
     elif shrinks and vanishes:
         reading = ("the tail goes with the initial noise (none left without it, Fisher p < "
-                   "0.05) while the median stays put: F5's cause is supported")
+                   "0.05) while the median stays put: the named cause is supported")
     elif shrinks:
         reading = (f"the initial noise is a cause: without it the tail runs fall from {base_k} "
                    f"to {no_noise[4]} (Fisher p = {no_noise[8]:.2g}); it is not the only one, "
                    "since a tail remains; removing the printed index's small first-episode "
-                   "bonus as well (finding F1) leaves "
+                   "bonus as well (the Eq. (7) finding) leaves "
                    + (f"no tail run of {rows[3][1]}" if rows[3][4] == 0 else
                       f"{rows[3][4]} tail runs of {rows[3][1]}"))
     else:
-        reading = ("removing the initial noise does not reduce the tail significantly: F5's "
+        reading = ("removing the initial noise does not reduce the tail significantly: the "
                    "attribution is not confirmed at these settings")
     summary = "\n".join([
-        "**Finding under test.** F5: the extrapolated initial release Lap(2/eps) causes "
+        "**Finding under test.** The extrapolated initial release Lap(2/eps) causes "
         "AdaP-UCB's heavy regret tail on Fig. 2's instance.",
         "**Measured** (alpha = 3.1; printed index unless stated):", *lines,
         "**Reading.** " + reading[0].upper() + reading[1:] + ".",
@@ -133,8 +133,8 @@ def cause(settings: ExperimentSettings) -> ExperimentOutput:
 
 EXPERIMENTS = [
     Experiment(name=NAME, paper=PAPER,
-               description="F5's cause: AdaP-UCB's regret tail with the initial release's noise "
-                           "at Lap(2/eps), Lap(1/eps) and switched off (diagnostic)",
+               description="the initial release as the cause of AdaP-UCB's regret tail: its "
+                           "noise at Lap(2/eps), Lap(1/eps) and switched off (diagnostic)",
                run=cause, horizon=10**7, runs=20000, quick_horizon=10**6, quick_runs=1000,
                min_horizon=100, min_horizon_reason="every arm needs a few episodes"),
 ]

@@ -43,7 +43,7 @@ _AB = [
               (regret("adap-ucb"), experiment("adap-ucb-index-thm7"),
                experiment("adap-ucb-index-exact")),
               note="fails at small eps with Eq. (7) as printed (privacy term under the root); "
-                   "holds on the grid with the term outside the root (docs/findings.md, F1)"),
+                   "holds on the grid with the term outside the root (docs/findings.md)"),
     Statement(AZIZE_BASU_2022, "Theorem 8, Eq. (8)", UPPER, SUF,
               "AdaP-KLUCB's regret is O(sum_a Delta_a ln T / min(d_inf, C eps t_inf)) "
               "(constants not given)", (regret("adap-klucb"),)),
@@ -51,10 +51,10 @@ _AB = [
               "AdaP-KLUCB < AdaP-UCB, both about 10x lower regret than DP-SE and DP-UCB",
               (experiment("azize-basu-fig2"), experiment("azize-basu-fig2-ratio"),
                experiment("azize-basu-fig2-intervals")),
-              note="DP-SE (beta = 1/T) measures about 2x AdaP-KLUCB, not 10x (F2); against "
+              note="DP-SE (beta = 1/T) measures about 2x AdaP-KLUCB, not 10x; against "
                    "Mishra & Thakurta's DP-UCB (gamma = 0.1, which the paper's description "
                    "points to) the 10x holds; against Tossou & Dimitrakakis's it does not"),
-    Statement(AZIZE_BASU_2022, "Algorithm 1 (initial release); finding F5", EXP, FIG,
+    Statement(AZIZE_BASU_2022, "Algorithm 1 (initial release)", EXP, FIG,
               "dpaudit's own finding: the unspecified initial release, extrapolated as "
               "Lap(2/eps), causes AdaP-UCB's heavy regret tail on Fig. 2's instance",
               (experiment("azize-basu-initial-release-cause"),),
@@ -64,7 +64,7 @@ _AB = [
               "AdaP-KLUCB's regret depends on eps below about 0.3 and not above",
               (experiment("azize-basu-fig3"), experiment("azize-basu-fig3-variants")),
               note="0.3 matches Theorem 3's regime change d_inf/(6 t_inf) = 0.273, a property "
-                   "of the lower bound, not of Eq. (8) (F4)"),
+                   "of the lower bound, not of Eq. (8)"),
 ]
 
 STATEMENTS: tuple[Statement, ...] = tuple(_AB)

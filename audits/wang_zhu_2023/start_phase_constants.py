@@ -1,9 +1,9 @@
-"""How finding F3 (start phases of DP-FTPL-Gauss and -Beta) moves over the reconstructed
-constants: ``python -m dpaudit reproduce wang-zhu-start-phase-constants``.
+"""How the start-phase finding (start phases of DP-FTPL-Gauss and -Beta) moves over the
+reconstructed constants: ``python -m dpaudit reproduce wang-zhu-start-phase-constants``.
 
-F3 (``wang-zhu-start-phases``) compares the start phases of Wang & Zhu 2023, Theorems 11 and 13
-(sufficient statements) with the exact Lemma-8 threshold. Two of their constants are
-reconstructions from OCR-damaged text:
+The start-phase finding (``wang-zhu-start-phases``) compares the start phases of Wang & Zhu
+2023, Theorems 11 and 13 (sufficient statements) with the exact Lemma-8 threshold. Two of their
+constants are reconstructions from OCR-damaged text:
 
 * ``N_G``'s second branch ``(c / eps^2) ln(e / (4 pi delta^2))``: the constant ``c`` reads as 1
   or 4 (REFERENCE 4.5; ``branch_constant`` of
@@ -12,15 +12,14 @@ reconstructions from OCR-damaged text:
   default), as ``1000 e pi / 9`` (949) or, if the fragment belongs elsewhere, as no floor (0)
   (``floor`` of :func:`~dpaudit.mechanisms.beta_perturbation.beta_start_phase`).
 
-For every reading this experiment recomputes the two things F3 concludes: (i) the ratio of the
-paper's start phase to the exact threshold over an ``(eps, delta)`` grid (a ratio below 1
-would mean the theorem's start phase is *not* sufficient under that reading); (ii) at the
-figures' point ``(1, 0.01)``, whether the exact threshold is below the start phase, which
-contradicts the Fig. 1-2 narration ("F' begins to lay in the feasible region at N_G").
-Exact thresholds: :func:`~dpaudit.mechanisms.gauss_perturbation.gauss_smallest_count` and
+For every reading this experiment recomputes the two things that finding concludes: (i) the
+ratio of the paper's start phase to the exact threshold over an ``(eps, delta)`` grid (a ratio
+below 1 would mean the theorem's start phase is *not* sufficient under that reading); (ii) at
+the figures' point ``(1, 0.01)``, whether the exact threshold is below the start phase, which
+contradicts the Fig. 1-2 narration ("F' begins to lay in the feasible region at N_G"). Exact
+thresholds: :func:`~dpaudit.mechanisms.gauss_perturbation.gauss_smallest_count` and
 :func:`~dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta.beta_tight_start_phase` (refused beyond
-its scan limit; those cells are reported as not computed).
-"""
+its scan limit; those cells are reported as not computed)."""
 
 from __future__ import annotations
 
@@ -112,12 +111,14 @@ def constants_experiment(settings: ExperimentSettings) -> ExperimentOutput:
         "enters Lemma 8's feasible region.",
         "**Measured over the plausible readings of the reconstructed constants:**", *lines,
         "**Reading.** " + (
-            "F3's conclusions (the theorems hold as sufficient conditions; the figure "
-            "narration at (1, 0.01) is contradicted) are the same under every reading above; "
-            "only the size of the over-provisioning moves with the constant."
+            "The start-phase finding's conclusions (the theorems hold as sufficient "
+            "conditions; the figure narration at (1, 0.01) is contradicted) are the same "
+            "under every reading above; only the size of the over-provisioning moves with "
+            "the constant."
             if all_sufficient and all_contradicted else
-            "F3's conclusions depend on the reading of the constants: see the lines above "
-            "(a ratio below 1 means that reading's start phase is not sufficient)."),
+            "The start-phase finding's conclusions depend on the reading of the constants: "
+            "see the lines above (a ratio below 1 means that reading's start phase is not "
+            "sufficient)."),
     ])
     fig_rows = [r for r in rows if (r[0], r[1]) == FIGURE_POINT and isinstance(r[5], int)]
     evidence = ExperimentEvidence(
@@ -127,12 +128,13 @@ def constants_experiment(settings: ExperimentSettings) -> ExperimentOutput:
                           float(r[4]), float(r[5]), 0, direction="at least",
                           note="exact threshold (no sampling)") for r in fig_rows))
     return ExperimentOutput(fig, table, summary, evidence=evidence,
-                            verdict="F3 recomputed under each reading of the constants")
+                            verdict="the start-phase finding recomputed under each reading "
+                                    "of the constants")
 
 
 EXPERIMENTS = [
     Experiment(name=NAME, paper=PAPER,
-               description="finding F3 (start phases) under each plausible reading of the "
+               description="the start-phase finding under each plausible reading of the "
                            "reconstructed constants of N_G and N_B (horizon and runs unused)",
                run=constants_experiment, horizon=1, runs=1, quick_horizon=1, quick_runs=1),
 ]

@@ -37,21 +37,21 @@ _WZ = [
               "DP-FTPL-Gauss (Alg. 1) is (eps, delta)-DP after its start phase",
               (claim("gauss-perturbation", "start-phase-exact"),),
               note="sufficient and holds; conservative by 4x at (1, 0.01) relative to the exact "
-                   "Lemma-8 threshold (F3)"),
+                   "Lemma-8 threshold"),
     Statement(WANG_ZHU_2023, "Theorem 11", UPPER, SUF, "regret bound of DP-FTPL-Gauss",
               (regret("dp-ftpl-gauss"),)),
     Statement(WANG_ZHU_2023, "Theorem 13, Fig. 2", PRIV, SUF,
               "DP-FTPL-Beta (Alg. 2) is (eps, delta)-DP after its start phase",
               (claim("beta-perturbation", "start-phase-exact"),),
               note="sufficient and holds; conservative by about 26x at (1, 0.01) relative to the "
-                   "exact Lemma-8 threshold (Remark 14 concedes a large constant; F3)"),
+                   "exact Lemma-8 threshold (Remark 14 concedes a large constant)"),
     Statement(WANG_ZHU_2023, "Sec. 6.1-6.2, Fig. 1-2 (a)-(b)", EXP, FIG,
               "at (eps, delta) = (1, 0.01), F' is outside Lemma 8's feasible region below N_G "
               "(N_B) and begins to lie in it at N = N_G (N_B)",
               (experiment("wang-zhu-start-phases"),
                experiment("wang-zhu-start-phase-constants")),
               note="the exact Lemma-8 threshold is 2 (Gauss) and 32 (Beta), not 8 and 827 "
-                   "(F3); Sec. 6.3 itself notes a large gap at Fig. 1(b) and 2(b)"),
+                   "; Sec. 6.3 itself notes a large gap at Fig. 1(b) and 2(b)"),
     Statement(WANG_ZHU_2023, "Theorem 13", UPPER, SUF, "regret bound of DP-FTPL-Beta",
               (regret("dp-ftpl-beta"),)),
     Statement(WANG_ZHU_2023, "Lemma 15, Theorem 16", PRIV, SUF,
