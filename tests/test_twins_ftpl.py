@@ -41,6 +41,16 @@ def _pit_gap(alg, theta, n0, r0):
     return cdf(theta[:, 1], 1) - cdf(theta[:, 0], 0)
 
 
+def _same_path(policy) -> dict:
+    """The recorder is served by the numpy path: the run without it must take that path too
+    (``backend="numpy"``) for the two to share a random stream; the compiled path has the same
+    law, checked by tests/test_compiled_paths.py and tests/test_policies.py."""
+    import inspect
+
+    params = inspect.signature(policy.simulate).parameters
+    return {"backend": "numpy"} if "backend" in params else {}
+
+
 @pytest.mark.parametrize("cls", [t.GaussSharedNoise, t.BetaSharedUniform, t.NewSharedNoise])
 def test_shared_noise_twins_tie_the_arms_to_one_uniform(cls):
     alg = _make(cls)
@@ -78,7 +88,8 @@ def test_recording_changes_nothing(cls):
     alg = _make(cls)
     src = BernoulliRewards((0.3, 0.7))
     horizon = 2 * int(getattr(alg, "start_phase", 1)) + 30
-    a = alg.simulate(src, horizon, 300, rng=np.random.default_rng(3), record=True)
+    a = alg.simulate(src, horizon, 300, rng=np.random.default_rng(3), record=True,
+                     **_same_path(alg))
     rec = ReleaseRecorder()
     b = alg.simulate(src, horizon, 300, rng=np.random.default_rng(3), record=True,
                      releases=rec)

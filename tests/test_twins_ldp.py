@@ -158,11 +158,22 @@ def test_tanh_slip_is_privbern_at_twice_epsilon():
         assert ci.low <= p <= ci.high
 
 
+def _same_path(policy) -> dict:
+    """The recorder is served by the numpy path: the run without it must take that path too
+    (``backend="numpy"``) for the two to share a random stream; the compiled path has the same
+    law, checked by tests/test_compiled_paths.py and tests/test_policies.py."""
+    import inspect
+
+    params = inspect.signature(policy.simulate).parameters
+    return {"backend": "numpy"} if "backend" in params else {}
+
+
 @pytest.mark.parametrize("policy", [PrivateAPT(EPS, tau=0.5, gamma=0.05),
                                     zt.OnePointUCB(EPS, DELTA)])
 def test_recording_changes_nothing(policy):
     src = BernoulliRewards((0.3, 0.7))
-    a = policy.simulate(src, 50, 200, rng=np.random.default_rng(3), record=True)
+    a = policy.simulate(src, 50, 200, rng=np.random.default_rng(3), record=True,
+                        **_same_path(policy))
     rec = ReleaseRecorder()
     b = policy.simulate(src, 50, 200, rng=np.random.default_rng(3), record=True, releases=rec)
     assert np.array_equal(a.counts, b.counts) and np.array_equal(a.regret, b.regret)

@@ -51,7 +51,7 @@ def trajectory_claim_spec(make: Callable[[CheckContext], PrivateAPT]) -> ClaimSp
         "(post-processing of eps-LDP reports), decided exactly (observes: trajectory)",
         "Lemma 2.1, Definition 2.2 (post-processing)",
         trajectory_claim(policy_of, horizon=HORIZON, climb=CLIMB,
-                         simulator=lambda ctx, t: make(ctx)))
+                         simulator=lambda ctx, t: make(ctx)), observes="trajectory")
 
 
 
@@ -62,4 +62,4 @@ def trajectory_sampled_spec(claim: ClaimSpec) -> FindingSpec:
         claim.evaluate.exact, claim.evaluate.simulator, samples=SAMPLES),
         summary="whole pull sequence of the running code on the exact claim's worst pair, "
                 "event chosen from the exact laws (observes: trajectory)",
-        notion=Notion.GLOBAL)
+        notion=Notion.GLOBAL, observes="trajectory")

@@ -56,11 +56,11 @@ THOMPSON_TRAJECTORY = FindingSpec(
                        simulator=lambda ctx, t: Thompson(
                            prior_a=getattr(ctx.variant, "prior_a", 1.0),
                            prior_b=getattr(ctx.variant, "prior_b", 1.0))),
-    summary="exact loss of the whole action sequence (K = 2, T = 16)")
+    summary="exact loss of the whole action sequence (K = 2, T = 16)", observes="trajectory")
 
 THOMPSON_TRAJECTORY_SAMPLED = FindingSpec(
     "trajectory-sampled", trajectory_sampled_finding(
         THOMPSON_TRAJECTORY.evaluate.exact, THOMPSON_TRAJECTORY.evaluate.simulator,
         samples=SAMPLES),
     summary="whole action sequence of the running code on the exact search's worst pair, "
-            "event chosen from the exact laws (observes: trajectory)")
+            "event chosen from the exact laws (observes: trajectory)", observes="trajectory")

@@ -56,7 +56,8 @@ FTPL_NEW_TRAJECTORY = FindingSpec(
     trajectory_finding(_new_policy, horizon=NEW_HORIZON, climb=NEW_CLIMB, note=NOTE,
                        simulator=lambda ctx, t: ctx.variant(ctx.epsilon, ctx.delta,
                                                             max(t, 2))),
-    summary="exact loss of the whole action sequence (K = 2, T = 16)", notion=None)
+    summary="exact loss of the whole action sequence (K = 2, T = 16)", notion=None,
+    observes="trajectory")
 
 FTPL_START_PHASE_TRAJECTORY = FindingSpec(
     "trajectory-exact",
@@ -64,13 +65,13 @@ FTPL_START_PHASE_TRAJECTORY = FindingSpec(
                        start_phase=lambda ctx: int(_start_phase_algorithm(ctx).start_phase),
                        note=NOTE, simulator=lambda ctx, t: _start_phase_algorithm(ctx)),
     summary="exact loss of the whole action sequence (K = 2, start phase + 10 steps)",
-    notion=None)
+    notion=None, observes="trajectory")
 
 
 def _sampled(exact: FindingSpec, summary: str) -> FindingSpec:
     return FindingSpec("trajectory-sampled", trajectory_sampled_finding(
         exact.evaluate.exact, exact.evaluate.simulator, samples=SAMPLES),
-        summary=summary, notion=Notion.GLOBAL)
+        summary=summary, notion=Notion.GLOBAL, observes="trajectory")
 
 
 # the running code attacked on the exact search's worst pair, with the event chosen from the
