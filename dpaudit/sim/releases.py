@@ -175,6 +175,10 @@ def records_releases(policy: Any) -> bool:
 View = Callable[[ReleaseRecorder], np.ndarray | dict[str, np.ndarray]]
 
 
+#: cells (runs x steps) one call of a release sampler simulates at once (see release_sampler)
+CHUNK_CELLS = 10_000_000
+
+
 def release_sampler(policy: Any, source: Any, horizon: int, *, view: View | None = None,
                     width: int = 8) -> Callable[[int, np.random.Generator], Any]:
     """A sampler ``(n, rng) -> view(recorder)`` of ``n`` runs of ``policy`` on ``source``
@@ -188,10 +192,22 @@ def release_sampler(policy: Any, source: Any, horizon: int, *, view: View | None
             f"{type(policy).__name__}.simulate has no 'releases' keyword: it cannot be audited "
             "at the release level (see dpaudit.sim.releases)")
     pick = view if view is not None else (lambda rec: rec.first(width))
+    # runs simulated at once: the lockstep arrays grow with runs x horizon, so long horizons
+    # (DP-UCB-Int's first release at small eps comes after ~1e4 pulls) are streamed in chunks
+    # of at most CHUNK_CELLS cells, and the views concatenated (memory flat in the runs)
+    per_chunk = max(1, CHUNK_CELLS // max(int(horizon), 1))
 
-    def sample(n: int, rng: np.random.Generator) -> Any:
+    def one(n: int, rng: np.random.Generator) -> Any:
         rec = ReleaseRecorder()
         policy.simulate(source, horizon, n, rng=rng, releases=rec)
         return pick(rec)
+
+    def sample(n: int, rng: np.random.Generator) -> Any:
+        if n <= per_chunk:
+            return one(n, rng)
+        parts = [one(min(per_chunk, n - i), rng) for i in range(0, n, per_chunk)]
+        if isinstance(parts[0], dict):
+            return {k: np.concatenate([p[k] for p in parts], axis=0) for k in parts[0]}
+        return np.concatenate(parts, axis=0)
 
     return sample
