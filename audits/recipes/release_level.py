@@ -118,28 +118,29 @@ def counter_node_view(label: str, plus: Sequence[int], minus: Sequence[int], *,
     return view
 
 
-#: steps simulated per side for one release-level claim (runs x horizon; about a minute of
-#: the numpy lockstep path, which recording uses): above it the claim
-#: is INCONCLUSIVE with the size it would need, not a process that outgrows the machine (at
-#: small eps DP-UCB-Int's first release comes after f = ceil(1/eps') pulls, f ~ 1e5)
-STEP_BUDGET = 2 * 10**8
 
 
 def release_claim(make: Callable[[CheckContext], Any],
                   attacks: Callable[[CheckContext, Any], Sequence[ReleaseAttack]],
-                  runs: Budget, *, id: str, statement: str, reference: str) -> ClaimSpec:
+                  runs: Budget, *, id: str, statement: str, reference: str,
+                  max_steps: int | None = None) -> ClaimSpec:
     """A sampled claim observing ``releases`` of ``make(ctx)`` (the audited policy): the
     attacks ``attacks(ctx, policy)`` ranked on fresh runs, one event chosen on a selection
-    sample, measured on fresh runs (one engine)."""
+    sample, measured on fresh runs (one engine).
+
+    ``max_steps``: for a policy simulated step by step, the most runs x horizon steps one side
+    may simulate; an attack beyond it is INCONCLUSIVE with the size it would need (e.g.
+    DP-UCB-Int's first release at small eps comes after ~1e5 pulls). Episodic policies, whose
+    cost does not grow with the steps, leave it ``None``."""
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence | InconclusiveEvidence:
         alg = make(ctx)
         found = list(attacks(ctx, alg))
         n = ctx.size(runs)
         longest = max(a.horizon for a in found)
-        if n * longest > STEP_BUDGET:
+        if max_steps is not None and n * longest > max_steps:
             return InconclusiveEvidence(
                 f"the release the canary enters comes after {longest} steps; {n} runs per side "
-                f"would simulate {n * longest:.3g} steps (budget {STEP_BUDGET:.0e}): at this "
+                f"would simulate {n * longest:.3g} steps (budget {max_steps:.0e}): at this "
                 "epsilon the release level is out of reach here (a claim that accounts the "
                 "releases exactly still decides them)", method=Method.SAMPLED)
         pairs = [SamplerPair(a.description,
