@@ -95,3 +95,48 @@ def test_sign_words_are_the_bounded_integers_of_the_stream(bitgen, nz):
     ref_bits = b.integers(0, 1 << SIGN_BITS, size=(7, 33, -(-nz // SIGN_BITS)), dtype=np.int64)
     assert np.array_equal(mag, ref_mag) and np.array_equal(bits, ref_bits)
     assert a.random() == b.random()
+
+
+# -- KL-UCB: certified windows and Pinsker pruning against every root computed ----------------
+def _kl_runs(kernel, params, source, horizon, runs, seed, monkeypatch=None, block=None):
+    from dpaudit.algorithms import _step_kernels as sk
+    from dpaudit.sim.bandits import check_simulation
+    h, r, cps = check_simulation(source, horizon, runs, np.random.default_rng(seed),
+                                 sorted({1, horizon // 2, horizon}))
+    if block is not None:
+        monkeypatch.setattr(sk, "BLOCK", block)
+    rng = np.random.default_rng(seed)
+    res, _, s = sk.run_kernel(kernel, source, h, r, rng=rng, cps=cps, record=True,
+                              params=params)
+    return res, s, rng.random()
+
+
+@needs_numba
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**32 - 1),
+       means=st.lists(st.sampled_from([0.0, 0.2, 0.5, 0.55, 0.8, 0.9, 1.0]), min_size=2,
+                      max_size=4),
+       horizon=st.integers(5, 3000), c=st.sampled_from([0.0, 3.0]))
+def test_kl_ucb_pruned_and_windowed_argmax_is_the_full_argmax(seed, means, horizon, c):
+    """The fast kernel (Pinsker pruning, certified windows, block-fed uniforms) against the
+    plain kernel with every arm's root computed at every step: identical actions, regret,
+    counts, sums, curve and generator state (equal and 0/1 means make exact ties)."""
+    from dpaudit.algorithms import _step_kernels as sk
+    source = BernoulliRewards(means)
+    horizon = max(horizon, len(means))
+    fast = _kl_runs(sk.kl_ucb_kernel, (c,), source, horizon, 3, seed)
+    full = _kl_runs(sk.kl_ucb_plain_kernel, (c, False), source, horizon, 3, seed)
+    for field in ("actions", "regret", "counts", "curve"):
+        assert np.array_equal(getattr(fast[0], field), getattr(full[0], field)), field
+    assert np.array_equal(fast[1], full[1]) and fast[2] == full[2]
+
+
+@needs_numba
+@pytest.mark.parametrize("block", [1, 2, 7, 64])
+def test_kl_ucb_blocks_ending_mid_step_keep_the_stream(monkeypatch, block):
+    """Tiny blocks end inside steps that also draw a tie-break uniform (equal arms)."""
+    from dpaudit.algorithms import _step_kernels as sk
+    source = BernoulliRewards([0.5, 0.5, 0.5])
+    fast = _kl_runs(sk.kl_ucb_kernel, (0.0,), source, 400, 3, 9, monkeypatch, block)
+    plain = _kl_runs(sk.kl_ucb_plain_kernel, (0.0, True), source, 400, 3, 9)
+    assert np.array_equal(fast[0].actions, plain[0].actions) and fast[2] == plain[2]
