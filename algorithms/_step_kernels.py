@@ -230,34 +230,43 @@ def _kl(p, q):  # pragma: no cover - compiled
 
 
 @jit
-def _kl_certify(s, n, r, a, w, t, y, c_explore):  # pragma: no cover - compiled
+def _kl_rivals(s, n, r, a, y):  # pragma: no cover - compiled
+    """``min_b n_b kl(p_b, y - MARGIN)`` over the arms ``b != a`` (``-1`` if some ``p_b >= y -
+    MARGIN``): arm ``b``'s index stays below ``y - MARGIN`` while the level is below its
+    term. Fixed while only ``a`` is pulled, so computed once per threshold."""
+    lo = y - MARGIN
+    out = np.inf
+    for b in range(n.shape[1]):
+        if b == a:
+            continue
+        pb = s[r, b] / n[r, b]
+        if pb >= lo:
+            return -1.0
+        out = min(out, n[r, b] * _kl(pb, lo))
+    return out
+
+
+@jit
+def _kl_certify(s, n, r, a, w, t, y, rivals, level, c_explore):  # pragma: no cover - compiled
     """Whether arm ``a`` is certainly the unique argmax at steps ``t .. t + w - 1`` (it is then
     pulled at each, the others are not), by threshold ``y``.
 
     Over those steps ``a`` has at most ``m = n_a + w - 1`` pulls and a sum of at least
-    ``s_a`` (rewards are in [0, 1]) and the level is at least ``level(t)``; the index grows
-    with the mean and with ``level/n``, so it exceeds ``y + MARGIN`` if ``y + MARGIN`` is
-    below ``s_a/m`` or ``m kl(s_a/m, y + MARGIN) < level(t)`` (the definition of the index
-    as the largest ``q`` with ``n kl(p, q) <= level``). Another arm keeps its counts and its
-    index grows with the level, so it stays below ``y - MARGIN`` if ``p_b < y - MARGIN`` and
-    ``n_b kl(p_b, y - MARGIN) > level(t + w - 1)``. Both comparisons carry a relative slack
-    for rounding. No root is computed."""
-    k = n.shape[1]
-    hi, lo = y + MARGIN, y - MARGIN
-    if not (0.0 < lo and hi < 1.0):
+    ``s_a`` (rewards are in [0, 1]) and the level is at least ``level`` (step ``t``'s); the
+    index grows with the mean and with ``level/n``, so it exceeds ``y + MARGIN`` if
+    ``y + MARGIN`` is below ``s_a/m`` or ``m kl(s_a/m, y + MARGIN) < level`` (the index is
+    the largest ``q`` with ``n kl(p, q) <= level``). The other arms keep their counts and
+    their indices grow with the level, so they stay below ``y - MARGIN`` while
+    ``level(t + w - 1) < rivals`` (:func:`_kl_rivals`). Both comparisons carry a relative
+    slack for rounding. No root is computed."""
+    hi = y + MARGIN
+    if not (y - MARGIN > 0.0 and hi < 1.0 and rivals > 0.0):
         return False
     m = n[r, a] + (w - 1)
     pa = s[r, a] / m
-    if hi > pa and m * _kl(pa, hi) >= _kl_level(t, c_explore) * (1.0 - SLACK):
+    if hi > pa and m * _kl(pa, hi) >= level * (1.0 - SLACK):
         return False
-    end = _kl_level(t + w - 1, c_explore) * (1.0 + SLACK)
-    for b in range(k):
-        if b == a:
-            continue
-        pb = s[r, b] / n[r, b]
-        if pb >= lo or n[r, b] * _kl(pb, lo) <= end:
-            return False
-    return True
+    return _kl_level(t + w - 1, c_explore) * (1.0 + SLACK) < rivals
 
 
 @jit
@@ -274,7 +283,8 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
     when maxima tie), which sets a new winner and threshold. Uniforms come from ``buf`` (the
     generator's next numbers, drawn in a block by :class:`StreamFed`) and from ``rng`` once
     ``buf`` is used up mid-step, so they are consumed in the plain kernel's order; resumed
-    from ``ist`` (``hint[0]`` holds the threshold, ``-1`` when there is none)."""
+    from ``ist`` (``hint`` holds the threshold, ``-1`` when there is none, and its
+    :func:`_kl_rivals`)."""
     runs, k = n.shape
     r, t, j, warm, wend, wlen = ist[0], ist[1], ist[2], ist[3], ist[4], ist[5]
     p = 0
@@ -294,8 +304,10 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                 wend = 0
                 if hint[0] > 0.0 and c_explore >= 0.0:
                     w = min(wlen, horizon - t + 1)
+                    level = _kl_level(t, c_explore)
                     while w >= 1:
-                        if _kl_certify(s, n, r, warm, float(w), t, hint[0], c_explore):
+                        if _kl_certify(s, n, r, warm, float(w), t, hint[0], hint[1], level,
+                                       c_explore):
                             wend, wlen = t + w, 2 * w
                             break
                         w //= 2
@@ -324,6 +336,7 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                                 second = max(second, bound)
                         warm = arm
                         hint[0] = 0.5 * (best + second)
+                        hint[1] = _kl_rivals(s, n, r, arm, hint[0])
                         wend = t + 1  # the window, if any, starts at the next step
             if p < nb:
                 u = buf[p]
@@ -615,7 +628,7 @@ class StreamFed(BlockFed):
         buf = np.empty(min(BLOCK, total))
         ist = np.array([0, 1, 0, 0, 0, 1], dtype=np.int64)
         idx = np.zeros(k)
-        hint = np.full(1, -1.0)
+        hint = np.full(2, -1.0)
         while ist[0] < runs:
             m = min(BLOCK, total - int(ist[0]) * horizon - int(ist[1]) + 1)
             b = buf[:m]
