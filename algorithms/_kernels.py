@@ -341,11 +341,13 @@ def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, r
     root = np.sqrt(c_explore * logt)
     mean = np.zeros(k)
     rs = np.ones(k)
+    nf = np.zeros(k)
     idx = np.empty(k)
     for r in range(runs):
         for a in range(k):
+            nf[a] = float(n[r, a])  # exact below 2^53: kept as a float beside the count
             if n[r, a] > 0:
-                rs[a] = 1.0 / math.sqrt(float(n[r, a]))
+                rs[a] = 1.0 / math.sqrt(nf[a])
                 mean[a] = s[r, a] * (rs[a] * rs[a])
         reg = regret[r]
         for c in range(chunk):
@@ -387,7 +389,9 @@ def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, r
                 x = prob[c, arm]
             n[r, arm] += 1
             s[r, arm] += x
-            ra = 1.0 / math.sqrt(float(n[r, arm]))
+            cnt = nf[arm] + 1.0
+            nf[arm] = cnt
+            ra = 1.0 / math.sqrt(cnt)
             rs[arm] = ra
             mean[arm] = s[r, arm] * (ra * ra)
             reg += gaps[arm]
