@@ -150,6 +150,10 @@ FLOOR_NOTES = {
               "of >99% of the steps (profile: 0.5% of steps at T=1e4 need roots, 0.19 "
               "window certifications per step, each one KL evaluation with two logs), but "
               "the floor is one bulk uniform per step (~2 ns), below a single log",
+    "dp-ftpl-new": "each step inverts one Lemma-15 CDF per arm (a log1p, a square root "
+                   "and divisions: K = 9 here), about 230-260 ns per step against 29 ns for "
+                   "its 10 uniforms (profile); feeding the uniforms in blocks changed "
+                   "nothing measurable, so the kernel keeps numba's scalar draws",
     "ldp-apt": "each decision waits on the previous step's index update (profile: 25 ns per "
                "step with the update on the decision's chain, 5 ns with a fixed arm); the "
                "kernel computes both possible next indices a step ahead and picks without "
