@@ -140,3 +140,14 @@ def test_kl_ucb_blocks_ending_mid_step_keep_the_stream(monkeypatch, block):
     fast = _kl_runs(sk.kl_ucb_kernel, (0.0,), source, 400, 3, 9, monkeypatch, block)
     plain = _kl_runs(sk.kl_ucb_plain_kernel, (0.0, True), source, 400, 3, 9)
     assert np.array_equal(fast[0].actions, plain[0].actions) and fast[2] == plain[2]
+
+
+@needs_numba
+def test_touched_kernels_give_the_same_report_on_one_and_two_workers(monkeypatch):
+    from dpaudit.sim import parallel
+    from dpaudit.sim.simulation import simulate_policy
+    monkeypatch.setattr(parallel, "POOL_START_SECONDS", 0.0)  # always worth a pool
+    for name in ("ucb", "dp-ucb-bound", "private-ucb", "kl-ucb", "ldp-apt"):
+        one = simulate_policy(name, horizon=300, runs=30, seed=4, workers=1)
+        two = simulate_policy(name, horizon=300, runs=30, seed=4, workers=2)
+        assert one.numbers() == two.numbers(), name
