@@ -150,6 +150,11 @@ FLOOR_NOTES = {
               "of >99% of the steps (profile: 0.5% of steps at T=1e4 need roots, 0.19 "
               "window certifications per step, each one KL evaluation with two logs), but "
               "the floor is one bulk uniform per step (~2 ns), below a single log",
+    "ucb": "at 3x the floor a step has ~13.5 ns, of which drawing its 2 uniforms takes ~4.5; "
+           "the compiled step takes ~8 ns (profile: screened decision, one multiply-add per "
+           "arm; update, one square root and one division; a division-free reciprocal root "
+           "and interleaving runs were both slower), so UCB sits at about 0.3-0.35 of the "
+           "floor depending on the load",
     "dp-ftpl-new": "each step inverts one Lemma-15 CDF per arm (a log1p, a square root "
                    "and divisions: K = 9 here), about 230-260 ns per step against 29 ns for "
                    "its 10 uniforms (profile); feeding the uniforms in blocks changed "
