@@ -61,8 +61,8 @@ def test_chunked_selection_on_a_dask_scheduler(loopback_scheduler):
 
 def test_without_select_chunk_the_selection_draws_its_one_stream():
     """The default keeps the stream ``(seed, key, "select")``: p's draws, then q's."""
-    from dpaudit.stats.sampled import _Source
     from dpaudit.stats.rng import child_seed
+    from dpaudit.stats.sampled import _Source
     pair = _pairs()[0]
     rng = generator(3, "sel", "select")
     a, b = pair.sample_p(500, rng), pair.sample_q(500, rng)
