@@ -35,6 +35,9 @@ __all__ = ["BOUND", "DPUCB", "INT", "PRIVATE", "UCB", "HAVE_NUMBA", "SlowPathWar
 
 UCB, BOUND, DPUCB, PRIVATE, INT = 0, 1, 2, 3, 4
 LN4 = math.log(4.0)
+#: relative lead of a screened decision (see :func:`_kernel_counter_py`): 1000x the
+#: screening values' worst error, so a screened argmax is the exact one
+SCREEN = 1e-12
 
 try:
     import numba
@@ -313,7 +316,242 @@ def _bitlen_py(x):  # pragma: no cover - jitted
     return math.frexp(float(x))[1]
 
 
-_bitlen, _lap, _inc, _kernel = jit(_bitlen_py), jit(_lap_py), jit(_inc_py), jit(_kernel_py)
+if HAVE_NUMBA:
+    try:  # the count-leading-zeros instruction (numba's intrinsic), not a libm frexp call
+        from numba.cpython.unsafe.numbers import leading_zeros as _clz
+
+        def _bitlen_clz(x):  # pragma: no cover - jitted
+            """``floor(log2 x) + 1`` for ``1 <= x < 2^63`` (exact, as :func:`_bitlen_py`)."""
+            return 64 - _clz(np.int64(x))
+
+        _bitlen = jit(_bitlen_clz)
+    except ImportError:  # pragma: no cover - an older or newer numba without the intrinsic
+        _bitlen = jit(_bitlen_py)
+else:  # pragma: no cover
+    _bitlen = _bitlen_py
+_lap, _inc, _kernel = jit(_lap_py), jit(_inc_py), jit(_kernel_py)
+
+
+def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, regret, curve,
+                   actions, record):  # pragma: no cover - jitted
+    """``UCB`` alone, with :func:`_kernel_py`'s decisions: see :func:`_kernel_counter_py`
+    for the screened comparison (here ``mean = s/n``, ``bonus = sqrt(c ln t / n)``)."""
+    runs, k = n.shape
+    chunk = u.shape[1]
+    root = np.sqrt(c_explore * logt)
+    mean = np.zeros(k)
+    rs = np.ones(k)
+    nf = np.zeros(k)
+    idx = np.empty(k)
+    for r in range(runs):
+        for a in range(k):
+            nf[a] = float(n[r, a])  # exact below 2^53: kept as a float beside the count
+            if n[r, a] > 0:
+                rs[a] = 1.0 / math.sqrt(nf[a])
+                mean[a] = s[r, a] * (rs[a] * rs[a])
+        reg = regret[r]
+        for c in range(chunk):
+            t = t0 + c
+            if t <= k:
+                arm = (t - 1) % k
+            else:
+                sq = root[c]
+                best = -np.inf
+                second = -np.inf
+                arm = 0
+                for a in range(k):
+                    val = mean[a] + sq * rs[a]
+                    if val > best:
+                        second = best
+                        best = val
+                        arm = a
+                    elif val > second:
+                        second = val
+                if not best - second > SCREEN * (best + abs(second)):
+                    cl = c_explore * logt[c]
+                    best = -np.inf
+                    m = 0
+                    for a in range(k):
+                        na = float(n[r, a])
+                        val = s[r, a] / na + math.sqrt(cl / na)
+                        idx[a] = val
+                        if val > best:
+                            best = val
+                            m = 1
+                            arm = a
+                        elif val == best:
+                            m += 1
+                    if m > 1:
+                        arm = _pick_tied(idx, best, m, v[r, c])
+            if drawn[c]:
+                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
+            else:
+                x = prob[c, arm]
+            n[r, arm] += 1
+            s[r, arm] += x
+            cnt = nf[arm] + 1.0
+            nf[arm] = cnt
+            ra = 1.0 / math.sqrt(cnt)
+            rs[arm] = ra
+            mean[arm] = s[r, arm] * (ra * ra)
+            reg += gaps[arm]
+            if cp_col[c] >= 0:
+                curve[r, cp_col[c]] = reg
+            if record:
+                actions[r, t - 1] = arm
+        regret[r] = reg
+
+
+def _kernel_counter_py(kind, t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, s,
+                       nodes, tsum, lsum, prm, table, regret, curve, actions,
+                       record):  # pragma: no cover - jitted
+    """``BOUND`` and ``PRIVATE`` with :func:`_kernel_py`'s decisions, screened.
+
+    The divider (division and square root share it) was the bottleneck: 3 to 5 of its
+    operations per arm and step. Here each step first compares *screening* values made of
+    multiplications of per-arm terms kept between steps (they change only when the arm is
+    pulled): ``rs = 1/sqrt(n)``, ``inv = rs^2``, the noisy mean ``(s + L + T) inv``,
+    BOUND's ``(ln n + 1) inv`` (``inv`` at a power of two) and PRIVATE's ``B inv``; and per
+    step ``sqrt(2 ln t)`` (one root per step for all runs) and BOUND's
+    ``c (ln 4 + 4 ln t)``. Each screening value is within a few ulps (relative ``< 1e-15``
+    of the magnitudes ``|mean| + bonus + extra``) of the index that :func:`_kernel_py` and
+    the numpy path compute; when the best screening value leads every other by more than
+    ``SCREEN`` (``1e-12``) times the largest magnitude, the exact indices have the same
+    unique argmax, so the decision is the same. Otherwise (a tie or near tie) the step
+    computes the exact indices by the reference's expressions, in its order, and breaks ties
+    with the same uniform. The counters are updated by the reference's expressions. So the
+    decisions, the counters and every output are identical to the numpy path's (tested); no
+    fastmath (it could reassociate the exact expressions)."""
+    runs, k = n.shape
+    chunk = u.shape[1]
+    bound = kind == BOUND
+    levels = nodes.shape[2]
+    root2 = np.sqrt(2.0 * logt)
+    mean = np.zeros(k)
+    rs = np.ones(k)
+    extra = np.zeros(k)
+    idx = np.empty(k)
+    for r in range(runs):
+        for a in range(k):
+            if n[r, a] > 0:
+                cnt = n[r, a]
+                ra = 1.0 / math.sqrt(float(cnt))
+                inv = ra * ra
+                rs[a] = ra
+                mean[a] = (s[r, a] + lsum[r, a] + tsum[r, a]) * inv
+                if bound:
+                    extra[a] = inv if (cnt & (cnt - 1)) == 0 else (table[cnt] + 1.0) * inv
+                else:
+                    extra[a] = prm[1] * inv
+        reg = regret[r]
+        for c in range(chunk):
+            t = t0 + c
+            if t <= k:
+                arm = (t - 1) % k
+            else:
+                lt = logt[c]
+                sq = root2[c]
+                pl = prm[2] * (LN4 + 4.0 * lt) if bound else 1.0
+                best = -np.inf
+                second = -np.inf
+                size = 0.0
+                arm = 0
+                for a in range(k):
+                    b = sq * rs[a]
+                    e = pl * extra[a]
+                    val = mean[a] + b + e
+                    mg = abs(mean[a]) + b + abs(e)
+                    if mg > size:
+                        size = mg
+                    if val > best:
+                        second = best
+                        best = val
+                        arm = a
+                    elif val > second:
+                        second = val
+                if not best - second > SCREEN * size:
+                    two = 2.0 * lt
+                    best = -np.inf
+                    m = 0
+                    for a in range(k):
+                        na = float(n[r, a])
+                        val = (s[r, a] + lsum[r, a] + tsum[r, a]) / na + math.sqrt(two / na)
+                        if bound:
+                            cnt = n[r, a]
+                            if (cnt & (cnt - 1)) == 0:
+                                nu = pl
+                            else:
+                                nu = pl * (table[cnt] + 1.0)
+                            val = val + nu / na
+                        else:
+                            val = val + prm[1] / na
+                        idx[a] = val
+                        if val > best:
+                            best = val
+                            m = 1
+                            arm = a
+                        elif val == best:
+                            m += 1
+                    if m > 1:
+                        arm = _pick_tied(idx, best, m, v[r, c])
+            if drawn[c]:
+                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
+            else:
+                x = prob[c, arm]
+            n[r, arm] += 1
+            s[r, arm] += x
+            pos = n[r, arm]
+            z = mag[r, c, 0] if sbits[r, c, 0] & 1 else -mag[r, c, 0]
+            # the pulled arm's counter takes its element (the steps of _inc)
+            if bound and (pos & (pos - 1)) == 0:
+                lsum[r, arm] += z / prm[0]
+                for j in range(levels):
+                    nodes[r, arm, j] = 0.0
+                tsum[r, arm] = 0.0
+            else:
+                if bound:
+                    kb = _bitlen(pos) - 1
+                    mm = pos - (1 << kb)
+                    val = z * kb / prm[1]
+                else:
+                    mm = pos
+                    val = z * prm[0]
+                lvl = _bitlen(mm & -mm) - 1
+                ts = tsum[r, arm]
+                for j in range(lvl):
+                    ts = ts - nodes[r, arm, j]
+                    nodes[r, arm, j] = 0.0
+                nodes[r, arm, lvl] = val
+                tsum[r, arm] = ts + val
+            ra = 1.0 / math.sqrt(float(pos))
+            inv = ra * ra
+            rs[arm] = ra
+            mean[arm] = (s[r, arm] + lsum[r, arm] + tsum[r, arm]) * inv
+            if bound:
+                extra[arm] = inv if (pos & (pos - 1)) == 0 else (table[pos] + 1.0) * inv
+            else:
+                extra[arm] = prm[1] * inv
+            reg += gaps[arm]
+            if cp_col[c] >= 0:
+                curve[r, cp_col[c]] = reg
+            if record:
+                actions[r, t - 1] = arm
+        regret[r] = reg
+
+
+def _pick_tied_py(idx, best, m, v):  # pragma: no cover - jitted
+    """Among the ``m > 1`` maxima of ``idx``, the ``min(floor(v m), m - 1)``-th."""
+    j = min(int(v * m), m - 1)
+    for a in range(idx.shape[0]):
+        if idx[a] >= best:
+            if j == 0:
+                return a
+            j -= 1
+    return 0
+
+
+_pick_tied = jit(_pick_tied_py)
+_kernel_ucb, _kernel_counter = jit(_kernel_ucb_py), jit(_kernel_counter_py)
 
 
 def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
@@ -322,6 +560,15 @@ def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
     """The compiled path for one chunk (same state, same numbers as :func:`step_numpy`)."""
     rec = actions is not None
     act = actions if rec else np.zeros((1, 1), dtype=np.int8)
+    if kind == UCB:
+        _kernel_ucb(ch.t0, ch.u, ch.v, ch.prob, ch.drawn, ch.cp_col, ch.logt, gaps, st.n,
+                    st.s, float(prm[0]), regret, curve, act, rec)
+        return
+    if kind in (BOUND, PRIVATE):
+        _kernel_counter(kind, ch.t0, ch.u, ch.v, ch.mag, ch.sbits, ch.prob, ch.drawn,
+                        ch.cp_col, ch.logt, gaps, st.n, st.s, st.nodes, st.tsum, st.lsum, prm,
+                        table, regret, curve, act, rec)
+        return
     _kernel(kind, ch.t0, ch.u, ch.v, ch.mag, ch.sbits, ch.prob, ch.drawn, ch.cp_col,
             ch.logt, gaps, st.n, st.s, st.nodes, st.tsum, st.lsum, st.pm, st.fidx, prm, table,
             regret, curve, act, rec)

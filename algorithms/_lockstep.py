@@ -69,15 +69,40 @@ def tie_break(index: np.ndarray, v: np.ndarray) -> np.ndarray:
 SIGN_BITS = 63  # random sign bits per int64 word
 
 
-def laplace_parts(rng: np.random.Generator, shape: tuple[int, ...]
-                  ) -> tuple[np.ndarray, np.ndarray]:
+#: bit generators whose raw output is one 64-bit word per call, as ``integers`` consumes it
+_RAW64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
+def laplace_parts(rng: np.random.Generator, shape: tuple[int, ...],
+                  out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Standard Laplace draws as ``(magnitudes, sign words)``: a standard exponential with a
     uniform random sign (the law of ``rng.laplace(0, 1)``, several times cheaper: the
     counters' noise dominates the random numbers DP-UCB consumes). Node ``a`` of the last
-    axis takes bit ``a % 63`` of word ``a // 63``; a set bit means positive."""
+    axis takes bit ``a % 63`` of word ``a // 63``; a set bit means positive.
+
+    The words are ``rng.integers(0, 2**63, dtype=int64)``. For a bit generator with 64-bit
+    raw output (PCG64, PCG64DXSM, Philox, SFC64) NumPy's bounded-integer draw (Lemire's
+    method with range ``2^63``: the threshold is 0, nothing is rejected) returns exactly
+    ``raw >> 1``, so the words are taken from ``bit_generator.random_raw`` directly: the same
+    numbers from the same stream (tested), at a third of the cost. ``out``: a contiguous
+    float buffer of at least ``prod(shape)`` entries for the magnitudes (reused between
+    chunks: no fresh pages per chunk)."""
     words = -(-shape[-1] // SIGN_BITS)
-    mag = rng.standard_exponential(shape) if shape[-1] else np.zeros(shape)
-    bits = rng.integers(0, 1 << SIGN_BITS, size=(*shape[:-1], words), dtype=np.int64)
+    size = int(np.prod(shape))
+    if not shape[-1]:
+        mag = np.zeros(shape)
+    elif out is not None:
+        mag = out[:size].reshape(shape)
+        rng.standard_exponential(out=mag)
+    else:
+        mag = rng.standard_exponential(shape)
+    wshape = (*shape[:-1], words)
+    if words and isinstance(rng.bit_generator, _RAW64):
+        raw = rng.bit_generator.random_raw(int(np.prod(wshape)))
+        np.right_shift(raw, np.uint64(1), out=raw)
+        bits = raw.view(np.int64).reshape(wshape)
+    else:
+        bits = rng.integers(0, 1 << SIGN_BITS, size=wshape, dtype=np.int64)
     return mag, bits
 
 
@@ -129,11 +154,18 @@ def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Genera
     actions = np.zeros((runs, horizon), dtype=np.int16 if k > 127 else np.int8) if record \
         else None
     t0 = 1
+    # buffers reused by every chunk (``out=`` draws the same numbers as a fresh array; fresh
+    # multi-megabyte arrays cost page faults in every chunk)
+    first = min(CHUNK, horizon)
+    ubuf, vbuf = np.empty(runs * first), np.empty(runs * first)
+    mbuf = np.empty(runs * first * noise_per_step)
     while t0 <= horizon:
         c = min(CHUNK, horizon - t0 + 1)
-        u = rng.random((runs, c))
-        v = rng.random((runs, c))
-        mag, sbits = laplace_parts(rng, (runs, c, noise_per_step))
+        u = ubuf[:runs * c].reshape(runs, c)
+        v = vbuf[:runs * c].reshape(runs, c)
+        rng.random(out=u)
+        rng.random(out=v)
+        mag, sbits = laplace_parts(rng, (runs, c, noise_per_step), out=mbuf)
         steps = np.arange(t0, t0 + c)
         r = row_of(steps)
         prob = np.ascontiguousarray(rows[r])

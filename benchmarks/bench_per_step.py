@@ -34,14 +34,18 @@ def cpu(fn) -> float:
 
 
 def draws_only(runs: int, horizon: int, noise: int, rng: np.random.Generator) -> None:
-    """The random numbers the lockstep path consumes, drawn chunk by chunk, nothing else."""
+    """The random numbers the lockstep path consumes, drawn chunk by chunk into reused
+    buffers as the lockstep path draws them, nothing else."""
+    first = min(CHUNK, horizon)
+    ubuf, vbuf, mbuf = (np.empty(runs * first), np.empty(runs * first),
+                        np.empty(runs * first * noise))
     t = 0
     while t < horizon:
         c = min(CHUNK, horizon - t)
-        rng.random((runs, c))
-        rng.random((runs, c))
+        rng.random(out=ubuf[:runs * c].reshape(runs, c))
+        rng.random(out=vbuf[:runs * c].reshape(runs, c))
         if noise:
-            laplace_parts(rng, (runs, c, noise))
+            laplace_parts(rng, (runs, c, noise), out=mbuf)
         t += c
 
 

@@ -96,13 +96,23 @@ def fmt(value: float | None) -> str:
     return f"{value:.3g}"
 
 
-def markdown(rows: list[Row], info: dict[str, object], quick: bool, seconds: float) -> str:
+def _machine_line(info: dict[str, object], seconds: float) -> str:
+    load = info.get("load_average")
+    return (f"Machine: {info['cpu']}, {info['cores']} cores, {info['platform']}, Python "
+            f"{info['python']}, numpy {info['numpy']}; load average at start "
+            f"{fmt(load[0]) if load else '?'}; {info['date_utc']}; the "  # type: ignore[index]
+            f"run took {seconds:.0f} s.")
+
+
+def markdown(rows: list[Row], info: dict[str, object], quick: bool, seconds: float,
+             kept: dict | None = None) -> str:
     lines = [f"# Benchmarks ({'--quick' if quick else 'full'} run)", "",
-             f"Machine: {info['cpu']}, {info['cores']} cores, {info['platform']}, Python "
-             f"{info['python']}, numpy {info['numpy']}; load average at start "
-             f"{fmt(info['load_average'][0]) if info['load_average'] else '?'}; "
-             f"{info['date_utc']}; the whole run took {seconds:.0f} s.", "",
-             "Every ratio is measured / reference, both measured in this run.", "",
+             _machine_line(info, seconds), ""]
+    if kept is not None:
+        lines += [f"Only the sections {', '.join(kept['only'])} were run then; the rows of "
+                  "the other sections are kept from the earlier run: "
+                  + _machine_line(kept["machine"], kept["seconds"]), ""]
+    lines += ["Every ratio is measured / reference, both measured in the same run.", "",
              "| section | figure | measured | reference | ratio | unit, notes |",
              "|---|---|---|---|---|---|"]
     for r in rows:
@@ -141,9 +151,27 @@ def main() -> None:
     out_dir = HERE / "results"
     out_dir.mkdir(exist_ok=True)
     stem = "quick" if args.quick else "full"
-    (out_dir / f"{stem}.md").write_text(markdown(rows, info, args.quick, seconds))
+    kept = None
+    old_path = out_dir / f"{stem}.json"
+    if only is not None and old_path.exists():
+        # --only re-runs some sections: the other sections' rows stay, said to be older
+        old = json.loads(old_path.read_text())
+        earlier = old.get("kept") or {"machine": old["machine"], "seconds": old["seconds"]}
+        kept = {"only": sorted(only), "machine": earlier["machine"],
+                "seconds": earlier["seconds"]}
+        fresh = {r.section for r in rows}
+        merged, placed = [], set()
+        for r in old["rows"]:
+            if r["section"] in fresh:
+                if r["section"] not in placed:
+                    merged += [x for x in rows if x.section == r["section"]]
+                    placed.add(r["section"])
+            else:
+                merged.append(Row(**r))
+        rows = merged + [x for x in rows if x.section not in placed]
+    (out_dir / f"{stem}.md").write_text(markdown(rows, info, args.quick, seconds, kept))
     (out_dir / f"{stem}.json").write_text(json.dumps(
-        {"machine": info, "quick": args.quick, "seconds": seconds,
+        {"machine": info, "quick": args.quick, "seconds": seconds, "kept": kept,
          "rows": [r.to_dict() for r in rows], "script_outputs": outputs}, indent=2) + "\n")
     print(f"wrote {out_dir / stem}.md and .json ({seconds:.0f} s)")
 

@@ -13,7 +13,13 @@ One backend switch, in :func:`map_chunks`:
   Before starting a pool, ``fn`` runs once here on one item with a throwaway generator and is
   timed: when the whole work, at that cost per item, would save less than
   :data:`POOL_START_SECONDS` on ``workers`` processes, the chunks run here and the
-  ``placement`` callback is told why (the results are the same either way).
+  ``placement`` callback is told why (the results are the same either way). The same cost
+  per item sets how many chunks go to a worker in one task (:func:`task_batches`: tasks of
+  at least :data:`MIN_TASK_SECONDS`, at least two per process), so cheap chunks do not pay
+  a round trip each; the chunks and their seeds do not change.
+* a :class:`SharedPool` (``pool=``): one local pool, started on first use and reused by
+  every map of a caller with several stages (a sampled audit's selection and measurement
+  on both sides), so the start-up is paid once.
 
 The function must be picklable for the local pool; a closure (a ``lambda`` sampler) is sent
 with ``cloudpickle`` when it is installed (it comes with ``dask``).
@@ -33,8 +39,9 @@ import numpy as np
 from dpaudit.stats.rng import child_seed
 from dpaudit.validation import InvalidParameterError, check_int
 
-__all__ = ["POOL_START_SECONDS", "SCHEDULER_ENV", "chunk_runs", "chunk_sizes",
-           "default_workers", "map_chunks", "resolve_scheduler"]
+__all__ = ["MIN_TASK_SECONDS", "POOL_START_SECONDS", "SCHEDULER_ENV", "SharedPool",
+           "chunk_runs", "chunk_sizes", "default_workers", "map_chunks", "resolve_scheduler",
+           "task_batches"]
 
 T = TypeVar("T")
 
@@ -43,6 +50,47 @@ SCHEDULER_ENV = "DPAUDIT_SCHEDULER"
 #: start-up of a local pool: processes, dpaudit's imports and the cached compiled kernels in
 #: each (about 1-2 s on a 2-core machine); work that saves less stays in this process
 POOL_START_SECONDS = 2.0
+#: shortest task sent to a worker, by the measured cost per item (a task's round trip:
+#: pickling the function and its arguments, about a millisecond)
+MIN_TASK_SECONDS = 0.05
+
+
+class SharedPool:
+    """``workers`` local processes, started on first use and shut down by :meth:`close` (or
+    the ``with`` block): several :func:`map_chunks` calls of one caller share them."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = check_int("workers", workers, low=1)
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __enter__(self) -> SharedPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def task_batches(n_chunks: int, seconds_per_chunk: float, procs: int) -> int:
+    """Chunks per task: enough for :data:`MIN_TASK_SECONDS` at the measured cost per chunk,
+    but at least two tasks per process while there are chunks for them (load balance)."""
+    if n_chunks <= 0:
+        return 1
+    want = max(1, int(np.ceil(MIN_TASK_SECONDS / max(seconds_per_chunk, 1e-9))))
+    return max(1, min(want, n_chunks // (2 * max(1, procs)) or 1))
 
 
 def chunk_sizes(total: int, chunk: int) -> list[int]:
@@ -99,6 +147,21 @@ def _call_blob(blob: bytes, size: int, seq: np.random.SeedSequence) -> Any:
     return _call(pickle.loads(blob), size, seq)
 
 
+def _call_batch(caller: Callable, payload: Any, sizes: list[int], seqs: list) -> list:
+    """Several chunks in one task, each with its own seed (results as if sent one by one)."""
+    return [caller(payload, s, q) for s, q in zip(sizes, seqs, strict=True)]
+
+
+def _batched(pool: Executor, caller: Callable, payload: Any, sizes: list[int], seqs: list,
+             batch: int) -> list:
+    if batch <= 1:
+        return list(pool.map(caller, [payload] * len(sizes), sizes, seqs))
+    starts = range(0, len(sizes), batch)
+    parts = pool.map(_call_batch, [caller] * len(starts), [payload] * len(starts),
+                     [sizes[i:i + batch] for i in starts], [seqs[i:i + batch] for i in starts])
+    return [x for part in parts for x in part]
+
+
 def _portable(fn: Callable) -> tuple[Callable, Callable | bytes]:
     """``(caller, payload)`` for a process pool: plain pickle, else cloudpickle bytes."""
     try:
@@ -146,6 +209,7 @@ def map_chunks(
     scheduler: object = None,
     executor: Executor | None = None,
     placement: Callable[[str], None] | None = None,
+    pool: SharedPool | None = None,
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
 
@@ -158,8 +222,8 @@ def map_chunks(
     seed, key:
         Chunk ``i`` gets child ``i`` of ``child_seed(seed, key).spawn(n_chunks)``.
     workers:
-        Local processes (``None``: one per core); ignored when a scheduler or an executor
-        is in use.
+        Local processes (``None``: one per core); ignored when a scheduler, an executor or
+        a shared pool is in use.
     scheduler:
         A Dask scheduler address or ``distributed.Client``; ``None`` reads
         ``$DPAUDIT_SCHEDULER`` (unset or empty: no cluster). It takes precedence.
@@ -169,10 +233,15 @@ def map_chunks(
         when ``workers > 1`` and the work is worth it (see the module docstring).
     placement:
         Called with one line saying where the chunks ran when a planned pool was not used.
+    pool:
+        A :class:`SharedPool`: its processes run the chunks (started here if the work is
+        worth the start-up, as for ``workers``; once started, always used).
     """
     total = check_int("total", total, low=0)
     chunk = check_int("chunk", chunk, low=1)
     workers = default_workers() if workers is None else check_int("workers", workers, low=1)
+    if pool is not None:
+        workers = pool.workers
     sizes = chunk_sizes(total, chunk)
     seqs = child_seed(seed, key).spawn(len(sizes))
     if not sizes:
@@ -186,13 +255,18 @@ def map_chunks(
     if workers <= 1 or len(sizes) <= 1:
         return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
     procs = min(workers, len(sizes))
-    probe = _probe_seconds(fn) * total  # the whole work's estimated serial seconds
-    if probe * (1.0 - 1.0 / procs) < POOL_START_SECONDS:
+    per_item = _probe_seconds(fn)
+    probe = per_item * total  # the whole work's estimated serial seconds
+    started = pool is not None and pool.started
+    if not started and probe * (1.0 - 1.0 / procs) < POOL_START_SECONDS:
         if placement is not None:
             placement(f"ran in one process: the work (about {probe:.2g} s, timed on one item) "
                       f"would save less than a {procs}-process pool's start-up "
                       f"(~{POOL_START_SECONDS:g} s)")
         return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
     caller, payload = _portable(fn)
-    with ProcessPoolExecutor(max_workers=procs) as pool:
-        return list(pool.map(caller, [payload] * len(sizes), sizes, seqs))
+    batch = task_batches(len(sizes), per_item * chunk, procs)
+    if pool is not None:
+        return _batched(pool.executor(), caller, payload, sizes, seqs, batch)
+    with ProcessPoolExecutor(max_workers=procs) as own:
+        return _batched(own, caller, payload, sizes, seqs, batch)

@@ -14,6 +14,9 @@ The rule, and why the bound is valid at ``1 - alpha``
 2. **Select**: ``budget.n_select`` fresh draws per side of the winning pair choose *one* event
    and its direction among all families (thresholds, likelihood-ratio subsets, atoms, a learned
    score, whole-sequence codes) and all summaries (:func:`dpaudit.stats.families.select_event`).
+   With ``budget.select_chunk`` the ranking and selection samples are drawn in fixed chunks
+   with their own seeds, by the workers or a Dask cluster like the measurement; the event is
+   then chosen here from the merged sample (the same draws whatever the workers).
 3. **Measure**: ``budget.n_measure`` fresh draws per side count that one event under both
    inputs. The result is a :class:`~dpaudit.stats.evidence.SampledEvidence`; the engine
    (:func:`dpaudit.stats.evidence.decide`) turns the counts into Clopper-Pearson limits at the
@@ -34,11 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.sim.parallel import map_chunks
+from dpaudit.sim.parallel import SharedPool, map_chunks, resolve_scheduler
 from dpaudit.stats.events import DIRECTIONS
 from dpaudit.stats.evidence import SampledEvidence
 from dpaudit.stats.families import Features, select_event
-from dpaudit.stats.rng import child_seed, generator
+from dpaudit.stats.rng import child_seed
 from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
@@ -67,6 +70,12 @@ class AuditBudget:
     measurement streams, so with the cap an audit of 10^8 draws needs no more memory than one
     of 10^6 (the draws above the cap go to the measurement; validity does not depend on the
     selection's size, only power does). The default keeps every budget up to 10^6 as it was.
+    ``select_chunk``: ``None`` (default) draws the ranking and selection samples in this
+    process from one stream each (as before); an integer cuts them into chunks of that many
+    draws per side, each with its own seed (``(seed, key, "select")`` spawned per chunk and
+    side), drawn by the workers or Dask scheduler that measure: a sampled audit then runs in
+    parallel end to end. The result depends on ``select_chunk`` (another stream), never on
+    the workers.
     """
 
     samples: int = 1_000_000
@@ -76,6 +85,7 @@ class AuditBudget:
     top: int = 64
     chunk_bytes: int = 1 << 26
     max_select: int | None = 200_000
+    select_chunk: int | None = None
 
     def __post_init__(self) -> None:
         check_int("samples", self.samples, low=200)
@@ -88,6 +98,8 @@ class AuditBudget:
         check_int("chunk_bytes", self.chunk_bytes, low=1 << 12)
         if self.max_select is not None:
             check_int("max_select", self.max_select, low=100)
+        if self.select_chunk is not None:
+            check_int("select_chunk", self.select_chunk, low=100)
 
     @property
     def n_select(self) -> int:
@@ -151,7 +163,8 @@ def _count_chunk(sampler: Sampler, event: Any, who: str, size: int,
 
 
 def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, side: str,
-           chunk_bytes: int, who: str, workers: int, scheduler: object) -> int:
+           chunk_bytes: int, who: str, workers: int, scheduler: object,
+           pool: SharedPool | None = None) -> int:
     """Hits of ``event`` in ``n`` fresh draws, streamed: fixed chunks of at most
     ``chunk_bytes`` of outputs (and at most an eighth of ``n``, so workers share them), each
     with its own spawned seed (:func:`dpaudit.sim.parallel.map_chunks`); only counts come back.
@@ -160,13 +173,51 @@ def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, s
         child_seed(seed, "probe", side))), who)
     chunk = max(1, min(chunk_bytes // _row_bytes(probe), max(10_000, -(-n // 8))))
     return int(sum(map_chunks(partial(_count_chunk, sampler, event, who), n, seed=seed,
-                              key=side, chunk=chunk, workers=workers, scheduler=scheduler)))
+                              key=side, chunk=chunk, workers=workers, scheduler=scheduler,
+                              pool=pool)))
 
 
-def _select(pair: SamplerPair, n: int, n_measure: int, rng: np.random.Generator, *,
+def _draw_chunk(sampler: Sampler, who: str, size: int, rng: np.random.Generator) -> Outputs:
+    return draw(sampler, size, rng, who)
+
+
+def _merge(parts: list[Outputs], who: str) -> Outputs:
+    """The chunks of one side's sample, in chunk order, as one sample."""
+    if isinstance(parts[0], dict):
+        keys = list(parts[0])
+        if any(not isinstance(p, dict) or list(p) != keys for p in parts):
+            raise InvalidParameterError(f"{who} returned different summaries in different "
+                                        "calls")
+        return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+    return np.concatenate(parts)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a ranking or selection sample comes from: one generator in this process
+    (``chunk`` None), or fixed chunks of ``chunk`` draws per side with seeds spawned from
+    ``seq``, placed on ``workers`` / ``scheduler`` / ``pool``."""
+
+    seq: np.random.SeedSequence
+    chunk: int | None
+    workers: int = 1
+    scheduler: object = None
+    pool: SharedPool | None = None
+
+    def sample(self, pair: SamplerPair, n: int, who: str) -> tuple[Outputs, Outputs]:
+        if self.chunk is None:
+            rng = np.random.Generator(np.random.PCG64(self.seq))
+            return draw(pair.sample_p, n, rng, who), draw(pair.sample_q, n, rng, who)
+        return tuple(_merge(map_chunks(  # type: ignore[return-value]
+            partial(_draw_chunk, sampler, who), n, seed=self.seq, key=side, chunk=self.chunk,
+            workers=self.workers, scheduler=self.scheduler, pool=self.pool), who)
+            for sampler, side in ((pair.sample_p, "p"), (pair.sample_q, "q")))
+
+
+def _select(pair: SamplerPair, n: int, n_measure: int, source: _Source, *,
             delta: float, alpha: float, top: int, features: Features | None,
             n_outcomes: int | None, who: str) -> tuple[Any, str]:
-    a, b = draw(pair.sample_p, n, rng, who), draw(pair.sample_q, n, rng, who)
+    a, b = source.sample(pair, n, who)
     if isinstance(a, dict) != isinstance(b, dict) or (
             isinstance(a, dict) and isinstance(b, dict) and set(a) != set(b)):
         raise InvalidParameterError(f"{who}: both inputs must return the same kind of output "
@@ -196,19 +247,32 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
     n_sel, n_meas = budget.n_select, budget.n_measure
     select = partial(_select, delta=delta, alpha=alpha, top=budget.top, features=features,
                      n_outcomes=n_outcomes, who=who)
-    ranking: list[tuple[int, float]] = []
-    best = 0
-    if len(pairs) > 1:
-        for i, pair in enumerate(pairs):
-            cand, _ = select(pair, budget.n_rank, n_meas, generator(seed, key, "rank", i))
-            ranking.append((i, float(cand.projected_bound)))
-        ranking.sort(key=lambda r: -r[1])
-        best = ranking[0][0]
-    pair = pairs[best]
-    cand, kind = select(pair, n_sel, n_meas, generator(seed, key, "select"))
-    meas = child_seed(seed, key, "measure")
-    hits = [_count(s, cand.event, n_meas, meas, side, budget.chunk_bytes, who, workers,
-                   scheduler) for s, side in ((pair.sample_p, "p"), (pair.sample_q, "q"))]
+    # one local pool for every stage (ranking, selection, both sides of the measurement),
+    # started by the first stage worth it; none with a scheduler or one worker
+    shared = SharedPool(workers) if workers > 1 and resolve_scheduler(scheduler) is None \
+        else None
+    try:
+        def source(*keys: str | int) -> _Source:
+            return _Source(child_seed(seed, key, *keys), budget.select_chunk, workers,
+                           scheduler, shared)
+
+        ranking: list[tuple[int, float]] = []
+        best = 0
+        if len(pairs) > 1:
+            for i, pair in enumerate(pairs):
+                cand, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
+                ranking.append((i, float(cand.projected_bound)))
+            ranking.sort(key=lambda r: -r[1])
+            best = ranking[0][0]
+        pair = pairs[best]
+        cand, kind = select(pair, n_sel, n_meas, source("select"))
+        meas = child_seed(seed, key, "measure")
+        hits = [_count(s, cand.event, n_meas, meas, side, budget.chunk_bytes, who, workers,
+                       scheduler, shared)
+                for s, side in ((pair.sample_p, "p"), (pair.sample_q, "q"))]
+    finally:
+        if shared is not None:
+            shared.close()
     cp, cq = (hits[0], hits[1]) if cand.direction == DIRECTIONS[0] else (hits[1], hits[0])
     lines = [f"neighbours: {pair.description} (best of {len(pairs)} pair(s))"]
     if ranking:
