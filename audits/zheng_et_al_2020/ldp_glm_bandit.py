@@ -15,6 +15,7 @@ claim is decided when both ends fall on the same side of it. Regret: Theorem 10'
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import cache
 
@@ -22,7 +23,11 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import LDPGLMBandit, UnitBallContexts
+from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import (
+    LDPGLMBandit,
+    UnitBallContexts,
+    glm_attained_sup,
+)
 from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
     PAPER,
     RegretCase,
@@ -109,6 +114,23 @@ def _report(ctx: CheckContext) -> Report:
             return np.concatenate([flat(v, u), g], axis=1)
         return draw
 
+    # candidate data (x, y, theta^): the witness pair, then corners of the domain at the
+    # witness's theta^ and at theta^ = e_1 (theta^ is the server's, public: a pair shares it)
+    s = 1.0 / math.sqrt(2.0)
+    xs = [np.array(v) for v in ([1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [s, s],
+                                [s, -s], [-s, s])]
+    data: list[tuple[np.ndarray, float, np.ndarray]] = [(w["x"], w["y"], th),
+                                                         (w["xp"], w["yp"], th)]
+    groups = [[0, 1]]
+    for t_hat in (th, np.array([1.0, 0.0])):
+        group = [] if t_hat is not th else groups[0]
+        for xv in xs:
+            for yv in (0.0, 1.0):
+                group.append(len(data))
+                data.append((xv, yv, t_hat))
+        if t_hat is not th:
+            groups.append(group)
+    pairs = tuple(p for grp in groups for p in itertools.combinations(grp, 2))
     diff = _means(w["x"], np.array(w["y"]), th, alg.link_bound) - _means(
         w["xp"], np.array(w["yp"]), th, alg.link_bound)
     direction = np.concatenate([diff[:-D], diff[-D:] / alg.link_bound])  # whitened again
@@ -121,7 +143,11 @@ def _report(ctx: CheckContext) -> Report:
                    "gradient); three releases of one user's data as one Gaussian vector",
                    f"joint whitened distance x sigma: search found {found:.6f}, bound "
                    f"{rel.mu_upper * alg.sigma:.6f} (sum of the blocks' separate worst "
-                   f"cases: {math.sqrt(2 + 4 + 4):.6f})"))
+                   f"cases: {math.sqrt(2 + 4 + 4):.6f})"),
+                  run=lambda d, rng: alg.report(d[0][None], np.array([d[1]]), d[2][None], rng),
+                  data=tuple(data), pairs=pairs,
+                  describe=lambda d: f"(x, y) = ({np.round(d[0], 4).tolist()}, {d[1]:g}) at "
+                  f"theta^ = {np.round(d[2], 4).tolist()}")
 
 
 def _run(eps: float, private: bool, horizon: int, runs: int, rng) -> np.ndarray:
@@ -136,12 +162,19 @@ def _mu(eps: float, delta: float) -> float:
     return LDPGLMBandit(eps, delta).release().mu_upper
 
 
+def _mu_attained(eps: float, delta: float) -> float:
+    """The attained worst case (:func:`glm_attained_sup`): where the true loss exceeds the
+    claim, Theorem 9 as stated is false."""
+    return glm_attained_sup() / LDPGLMBandit(eps, delta).sigma
+
+
 AUDITS = [spec(
     "ldp-glm-bandit", "LDP generalized linear bandit (Algorithm 3, logistic link)",
     PAPER + ", Section 4.2, Algorithm 3, Theorems 9-10",
     gaussian_claims(_report, "each user's three releases (x x^T + B, z x + xi, grad + r)",
-                    "Algorithm 3, Theorem 9"),
+                    "Algorithm 3, Theorem 9", name="ldp-glm-bandit"),
     _mu, "sigma = 6 sqrt(2 ln(3.75/delta))/eps (upper bound on the joint sensitivity)",
     findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Non-private GLOC's order is sqrt(T) (up to logs).")],
-    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS), variant=LDPGLMBandit)]
+    regret=regret_at(CASE, REGRET_HORIZON, REGRET_RUNS), variant=LDPGLMBandit,
+    mu_attained=_mu_attained)]
