@@ -279,3 +279,43 @@ def test_calibration_limit_is_the_paper_claim_false_boundary(name):
         return
     assert not spec.paper_claim_false(limit * 0.999, 1e-5)
     assert spec.paper_claim_false(limit * 1.001, 1e-5)
+
+
+def test_glm_link_sweep_reads_the_eps_the_code_pays():
+    """Theorem 9 beyond the logistic link: the probe's distance at the searched worst pair is
+    the search's own (the code builds the report the audit's mean model describes), the
+    logistic one is the attained worst case, scaling g and the noise by C leaves it unchanged,
+    and the identity link with rewards in [-C, C] (|g - y| up to 2C) pays more."""
+    from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import glm_attained_sup
+    from dpaudit.audits.recipes.ldp import gaussian_epsilon
+    from dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit import link_pair_loss
+
+    rows = {(link, c): link_pair_loss(link, c, 1.0, 1e-5, 3, (500, 1))
+            for link in ("logistic", "identity") for c in (1.0, 4.0)}
+    for r in rows.values():
+        assert r["whitened_distance"] == pytest.approx(r["search_found"], rel=1e-9)
+        assert r["epsilon_paid"] == pytest.approx(gaussian_epsilon(1e-5, r["mu"]), rel=1e-12)
+    log1 = rows["logistic", 1.0]
+    assert log1["whitened_distance"] == pytest.approx(glm_attained_sup(), rel=1e-9)
+    for link in ("logistic", "identity"):
+        assert rows[link, 4.0]["epsilon_paid"] == pytest.approx(rows[link, 1.0]["epsilon_paid"],
+                                                                rel=1e-9)
+    assert rows["identity", 1.0]["epsilon_paid"] > 1.3 * log1["epsilon_paid"]
+    assert rows["identity", 1.0]["epsilon_limit"] < log1["epsilon_limit"]
+
+
+def test_glm_links_clip_rewards_and_keep_the_default_report():
+    rng = np.random.default_rng
+    x, th = np.array([[0.6, 0.8]]), np.array([[0.3, -0.2]])
+    base = LDPGLMBandit(1.0, 1e-5).report(x, np.array([1.0]), th, rng(4))
+    same = LDPGLMBandit(1.0, 1e-5, link="logistic", link_bound=1.0).report(
+        x, np.array([1.0]), th, rng(4))
+    assert all(np.array_equal(a, b) for a, b in zip(base, same, strict=True))
+    ident = LDPGLMBandit(1.0, 1e-5, link="identity", link_bound=2.0)
+    a = ident.report(x, np.array([9.0]), th, rng(5))
+    b = ident.report(x, np.array([2.0]), th, rng(5))
+    assert np.array_equal(a[2], b[2])  # rewards clipped to [-C, C]
+    with pytest.raises(InvalidParameterError):
+        LDPGLMBandit(1.0, 1e-5, link="cauchit")
+    with pytest.raises(InvalidParameterError):
+        ident.simulate(UnitBallContexts([0.1, 0.1], link="logistic"), 5, 2, rng=rng(0))
