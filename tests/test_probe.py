@@ -151,3 +151,51 @@ def test_random_affine_reports_recover_g_and_j(m, n, seed):
     else:
         mu = float(np.sqrt(s @ np.linalg.pinv(jac @ jac.T) @ s))
         assert loss.mu == pytest.approx(mu, rel=1e-7)
+
+
+# -- the third-party route: a policy holding its own numpy Generator --------------------------
+class OwnGeneratorLaplace:
+    """Reports ``reward + Laplace(1/eps)`` drawn from a generator built in the constructor."""
+
+    def __init__(self, n_arms, epsilon, seed=0):
+        self.eps, self.rng = epsilon, np.random.default_rng(seed)
+
+    def select(self):
+        return 0
+
+    def update(self, arm, reward):
+        pass
+
+    def privatize(self, reward):
+        return reward + self.rng.laplace(0.0, 1.0 / self.eps)
+
+
+class OwnGeneratorGaussianSlip(OwnGeneratorLaplace):
+    """Gaussian noise with sigma = sqrt(ln(1.25/delta))/eps (the 2 under the root dropped)."""
+
+    def privatize(self, reward):
+        return reward + self.rng.normal(0.0, math.sqrt(math.log(1.25 / 1e-5)) / self.eps)
+
+
+class OwnGeneratorUniform(OwnGeneratorLaplace):
+    def privatize(self, reward):
+        return reward + self.rng.uniform(-1.0, 1.0)
+
+
+def test_third_party_policy_with_its_own_generator_is_read_exactly():
+    from dpaudit.sim.adapters import adapt
+    from dpaudit.sim.ldp_audit import exact_release, find_release
+
+    lap = find_release(adapt(OwnGeneratorLaplace, n_arms=2, horizon=4, epsilon=0.5))
+    ev = exact_release(lap, epsilon=0.5, delta=0.0)
+    assert ev is not None and ev.data["route"] == "probe" and ev.data["family"] == "laplace"
+    assert ev.data["pure_loss"] == pytest.approx(0.5, rel=1e-12)
+    assert ev.delta_at_epsilon - ev.error <= 0.0  # exactly eps-DP
+    slip = find_release(adapt(OwnGeneratorGaussianSlip, n_arms=2, horizon=4, epsilon=1.0))
+    ev = exact_release(slip, epsilon=1.0, delta=1e-5)
+    mu = 1.0 / math.sqrt(math.log(1.25 / 1e-5))
+    assert ev.data["mu"] == pytest.approx(mu, rel=1e-12)
+    assert ev.delta_at_epsilon == pytest.approx(_gauss_delta(1.0, mu), rel=1e-9)
+    assert ev.delta_at_epsilon - ev.error > 1e-5  # the slip pays more than claimed
+    uni = find_release(adapt(OwnGeneratorUniform, n_arms=2, horizon=4, epsilon=1.0))
+    assert exact_release(uni, epsilon=1.0, delta=0.0) is None  # unknown law: sampled instead
