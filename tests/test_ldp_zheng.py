@@ -319,3 +319,30 @@ def test_glm_links_clip_rewards_and_keep_the_default_report():
         LDPGLMBandit(1.0, 1e-5, link="cauchit")
     with pytest.raises(InvalidParameterError):
         ident.simulate(UnitBallContexts([0.1, 0.1], link="logistic"), 5, 2, rng=rng(0))
+
+
+@pytest.mark.parametrize("name", ["ldp-one-point", "ldp-two-point-bco", "ldp-linear-bandit",
+                                  "ldp-glm-bandit"])
+def test_exact_claims_follow_paper_claim_false_over_the_domain(name):
+    """The two exact claims (declared release, code read by the probe) of a correct algorithm
+    are VIOLATED exactly where ``paper_claim_false`` says the paper's theorem is false, over
+    (eps, delta) drawn log-uniformly from the domain the battery uses (eps in [1e-3, 50],
+    delta in [1e-12, 0.5]); deterministic (exact claims, fixed draws)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    spec = get_audit(name)
+    claims = [c for c in spec.claims if c.id in ("report-ldp-exact", "report-ldp-code-exact")]
+
+    @settings(max_examples=6, deadline=None, derandomize=True)
+    @given(le=st.floats(-3.0, math.log10(50.0)), ld=st.floats(-12.0, math.log10(0.5)))
+    def check(le, ld):
+        eps, delta = 10.0 ** le, 10.0 ** ld
+        ctx = CheckContext(eps, delta, quick=True, variant=spec.variant)
+        verdicts = [decide(c, ctx, c.evaluate(ctx, c)).verdict for c in claims]
+        if spec.paper_claim_false(eps, delta):
+            assert verdicts == [Verdict.VIOLATED, Verdict.VIOLATED], (eps, delta)
+        else:
+            assert Verdict.VIOLATED not in verdicts, (eps, delta, verdicts)
+
+    check()
