@@ -201,4 +201,8 @@ def test_wide_correct_bandit_never_violated(name, point):
 def test_wide_broken_bandit_twin_violated(name):
     for eps, delta in _defect_points(name):
         report = run(name, eps, delta)
-        assert report is not None and report.verdict is Verdict.VIOLATED, name
+        assert report is not None, name
+        if not AUDITS[name].expect_violated:  # a benign twin: its true loss is within the claim
+            assert report.verdict is not Verdict.VIOLATED, name
+        else:
+            assert report.verdict is Verdict.VIOLATED, name

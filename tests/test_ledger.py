@@ -115,7 +115,8 @@ def test_claims_cli_json_from_folder_validates(tmp_path, capsys) -> None:
     (tmp_path / "gaussian.json").write_text(json.dumps(canned))
     ldp = {"claims": [{"id": f"report-ldp-{m}", "verdict": v, "epsilon": 1.0, "delta": 1e-5,
                        "epsilon_lower_bound": None}
-                      for m, v in (("exact", "EXACT"), ("sampled", "CONSISTENT"))],
+                      for m, v in (("exact", "EXACT"), ("sampled", "CONSISTENT"),
+                                   ("code-exact", "EXACT"))],
            "regret": {"within_bound": None, "bound": None, "bound_name": "no bound",
                       "mean": 500.0, "horizon": 4000, "runs": 30}}
     for name in ("ldp-one-point", "ldp-two-point-bco", "ldp-linear-bandit", "ldp-glm-bandit"):

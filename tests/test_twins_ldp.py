@@ -61,19 +61,74 @@ def test_true_epsilon_is_the_derived_gaussian_loss(name):
                                                             abs=1e-8)
 
 
-def test_glm_twins_scale_the_release_bound():
-    # the GLM shift is bounded by LDPGLMBandit.release().mu_upper (sqrt(4.5 + (2 g(1))^2) /
-    # sigma with sigma = 6 sqrt(2 ln(3.75/delta))); each twin divides sigma by its ratio
+def _glm_attained() -> float:
+    """Algorithm 3's worst whitened distance x sigma, on the symmetric family of
+    ``glm_attained_sup``'s docstring, maximised here on a dense grid of the cosine c and
+    polished by golden-section steps (independently of the library's scalar search)."""
+    def f(c):
+        a = np.sqrt((1 - c) / 2)
+        g = 1 / (1 + np.exp(-a))
+        return 2 * (1 - c * c) + (a * a + g * g) * (2 + 2 * c)
+    grid = np.linspace(-1, 1, 200_001)
+    i = int(np.argmax(f(grid)))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    r = (math.sqrt(5) - 1) / 2
+    for _ in range(80):
+        c1, c2 = hi - r * (hi - lo), lo + r * (hi - lo)
+        lo, hi = (c1, hi) if f(c1) < f(c2) else (lo, c2)
+    return math.sqrt(f((lo + hi) / 2))
+
+
+def test_glm_attained_worst_pair_is_the_search_optimum():
+    # the unrestricted six-dimensional search of the audit lands on the symmetric family
+    from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import glm_attained_sup
+    from dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit import witness_search
+
+    found, _ = witness_search(1.0, np.random.default_rng(5), candidates=500, refine=1)
+    assert glm_attained_sup() == pytest.approx(_glm_attained(), rel=1e-12)
+    assert found == pytest.approx(glm_attained_sup(), rel=1e-9)
+
+
+def test_glm_twins_scale_the_attained_worst_pair():
+    # the GLM shift is the attained worst pair's distance (below the release's bound
+    # sqrt(4.5 + (2 g(1))^2)), over sigma = 6 sqrt(2 ln(3.75/delta)) divided by the twin's
+    # ratio
     g1 = 1 / (1 + math.exp(-1))
     up = math.sqrt(4.5 + (2 * g1) ** 2)
+    worst = _glm_attained()
+    assert worst < up
     sig = 6 * math.sqrt(2 * math.log(3.75 / DELTA))
     twins = {"split-inverted": 2 * math.sqrt(2 * math.log(3.75 / DELTA)) / 3,
              "missing-split": _classical(2.0, DELTA, EPS),
              "sqrt2": 6 * math.sqrt(math.log(3.75 / DELTA))}
     for bug, s in twins.items():
         got = all_audits()[f"ldp-glm-bandit-{bug}"].true_epsilon
-        assert got == pytest.approx(_gaussian_eps(up / s), abs=1e-8)
-        assert up / sig < up / s
+        assert got == pytest.approx(_gaussian_eps(worst / s), abs=1e-8)
+        assert worst / sig < worst / s
+
+
+ZHENG_TWINS = sorted(n for n, s in all_audits().items()
+                     if s.faulty and s.original in ("ldp-one-point", "ldp-two-point-bco",
+                                                    "ldp-linear-bandit", "ldp-glm-bandit"))
+
+
+@pytest.mark.parametrize("name", ZHENG_TWINS)
+def test_true_epsilon_is_what_the_probe_reads_from_the_code(name):
+    """Every Zheng twin's registered ``true_epsilon`` (``list --json``) is the loss the probe
+    reads from the twin's running report code (``report-ldp-code-exact``): the same number
+    within 1e-8, or both infinite. The first-pull and shared-noise twins are read through the
+    first users' reports as ``simulate`` sends them."""
+    from dpaudit.engine import CheckContext
+
+    spec = all_audits()[name]
+    if spec.true_epsilon is None:
+        pytest.skip(f"{name} states no true loss")
+    c = next(c for c in spec.claims if c.id == "report-ldp-code-exact")
+    ev = c.evaluate(CheckContext(EPS, DELTA, quick=True, variant=spec.variant), c)
+    if math.isinf(spec.true_epsilon):
+        assert ev.delta_at_epsilon == 1.0 and ev.data["mu_code_worst"] is None
+    else:
+        assert ev.data["epsilon_code_worst"] == pytest.approx(spec.true_epsilon, abs=1e-8)
 
 
 def test_benign_and_violating_twins_are_flagged_by_their_true_loss():

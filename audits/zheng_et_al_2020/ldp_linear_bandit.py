@@ -59,10 +59,18 @@ def _report(ctx: CheckContext) -> Report:
 
     mean = flat(np.outer(x, x)[None], (y * x)[None]) - flat(np.outer(xp, xp)[None],
                                                             (yp * xp)[None])
+    # candidate data: the witness pair, then corners of the domain (unit and zero contexts,
+    # rewards -1, 0, 1; an out-of-domain context the user clips)
+    s = 1.0 / np.sqrt(2.0)
+    corners = [np.array(v) for v in ([1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [s, s], [s, -s],
+                                     [0.0, 0.0], [3.0, 4.0])]
+    data = ((x, y), (xp, yp), *((c, float(r)) for c in corners for r in (-1.0, 0.0, 1.0)))
     return Report(rel.mu_witness, rel.mu_upper, sampler(x, y), sampler(xp, yp), mean[0],
                   f"(x, y) = ({np.round(x, 4).tolist()}, {y:g}) vs ({np.round(xp, 4).tolist()}, "
                   f"{yp:g})", (f"sigma = 4 sqrt(2 ln(2.5/delta))/eps = {alg.sigma:.6g} on both "
-                               "releases (reconstructed; Appendix D is not in our copy)",))
+                               "releases (reconstructed; Appendix D is not in our copy)",),
+                  run=lambda d, rng: alg.report(d[0][None], np.array([d[1]]), rng), data=data,
+                  describe=lambda d: f"(x, y) = ({np.round(d[0], 4).tolist()}, {d[1]:g})")
 
 
 def _run(eps: float, private: bool, horizon: int, runs: int, rng) -> np.ndarray:
@@ -80,7 +88,8 @@ def _mu(eps: float, delta: float) -> float:
 AUDITS = [spec(
     "ldp-linear-bandit", "LDP contextual linear bandit (LinUCB on noisy x x^T and y x)",
     PAPER + ", Section 4.1, Algorithm 5, Theorems 7-8",
-    gaussian_claims(_report, "each user's (x x^T + B, y x + xi)", "Theorem 7"),
+    gaussian_claims(_report, "each user's (x x^T + B, y x + xi)", "Theorem 7",
+                    name="ldp-linear-bandit"),
     _mu, "sigma = 4 sqrt(2 ln(2.5/delta))/eps (reconstructed)",
     findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Non-private LinUCB's order is sqrt(T) (up to logs).")],

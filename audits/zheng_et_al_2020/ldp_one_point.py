@@ -19,6 +19,7 @@ in ``R^2``; Corollary 4's orders ``sqrt(T)/eps`` for smooth strongly convex and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -79,13 +80,35 @@ def _report(ctx: CheckContext) -> Report:
     alg = _algorithm(ctx)
     range_factor = alg.range_factor
     rel, b = alg.release(), alg.loss_bound
+    # candidate losses: the witness (B, -B), then interior points and out-of-domain values
+    # (which the user clips)
+    data = (b, -b, 0.5 * b, 0.0, -0.5 * b, 2.0 * b, -2.0 * b)
     return Report(
         rel.mu_witness, rel.mu_upper,
         lambda n, rng: alg.report(np.full(n, b), rng),
         lambda n, rng: alg.report(np.full(n, -b), rng),
         np.ones(1), f"losses B = {b:g} (D) vs -B (D')",
         (f"sigma = {range_factor:g} B sqrt(2 ln(1.25/delta))/eps = {alg.sigma:.6g} for "
-         f"losses in [-{b:g}, {b:g}] (range {2 * b:g})",))
+         f"losses in [-{b:g}, {b:g}] (range {2 * b:g})",),
+        run=partial(_first_users, alg), data=data,
+        describe=lambda loss: f"first user's loss {loss:g}")
+
+
+#: the users whose reports ``report-ldp-code-exact`` reads: the first user (whose loss
+#: changes) and the next ones (loss 0), on two arms, as ``simulate`` sends them
+FIRST_USERS, PROBE_ARMS = 3, 2
+
+
+def _first_users(alg: OnePointUCB, loss: float, rng: np.random.Generator) -> np.ndarray:
+    """The reports of the first :data:`FIRST_USERS` users of one run, built by the code path
+    ``simulate`` uses (``_send``, its state shared across users): only the first user's loss
+    is the datum. For a correct algorithm the later reports do not depend on it, so the loss
+    is the first report's own; an unnoised first pull or a noise draw shared by users shows
+    as a shift outside the noise's range."""
+    state: dict = {"shape": (1, PROBE_ARMS)}
+    return np.concatenate([np.asarray(alg._send(np.array([loss if t == 1 else 0.0]), t, rng,
+                                                 state), float).ravel()
+                           for t in range(1, FIRST_USERS + 1)])
 
 
 def _mab(eps: float, private: bool, horizon: int, runs: int, rng) -> np.ndarray:
@@ -119,7 +142,7 @@ ONE_POINT = spec(
     "ldp-one-point", "one-point LDP reduction: loss + N(0, sigma^2)",
     PAPER + ", Algorithm 1, Theorems 2-3, Corollary 4",
     [*gaussian_claims(_report, "each user's noisy loss", "Algorithm 1, Theorem 2",
-                      samples=TAIL_SAMPLES),
+                      samples=TAIL_SAMPLES, name="ldp-one-point"),
      simulated_claim(_algorithm, "Algorithm 1, Theorem 2")],
     _mu(2.0), "sigma = 2 B sqrt(2 ln(1.25/delta))/eps",
     findings=[regret_finding(

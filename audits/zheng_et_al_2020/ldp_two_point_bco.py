@@ -51,10 +51,18 @@ def _report(ctx: CheckContext) -> Report:
             return alg.report(f1, f2, np.tile(x1, (n, 1)), np.tile(x2, (n, 1)), rng)
         return draw
 
+    # candidate data (f(x1), f(x2)) at the public points x1, x2: the witness pair (the linear
+    # losses +-G u^T x), then interior and out-of-range differences (clipped by the user)
+    gr = g * RHO
+    data = ((gr, -gr), (-gr, gr), (0.0, 0.0), (gr, 0.0), (0.0, gr), (3 * gr, -3 * gr),
+            (0.5, 0.5 - 2 * gr))
     return Report(rel.mu_witness, rel.mu_upper, sampler(1.0), sampler(-1.0), np.ones(1),
                   f"losses +G u^T x (D) vs -G u^T x (D'), G = {g:g}, rho = {RHO:.4g}",
                   (f"report = f(x1) - f(x2) + 2 rho n^T u: range [-2 rho G, 2 rho G], noise std "
-                   f"2 rho sigma, sigma = {alg.sigma:.6g}",))
+                   f"2 rho sigma, sigma = {alg.sigma:.6g}",),
+                  run=lambda f, rng: alg.report(np.array([f[0]]), np.array([f[1]]), x1[None],
+                                                x2[None], rng),
+                  data=data, describe=lambda f: f"(f(x1), f(x2)) = ({f[0]:.4g}, {f[1]:.4g})")
 
 
 def _run(eps: float, private: bool, horizon: int, runs: int, rng) -> np.ndarray:
@@ -73,7 +81,7 @@ AUDITS = [spec(
     "ldp-two-point-bco", "two-point LDP bandit convex optimisation (noise on the difference)",
     PAPER + ", Algorithm 2, Theorems 5-6",
     gaussian_claims(_report, "each user's noisy loss difference", "Algorithm 2, Theorem 5",
-                    samples=TAIL_SAMPLES),
+                    samples=TAIL_SAMPLES, name="ldp-two-point-bco"),
     _mu, "sigma = 2 G sqrt(2 ln(1.25/delta))/eps on n, times |x1 - x2| = 2 rho",
     findings=[regret_finding([CASE], GROWTH_HORIZONS, GROWTH_RUNS,
                              "Theorem 6's order is sqrt(T)/eps^2: the noise enters the "

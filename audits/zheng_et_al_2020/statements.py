@@ -23,7 +23,8 @@ def _zheng(privacy_at: str, regret_at: str, what: str, bound: str, audit: str
     """One Zheng et al. 2020 algorithm: its LDP claim and its regret statement."""
     return [
         Statement(ZHENG_2020, privacy_at, PRIV, SUF, f"{what} is (eps, delta)-LDP",
-                  (claim(audit, "report-ldp-exact"), claim(audit, "report-ldp-sampled"))),
+                  (claim(audit, "report-ldp-exact"), claim(audit, "report-ldp-sampled"),
+                   claim(audit, "report-ldp-code-exact"))),
         Statement(ZHENG_2020, regret_at, UPPER, SUF, f"{what}: {bound}", (regret(audit),),
                   note="orders only (no constants): the regret is reported beside no bound"),
     ]

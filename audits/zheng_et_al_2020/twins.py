@@ -4,12 +4,15 @@
 Each is the correct check on a twin of :mod:`dpaudit.algorithms.zheng_et_al_2020._twins`, with
 its true loss at the default ``(eps, delta) = (1, 1e-5)``: for a noise-scale twin the exact
 ``eps(delta)`` of a Gaussian shift by ``mu * sigma / sigma_twin`` (``mu``: the correct
-report's worst-case Mahalanobis distance, :meth:`release`; Balle & Wang 2018), infinite for
-a report sent without noise or with shared noise. ``tests/test_twins_ldp.py`` recomputes
-every number independently and checks each twin's actual noise scale. Twins whose loss is
-within the claim (the classical calibration is loose) are registered as benign: their
-check must stay CONSISTENT. The twins keep the claims and drop the findings (which describe
-the correct calibration and its regret).
+report's worst-case Mahalanobis distance, :meth:`release`, attained by a pair of data; for
+Algorithm 3, whose release only bounds it, the attained worst case
+:func:`~dpaudit.algorithms.zheng_et_al_2020.ldp_contextual.glm_attained_sup`; Balle & Wang
+2018), infinite for a report sent without noise or with shared noise. The probe of the
+running report code (``report-ldp-code-exact``) computes the same numbers from the code.
+``tests/test_twins_ldp.py`` recomputes every number independently and checks each twin's
+actual noise scale. Twins whose loss is within the claim (the classical calibration is
+loose) are registered as benign: their check must not be VIOLATED. The twins keep the
+claims and drop the findings (which describe the correct calibration and its regret).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import math
 
 from dpaudit.algorithms.zheng_et_al_2020 import _twins as t
+from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import glm_attained_sup
 from dpaudit.audits.recipes.ldp import gaussian_epsilon
 from dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit import AUDITS as GLM
 from dpaudit.audits.zheng_et_al_2020.ldp_linear_bandit import AUDITS as LINEAR
@@ -45,7 +49,9 @@ def _linear_mu(eps, delta):
 
 
 def _glm_mu(eps, delta):
-    return t.LDPGLMBandit(eps, delta).release().mu_upper
+    """The attained worst case (``glm_attained_sup``), not the release's upper bound: the
+    twins' true loss."""
+    return glm_attained_sup() / t.LDPGLMBandit(eps, delta).sigma
 
 
 def _twin(spec, cls, bug, true_epsilon):

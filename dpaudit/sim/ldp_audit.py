@@ -24,13 +24,19 @@ the same on every repetition and affine in ``x``, the report is ``g(x)`` plus in
 noise of a known law: the divergence at the claimed epsilon is computed exactly
 (:func:`dpaudit.exact.divergence.laplace_hockey_stick`, ``gaussian_hockey_stick``, and
 :func:`dpaudit.exact.loss.laplace_composition_delta` for a vector of Laplace coordinates) for
-the sensitivity ``|g(1) - g(0)|``. Otherwise the report is sampled and the black-box auditor
-gives a Clopper-Pearson lower bound.
+the sensitivity ``|g(1) - g(0)|``. A policy that holds its own ``numpy.random.Generator``
+(built in its constructor, e.g. by ``np.random.default_rng``, or passed as ``rng``) draws
+nothing from the global functions: its generator attributes are then swapped for the probe of
+:mod:`dpaudit.exact.probe`, which reads ``report = g(x) + J z`` from the code (verified on
+draws of the true law, ``J`` the same at every reward, ``g`` affine in the reward) and gives
+the exact loss between rewards 1 and 0. Otherwise the report is sampled and the black-box
+auditor gives a Clopper-Pearson lower bound.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import random
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -41,6 +47,7 @@ import numpy as np
 
 from dpaudit.exact.divergence import epsilon_for_delta, gaussian_hockey_stick, laplace_hockey_stick
 from dpaudit.exact.loss import Bounded, laplace_composition_delta
+from dpaudit.exact.probe import AffineReport, PairLoss, ProbeError, pair_loss, probe_report
 from dpaudit.sim.adapters import PolicyCode, _build, _user_error
 from dpaudit.sim.conventions import roles
 from dpaudit.stats.evidence import ExactEvidence, decide
@@ -121,11 +128,21 @@ def _numbers(values: Any) -> list[float]:
     return out
 
 
-def report(rel: Release, reward: float, seq: np.random.SeedSequence, *, arm: int = 0
-           ) -> np.ndarray:
-    """One report of a fresh instance for ``reward`` (a 1-d float array)."""
+def _generator_attributes(obj: Any) -> list[str]:
+    """The instance attributes of ``obj`` holding a ``numpy.random.Generator``."""
+    return [n for n, v in getattr(obj, "__dict__", {}).items()
+            if isinstance(v, np.random.Generator)]
+
+
+def report(rel: Release, reward: float, seq: np.random.SeedSequence, *, arm: int = 0,
+           generator: np.random.Generator | None = None) -> np.ndarray:
+    """One report of a fresh instance for ``reward`` (a 1-d float array); ``generator``, when
+    given, replaces every generator the instance holds (the probe's route)."""
     code = rel.code
     obj = _build(code, seq)
+    if generator is not None:
+        for n in _generator_attributes(obj):
+            setattr(obj, n, generator)
     try:
         if rel.hook is not None:
             given = {"arm": arm, "reward": reward}
@@ -149,7 +166,7 @@ def report(rel: Release, reward: float, seq: np.random.SeedSequence, *, arm: int
                 a = getattr(obj, code.methods[0])(None, None)
                 getattr(obj, code.methods[0])(reward, a)
             values = _numbers(seen)
-    except InvalidParameterError:
+    except (InvalidParameterError, ProbeError):
         raise
     except Exception as exc:
         raise _user_error(rel.where, exc) from exc
@@ -182,9 +199,72 @@ def _recording(draws: list[tuple[str, float, float, float]]) -> Any:
             setattr(np.random, n, fn)
 
 
+#: the rewards at which the report's law is read
+XS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
 def exact_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidence | None:
-    """The exact divergence when the report is a known family (module docstring), else None."""
-    xs = (0.0, 0.25, 0.5, 0.75, 1.0)
+    """The exact divergence when the report is a known family (module docstring), else None:
+    from the global numpy draws, or, for a policy holding its own generator, by the probe."""
+    ev = _global_release(rel, epsilon=epsilon, delta=delta)
+    return ev if ev is not None else probe_release(rel, epsilon=epsilon, delta=delta)
+
+
+def probe_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidence | None:
+    """The exact loss of a report drawn from the policy's own ``numpy.random.Generator``
+    attributes, read by the probe of :mod:`dpaudit.exact.probe` (module docstring); None when
+    the policy holds no generator or the law does not verify."""
+    seq = np.random.SeedSequence([0, 7])
+    state, pystate = np.random.get_state(), random.getstate()
+    try:
+        if not _generator_attributes(_build(rel.code, seq)):
+            return None
+        probes = []
+        for i, x in enumerate(XS):
+            def run(gen: np.random.Generator, x: float = x) -> np.ndarray:
+                return report(rel, x, seq, generator=gen)
+            probes.append(probe_report(run, rng=np.random.default_rng([7, i])))
+    finally:
+        np.random.set_state(state)
+        random.setstate(pystate)
+    read = [p for p in probes if isinstance(p, AffineReport)]
+    if len(read) != len(probes) or not read[0].kinds:
+        return None
+    g = np.array([p.g for p in read])
+    line = g[0] + np.outer(np.array(XS), g[-1] - g[0])
+    if not np.allclose(g, line, rtol=1e-12, atol=1e-12):
+        return None  # not affine in the reward: the sup over [0, 1] is not read off the ends
+    losses = [pair_loss(read[-1], p, epsilon, delta) for p in read[:-1]]
+    if not all(isinstance(loss, PairLoss) for loss in losses):
+        return None  # J changes with the reward, or another law
+    loss = losses[0]
+    assert isinstance(loss, PairLoss)
+    if loss.law == "laplace" and not loss.exact:
+        return None  # several Laplace coordinates beyond eps: only a lower bound
+    at = loss.epsilon_at_delta
+    a = read[0]
+    family = "normal" if loss.law in ("normal", "none") else loss.law
+    return ExactEvidence(
+        delta_at_epsilon=float(loss.delta.value), error=float(loss.delta.error),
+        epsilon_at_delta=at if at is not None and math.isfinite(at) else None,
+        details=(f"release law read by the probe from the generator {rel.where} draws from "
+                 f"(its numpy.random.Generator attributes): report = g(reward) + J z, "
+                 f"{len(a.kinds)} {family} draws into {a.g.size} coordinates, verified at "
+                 f"rewards {', '.join(f'{x:g}' for x in XS)}",
+                 "rewards 1 vs 0: " + (f"Mahalanobis distance {loss.mu:.6g}"
+                                        if loss.mu is not None else
+                                        f"pure-DP loss {loss.pure:.6g}")
+                 + f"; divergence at epsilon {epsilon:g}: {loss.delta.how}"),
+        data={"family": family, "route": "probe",
+              "sensitivity": [float(v) for v in np.abs(g[-1] - g[0])],
+              "mu": None if loss.mu is None or not math.isfinite(loss.mu) else loss.mu,
+              "pure_loss": None if loss.pure is None or not math.isfinite(loss.pure)
+              else loss.pure})
+
+
+def _global_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidence | None:
+    """The law from the global ``numpy.random.laplace``/``normal`` draws (module docstring)."""
+    xs = XS
     shifts: dict[float, list[np.ndarray]] = {}
     laws: set[tuple[tuple[str, float], ...]] = set()
     state, pystate = np.random.get_state(), random.getstate()
