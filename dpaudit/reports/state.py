@@ -96,7 +96,9 @@ __all__ = [
     "code_digest",
     "decode",
     "encode",
+    "after_failure",
     "object_code_files",
+    "open_run_state",
     "run_key",
     "spec_code_files",
     "state_folder",
@@ -388,6 +390,10 @@ def _warn(message: str) -> None:
     print(f"dpaudit: warning: {message}", file=sys.stderr)
 
 
+def _note(message: str) -> None:
+    print(f"dpaudit: {message}", file=sys.stderr)
+
+
 class _WarnsOnce:
     """``warn_once(kind, message)``: report each kind of problem once, through ``warn``."""
 
@@ -630,6 +636,43 @@ def _stop_hook(state: CheckState) -> None:
     if mode == "hang":
         time.sleep(3600)
     raise KeyboardInterrupt
+
+
+def open_run_state(command: str, name: str, fields: dict[str, Any], files: Iterable[Path] = (),
+                   *, resume: bool, no_state: bool, state_dir: Path | None,
+                   announce: Callable[[str], None] = _note) -> CheckState | None:
+    """The state of one ``audit``, ``audit-policy`` or ``simulate`` run (``None`` under
+    ``--no-state``), keyed like ``check``'s: ``command``, ``name`` and ``fields`` (every
+    parameter that changes results; never the workers), dpaudit's code and ``files`` (the
+    user's modules and input files). With ``resume`` it says what it found."""
+    if no_state:
+        return None
+    key = run_key({"command": command, "name": name, **fields}, files)
+    folder = state_folder(state_dir)
+    state = CheckState(folder, name, key, resume=resume, prefix=command)
+    if resume:
+        if state.found:
+            chunks = sum(len(c) for c in state.chunks.values())
+            announce(f"resuming from {state.path} ({chunks} finished chunk(s) saved)")
+        else:
+            announce(f"--resume: no saved state for these arguments in {str(folder)!r}; "
+                     "running everything")
+    return state
+
+
+def after_failure(state: CheckState | None, keep: bool, *, saved: bool | None = None,
+                  announce: Callable[[str], None] = _note) -> None:
+    """An interrupted or failed run: keep its state (``keep``: ``--resume`` can help) and say
+    so when it holds work (``saved``: whether it does, when another process wrote it), else
+    delete it."""
+    if state is None:
+        return
+    holds = state.path.exists() if saved is None else saved
+    if keep and state.write and holds:
+        announce(f"finished work saved in {state.path}; the same command with --resume "
+                 "continues from it")
+    else:
+        state.discard()
 
 
 # the state whose chunks are saved, with the process that opened the scope; and whether the
