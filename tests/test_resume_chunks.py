@@ -394,3 +394,57 @@ def test_audit_policy_deadline_keeps_the_childs_chunks(policy, monkeypatch, caps
     assert "(10 finished chunk(s) saved)" in capsys.readouterr().err
     drop = TIMING | WORK
     assert code_r == code and comparable(resumed, drop) == comparable(ref, drop)
+
+
+class _Counted:
+    """AdaP-UCB with its simulate calls' run counts recorded (the release hook's sub-chunks)."""
+
+    def __init__(self) -> None:
+        from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
+
+        self.alg = AdaPUCB(1.0)
+        self.calls: list[int] = []
+
+    def simulate(self, source, horizon, runs, *, rng, releases=None):
+        self.calls.append(runs)
+        return self.alg.simulate(source, horizon, runs, rng=rng, releases=releases)
+
+
+def test_a_release_chunk_resumes_inside_itself(fresh, monkeypatch):
+    """A release sampler streams long horizons a few runs at a time: inside a chunk it saves
+    the runs it finished with its generator's state, and a resumed chunk continues there."""
+    import dpaudit.sim.releases as rel
+    from dpaudit.sim.bandits import TableRewards
+
+    monkeypatch.setattr(rel, "CHUNK_CELLS", 40 * 10)  # 10 runs per simulate call at T = 40
+    policy = _Counted()
+    sample = rel.release_sampler(policy, TableRewards(np.zeros((40, 2))), 40, width=2)
+
+    def fn(size: int, rng: np.random.Generator) -> np.ndarray:
+        return sample(size, rng)
+
+    reference = map_chunks(fn, 90, seed=11, key="rel", chunk=45)
+    real = state_mod.PartialProgress.save
+    saves = []
+
+    def stop_at_third(self, value):
+        real(self, value)
+        saves.append(value["done"])
+        if len(saves) == 3:
+            self.state.flush()
+            raise KeyboardInterrupt
+
+    policy.calls.clear()
+    state = CheckState(fresh / "st", "unit", "r" * 64, resume=False, prefix="unit")
+    with monkeypatch.context() as m:
+        m.setattr(state_mod.PartialProgress, "save", stop_at_third)
+        with pytest.raises(KeyboardInterrupt), chunk_scope(state, piece="p"):
+            map_chunks(fn, 90, seed=11, key="rel", chunk=45)
+    assert saves == [10, 20, 30] and policy.calls == [10, 10, 10]
+    policy.calls.clear()
+    resumed = CheckState(fresh / "st", "unit", "r" * 64, resume=True, prefix="unit")
+    with chunk_scope(resumed, piece="p"):
+        out = map_chunks(fn, 90, seed=11, key="rel", chunk=45)
+    assert policy.calls == [10, 5] + [10, 10, 10, 10, 5]  # chunk 0 from run 30 on
+    assert all(np.array_equal(a, b) for a, b in zip(out, reference, strict=True))
+    assert resumed.partials == {}  # a finished chunk drops its progress

@@ -42,6 +42,13 @@ interrupted; a kill therefore loses at most the last second of chunks. At most
 :data:`MAX_CHUNK_BYTES` of chunk results are kept (a call whose chunks return large arrays,
 e.g. raw samples, stops saving there, with a warning).
 
+Within a chunk. A sampler that itself streams in sub-chunks (the release sampler,
+:func:`dpaudit.sim.releases.release_sampler`, whose long horizons run a few runs at a time)
+asks :func:`partial_progress` for the chunk being computed and saves what it finished with
+its generator's state; a resumed chunk continues from there with the same generator state,
+so its result is the uninterrupted chunk's. Such progress is saved only for a chunk computed
+in the scope's process and is dropped when the chunk finishes.
+
 Test hook: ``$DPAUDIT_STOP_AFTER_CHUNKS=K`` stops a run (``KeyboardInterrupt``, as Ctrl-C
 would) right after its K-th saved chunk has been written; ``K:hang`` sleeps there instead
 (a run then ends only by a deadline or a signal).
@@ -87,6 +94,7 @@ __all__ = [
     "STOP_ENV",
     "CheckState",
     "ChunkStore",
+    "PartialProgress",
     "ExperimentCache",
     "Saved",
     "StateFormatError",
@@ -99,6 +107,7 @@ __all__ = [
     "after_failure",
     "object_code_files",
     "open_run_state",
+    "partial_progress",
     "run_key",
     "spec_code_files",
     "state_folder",
@@ -437,6 +446,9 @@ class CheckState(_WarnsOnce):
         self.chunks_restored = 0   # chunks read back instead of computed
         self.restored_seconds = 0.0  # their seconds, when they were computed
         self._calls: dict[tuple[str, str], int] = {}
+        #: progress inside a chunk: "call/chunk/j" -> encoded (read back) or raw (to write)
+        self.partials: dict[str, Any] = {}
+        self._partial_raw: dict[str, Any] = {}
         self._chunk_bytes = 0
         self._dirty = False
         self._last_write = 0.0
@@ -457,7 +469,8 @@ class CheckState(_WarnsOnce):
             doc = json.loads(text)
             if not isinstance(doc, dict) or doc.get("format") != FORMAT \
                     or doc.get("key") != self.key or not isinstance(doc.get("pieces"), dict) \
-                    or not isinstance(doc.get("chunks", {}), dict):
+                    or not isinstance(doc.get("chunks", {}), dict) \
+                    or not isinstance(doc.get("partials", {}), dict):
                 raise StateFormatError("not a dpaudit state for this run")
             pieces = {}
             for piece, entry in doc["pieces"].items():
@@ -471,6 +484,9 @@ class CheckState(_WarnsOnce):
                     decode(entry["value"])
                     chunks[str(call)][str(int(i))] = {"value": entry["value"],
                                                       "seconds": float(entry["seconds"])}
+            partials = {str(k): v for k, v in doc.get("partials", {}).items()}
+            for v in partials.values():
+                decode(v)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self.warn_once("read", f"ignoring the unreadable saved state {str(self.path)!r} "
                            f"({' '.join(str(exc).split())[:200]}); running everything (it "
@@ -478,6 +494,7 @@ class CheckState(_WarnsOnce):
             return
         self.pieces = pieces
         self.chunks = chunks
+        self.partials = partials
         self._chunk_bytes = len(json.dumps(chunks))
         self.found = True
 
@@ -512,6 +529,7 @@ class CheckState(_WarnsOnce):
     def _drop_chunks(self, piece: str) -> None:
         for call in [c for c in self.chunks if c.startswith(f"{piece}|")]:
             del self.chunks[call]
+        self._drop_partials(f"{piece}|")
         self._chunk_bytes = len(json.dumps(self.chunks)) if self.chunks else 0
 
     @property
@@ -555,12 +573,33 @@ class CheckState(_WarnsOnce):
             return
         self._chunk_bytes += size
         self.chunks.setdefault(call, {})[str(i)] = {"value": encoded, "seconds": float(seconds)}
+        self._drop_partials(f"{call}/{i}/")
         self._dirty = True
         self.chunks_saved += 1
+        self._maybe_flush()
+        _stop_hook(self)
+
+    def _maybe_flush(self) -> None:
         now = time.monotonic()
         if now - self._last_write >= max(_flush_seconds(), 20.0 * self._write_cost):
             self._flush()
-        _stop_hook(self)
+
+    def _drop_partials(self, prefix: str) -> None:
+        for table in (self.partials, self._partial_raw):
+            for k in [k for k in table if k.startswith(prefix)]:
+                del table[k]
+
+    def _save_partial(self, key: str, value: Any) -> None:
+        """Keep ``value`` (encoded only when written) as the progress ``key``."""
+        if not self.write:
+            return
+        self._partial_raw[key] = value
+        self._dirty = True
+        self._maybe_flush()
+
+    def _load_partial(self, key: str) -> Any:
+        entry = self.partials.get(key)
+        return None if entry is None else decode(entry)
 
     def flush(self) -> None:
         """Write chunks kept in memory since the last write (a no-op when there are none)."""
@@ -571,8 +610,23 @@ class CheckState(_WarnsOnce):
         if not self.write:
             return
         t0 = time.monotonic()
+        for k, value in list(self._partial_raw.items()):
+            try:
+                encoded = encode(value)
+            except StateFormatError as exc:
+                self.warn_once("encode-partial", f"progress inside a chunk holds {exc}, which "
+                               "the state format cannot store: it is not saved")
+                continue
+            finally:
+                del self._partial_raw[k]
+            if self._chunk_bytes + len(json.dumps(encoded)) > MAX_CHUNK_BYTES:
+                self.warn_once("chunk-bytes", f"the saved chunks reached "
+                               f"{MAX_CHUNK_BYTES >> 20} MiB: later chunks are not saved "
+                               "(--resume recomputes them)")
+                continue
+            self.partials[k] = encoded
         doc = {"format": FORMAT, "key": self.key, "name": self.name, "pieces": self.pieces,
-               "chunks": self.chunks}
+               "chunks": self.chunks, "partials": self.partials}
         try:
             _write_atomic(self.path, json.dumps(doc, indent=None, sort_keys=True))
         except OSError as exc:
@@ -614,6 +668,52 @@ class ChunkStore:
 
     def flush(self) -> None:
         self.state.flush()
+
+    @contextlib.contextmanager
+    def computing(self, i: int) -> Iterator[None]:
+        """Chunk ``i`` is being computed in this block (:func:`partial_progress` sees it)."""
+        token = _PARTIAL.set(_ChunkInProgress(self.state, f"{self.call}/{i}", os.getpid()))
+        try:
+            yield
+        finally:
+            _PARTIAL.reset(token)
+
+
+class PartialProgress:
+    """What a sampler finished inside one chunk: ``load()`` (``None``: nothing saved) and
+    ``save(value)`` (kept, written with the next throttled write)."""
+
+    def __init__(self, state: CheckState, key: str) -> None:
+        self.state = state
+        self.key = key
+
+    def load(self) -> Any:
+        return self.state._load_partial(self.key)
+
+    def save(self, value: Any) -> None:
+        self.state._save_partial(self.key, value)
+
+
+@dataclasses.dataclass
+class _ChunkInProgress:
+    state: CheckState
+    key: str
+    pid: int
+    asked: int = 0
+
+
+_PARTIAL: contextvars.ContextVar[_ChunkInProgress | None] = contextvars.ContextVar(
+    "dpaudit_chunk_in_progress", default=None)
+
+
+def partial_progress() -> PartialProgress | None:
+    """For a sampler streaming inside a chunk: its progress store (``None`` outside a saved
+    chunk, or in another process). The j-th call within one chunk gets the j-th store."""
+    chunk = _PARTIAL.get()
+    if chunk is None or chunk.pid != os.getpid():
+        return None
+    j, chunk.asked = chunk.asked, chunk.asked + 1
+    return PartialProgress(chunk.state, f"{chunk.key}/{j}")
 
 
 def _flush_seconds() -> float:

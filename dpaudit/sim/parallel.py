@@ -194,7 +194,9 @@ def map_chunks(
                        executor, workers, placement)
     try:
         with inside_chunk():  # a map_chunks inside fn is part of its chunk
-            for i, out in zip(todo, results, strict=True):
+            for i in todo:
+                with store.computing(i):  # in this process, fn may save progress inside i
+                    out = next(results)
                 done[i] = out
                 store.save(i, out)
     finally:
