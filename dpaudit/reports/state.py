@@ -644,6 +644,11 @@ class CheckState(_WarnsOnce):
             return
         with contextlib.suppress(OSError):
             self.path.unlink(missing_ok=True)
+        # a process killed mid-write (audit-policy's child at its deadline) leaves its
+        # temporary file behind
+        for tmp in self.folder.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         _remove_empty(self.folder)
 
 
