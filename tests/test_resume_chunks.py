@@ -160,9 +160,12 @@ def _run(argv: list[str], out: str) -> tuple[int, dict | None]:
     return code, json.loads(path.read_text()) if path.exists() else None
 
 
-def _interrupt_resume(argv: list[str], k: int, monkeypatch, capsys, drop=frozenset(TIMING)):
+def _interrupt_resume(argv: list[str], k: int, monkeypatch, capsys, drop=frozenset(TIMING),
+                      saved: int | None = None):
     """Reference run (no state), a run stopped after k chunks, a resumed run: the resumed
-    report must equal the reference."""
+    report must equal the reference. ``saved``: the chunks left in the state (default k; fewer
+    when a piece completed, dropping its chunks, before the stop)."""
+    saved = k if saved is None else saved
     code, ref = _run([*argv, "--no-state"], "reference.json")
     assert code in (0, 1) and ref is not None
     monkeypatch.setenv(state_mod.STOP_ENV, str(k))
@@ -170,11 +173,11 @@ def _interrupt_resume(argv: list[str], k: int, monkeypatch, capsys, drop=frozens
     assert _run(argv, "first.json")[0] == 130
     err = capsys.readouterr().err
     assert "--resume continues" in err and "Traceback" not in err
-    assert saved_chunks(Path(".dpaudit-state")) == k
+    assert saved_chunks(Path(".dpaudit-state")) == saved
     monkeypatch.delenv(state_mod.STOP_ENV)
     code_r, resumed = _run([*argv, "--resume"], "resumed.json")
     err = capsys.readouterr().err
-    assert f"{k} finished chunk(s) saved)" in err, err
+    assert f"{saved} finished chunk(s) saved)" in err, err
     assert code_r == code and comparable(resumed, drop) == comparable(ref, drop)
     assert not Path(".dpaudit-state").exists()  # a completed run deletes its state
     return ref
@@ -193,6 +196,66 @@ def test_simulate_resumes_at_its_last_chunk(fresh, monkeypatch, capsys):
     ref = _interrupt_resume(["simulate", "ucb", "--horizon", "500", "--runs", "160",
                              "--workers", "1"], 6, monkeypatch, capsys)
     assert ref["chunks"] == 16
+
+
+TOY_CHECK = """
+import os
+from functools import partial
+
+import numpy as np
+
+from dpaudit.engine import AuditSpec, ClaimSpec
+from dpaudit.mechanisms import Laplace
+from dpaudit.sim.parallel import map_chunks
+from dpaudit.sim.regret import summarise_regret
+from dpaudit.stats.blackbox import blackbox_evaluator
+from dpaudit.stats.results import Notion
+
+
+def _log(what):
+    with open(os.environ["TOY_LOG"], "a") as fh:
+        fh.write(what + "\\n")
+
+
+def _runs(size, rng):
+    _log("regret-chunk")
+    return rng.random(size) * 10
+
+
+def regret(ctx):
+    parts = map_chunks(_runs, 400, seed=ctx.seed, key="regret", chunk=25)
+    return summarise_regret(np.concatenate(parts), instance="toy", algorithm="toy",
+                            horizon=10, bound=None, bound_name="none")
+
+
+AUDIT = AuditSpec(
+    "toy-chunks", "a sampled claim and a chunked regret experiment", "Toy 2024",
+    [ClaimSpec("lap", Notion.LDP, "Laplace(1) is 1-DP", "Toy 2024",
+               blackbox_evaluator(lambda e, d: Laplace(e), samples=400_000,
+                                  quick_samples=400_000))],
+    default_epsilon=1.0, default_delta=0.0, regret=regret)
+"""
+
+
+@pytest.mark.parametrize("k", [3, 20], ids=["in-the-claim", "in-the-regret"])
+def test_check_resumes_inside_a_claim_or_its_regret_experiment(fresh, monkeypatch, capsys, k):
+    """A toy audit: a sampled claim (its measurement streams 16 chunks of event counts) and a
+    regret experiment of 16 chunks of runs; stopped inside either, resumed to the same report,
+    and the regret chunks saved before the stop are not run again."""
+    name = "toy_chunks_" + fresh.name.replace("-", "_")
+    (fresh / f"{name}.py").write_text(TOY_CHECK)
+    monkeypatch.syspath_prepend(str(fresh))
+    log = fresh / "log.txt"
+    monkeypatch.setenv("TOY_LOG", str(log))
+    in_regret = max(0, k - 16)  # the claim's measurement saves 16 chunks first, and drops
+    try:                        # them when the claim's evidence is saved
+        _interrupt_resume(["check", name], k, monkeypatch, capsys,
+                          saved=in_regret if in_regret else k)
+    finally:
+        sys.modules.pop(name, None)
+    # 16 regret chunks in the reference run, then 16 in the stopped and resumed runs
+    # together: none saved before the stop is run again
+    assert len(log.read_text().split()) == 32
 
 
 POLICY = """
@@ -248,7 +311,7 @@ def test_audit_policy_resumes_at_its_last_chunk(policy, monkeypatch, capsys, dea
     names = _chunk_calls(policy, monkeypatch)
     first_count = names.index("_count_chunk") + 1
     assert 10 < first_count < len(names)
-    for k in (10, first_count):
+    for k in (first_count,) if deadline else (10, first_count):
         _interrupt_resume(policy + deadline, k, monkeypatch, capsys, drop=TIMING | WORK)
 
 
@@ -273,7 +336,7 @@ def test_a_state_written_with_other_parameters_is_never_read(fresh, policy, monk
                   ["--epsilon", "2"], ["--selection-fraction", "0.3"]],
         "simulate": [["--seed", "1"], ["--runs", "161"], ["--horizon", "301"],
                      ["--means", "0.9,0.5"]],
-        "audit-policy": [["--seed", "1"], ["--samples", "1001"], ["--seconds", "300"]],
+        "audit-policy": [["--seed", "1"], ["--seconds", "300"]],
     }
     for command, argv in runs.items():
         monkeypatch.setenv(state_mod.STOP_ENV, "2")
