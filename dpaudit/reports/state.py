@@ -534,8 +534,10 @@ class CheckState(_WarnsOnce):
 
     @property
     def saved_work(self) -> int:
-        """Completed pieces plus saved chunks (what ``--resume`` would read back)."""
-        return len(self.pieces) + sum(len(c) for c in self.chunks.values())
+        """Completed pieces, saved chunks and progress inside chunks (what ``--resume`` would
+        read back)."""
+        return (len(self.pieces) + sum(len(c) for c in self.chunks.values())
+                + len(self.partials) + len(self._partial_raw))
 
     # -- chunks ------------------------------------------------------------------------
     def chunk_store(self, signature: str, n_chunks: int) -> ChunkStore | None:
