@@ -7,6 +7,11 @@ same mechanism ``check NAME`` is about, built for ``--epsilon``/``--delta``), or
 ``delta`` and ``neighbours``; a class or a zero-argument factory returning one; or an
 ``AuditSpec`` with a ``mechanism``. The report has the shape of ``check``'s; exit 1 when the
 claim is VIOLATED.
+
+Every run saves the measurement's finished chunks (:mod:`dpaudit.reports.state`; ``--state-dir``,
+default ``.dpaudit-state/``); after an interruption the same command with ``--resume``
+continues from them and prints the report an uninterrupted run prints (only ``seconds``
+differs). A completed run deletes its state.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from typing import Any
 from dpaudit.commands.common import (
     add_report_outputs,
     add_scheduler,
+    add_state_options,
+    check_state_options,
     emit_reports,
     float_arg,
     int_arg,
+    resume_can_help,
     scheduler_scope,
 )
 from dpaudit.engine import AuditSpec
@@ -54,6 +62,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     add_scheduler(p)
     add_report_outputs(p)
+    add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
+
+
+def open_state(args: argparse.Namespace, mech: Any, eps: float | None, dlt: float | None):
+    """The state of this run (``None`` under ``--no-state``), keyed by the target, the claimed
+    epsilon and delta (the object's when not given), the samples, the selection fraction,
+    alpha, the seed, dpaudit's code and the file defining a user's mechanism."""
+    from dpaudit.reports.state import object_code_files, open_run_state
+
+    fields = {"epsilon": float(getattr(mech, "epsilon", 0.0) if eps is None else eps),
+              "delta": float(getattr(mech, "delta", 0.0) if dlt is None else dlt),
+              "samples": args.samples, "selection_fraction": float(args.selection_fraction),
+              "alpha": float(args.alpha), "seed": args.seed}
+    return open_run_state("audit", args.target, fields, object_code_files(mech),
+                          resume=args.resume, no_state=args.no_state, state_dir=args.state_dir)
 
 
 def mechanisms() -> dict[str, AuditSpec]:
@@ -135,12 +158,22 @@ def run(args: argparse.Namespace) -> int:
     if args.target is None:
         raise UsageError("audit needs a TARGET (a registered mechanism, see --list; or "
                          "MODULE:OBJECT)")
+    from dpaudit.reports.state import after_failure, chunk_scope
+
+    check_state_options(args)
     budget = AuditBudget(samples=args.samples, selection_fraction=args.selection_fraction)
     start = time.perf_counter()
     with scheduler_scope(args.scheduler):  # a malformed address is refused before any work
         mech, description, paper, eps, dlt = _resolve(args)
-        result = audit_mechanism(mech, epsilon=eps, delta=dlt, alpha=args.alpha,
-                                 budget=budget, seed=args.seed, key=f"audit:{args.target}")
+        state = open_state(args, mech, eps, dlt)
+        try:
+            with chunk_scope(state, piece="audit"):
+                result = audit_mechanism(mech, epsilon=eps, delta=dlt, alpha=args.alpha,
+                                         budget=budget, seed=args.seed,
+                                         key=f"audit:{args.target}")
+        except BaseException as exc:
+            after_failure(state, resume_can_help(exc))
+            raise
     notion_value = getattr(mech, "notion", "ldp")
     notion = Notion(notion_value) if notion_value in {n.value for n in Notion} else Notion.LDP
     claim = to_claim_result(
@@ -157,4 +190,6 @@ def run(args: argparse.Namespace) -> int:
         claims=(claim,), seconds=seconds)
     emit_reports(args, report, command="audit",
                  text=format_text(report).replace("dpaudit check", "dpaudit audit", 1))
+    if state is not None:
+        state.discard()
     return report.exit_code

@@ -6,6 +6,14 @@ global DP on reward tables (Azize & Basu 2022, Definition 2) or an instance with
 rule (Wang & Zhu 2023, Definition 3), or per-step DP. The neighbouring inputs are searched
 automatically (:mod:`dpaudit.sim.neighbour_search`). The report, JSON and exit codes are those
 of ``audit``: 0 not violated, 1 VIOLATED, 2 usage error, 3 an exception inside the user's code.
+
+Every run saves its finished chunks of runs (the measurement's event counts, and the blocks of
+runs sampled outside it; :mod:`dpaudit.reports.state`, ``--state-dir``, default
+``.dpaudit-state/``), in the process that runs the audit: under ``--seconds`` that is the
+forked child, so a deadline or Ctrl-C keeps what it finished. The same command with
+``--resume`` computes only what was not saved; its report is the uninterrupted run's except
+the wall-clock fields and the work counters of this invocation (``runs``, ``runs_per_second``
+and the details line that states them). A run stopped by its deadline keeps its state.
 """
 
 from __future__ import annotations
@@ -18,7 +26,15 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from dpaudit.commands.common import add_report_outputs, emit_reports, float_arg, int_arg
+from dpaudit.commands.common import (
+    add_report_outputs,
+    add_state_options,
+    check_state_options,
+    emit_reports,
+    float_arg,
+    int_arg,
+    resume_can_help,
+)
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
@@ -137,6 +153,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     add_report_outputs(p, checked="before any work",
                        html_help="write one self-contained HTML report")
+    add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
+
+
+#: options that do not change the report's numbers (outputs, placement, memory refusal)
+_NOT_IN_KEY = frozenset({"command", "target", "json", "junit", "html", "workers", "memory",
+                         "resume", "state_dir", "no_state", "debug", "func"})
+
+
+def open_state(args: argparse.Namespace, factory: Any):
+    """The state of this run (``None`` under ``--no-state``), keyed by every option that
+    changes results (all but the outputs, ``--workers`` and ``--memory``; ``--seconds`` is
+    in: it sizes the samples), dpaudit's code, the module defining ``factory`` and the
+    ``--config`` and ``--contexts`` files."""
+    from pathlib import Path
+
+    from dpaudit.reports.state import object_code_files, open_run_state
+
+    fields = {k: v for k, v in sorted(vars(args).items())
+              if k not in _NOT_IN_KEY and not k.startswith("_")}  # _: the parser's own notes
+    files = object_code_files(factory)
+    for option in (args.config, args.contexts):
+        if option is not None and Path(option).is_file():
+            files.append(Path(option).resolve())
+    return open_run_state("audit-policy", args.target, fields, files, resume=args.resume,
+                          no_state=args.no_state, state_dir=args.state_dir)
 
 
 def _load(target: str) -> Any:
@@ -163,8 +204,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from dpaudit.reports.state import after_failure
+
+    check_state_options(args)
     start = time.perf_counter()
     factory = _load(args.target)
+    state = open_state(args, factory)
+    try:
+        code, stopped = _run_state(args, factory, state, start)
+    except BaseException as exc:
+        after_failure(state, resume_can_help(exc))
+        raise
+    if stopped:
+        after_failure(state, True)  # what the deadline cut short stays for --resume
+    elif state is not None:
+        state.discard()
+    return code
+
+
+def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
+               ) -> tuple[int, bool]:
+    """``(exit code, whether the deadline stopped the audit)``."""
     methods = None if args.methods is None else tuple(
         m.strip() for m in args.methods.split(",") if m.strip())
     settings = parse_settings(args.set, args.config)
@@ -175,14 +235,21 @@ def _run(args: argparse.Namespace) -> int:
     limits.check_policy_audit(args)  # exit 2 with the size it would need, before any run
     try:
         left = None if args.seconds is None else args.seconds - (time.perf_counter() - start)
-        audit = limits.run_with_deadline(lambda: _audit(args, code, means), left,
+        audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
                                          total=args.seconds)
     except limits.DeadlineReached as exc:
-        return _emit(args, code, limits.deadline_claim(args, code.name, exc), start)
-    return _emit(args, code, audit, start)
+        return _emit(args, code, limits.deadline_claim(args, code.name, exc), start), True
+    return _emit(args, code, audit, start), False
 
 
-def _audit(args: argparse.Namespace, code: Any, means: Any) -> Any:
+def _audit(args: argparse.Namespace, code: Any, means: Any, state: Any = None) -> Any:
+    from dpaudit.reports.state import chunk_scope
+
+    with chunk_scope(state, piece="audit-policy"):  # in the forked child under --seconds
+        return _audit_policy(args, code, means)
+
+
+def _audit_policy(args: argparse.Namespace, code: Any, means: Any) -> Any:
     return audit_policy(code, epsilon=args.epsilon, delta=args.delta, notion=args.notion,
                          rewards=args.rewards, means=means, samples=args.samples,
                          alpha=args.alpha, seed=args.seed, workers=args.workers,

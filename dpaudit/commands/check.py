@@ -30,6 +30,7 @@ from dpaudit.commands.common import (
 from dpaudit.engine import AuditSpec, run_check
 from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from dpaudit.registry import get_audit
+from dpaudit.reports.state import chunk_scope
 from dpaudit.reports.text import format_text
 from dpaudit.stats.rng import DEFAULT_SEED
 
@@ -86,8 +87,10 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
     state = CheckState(folder, spec.name, key, resume=args.resume)
     if args.resume:
         if state.found:
+            chunks = sum(len(c) for c in state.chunks.values())
+            more = f", {chunks} finished chunk(s)" if chunks else ""
             print(f"dpaudit: resuming from {state.path} ({len(state.pieces)} completed "
-                  "piece(s) saved)", file=sys.stderr)
+                  f"piece(s){more} saved)", file=sys.stderr)
         else:
             print(f"dpaudit: --resume: no saved state for these arguments in {str(folder)!r}; "
                   "running everything", file=sys.stderr)
@@ -100,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     state = open_state(args, spec)
     line = ProgressLine(args, f"check {spec.name}")
     try:
-        with scheduler_scope(args.scheduler), \
+        with scheduler_scope(args.scheduler), chunk_scope(state), \
                 symbolic_budget_scope(args.symbolic_budget) as budget:
             report = run_check(
                 spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
@@ -109,9 +112,12 @@ def run(args: argparse.Namespace) -> int:
             )
     except BaseException as exc:
         line.close()
-        if state is not None and state.write and state.pieces and resume_can_help(exc):
-            print(f"dpaudit: {len(state.pieces)} completed piece(s) saved in {state.path}; "
-                  "the same command with --resume continues from them", file=sys.stderr)
+        if state is not None and state.write and state.saved_work and resume_can_help(exc):
+            chunks = sum(len(c) for c in state.chunks.values())
+            more = f" and {chunks} finished chunk(s) of the piece in progress" if chunks else ""
+            print(f"dpaudit: {len(state.pieces)} completed piece(s){more} saved in "
+                  f"{state.path}; the same command with --resume continues from them",
+                  file=sys.stderr)
         elif state is not None:
             state.discard()  # the same arguments would fail the same way: nothing to resume
         raise

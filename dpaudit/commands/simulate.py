@@ -6,18 +6,28 @@ policies are those of :func:`dpaudit.registry.all_policies`) on its paper instan
 ``--means``: mean pseudo-regret with its 95% confidence interval, the theorem's bound where
 there is one, wall time and arm-pulls per second. Runs are cut into fixed chunks with spawned
 seeds, so everything but the timing is identical for any ``--workers`` or cluster.
+
+Every run saves each finished chunk of runs (its sufficient statistics: regret moments, summed
+curve and pulls; :mod:`dpaudit.reports.state`, ``--state-dir``, default ``.dpaudit-state/``);
+after an interruption the same command with ``--resume`` computes only the chunks not saved
+and prints the report an uninterrupted run prints (the wall time adds the saved chunks' own).
+A completed run deletes its state.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 from dpaudit.commands.common import (
     add_scheduler,
+    add_state_options,
+    check_state_options,
     float_arg,
     int_arg,
     output_file,
+    resume_can_help,
     write_text_output,
 )
 from dpaudit.errors import UsageError
@@ -45,6 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="PATH", type=output_file, default=None,
                    help="also write the report as JSON (checked before the run; folders are "
                         "created)")
+    add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
 
 
 def _means(text: str | None) -> tuple[float, ...] | None:
@@ -84,12 +95,41 @@ def format_report(r: SimulationReport) -> str:
     return "\n".join(lines)
 
 
+def open_state(args: argparse.Namespace):
+    """The state of this run (``None`` under ``--no-state``), keyed by the policy, horizon,
+    runs, epsilon, delta, means and seed as given and dpaudit's code (not the workers or the
+    scheduler: results do not depend on them)."""
+    from dpaudit.reports.state import open_run_state
+
+    fields = {"horizon": args.horizon, "runs": args.runs, "epsilon": args.epsilon,
+              "delta": args.delta, "means": _means(args.means), "seed": args.seed}
+    return open_run_state("simulate", args.name, fields, resume=args.resume,
+                          no_state=args.no_state, state_dir=args.state_dir)
+
+
 def run(args: argparse.Namespace) -> int:
-    report = simulate_policy(
-        args.name, horizon=args.horizon, runs=args.runs, epsilon=args.epsilon,
-        delta=args.delta, means=_means(args.means), seed=args.seed, workers=args.workers,
-        scheduler=args.scheduler)
+    from dpaudit.reports.state import after_failure, chunk_scope
+
+    check_state_options(args)
+    means = _means(args.means)
+    state = open_state(args)
+    try:
+        with chunk_scope(state, piece="simulate"):
+            report = simulate_policy(
+                args.name, horizon=args.horizon, runs=args.runs, epsilon=args.epsilon,
+                delta=args.delta, means=means, seed=args.seed, workers=args.workers,
+                scheduler=args.scheduler)
+    except BaseException as exc:
+        after_failure(state, resume_can_help(exc))
+        raise
+    if state is not None and state.chunks_restored:
+        # the saved chunks' own wall time counts, so pulls per second stays this run's rate
+        seconds = report.seconds + state.restored_seconds
+        report = dataclasses.replace(report, seconds=seconds, pulls_per_second=report.runs
+                                     * report.horizon / max(seconds, 1e-9))
     print(format_report(report))
     if args.json:
         write_text_output(args.json, json.dumps(report.to_dict(), indent=2) + "\n")
+    if state is not None:
+        state.discard()
     return 0

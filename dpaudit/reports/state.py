@@ -25,6 +25,34 @@ run deletes its state. A state that cannot be read or decoded is ignored with a 
 run then computes everything), never a traceback; a state that cannot be written (a read-only
 folder, a full disk) is a warning too: the run goes on without saving.
 
+Chunks. Inside a piece, every :func:`dpaudit.sim.parallel.map_chunks` call (the sampled
+engine's measurement, simulated regret runs, ``simulate``'s runs, a policy audit's blocks of
+runs) saves each finished chunk's result (its sufficient statistics: the hits of an event,
+regret moments and sums; never a verdict) under the piece, through :func:`chunk_scope`, so an
+interrupted piece resumes at its last saved chunk. Chunk ``i`` of a call draws from child ``i``
+of the call's seed sequence (:mod:`dpaudit.stats.rng`), a function of ``(seed, key, i)``
+only, so a restored chunk is the one an uninterrupted run computes and the chunks computed
+after it are too. A call is identified within its piece by its function's name, its seed
+sequence, its sizes and how many such calls came before it; only calls made directly in the
+piece are saved (a ``map_chunks`` inside a chunk is part of that chunk), and only in the
+process that opened the scope (pool workers never write). Chunk writes are throttled: at most
+one every :data:`FLUSH_SECONDS` (and never more often than 20 times the last write's own
+duration, so writing costs at most ~5% of the run), plus one when the call ends or is
+interrupted; a kill therefore loses at most the last second of chunks. At most
+:data:`MAX_CHUNK_BYTES` of chunk results are kept (a call whose chunks return large arrays,
+e.g. raw samples, stops saving there, with a warning).
+
+Within a chunk. A sampler that itself streams in sub-chunks (the release sampler,
+:func:`dpaudit.sim.releases.release_sampler`, whose long horizons run a few runs at a time)
+asks :func:`partial_progress` for the chunk being computed and saves what it finished with
+its generator's state; a resumed chunk continues from there with the same generator state,
+so its result is the uninterrupted chunk's. Such progress is saved only for a chunk computed
+in the scope's process and is dropped when the chunk finishes.
+
+Test hook: ``$DPAUDIT_STOP_AFTER_CHUNKS=K`` stops a run (``KeyboardInterrupt``, as Ctrl-C
+would) right after its K-th saved chunk has been written; ``K:hang`` sleeps there instead
+(a run then ends only by a deadline or a signal).
+
 The format (:func:`encode` / :func:`decode`) is JSON that reloads the exact values: floats by
 their shortest round-trip text, numpy arrays and scalars by their raw bytes and dtype, tuples
 and dicts (with non-string keys) tagged, dpaudit's own dataclasses and enums by name. Decoding
@@ -37,6 +65,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import contextvars
 import dataclasses
 import enum
 import functools
@@ -48,7 +77,8 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,15 +86,28 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_STATE_DIR",
+    "FLUSH_ENV",
+    "FLUSH_SECONDS",
     "FORMAT",
+    "MAX_CHUNK_BYTES",
     "STATE_DIR_ENV",
+    "STOP_ENV",
     "CheckState",
+    "ChunkStore",
+    "PartialProgress",
     "ExperimentCache",
     "Saved",
     "StateFormatError",
+    "chunk_scope",
+    "chunk_store",
+    "inside_chunk",
     "code_digest",
     "decode",
     "encode",
+    "after_failure",
+    "object_code_files",
+    "open_run_state",
+    "partial_progress",
     "run_key",
     "spec_code_files",
     "state_folder",
@@ -76,6 +119,13 @@ DEFAULT_STATE_DIR = Path(".dpaudit-state")
 STATE_DIR_ENV = "DPAUDIT_STATE_DIR"
 #: version of the file format; part of every key, so a new format never reads an old file
 FORMAT = 1
+#: seconds between two writes of chunk progress (``$DPAUDIT_STATE_FLUSH_SECONDS`` overrides it)
+FLUSH_SECONDS = 1.0
+FLUSH_ENV = "DPAUDIT_STATE_FLUSH_SECONDS"
+#: encoded bytes of chunk results a state keeps at most (later chunks are not saved)
+MAX_CHUNK_BYTES = 32 << 20
+#: test hook: stop (or ``K:hang``) after the K-th saved chunk (see the module docstring)
+STOP_ENV = "DPAUDIT_STOP_AFTER_CHUNKS"
 
 _OWN_PACKAGES = ("dpaudit", "dpaudit.audits", "dpaudit.mechanisms", "dpaudit.algorithms")
 
@@ -277,6 +327,22 @@ def spec_code_files(spec: Any) -> list[Path]:
     return sorted(files)
 
 
+def object_code_files(*objects: Any) -> list[Path]:
+    """Files outside dpaudit that define ``objects`` (or their classes): a user's mechanism or
+    policy module, whose content is part of an ``audit``'s or ``audit-policy``'s key."""
+    roots = _package_roots()
+    files = set()
+    for obj in objects:
+        if obj is None:
+            continue
+        path = _callable_file(obj if callable(obj) and not hasattr(obj, "sample") else type(obj))
+        if path is None and not isinstance(obj, type):
+            path = _callable_file(type(obj))
+        if path is not None and not any(r == path or r in path.parents for r in roots):
+            files.add(path)
+    return sorted(files)
+
+
 def run_key(fields: dict[str, Any], files: Iterable[Path] = ()) -> str:
     """SHA-256 (hex) of ``fields`` (JSON, sorted keys), dpaudit's :func:`code_digest` and the
     content of ``files``."""
@@ -333,6 +399,10 @@ def _warn(message: str) -> None:
     print(f"dpaudit: warning: {message}", file=sys.stderr)
 
 
+def _note(message: str) -> None:
+    print(f"dpaudit: {message}", file=sys.stderr)
+
+
 class _WarnsOnce:
     """``warn_once(kind, message)``: report each kind of problem once, through ``warn``."""
 
@@ -347,24 +417,42 @@ class _WarnsOnce:
 
 
 class CheckState(_WarnsOnce):
-    """The completed pieces of one check run, in ``folder/check-<name>-<key>.json``.
+    """The completed pieces of one run, in ``folder/<prefix>-<name>-<key>.json``, and the
+    finished chunks of the pieces in progress (see "Chunks" in the module docstring).
 
-    ``resume``: read the saved pieces (else start afresh, still saving). ``write``: save each
-    completed piece (``False``: neither read nor write). ``warn(message)`` reports problems
-    (default: one line on standard error); it is called once per kind of problem.
+    ``resume``: read the saved pieces and chunks (else start afresh, still saving). ``write``:
+    save each completed piece and chunk (``False``: neither read nor write). ``warn(message)``
+    reports problems (default: one line on standard error); it is called once per kind of
+    problem. ``prefix``: the command (``check``, ``audit``, ``audit-policy``, ``simulate``).
     """
 
     def __init__(self, folder: Path, name: str, key: str, *, resume: bool,
-                 write: bool = True, warn: Callable[[str], None] = _warn) -> None:
+                 write: bool = True, warn: Callable[[str], None] = _warn,
+                 prefix: str = "check") -> None:
         self.folder = Path(folder)
-        self.path = self.folder / f"check-{_slug(name)}-{key[:20]}.json"
+        self.path = self.folder / f"{_slug(prefix)}-{_slug(name)}-{key[:20]}.json"
         self.key = key
         self.name = name
         self.write = write
         super().__init__(warn)
         self.pieces: dict[str, dict[str, Any]] = {}  # piece -> {"value": encoded, "seconds"}
+        #: call -> {chunk index (text): {"value": encoded, "seconds": float}}
+        self.chunks: dict[str, dict[str, dict[str, Any]]] = {}
         self.restored: list[str] = []
         self.found = False
+        #: the piece being computed (its chunks are saved under it); set by a missed load()
+        self.current: str | None = None
+        self.chunks_saved = 0      # chunks saved by this process (the test hook counts them)
+        self.chunks_restored = 0   # chunks read back instead of computed
+        self.restored_seconds = 0.0  # their seconds, when they were computed
+        self._calls: dict[tuple[str, str], int] = {}
+        #: progress inside a chunk: "call/chunk/j" -> encoded (read back) or raw (to write)
+        self.partials: dict[str, Any] = {}
+        self._partial_raw: dict[str, Any] = {}
+        self._chunk_bytes = 0
+        self._dirty = False
+        self._last_write = 0.0
+        self._write_cost = 0.0
         if resume and write:
             self._load()
 
@@ -380,31 +468,51 @@ class CheckState(_WarnsOnce):
         try:
             doc = json.loads(text)
             if not isinstance(doc, dict) or doc.get("format") != FORMAT \
-                    or doc.get("key") != self.key or not isinstance(doc.get("pieces"), dict):
-                raise StateFormatError("not a dpaudit check state for this run")
+                    or doc.get("key") != self.key or not isinstance(doc.get("pieces"), dict) \
+                    or not isinstance(doc.get("chunks", {}), dict) \
+                    or not isinstance(doc.get("partials", {}), dict):
+                raise StateFormatError("not a dpaudit state for this run")
             pieces = {}
             for piece, entry in doc["pieces"].items():
                 decode(entry["value"])  # refuse the file now rather than mid-run
                 pieces[str(piece)] = {"value": entry["value"],
                                       "seconds": float(entry["seconds"])}
-        except (ValueError, KeyError, TypeError) as exc:
+            chunks: dict[str, dict[str, dict[str, Any]]] = {}
+            for call, saved in doc.get("chunks", {}).items():
+                chunks[str(call)] = {}
+                for i, entry in saved.items():
+                    decode(entry["value"])
+                    chunks[str(call)][str(int(i))] = {"value": entry["value"],
+                                                      "seconds": float(entry["seconds"])}
+            partials = {str(k): v for k, v in doc.get("partials", {}).items()}
+            for v in partials.values():
+                decode(v)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self.warn_once("read", f"ignoring the unreadable saved state {str(self.path)!r} "
                            f"({' '.join(str(exc).split())[:200]}); running everything (it "
                            "will be overwritten)")
             return
         self.pieces = pieces
+        self.chunks = chunks
+        self.partials = partials
+        self._chunk_bytes = len(json.dumps(chunks))
         self.found = True
 
     def load(self, piece: str) -> Saved | None:
-        """The saved result of ``piece`` (``None``: not saved, or not resuming)."""
+        """The saved result of ``piece`` (``None``: not saved, or not resuming; the caller
+        then computes it, and its chunks are saved under ``piece``)."""
         entry = self.pieces.get(piece)
         if entry is None:
+            self.current = piece
             return None
         self.restored.append(piece)
         return Saved(decode(entry["value"]), entry["seconds"])
 
     def save(self, piece: str, value: Any, seconds: float) -> None:
-        """Record ``piece`` as completed and rewrite the state file atomically."""
+        """Record ``piece`` as completed (its chunks are dropped) and rewrite the state file
+        atomically."""
+        if self.current == piece:
+            self.current = None
         if not self.write:
             return
         try:
@@ -415,7 +523,112 @@ class CheckState(_WarnsOnce):
                            "it)")
             return
         self.pieces[piece] = {"value": encoded, "seconds": float(seconds)}
-        doc = {"format": FORMAT, "key": self.key, "name": self.name, "pieces": self.pieces}
+        self._drop_chunks(piece)
+        self._flush()
+
+    def _drop_chunks(self, piece: str) -> None:
+        for call in [c for c in self.chunks if c.startswith(f"{piece}|")]:
+            del self.chunks[call]
+        self._drop_partials(f"{piece}|")
+        self._chunk_bytes = len(json.dumps(self.chunks)) if self.chunks else 0
+
+    @property
+    def saved_work(self) -> int:
+        """Completed pieces, saved chunks and progress inside chunks (what ``--resume`` would
+        read back)."""
+        return (len(self.pieces) + sum(len(c) for c in self.chunks.values())
+                + len(self.partials) + len(self._partial_raw))
+
+    # -- chunks ------------------------------------------------------------------------
+    def chunk_store(self, signature: str, n_chunks: int) -> ChunkStore | None:
+        """The store of one ``map_chunks`` call of the current piece (``None``: no piece is
+        being computed, or nothing is written)."""
+        if not self.write or self.current is None:
+            return None
+        count = self._calls.get((self.current, signature), 0)
+        self._calls[(self.current, signature)] = count + 1
+        return ChunkStore(self, f"{self.current}|{signature}#{count}", n_chunks)
+
+    def _saved_chunks(self, call: str, n_chunks: int) -> dict[int, Any]:
+        out: dict[int, Any] = {}
+        for i, entry in self.chunks.get(call, {}).items():
+            if 0 <= int(i) < n_chunks:
+                out[int(i)] = decode(entry["value"])
+                self.chunks_restored += 1
+                self.restored_seconds += entry["seconds"]
+        return out
+
+    def _save_chunk(self, call: str, i: int, value: Any, seconds: float) -> None:
+        if not self.write:
+            return
+        try:
+            encoded = encode(value)
+        except StateFormatError as exc:
+            self.warn_once(f"encode-chunk:{call.split('|')[0]}", f"a chunk of {call.split('|')[0]} "
+                           f"holds {exc}, which the state format cannot store: its chunks are "
+                           "not saved")
+            return
+        size = len(json.dumps(encoded))
+        if self._chunk_bytes + size > MAX_CHUNK_BYTES:
+            self.warn_once("chunk-bytes", f"the saved chunks reached {MAX_CHUNK_BYTES >> 20} "
+                           "MiB: later chunks are not saved (--resume recomputes them)")
+            return
+        self._chunk_bytes += size
+        self.chunks.setdefault(call, {})[str(i)] = {"value": encoded, "seconds": float(seconds)}
+        self._drop_partials(f"{call}/{i}/")
+        self._dirty = True
+        self.chunks_saved += 1
+        self._maybe_flush()
+        _stop_hook(self)
+
+    def _maybe_flush(self) -> None:
+        now = time.monotonic()
+        if now - self._last_write >= max(_flush_seconds(), 20.0 * self._write_cost):
+            self._flush()
+
+    def _drop_partials(self, prefix: str) -> None:
+        for table in (self.partials, self._partial_raw):
+            for k in [k for k in table if k.startswith(prefix)]:
+                del table[k]
+
+    def _save_partial(self, key: str, value: Any) -> None:
+        """Keep ``value`` (encoded only when written) as the progress ``key``."""
+        if not self.write:
+            return
+        self._partial_raw[key] = value
+        self._dirty = True
+        self._maybe_flush()
+
+    def _load_partial(self, key: str) -> Any:
+        entry = self.partials.get(key)
+        return None if entry is None else decode(entry)
+
+    def flush(self) -> None:
+        """Write chunks kept in memory since the last write (a no-op when there are none)."""
+        if self._dirty:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.write:
+            return
+        t0 = time.monotonic()
+        for k, value in list(self._partial_raw.items()):
+            try:
+                encoded = encode(value)
+            except StateFormatError as exc:
+                self.warn_once("encode-partial", f"progress inside a chunk holds {exc}, which "
+                               "the state format cannot store: it is not saved")
+                continue
+            finally:
+                del self._partial_raw[k]
+            if self._chunk_bytes + len(json.dumps(encoded)) > MAX_CHUNK_BYTES:
+                self.warn_once("chunk-bytes", f"the saved chunks reached "
+                               f"{MAX_CHUNK_BYTES >> 20} MiB: later chunks are not saved "
+                               "(--resume recomputes them)")
+                continue
+            self.partials[k] = encoded
+        doc = {"format": FORMAT, "key": self.key, "name": self.name, "pieces": self.pieces,
+               "chunks": self.chunks, "partials": self.partials}
         try:
             _write_atomic(self.path, json.dumps(doc, indent=None, sort_keys=True))
         except OSError as exc:
@@ -423,6 +636,9 @@ class CheckState(_WarnsOnce):
             self.warn_once("write", f"cannot save the run's state in {str(self.folder)!r} "
                            f"({exc.strerror or exc}); continuing without it (--resume will "
                            "not find this run's work)")
+        self._dirty = False
+        self._last_write = time.monotonic()
+        self._write_cost = self._last_write - t0
 
     def discard(self) -> None:
         """Delete the state (the run completed); the folder too when it is left empty."""
@@ -430,7 +646,196 @@ class CheckState(_WarnsOnce):
             return
         with contextlib.suppress(OSError):
             self.path.unlink(missing_ok=True)
+        # a process killed mid-write (audit-policy's child at its deadline) leaves its
+        # temporary file behind
+        for tmp in self.folder.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         _remove_empty(self.folder)
+
+
+class ChunkStore:
+    """The finished chunks of one ``map_chunks`` call: ``load()`` -> ``{index: result}`` of
+    the chunks saved before (``{}`` when not resuming), ``save(i, result)`` as each chunk
+    finishes (written at most once a second), ``flush()`` when the call ends or stops."""
+
+    def __init__(self, state: CheckState, call: str, n_chunks: int) -> None:
+        self.state = state
+        self.call = call
+        self.n_chunks = n_chunks
+        self._mark = time.perf_counter()
+
+    def load(self) -> dict[int, Any]:
+        return self.state._saved_chunks(self.call, self.n_chunks)
+
+    def save(self, i: int, value: Any) -> None:
+        now = time.perf_counter()
+        seconds, self._mark = now - self._mark, now
+        self.state._save_chunk(self.call, i, value, seconds)
+
+    def flush(self) -> None:
+        self.state.flush()
+
+    @contextlib.contextmanager
+    def computing(self, i: int) -> Iterator[None]:
+        """Chunk ``i`` is being computed in this block (:func:`partial_progress` sees it)."""
+        token = _PARTIAL.set(_ChunkInProgress(self.state, f"{self.call}/{i}", os.getpid()))
+        try:
+            yield
+        finally:
+            _PARTIAL.reset(token)
+
+
+class PartialProgress:
+    """What a sampler finished inside one chunk: ``load()`` (``None``: nothing saved) and
+    ``save(value)`` (kept, written with the next throttled write)."""
+
+    def __init__(self, state: CheckState, key: str) -> None:
+        self.state = state
+        self.key = key
+
+    def load(self) -> Any:
+        return self.state._load_partial(self.key)
+
+    def save(self, value: Any) -> None:
+        self.state._save_partial(self.key, value)
+
+
+@dataclasses.dataclass
+class _ChunkInProgress:
+    state: CheckState
+    key: str
+    pid: int
+    asked: int = 0
+
+
+_PARTIAL: contextvars.ContextVar[_ChunkInProgress | None] = contextvars.ContextVar(
+    "dpaudit_chunk_in_progress", default=None)
+
+
+def partial_progress() -> PartialProgress | None:
+    """For a sampler streaming inside a chunk: its progress store (``None`` outside a saved
+    chunk, or in another process). The j-th call within one chunk gets the j-th store."""
+    chunk = _PARTIAL.get()
+    if chunk is None or chunk.pid != os.getpid():
+        return None
+    j, chunk.asked = chunk.asked, chunk.asked + 1
+    return PartialProgress(chunk.state, f"{chunk.key}/{j}")
+
+
+def _flush_seconds() -> float:
+    text = os.environ.get(FLUSH_ENV, "").strip()
+    try:
+        return max(0.0, float(text)) if text else FLUSH_SECONDS
+    except ValueError:
+        return FLUSH_SECONDS
+
+
+def _stop_hook(state: CheckState) -> None:
+    """``$DPAUDIT_STOP_AFTER_CHUNKS`` (tests): stop after the K-th saved chunk."""
+    text = os.environ.get(STOP_ENV, "").strip()
+    if not text:
+        return
+    count, _, mode = text.partition(":")
+    if not count.strip().isdigit() or state.chunks_saved != int(count):
+        return
+    state.flush()
+    if mode == "hang":
+        time.sleep(3600)
+    raise KeyboardInterrupt
+
+
+def open_run_state(command: str, name: str, fields: dict[str, Any], files: Iterable[Path] = (),
+                   *, resume: bool, no_state: bool, state_dir: Path | None,
+                   announce: Callable[[str], None] = _note) -> CheckState | None:
+    """The state of one ``audit``, ``audit-policy`` or ``simulate`` run (``None`` under
+    ``--no-state``), keyed like ``check``'s: ``command``, ``name`` and ``fields`` (every
+    parameter that changes results; never the workers), dpaudit's code and ``files`` (the
+    user's modules and input files). With ``resume`` it says what it found."""
+    if no_state:
+        return None
+    key = run_key({"command": command, "name": name, **fields}, files)
+    folder = state_folder(state_dir)
+    state = CheckState(folder, name, key, resume=resume, prefix=command)
+    if resume:
+        if state.found:
+            chunks = sum(len(c) for c in state.chunks.values())
+            announce(f"resuming from {state.path} ({chunks} finished chunk(s) saved)")
+        else:
+            announce(f"--resume: no saved state for these arguments in {str(folder)!r}; "
+                     "running everything")
+    return state
+
+
+def after_failure(state: CheckState | None, keep: bool, *, saved: bool | None = None,
+                  announce: Callable[[str], None] = _note) -> None:
+    """An interrupted or failed run: keep its state (``keep``: ``--resume`` can help) and say
+    so when it holds work (``saved``: whether it does, when another process wrote it), else
+    delete it."""
+    if state is None:
+        return
+    holds = state.path.exists() if saved is None else saved
+    if keep and state.write and holds:
+        announce(f"finished work saved in {state.path}; the same command with --resume "
+                 "continues from it")
+    else:
+        state.discard()
+
+
+# the state whose chunks are saved, with the process that opened the scope; and whether the
+# code running now is inside a chunk (its own map_chunks calls are part of that chunk)
+_SCOPE: contextvars.ContextVar[tuple[CheckState, int] | None] = contextvars.ContextVar(
+    "dpaudit_chunk_scope", default=None)
+_INSIDE: contextvars.ContextVar[bool] = contextvars.ContextVar("dpaudit_inside_chunk",
+                                                               default=False)
+
+
+@contextlib.contextmanager
+def chunk_scope(state: CheckState | None, piece: str | None = None) -> Iterator[None]:
+    """Save the chunks of every ``map_chunks`` call made in this block (in this process)
+    under ``state``'s current piece (``piece``, when given, becomes it). ``None``: nothing
+    is saved. Chunks still in memory are written when the block ends, however it ends."""
+    if state is None:
+        yield
+        return
+    if piece is not None:
+        state.current = piece
+    token = _SCOPE.set((state, os.getpid()))
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+        state.flush()
+
+
+def _describe(fn: Any) -> str:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+
+
+def chunk_store(fn: Any, seq: Any, total: int, chunk: int, n_chunks: int) -> ChunkStore | None:
+    """For :func:`dpaudit.sim.parallel.map_chunks`: the store of this call, or ``None`` (no
+    scope, another process, or a call made inside a chunk)."""
+    scope = _SCOPE.get()
+    if scope is None or scope[1] != os.getpid() or _INSIDE.get():
+        return None
+    words = [int(seq.entropy), *(int(w) for w in seq.spawn_key)] if hasattr(
+        seq, "spawn_key") else [repr(seq)]
+    sig = hashlib.sha256(json.dumps([_describe(fn), words, total, chunk]).encode()
+                         ).hexdigest()[:16]
+    return scope[0].chunk_store(f"{_describe(fn).rsplit('.', 1)[-1]}:{sig}", n_chunks)
+
+
+@contextlib.contextmanager
+def inside_chunk() -> Iterator[None]:
+    """Mark the code run in this block as part of one chunk (its own ``map_chunks`` calls are
+    not saved separately)."""
+    token = _INSIDE.set(True)
+    try:
+        yield
+    finally:
+        _INSIDE.reset(token)
 
 
 class ExperimentCache(_WarnsOnce):

@@ -21,6 +21,11 @@ One backend switch, in :func:`map_chunks`:
   every map of a caller with several stages (a sampled audit's selection and measurement
   on both sides), so the start-up is paid once.
 
+Resumable runs (:func:`dpaudit.reports.state.chunk_scope`, opened by the commands): each
+finished chunk's result is saved as it arrives, in chunk order, and a resumed call computes
+only the chunks not saved (each still with its own child seed), so its results are the
+uninterrupted call's.
+
 The function must be picklable for the local pool; a closure (a ``lambda`` sampler) is sent
 with ``cloudpickle`` when it is installed (it comes with ``dask``).
 """
@@ -30,7 +35,7 @@ from __future__ import annotations
 import os
 import pickle
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, TypeVar
 
@@ -153,13 +158,17 @@ def _call_batch(caller: Callable, payload: Any, sizes: list[int], seqs: list) ->
 
 
 def _batched(pool: Executor, caller: Callable, payload: Any, sizes: list[int], seqs: list,
-             batch: int) -> list:
+             batch: int) -> Iterator:
+    """The chunks' results in chunk order, each batch's as soon as it (and those before it)
+    is done, so a resumable caller saves them as they arrive."""
     if batch <= 1:
-        return list(pool.map(caller, [payload] * len(sizes), sizes, seqs))
+        yield from pool.map(caller, [payload] * len(sizes), sizes, seqs)
+        return
     starts = range(0, len(sizes), batch)
     parts = pool.map(_call_batch, [caller] * len(starts), [payload] * len(starts),
                      [sizes[i:i + batch] for i in starts], [seqs[i:i + batch] for i in starts])
-    return [x for part in parts for x in part]
+    for part in parts:
+        yield from part
 
 
 def _portable(fn: Callable) -> tuple[Callable, Callable | bytes]:
@@ -247,26 +256,62 @@ def map_chunks(
     if not sizes:
         return []
     address = resolve_scheduler(scheduler)
+    from dpaudit.reports.state import chunk_store, inside_chunk
+
+    store = chunk_store(fn, child_seed(seed, key), total, chunk, len(sizes))
+    if store is None:
+        return list(_execute(fn, sizes, seqs, address, executor, workers, placement, pool))
+    done: dict[int, T] = store.load()
+    todo = [i for i in range(len(sizes)) if i not in done]
+    results = _execute(fn, [sizes[i] for i in todo], [seqs[i] for i in todo], address,
+                       executor, workers, placement, pool)
+    try:
+        with inside_chunk():  # a map_chunks inside fn is part of its chunk
+            for i in todo:
+                with store.computing(i):  # in this process, fn may save progress inside i
+                    out = next(results)
+                done[i] = out
+                store.save(i, out)
+    finally:
+        results.close()
+        store.flush()
+    return [done[i] for i in range(len(sizes))]
+
+
+def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
+             address: Any, executor: Executor | None, workers: int,
+             placement: Callable[[str], None] | None, pool: SharedPool | None = None
+             ) -> Generator[T, None, None]:
+    """The chunks' results in chunk order, each as soon as it (and those before it) is done."""
+    if not sizes:
+        return
     if address is not None:
-        return _map_dask(fn, sizes, seqs, address)
+        yield from _map_dask(fn, sizes, seqs, address)
+        return
     if executor is not None and len(sizes) > 1:
         caller, payload = _portable(fn)
-        return list(executor.map(caller, [payload] * len(sizes), sizes, seqs))
+        yield from executor.map(caller, [payload] * len(sizes), sizes, seqs)
+        return
     if workers <= 1 or len(sizes) <= 1:
-        return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
+        for s, q in zip(sizes, seqs, strict=True):
+            yield _call(fn, s, q)
+        return
     procs = min(workers, len(sizes))
     per_item = _probe_seconds(fn)
-    probe = per_item * total  # the whole work's estimated serial seconds
+    probe = per_item * sum(sizes)  # the whole work's estimated serial seconds
     started = pool is not None and pool.started
     if not started and probe * (1.0 - 1.0 / procs) < POOL_START_SECONDS:
         if placement is not None:
             placement(f"ran in one process: the work (about {probe:.2g} s, timed on one item) "
                       f"would save less than a {procs}-process pool's start-up "
                       f"(~{POOL_START_SECONDS:g} s)")
-        return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
+        for s, q in zip(sizes, seqs, strict=True):
+            yield _call(fn, s, q)
+        return
     caller, payload = _portable(fn)
-    batch = task_batches(len(sizes), per_item * chunk, procs)
+    batch = task_batches(len(sizes), per_item * max(sizes), procs)
     if pool is not None:
-        return _batched(pool.executor(), caller, payload, sizes, seqs, batch)
+        yield from _batched(pool.executor(), caller, payload, sizes, seqs, batch)
+        return
     with ProcessPoolExecutor(max_workers=procs) as own:
-        return _batched(own, caller, payload, sizes, seqs, batch)
+        yield from _batched(own, caller, payload, sizes, seqs, batch)

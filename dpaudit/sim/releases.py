@@ -205,7 +205,22 @@ def release_sampler(policy: Any, source: Any, horizon: int, *, view: View | None
     def sample(n: int, rng: np.random.Generator) -> Any:
         if n <= per_chunk:
             return one(n, rng)
-        parts = [one(min(per_chunk, n - i), rng) for i in range(0, n, per_chunk)]
+        parts, done = [], 0
+        # in a resumable run, the runs finished inside this chunk are saved with the
+        # generator's state, and a resumed chunk continues from them (the same numbers)
+        from dpaudit.reports.state import partial_progress
+
+        progress = partial_progress()
+        start = rng.bit_generator.state
+        saved = None if progress is None else progress.load()
+        if isinstance(saved, dict) and saved.get("n") == n and saved.get("start") == start:
+            parts, done = list(saved["parts"]), int(saved["done"])
+            rng.bit_generator.state = saved["rng"]
+        for i in range(done, n, per_chunk):
+            parts.append(one(min(per_chunk, n - i), rng))
+            if progress is not None and i + per_chunk < n:
+                progress.save({"n": n, "start": start, "done": i + per_chunk,
+                               "parts": list(parts), "rng": rng.bit_generator.state})
         if isinstance(parts[0], dict):
             return {k: np.concatenate([p[k] for p in parts], axis=0) for k in parts[0]}
         return np.concatenate(parts, axis=0)
