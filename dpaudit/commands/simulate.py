@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 
 from dpaudit.commands.common import (
     add_scheduler,
@@ -20,7 +21,9 @@ from dpaudit.commands.common import (
     output_file,
     write_text_output,
 )
+from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
+from dpaudit.sim import limits
 from dpaudit.sim.simulation import SimulationReport, simulate_policy
 from dpaudit.stats.rng import DEFAULT_SEED
 
@@ -42,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="local worker processes (default: one per core; results do not "
                         "depend on it)")
     add_scheduler(p)
+    add_seconds(p, "chunks of runs")
     p.add_argument("--json", metavar="PATH", type=output_file, default=None,
                    help="also write the report as JSON (checked before the run; folders are "
                         "created)")
@@ -81,15 +85,39 @@ def format_report(r: SimulationReport) -> str:
                  f"{r.pulls_per_second:.4g} arm-pulls per second")
     if r.placement:
         lines.append(f"  note: {r.placement}")
+    if r.deadline_hit:
+        lines.append(f"  deadline: reached; {r.runs} of the {r.runs_planned} runs asked for "
+                     "finished (chunks cut by the clock alone); more --seconds runs them all")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
-    report = simulate_policy(
-        args.name, horizon=args.horizon, runs=args.runs, epsilon=args.epsilon,
-        delta=args.delta, means=_means(args.means), seed=args.seed, workers=args.workers,
-        scheduler=args.scheduler)
+    with limits.deadline_scope(args.seconds) as deadline:
+        try:
+            report = run_bounded(partial(
+                simulate_policy, args.name, horizon=args.horizon, runs=args.runs,
+                epsilon=args.epsilon, delta=args.delta, means=_means(args.means),
+                seed=args.seed, workers=args.workers, scheduler=args.scheduler,
+                deadline=deadline), deadline)
+        except limits.DeadlineReached as exc:
+            return _nothing(args, exc)
     print(format_report(report))
     if args.json:
         write_text_output(args.json, json.dumps(report.to_dict(), indent=2) + "\n")
+    return 0
+
+
+def _nothing(args: argparse.Namespace, exc: limits.DeadlineReached) -> int:
+    """No chunk of runs finished by the deadline: nothing to report but that (exit 0, as a
+    simulation with no verdict; the JSON says ``deadline_hit`` with 0 runs)."""
+    how = ("killed: the code did not return to a chunk boundary"
+           if exc.where == "hard kill" else "no chunk of runs finished")
+    print(f"dpaudit simulate {args.name}\n  deadline: {args.seconds:g} s reached, {how}; 0 of "
+          f"the {args.runs} runs asked for are reported. More --seconds, or fewer --runs or a "
+          "shorter --horizon, would settle it")
+    if args.json:
+        doc = {"policy": args.name, "horizon": args.horizon, "runs": 0,
+               "runs_planned": args.runs, "seed": args.seed, "deadline_hit": True,
+               "deadline_seconds": args.seconds, "hard_kill": exc.where == "hard kill"}
+        write_text_output(args.json, json.dumps(doc, indent=2) + "\n")
     return 0

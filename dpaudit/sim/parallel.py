@@ -146,8 +146,16 @@ def map_chunks(
     scheduler: object = None,
     executor: Executor | None = None,
     placement: Callable[[str], None] | None = None,
+    deadline: float | None = None,
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
+
+    With ``deadline`` (a ``time.monotonic()`` time, see :func:`dpaudit.sim.limits.deadline_scope`)
+    the result may be a *prefix*: chunks are started only before the deadline, and a local
+    pool's chunks not finished by then are dropped (its processes are stopped), so
+    ``len(result)`` chunks of :func:`chunk_sizes` were done. The cut is a chunk boundary chosen
+    by the clock alone. A Dask cluster's chunks are not cut (the command's hard kill is the
+    backstop there).
 
     Parameters
     ----------
@@ -182,9 +190,11 @@ def map_chunks(
         return _map_dask(fn, sizes, seqs, address)
     if executor is not None and len(sizes) > 1:
         caller, payload = _portable(fn)
+        if deadline is not None:
+            return _until(executor, caller, payload, sizes, seqs, deadline, own=False)
         return list(executor.map(caller, [payload] * len(sizes), sizes, seqs))
     if workers <= 1 or len(sizes) <= 1:
-        return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
+        return _serial(fn, sizes, seqs, deadline)
     procs = min(workers, len(sizes))
     probe = _probe_seconds(fn) * total  # the whole work's estimated serial seconds
     if probe * (1.0 - 1.0 / procs) < POOL_START_SECONDS:
@@ -192,7 +202,49 @@ def map_chunks(
             placement(f"ran in one process: the work (about {probe:.2g} s, timed on one item) "
                       f"would save less than a {procs}-process pool's start-up "
                       f"(~{POOL_START_SECONDS:g} s)")
-        return [_call(fn, s, q) for s, q in zip(sizes, seqs, strict=True)]
+        return _serial(fn, sizes, seqs, deadline)
     caller, payload = _portable(fn)
+    if deadline is not None:
+        return _until(ProcessPoolExecutor(max_workers=procs), caller, payload, sizes, seqs,
+                      deadline, own=True)
     with ProcessPoolExecutor(max_workers=procs) as pool:
         return list(pool.map(caller, [payload] * len(sizes), sizes, seqs))
+
+
+def _serial(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
+            deadline: float | None) -> list[T]:
+    """The chunks in this process; with a deadline, each is started only before it."""
+    out: list[T] = []
+    for s, q in zip(sizes, seqs, strict=True):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        out.append(_call(fn, s, q))
+    return out
+
+
+def _until(pool: Executor, caller: Callable, payload: Any, sizes: list[int], seqs: list,
+           deadline: float, *, own: bool) -> list:
+    """The chunks finished by ``deadline``, in chunk order up to the first unfinished one
+    (later finished chunks are dropped too: the result is a prefix). ``own``: the pool was
+    started here, and its processes are stopped at the deadline."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    futures = [pool.submit(caller, payload, s, q) for s, q in zip(sizes, seqs, strict=True)]
+    out: list = []
+    try:
+        for fut in futures:
+            left = deadline - time.monotonic()
+            try:
+                out.append(fut.result(timeout=max(left, 0.0)))
+            except FutureTimeout:
+                break
+    finally:
+        for fut in futures:
+            fut.cancel()
+        if own:
+            procs = list(getattr(pool, "_processes", {}).values())
+            if len(out) < len(futures):
+                for proc in procs:  # a chunk still running past the deadline is not waited for
+                    proc.kill()
+            pool.shutdown(wait=True, cancel_futures=True)
+    return out

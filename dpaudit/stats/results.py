@@ -352,6 +352,9 @@ class CheckReport:
     regret: RegretResult | None = None
     seconds: float = 0.0
     alpha_split: dict[str, Any] | None = None
+    #: ``--seconds``: the deadline and what it cut (``hit``, ``hard_kill``, ``claims_cut``,
+    #: ``claims_not_run``, ``findings_cut``, ``regret_not_run``); ``None``: no deadline
+    deadline: dict[str, Any] | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -378,6 +381,8 @@ class CheckReport:
             "regret": None if self.regret is None else self.regret.to_dict(),
             "seconds": round(self.seconds, 3),
             "alpha_split": _jsonable(self.alpha_split),
+            "deadline_hit": bool(self.deadline and self.deadline.get("hit")),
+            "deadline": _jsonable(self.deadline),
         }
 
 
