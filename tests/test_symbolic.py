@@ -95,11 +95,11 @@ def test_proof_records_its_symbols_domains_and_meanings():
                   ("m >= 1",), budget=None)
     assert proof.status is ProofStatus.PROVED
     assert [(s.name, s.domain, s.meaning) for s in proof.symbols] == [
-        ("m", "positive integer in (1, inf)", "episode length"),
+        ("m", "positive integer in [1, inf)", "episode length"),  # m = 1 is a witness
         ("r", "nonnegative real in (0, 1)", ""),
         ("x", "real in (-inf, inf)", "")]
     assert proof.to_dict()["symbols"][0] == {"name": "m", "domain": "positive integer in "
-                                             "(1, inf)", "meaning": "episode length"}
+                                             "[1, inf)", "meaning": "episode length"}
 
 
 def test_witness_search_ignores_cancellation_noise() -> None:

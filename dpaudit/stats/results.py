@@ -294,6 +294,7 @@ class RegretResult:
     std: float | None = None
     max_per_run: float | None = None
     decision: RegretDecision | None = None
+    seconds: float = 0.0  # wall-clock seconds of the experiment (set by the engine; JUnit time)
 
     @property
     def verdict(self) -> Verdict:
@@ -327,6 +328,7 @@ class RegretResult:
             "verdict_lower_method": None if d is None else d.lower_method,
             "runs_to_settle": None if d is None else d.runs_to_settle,
             "verdict_reason": "" if d is None else d.reason,
+            "seconds": round(self.seconds, 3),
         }
 
 
