@@ -174,14 +174,12 @@ def test_code_that_never_returns_is_killed_soon_after_the_deadline(tmp_path, mon
     (tmp_path / "slow_steps_mod.py").write_text(textwrap.dedent(SLOW))
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "r.json"
-    start = time.monotonic()
     code = main(["audit", "slow_steps_mod:SlowSteps", "--samples", "1000", "--seconds", "0.5",
                  "--json", str(out)])
-    took = time.monotonic() - start
     assert code == 0
-    # the deadline, the grace and the fork; 1000 samples at 10 ms would take 10 s or more
-    assert took < 0.5 + limits.HARD_KILL_GRACE + 3.0
     doc = json.loads(out.read_text())
+    # 2 x 1000 outputs at 10 ms would take 20 s or more; killed when the grace ran out
+    assert doc["deadline"]["killed_after_seconds"] < 0.5 + limits.HARD_KILL_GRACE + 1.0
     claim = doc["claims"][0]
     assert doc["deadline"]["hard_kill"] is True and doc["deadline_hit"] is True
     assert claim["verdict"] == "INCONCLUSIVE" and claim["epsilon_lower_bound"] is None
@@ -242,3 +240,48 @@ def test_audit_notion_follows_the_declaration(tmp_path, monkeypatch, capsys):
     assert (claim["notion"], claim["observes"]) == ("ldp", "reports")
     assert main(["audit", "declared_mod:Odd", "--samples", "2000"]) == 2
     assert "notion='central'" in capsys.readouterr().err
+
+
+HANGS = """
+import time
+
+from dpaudit.engine import AuditSpec, ClaimSpec
+from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.stats.results import Notion
+
+
+def fast(ctx, spec):
+    return ExactEvidence(0.0, 1e-12)
+
+
+def hangs(ctx, spec):
+    while True:  # user code that never comes back to a chunk boundary
+        time.sleep(0.01)
+
+
+AUDIT = AuditSpec("hangs-second", "second claim never returns", "Toy 2024",
+                  [ClaimSpec("c1", Notion.LDP, "fast", "Toy 2024", fast),
+                   ClaimSpec("c2", Notion.LDP, "hangs", "Toy 2024", hangs),
+                   ClaimSpec("c3", Notion.LDP, "after", "Toy 2024", fast)], 1.0, 0.0)
+"""
+
+
+def test_a_hard_kill_keeps_the_claims_completed_before_it(tmp_path, monkeypatch, capsys):
+    (tmp_path / "hangs_second_mod.py").write_text(textwrap.dedent(HANGS))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "r.json"
+    code = main(["check", "hangs_second_mod", "--seconds", "0.5", "--state-dir",
+                 str(tmp_path / "state"), "--json", str(out)])
+    assert code == 0  # it returns at all: c2 never does
+    doc = json.loads(out.read_text())
+    # killed when the grace ran out (the clock of the deadline, not start-up), give or take
+    # the parent's wake-up on a loaded machine
+    assert doc["deadline"]["killed_after_seconds"] < 0.5 + limits.HARD_KILL_GRACE + 1.0
+    verdicts = [(c["id"], c["verdict"]) for c in doc["claims"]]
+    assert verdicts == [("c1", "EXACT"), ("c2", "INCONCLUSIVE"), ("c3", "INCONCLUSIVE")]
+    assert doc["deadline"]["hard_kill"] is True and doc["deadline_hit"] is True
+    assert doc["deadline"]["claims_cut"] == ["c2", "c3"]
+    assert "not finished: the run was killed" in doc["claims"][1]["details"][0]
+    # c1 stays saved: the same command with --resume (and a longer deadline) continues
+    assert "--resume" in capsys.readouterr().err
+    assert list((tmp_path / "state").glob("check-*.json"))

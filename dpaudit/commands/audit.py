@@ -198,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
         claims=(claim,), seconds=seconds)
     report = deadline_report(report, args.seconds)
     if stopped is not None and stopped.where == "hard kill" and report.deadline is not None:
-        report = replace(report, deadline={**report.deadline, "hard_kill": True})
+        report = replace(report, deadline={**report.deadline, "hard_kill": True,
+                                           "killed_after_seconds": round(stopped.elapsed, 3)})
     text = format_text(report).replace("dpaudit check", "dpaudit audit", 1)
     emit_reports(args, report, command="audit",
                  text=text if report.deadline is None else f"{text}\n{deadline_line(report)}")

@@ -105,6 +105,28 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
     return state
 
 
+def _after_kill(args: argparse.Namespace, spec: AuditSpec, exc: limits.DeadlineReached):
+    """The report of a run killed at the hard deadline: the pieces the killed process had
+    completed (saved in the state as they completed) are read back, the piece it was running
+    and those after it are INCONCLUSIVE; with no saved state every claim is."""
+    import contextlib
+    import io
+
+    saved = None
+    if not args.no_state:
+        with contextlib.redirect_stderr(io.StringIO()):  # no "resuming from" line here
+            saved = open_state(argparse.Namespace(**{**vars(args), "resume": True}), spec)
+    if saved is None or not saved.pieces:
+        return killed_check_report(
+            spec, epsilon=spec.default_epsilon if args.epsilon is None else args.epsilon,
+            delta=spec.default_delta if args.delta is None else args.delta, alpha=args.alpha,
+            exc=exc, parameters={"seed": args.seed, "alpha": args.alpha, "quick": args.quick,
+                                 "workers": args.workers})
+    return run_check(bounded_spec(spec, killed=exc), epsilon=args.epsilon, delta=args.delta,
+                     seed=args.seed, alpha=args.alpha, quick=args.quick, workers=args.workers,
+                     regret=not args.no_regret, state=skipping_store(saved))
+
+
 def run(args: argparse.Namespace) -> int:
     check_state_options(args)
     spec = get_audit(args.name)
@@ -124,17 +146,17 @@ def run(args: argparse.Namespace) -> int:
                     alpha=args.alpha, quick=args.quick, workers=args.workers,
                     regret=not args.no_regret, progress=line, state=store,
                 )
+            killed: limits.DeadlineReached | None = None
             try:
                 report = run_bounded(go, deadline)
-            except limits.DeadlineReached as exc:  # the hard kill: nothing measured is used
-                report = killed_check_report(
-                    spec, epsilon=spec.default_epsilon if args.epsilon is None
-                    else args.epsilon, delta=spec.default_delta if args.delta is None
-                    else args.delta, alpha=args.alpha, exc=exc,
-                    parameters={"seed": args.seed, "alpha": args.alpha, "quick": args.quick,
-                                "workers": args.workers})
+            except limits.DeadlineReached as exc:  # the hard kill: the killed piece is lost
+                killed = exc
+                report = _after_kill(args, spec, exc)
         report = deadline_report(report, seconds, regret_planned=not args.no_regret
                                  and spec.regret is not None)
+        if report.deadline is not None and killed is not None:
+            report = replace(report, deadline={**report.deadline, "hard_kill": True,
+                                               "killed_after_seconds": round(killed.elapsed, 3)})
     except BaseException as exc:
         line.close()
         if state is not None and state.write and state.pieces and resume_can_help(exc):

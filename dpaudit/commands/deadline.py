@@ -61,7 +61,13 @@ def _stopped(where: str, exc: limits.DeadlineReached | None) -> dict[str, Any]:
     return data
 
 
-def _not_run(what: str) -> InconclusiveEvidence:
+def _not_run(what: str, killed: limits.DeadlineReached | None = None) -> InconclusiveEvidence:
+    if killed is not None:
+        return InconclusiveEvidence(
+            f"not finished: the run was killed {limits.HARD_KILL_GRACE:g} s after the --seconds "
+            f"deadline ({killed.seconds:g} s) while this {what} or one before it was running, "
+            f"so nothing of it is used; {_SETTLE}",
+            data={**_stopped("hard kill", killed), "not_run": True, "hard_kill": True})
     return InconclusiveEvidence(
         f"not run: deadline (--seconds {limits.deadline_seconds():g} reached before this "
         f"{what} started); {_SETTLE}", data={**_stopped("not started", None), "not_run": True})
@@ -74,12 +80,18 @@ def _cut(exc: limits.DeadlineReached, method: Method) -> InconclusiveEvidence:
         method=method, data=_stopped(exc.where or "run", exc))
 
 
-def bounded_spec(spec: Any) -> Any:
-    """``spec`` whose claims, findings and regret honour the current deadline scope."""
+def bounded_spec(spec: Any, *, killed: limits.DeadlineReached | None = None) -> Any:
+    """``spec`` whose claims, findings and regret honour the current deadline scope.
+
+    ``killed``: the run was killed at the hard deadline; nothing is evaluated any more (the
+    pieces it completed come from the saved state), the others say they were not finished."""
+    def gone() -> bool:
+        return killed is not None or limits.deadline_passed()
+
     def claim(evaluate: Callable) -> Callable:
         def run(ctx: Any, c: Any) -> Any:
-            if limits.deadline_passed():
-                return _not_run("claim")
+            if gone():
+                return _not_run("claim", killed)
             try:
                 return evaluate(ctx, c)
             except limits.DeadlineReached as exc:
@@ -88,9 +100,9 @@ def bounded_spec(spec: Any) -> Any:
 
     def finding(f: Any) -> Any:
         def run(ctx: Any) -> Any:
-            if limits.deadline_passed():
+            if gone():
                 return Finding(f.id, f"{f.summary or f.id}: not run: deadline", f.notion,
-                               details=(_not_run("finding").reason,),
+                               details=(_not_run("finding", killed).reason,),
                                data={**_stopped("not started", None), "not_run": True},
                                observes=f.observes)
             try:
@@ -104,7 +116,7 @@ def bounded_spec(spec: Any) -> Any:
     regret = spec.regret
 
     def bounded_regret(ctx: Any) -> Any:
-        if limits.deadline_passed():
+        if gone():
             return None  # the engine leaves it out; the report's deadline lists it
         return regret(ctx)
 
