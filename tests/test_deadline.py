@@ -285,3 +285,23 @@ def test_a_hard_kill_keeps_the_claims_completed_before_it(tmp_path, monkeypatch,
     # c1 stays saved: the same command with --resume (and a longer deadline) continues
     assert "--resume" in capsys.readouterr().err
     assert list((tmp_path / "state").glob("check-*.json"))
+
+
+def _chunk_sum(delay, size, rng):
+    time.sleep(delay)
+    return float(rng.random(size).sum())
+
+
+def test_a_local_pool_is_stopped_at_the_deadline_and_gives_a_prefix():
+    from functools import partial
+
+    full = map_chunks(partial(_chunk_sum, 0.0), 10, seed=2, key="k", chunk=1, workers=1)
+    start = time.monotonic()
+    # 0.5 s a chunk: worth a 2-process pool (see map_chunks); 10 chunks need 2.5 s or more
+    notes: list[str] = []
+    cut = map_chunks(partial(_chunk_sum, 0.5), 10, seed=2, key="k", chunk=1, workers=2,
+                     deadline=start + 2.0, placement=notes.append)
+    took = time.monotonic() - start
+    assert not notes  # the pool ran
+    assert len(cut) < 10 and cut == full[:len(cut)]
+    assert took < 2.0 + 1.0  # the running chunks were not waited for
