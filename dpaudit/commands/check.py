@@ -37,10 +37,10 @@ from dpaudit.commands.deadline import (
     skipping_store,
 )
 from dpaudit.engine import AuditSpec, run_check
-from dpaudit.sim import limits
 from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from dpaudit.registry import get_audit
 from dpaudit.reports.text import format_text
+from dpaudit.sim import limits
 from dpaudit.stats.rng import DEFAULT_SEED
 
 

@@ -11,8 +11,9 @@ Here the command's pieces are wrapped so that
   reached and what would settle it;
 * the whole command runs under :func:`~dpaudit.sim.limits.run_with_deadline` at the deadline
   plus :data:`~dpaudit.sim.limits.HARD_KILL_GRACE`: code that never returns to a chunk
-  boundary is killed there, and every claim is then INCONCLUSIVE (nothing of the killed run
-  is used).
+  boundary is killed there. Nothing the killed process was computing is used; ``check`` reads
+  back the pieces it had completed (saved in the ``--resume`` state as they completed) and
+  reports the rest INCONCLUSIVE "not finished" (with ``--no-state``: every claim).
 
 Pieces touched by the deadline are never saved for ``--resume`` (a resumed run must compute
 them in full). The report's ``deadline`` says whether the deadline was hit and what it cut.
@@ -101,10 +102,9 @@ def bounded_spec(spec: Any, *, killed: limits.DeadlineReached | None = None) -> 
     def finding(f: Any) -> Any:
         def run(ctx: Any) -> Any:
             if gone():
+                why = _not_run("finding", killed)
                 return Finding(f.id, f"{f.summary or f.id}: not run: deadline", f.notion,
-                               details=(_not_run("finding", killed).reason,),
-                               data={**_stopped("not started", None), "not_run": True},
-                               observes=f.observes)
+                               details=(why.reason,), data=why.data, observes=f.observes)
             try:
                 return f.evaluate(ctx)
             except limits.DeadlineReached as exc:
