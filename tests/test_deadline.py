@@ -305,3 +305,43 @@ def test_a_local_pool_is_stopped_at_the_deadline_and_gives_a_prefix():
     assert not notes  # the pool ran
     assert len(cut) < 10 and cut == full[:len(cut)]
     assert took < 2.0 + 1.0  # the running chunks were not waited for
+
+
+RAISES = """
+import numpy as np
+
+from dpaudit.engine import AuditSpec, ClaimSpec
+from dpaudit.stats.results import Notion
+
+
+class Bad:
+    epsilon, delta = 1.0, 0.0
+    neighbours = [(0.0, 1.0)]
+
+    def sample(self, data, size, rng):
+        if size > 100:
+            raise ValueError("boom in the sampler")
+        return data + rng.laplace(size=size)
+
+
+def broken(ctx, spec):
+    return 1 / 0
+
+
+AUDIT = AuditSpec("raises-in-claim", "a claim that raises", "Toy 2024",
+                  [ClaimSpec("broken", Notion.LDP, "s", "r", broken)], 1.0, 0.0)
+"""
+
+
+def test_user_code_errors_keep_their_origin_across_the_deadline_process(tmp_path, monkeypatch,
+                                                                          capsys):
+    """Under --seconds the work runs in a forked child: an exception in user code is still
+    exit 3 "error in user code" at the user's file and line (not an "internal error")."""
+    (tmp_path / "raises_mod.py").write_text(textwrap.dedent(RAISES))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["audit", "raises_mod:Bad", "--samples", "2000", "--seconds", "60"]) == 3
+    err = capsys.readouterr().err
+    assert "error in user code" in err and "raises_mod.py" in err and "boom" in err
+    assert main(["check", "raises_mod", "--no-state", "--seconds", "60"]) == 3
+    err = capsys.readouterr().err
+    assert "error in user code" in err and "ZeroDivisionError" in err and "raises_mod.py" in err

@@ -183,11 +183,29 @@ class _Failed:
     exc: BaseException
 
 
+def _mark_origin(exc: BaseException) -> None:
+    """Keep, on ``exc`` itself, what pickling to the parent loses: where it was raised (user
+    code or dpaudit, the CLI's one-line report) and its traceback text (``--debug``). Pickling
+    keeps an exception's ``__dict__`` but drops ``__traceback__`` and ``__cause__``; a wrapped
+    exception (``UserCodeError`` from ``ValueError``) is placed where its cause was raised."""
+    import traceback
+
+    from dpaudit.cli import _origin
+
+    try:
+        exc.dpaudit_origin = _origin(exc.__cause__ or exc)  # type: ignore[attr-defined]
+        exc.dpaudit_traceback = "".join(  # type: ignore[attr-defined]
+            traceback.format_exception(exc))
+    except Exception:  # noqa: BLE001 - an exception that takes no attributes: as it is
+        pass
+
+
 def _child(fn: Callable[[], Any], conn: Any) -> None:
     os.setsid()  # own process group: its pool workers are killed with it
     try:
         out: Any = fn()
     except BaseException as exc:  # noqa: BLE001 - carried to the parent, re-raised there
+        _mark_origin(exc)
         try:
             out = _Failed(exc)
             conn.send(out)
