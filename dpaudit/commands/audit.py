@@ -1,5 +1,5 @@
 """``python -m dpaudit audit TARGET [--samples N] [--alpha A] [--seed S] [--scheduler ADDR]
-[--json PATH]``.
+[--seconds S] [--json PATH]``.
 
 ``TARGET`` is a registered name whose audit declares a ``mechanism`` (``audit --list``; the
 same mechanism ``check NAME`` is about, built for ``--epsilon``/``--delta``), or

@@ -1,5 +1,8 @@
 """``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--scheduler ADDR]
-[--symbolic-budget SECONDS] [--json PATH] [--resume]``.
+[--symbolic-budget SECONDS] [--seconds S] [--json PATH] [--resume]``.
+
+``--seconds`` is a deadline (:mod:`dpaudit.commands.deadline`): sampled claims stop drawing at
+it and are decided on what they drew, work not started is INCONCLUSIVE "not run: deadline".
 
 Every run saves each completed claim's evidence (and each finding, and the regret experiment)
 in a state file (:mod:`dpaudit.reports.state`; ``--state-dir``, default ``.dpaudit-state/``),

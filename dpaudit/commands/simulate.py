@@ -1,5 +1,8 @@
 """``python -m dpaudit simulate NAME --horizon T --runs R [--epsilon E] [--delta D] [--means M]
-[--seed S] [--workers W] [--scheduler ADDR] [--json PATH]``.
+[--seed S] [--workers W] [--scheduler ADDR] [--seconds S] [--json PATH]``.
+
+``--seconds`` is a deadline: no chunk of runs starts after it, and the report is on the runs
+of the chunks done (``runs_planned``, ``deadline_hit``).
 
 Regret simulation of any registered policy (``python -m dpaudit list`` names the checks; the
 policies are those of :func:`dpaudit.registry.all_policies`) on its paper instance or on
