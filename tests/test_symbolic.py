@@ -34,6 +34,7 @@ def test_faulty_band_mass_is_delta_times_e_eps():
     result = decide(band, domain)
     assert result.status is ProofStatus.DISPROVED
     w = result.witness
+    assert w is not None
     # excess mass over delta is delta * e^eps (derived by hand: k (e^{2 eps} - 1) - delta)
     assert w["value"] == pytest.approx(w["delta"] * math.exp(w["epsilon"]), rel=1e-9)
 
