@@ -140,6 +140,9 @@ def _origin(exc: BaseException) -> tuple[str, str]:
     dpaudit's own folders it is an internal error, anywhere else (a user's file, or a user's
     package installed in site-packages) it is the user's code.
     """
+    carried = getattr(exc, "dpaudit_origin", None)  # raised in a forked child (--seconds)
+    if isinstance(carried, tuple) and len(carried) == 2:
+        return carried
     frames = traceback.extract_tb(exc.__traceback__)
     own = _source_roots()
     for frame in reversed(frames):
@@ -181,7 +184,11 @@ def _report_crash(exc: BaseException, debug: bool) -> int:
     hint = "" if debug else "; rerun with --debug for the traceback"
     print(head + hint, file=sys.stderr)
     if debug:
-        traceback.print_exception(cause, file=sys.stderr)
+        carried = getattr(exc, "dpaudit_traceback", None)  # a forked child's (--seconds)
+        if isinstance(carried, str):
+            print(carried, end="", file=sys.stderr)
+        else:
+            traceback.print_exception(cause, file=sys.stderr)
     return EXIT_INTERNAL
 
 

@@ -372,8 +372,11 @@ def run_check(
     if run_regret and spec.regret is not None:
         regret_fn = spec.regret
         raw_regret = piece("regret", "regret experiment", lambda: regret_fn(ctx))
-        # the regret experiment is one share of the split, decided like a sampled claim
-        regret_result = decided_regret(raw_regret, alpha=per_claim)
+        # the regret experiment is one share of the split, decided like a sampled claim (a
+        # regret function may return None: no experiment, e.g. one left out at a deadline)
+        if raw_regret is not None:
+            regret_result = replace(decided_regret(raw_regret, alpha=per_claim),
+                                    seconds=piece_seconds["regret"])
     return CheckReport(
         name=spec.name,
         description=spec.description,

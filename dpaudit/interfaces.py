@@ -53,7 +53,9 @@ class AuditableMechanism(Mechanism, Protocol):
     Optional attributes the auditor uses when present: ``search_domain`` (more pairs, or a
     callable ``(rng, n) -> pairs`` proposing ``n`` of them), ``features`` (``outputs ->``
     a statistic of shape ``(size,)`` or features ``(size, d)``), ``n_outcomes`` (size of a
-    small discrete output space) and ``notion`` (``"ldp"``, ``"per-step"`` or ``"global"``).
+    small discrete output space) and ``notion`` (``"ldp"``, ``"per-step"`` or ``"global"``;
+    without it a report labels the claim ``global``, central DP on the neighbouring inputs:
+    :func:`dpaudit.stats.blackbox.mechanism_notion`).
     """
 
     @property

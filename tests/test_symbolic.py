@@ -34,6 +34,7 @@ def test_faulty_band_mass_is_delta_times_e_eps():
     result = decide(band, domain)
     assert result.status is ProofStatus.DISPROVED
     w = result.witness
+    assert w is not None
     # excess mass over delta is delta * e^eps (derived by hand: k (e^{2 eps} - 1) - delta)
     assert w["value"] == pytest.approx(w["delta"] * math.exp(w["epsilon"]), rel=1e-9)
 
@@ -95,11 +96,11 @@ def test_proof_records_its_symbols_domains_and_meanings():
                   ("m >= 1",), budget=None)
     assert proof.status is ProofStatus.PROVED
     assert [(s.name, s.domain, s.meaning) for s in proof.symbols] == [
-        ("m", "positive integer in (1, inf)", "episode length"),
+        ("m", "positive integer in [1, inf)", "episode length"),  # m = 1 is a witness
         ("r", "nonnegative real in (0, 1)", ""),
         ("x", "real in (-inf, inf)", "")]
     assert proof.to_dict()["symbols"][0] == {"name": "m", "domain": "positive integer in "
-                                             "(1, inf)", "meaning": "episode length"}
+                                             "[1, inf)", "meaning": "episode length"}
 
 
 def test_witness_search_ignores_cancellation_noise() -> None:

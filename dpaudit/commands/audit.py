@@ -1,5 +1,5 @@
 """``python -m dpaudit audit TARGET [--samples N] [--alpha A] [--seed S] [--scheduler ADDR]
-[--json PATH]``.
+[--seconds S] [--json PATH]``.
 
 ``TARGET`` is a registered name whose audit declares a ``mechanism`` (``audit --list``; the
 same mechanism ``check NAME`` is about, built for ``--epsilon``/``--delta``), or
@@ -20,6 +20,7 @@ import argparse
 import inspect
 import time
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from dpaudit.commands.common import (
@@ -33,11 +34,24 @@ from dpaudit.commands.common import (
     resume_can_help,
     scheduler_scope,
 )
+from dpaudit.commands.deadline import (
+    add_seconds,
+    deadline_claim,
+    deadline_line,
+    deadline_report,
+    run_bounded,
+)
 from dpaudit.engine import AuditSpec
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import UnknownNameError, all_audits, import_user_module, suggest
 from dpaudit.reports.text import format_text
-from dpaudit.stats.blackbox import AuditBudget, audit_mechanism, to_claim_result
+from dpaudit.sim import limits
+from dpaudit.stats.blackbox import (
+    AuditBudget,
+    audit_mechanism,
+    mechanism_notion,
+    to_claim_result,
+)
 from dpaudit.stats.results import CheckReport, Notion
 from dpaudit.stats.rng import DEFAULT_SEED
 from dpaudit.validation import check_epsilon_delta
@@ -62,6 +76,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     add_scheduler(p)
     add_report_outputs(p)
+    add_seconds(p, "the sampled audit's draws")
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
 
 
@@ -127,13 +142,16 @@ def _from_spec(spec: AuditSpec, args: argparse.Namespace) -> tuple[Any, float, f
     return spec.mechanism(eps, dlt), eps, dlt
 
 
-def _resolve(args: argparse.Namespace) -> tuple[Any, str, str, float | None, float | None]:
-    """``(mechanism, description, paper, epsilon override, delta override)``."""
+def _resolve(args: argparse.Namespace
+             ) -> tuple[Any, str, str, float | None, float | None, Notion]:
+    """``(mechanism, description, paper, epsilon override, delta override, notion)``; the
+    notion is the registered audit's, or global (central DP) for a user's object; the object's
+    own ``notion`` overrides it (:func:`~dpaudit.stats.blackbox.mechanism_notion`)."""
     table = all_audits()
     if args.target in table:
         spec = table[args.target]
         mech, eps, dlt = _from_spec(spec, args)
-        return mech, spec.description, spec.paper, eps, dlt
+        return mech, spec.description, spec.paper, eps, dlt, _spec_notion(spec)
     if ":" not in args.target:
         raise UnknownNameError(args.target, suggest(args.target, list(mechanisms())),
                                what="audit target", listing="python -m dpaudit audit --list",
@@ -141,10 +159,17 @@ def _resolve(args: argparse.Namespace) -> tuple[Any, str, str, float | None, flo
     obj = _load_object(args.target)
     if isinstance(obj, AuditSpec):
         mech, eps, dlt = _from_spec(obj, args)
-        return mech, obj.description, obj.paper, eps, dlt
+        return mech, obj.description, obj.paper, eps, dlt, _spec_notion(obj)
     doc = (type(obj).__doc__ or "").strip().splitlines()
     return obj, doc[0] if doc else type(obj).__name__, "user mechanism", args.epsilon, \
-        args.delta
+        args.delta, Notion.GLOBAL
+
+
+def _spec_notion(spec: AuditSpec) -> Notion:
+    """The notion a registered audit's claims are about (its mechanism is the same one), so
+    ``audit laplace`` is labelled like ``check laplace``."""
+    notions = [c.notion for c in spec.claims]
+    return max(notions, key=notions.count) if notions else Notion.GLOBAL
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,33 +188,56 @@ def run(args: argparse.Namespace) -> int:
     check_state_options(args)
     budget = AuditBudget(samples=args.samples, selection_fraction=args.selection_fraction)
     start = time.perf_counter()
-    with scheduler_scope(args.scheduler):  # a malformed address is refused before any work
-        mech, description, paper, eps, dlt = _resolve(args)
+    stopped: limits.DeadlineReached | None = None
+    with scheduler_scope(args.scheduler), \
+            limits.deadline_scope(args.seconds) as deadline:  # bad address/seconds: exit 2
+        mech, description, paper, eps, dlt, default_notion = _resolve(args)
+        notion = mechanism_notion(mech, default_notion)
         state = open_state(args, mech, eps, dlt)
         try:
             with chunk_scope(state, piece="audit"):
-                result = audit_mechanism(mech, epsilon=eps, delta=dlt, alpha=args.alpha,
-                                         budget=budget, seed=args.seed,
-                                         key=f"audit:{args.target}")
+                result = run_bounded(partial(
+                    audit_mechanism, mech, epsilon=eps, delta=dlt, alpha=args.alpha,
+                    budget=budget, seed=args.seed, key=f"audit:{args.target}"), deadline)
+        except limits.DeadlineReached as exc:
+            stopped = exc
         except BaseException as exc:
             after_failure(state, resume_can_help(exc))
             raise
-    notion_value = getattr(mech, "notion", "ldp")
-    notion = Notion(notion_value) if notion_value in {n.value for n in Notion} else Notion.LDP
-    claim = to_claim_result(
-        result, id="dp-claim", notion=notion, reference=paper,
-        statement=f"{type(mech).__name__} is ({result.epsilon:g}, {result.delta:g})-DP on its "
-                  "neighbouring inputs (black-box sampling audit)")
+    label = type(mech).__name__
+    if stopped is None:
+        claim = to_claim_result(
+            result, id="dp-claim", notion=notion, reference=paper,
+            statement=f"{label} is ({result.epsilon:g}, {result.delta:g})-DP on its "
+                      "neighbouring inputs (black-box sampling audit)")
+        eps, dlt = result.epsilon, result.delta
+    else:
+        eps = float(mech.epsilon if eps is None else eps)
+        dlt = float(mech.delta if dlt is None else dlt)
+        claim = deadline_claim(stopped, notion=notion, epsilon=eps, delta=dlt, alpha=args.alpha,
+                               reference=paper,
+                               statement=f"{label} is ({eps:g}, {dlt:g})-DP on its "
+                                         "neighbouring inputs (black-box sampling audit)")
     seconds = time.perf_counter() - start
-    claim = replace(claim, seconds=seconds)
+    claim = replace(claim, seconds=seconds, observes=_OBSERVES[notion])
     report = CheckReport(
         name=args.target, description=description, paper=paper,
-        parameters={"epsilon": result.epsilon, "delta": result.delta, "alpha": args.alpha,
+        parameters={"epsilon": eps, "delta": dlt, "alpha": args.alpha,
                     "samples": args.samples, "selection_fraction": args.selection_fraction,
-                    "seed": args.seed},
+                    "seed": args.seed, **({} if args.seconds is None
+                                          else {"seconds": args.seconds})},
         claims=(claim,), seconds=seconds)
+    report = deadline_report(report, args.seconds)
+    if stopped is not None and stopped.where == "hard kill" and report.deadline is not None:
+        report = replace(report, deadline={**report.deadline, "hard_kill": True,
+                                           "killed_after_seconds": round(stopped.elapsed, 3)})
+    text = format_text(report).replace("dpaudit check", "dpaudit audit", 1)
     emit_reports(args, report, command="audit",
-                 text=format_text(report).replace("dpaudit check", "dpaudit audit", 1))
-    if state is not None:
-        state.discard()
+                 text=text if report.deadline is None else f"{text}\n{deadline_line(report)}")
+    if state is not None and stopped is None:
+        state.discard()  # a run cut by its deadline keeps its chunks for --resume
     return report.exit_code
+
+
+#: what an audited mechanism's output is, by the notion it is audited under
+_OBSERVES = {Notion.LDP: "reports", Notion.PER_STEP: "next action", Notion.GLOBAL: "releases"}

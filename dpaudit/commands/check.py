@@ -1,5 +1,8 @@
 """``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--scheduler ADDR]
-[--symbolic-budget SECONDS] [--json PATH] [--resume]``.
+[--symbolic-budget SECONDS] [--seconds S] [--json PATH] [--resume]``.
+
+``--seconds`` is a deadline (:mod:`dpaudit.commands.deadline`): sampled claims stop drawing at
+it and are decided on what they drew, work not started is INCONCLUSIVE "not run: deadline".
 
 Every run saves each completed claim's evidence (and each finding, and the regret experiment)
 in a state file (:mod:`dpaudit.reports.state`; ``--state-dir``, default ``.dpaudit-state/``),
@@ -27,11 +30,21 @@ from dpaudit.commands.common import (
     resume_can_help,
     scheduler_scope,
 )
+from dpaudit.commands.deadline import (
+    add_seconds,
+    bounded_spec,
+    deadline_line,
+    deadline_report,
+    killed_check_report,
+    run_bounded,
+    skipping_store,
+)
 from dpaudit.engine import AuditSpec, run_check
 from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from dpaudit.registry import get_audit
 from dpaudit.reports.state import chunk_scope
 from dpaudit.reports.text import format_text
+from dpaudit.sim import limits
 from dpaudit.stats.rng import DEFAULT_SEED
 
 
@@ -61,6 +74,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "larger budget restores the proof")
     add_report_outputs(p)
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
+    add_seconds(p, "sampled claims")
 
 
 def open_state(args: argparse.Namespace, spec: AuditSpec):
@@ -97,19 +111,58 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
     return state
 
 
+def _after_kill(args: argparse.Namespace, spec: AuditSpec, exc: limits.DeadlineReached):
+    """The report of a run killed at the hard deadline: the pieces the killed process had
+    completed (saved in the state as they completed) are read back, the piece it was running
+    and those after it are INCONCLUSIVE; with no saved state every claim is."""
+    import contextlib
+    import io
+
+    saved = None
+    if not args.no_state:
+        with contextlib.redirect_stderr(io.StringIO()):  # no "resuming from" line here
+            saved = open_state(argparse.Namespace(**{**vars(args), "resume": True}), spec)
+    if saved is None or not saved.pieces:
+        return killed_check_report(
+            spec, epsilon=spec.default_epsilon if args.epsilon is None else args.epsilon,
+            delta=spec.default_delta if args.delta is None else args.delta, alpha=args.alpha,
+            exc=exc, parameters={"seed": args.seed, "alpha": args.alpha, "quick": args.quick,
+                                 "workers": args.workers})
+    return run_check(bounded_spec(spec, killed=exc), epsilon=args.epsilon, delta=args.delta,
+                     seed=args.seed, alpha=args.alpha, quick=args.quick, workers=args.workers,
+                     regret=not args.no_regret, state=skipping_store(saved))
+
+
 def run(args: argparse.Namespace) -> int:
     check_state_options(args)
     spec = get_audit(args.name)
     state = open_state(args, spec)
     line = ProgressLine(args, f"check {spec.name}")
+    seconds = getattr(args, "seconds", None)
     try:
         with scheduler_scope(args.scheduler), chunk_scope(state), \
-                symbolic_budget_scope(args.symbolic_budget) as budget:
-            report = run_check(
-                spec, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
-                alpha=args.alpha, quick=args.quick, workers=args.workers,
-                regret=not args.no_regret, progress=line, state=state,
-            )
+                symbolic_budget_scope(args.symbolic_budget) as budget, \
+                limits.deadline_scope(seconds) as deadline:
+            bounded = spec if deadline is None else bounded_spec(spec)
+            store = state if deadline is None or state is None else skipping_store(state)
+
+            def go():
+                return run_check(
+                    bounded, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
+                    alpha=args.alpha, quick=args.quick, workers=args.workers,
+                    regret=not args.no_regret, progress=line, state=store,
+                )
+            killed: limits.DeadlineReached | None = None
+            try:
+                report = run_bounded(go, deadline)
+            except limits.DeadlineReached as exc:  # the hard kill: the killed piece is lost
+                killed = exc
+                report = _after_kill(args, spec, exc)
+        report = deadline_report(report, seconds, regret_planned=not args.no_regret
+                                 and spec.regret is not None)
+        if report.deadline is not None and killed is not None:
+            report = replace(report, deadline={**report.deadline, "hard_kill": True,
+                                               "killed_after_seconds": round(killed.elapsed, 3)})
     except BaseException as exc:
         line.close()
         if state is not None and state.write and state.saved_work and resume_can_help(exc):
@@ -122,8 +175,15 @@ def run(args: argparse.Namespace) -> int:
             state.discard()  # the same arguments would fail the same way: nothing to resume
         raise
     line.close()
-    report = replace(report, parameters={**report.parameters, "symbolic_budget": budget})
-    emit_reports(args, report, command="check", text=format_text(report))
-    if state is not None:
+    report = replace(report, parameters={**report.parameters, "symbolic_budget": budget,
+                                         **({} if seconds is None else {"seconds": seconds})})
+    text = format_text(report)
+    emit_reports(args, report, command="check",
+                 text=text if report.deadline is None else f"{text}\n{deadline_line(report)}")
+    if state is not None and report.deadline and report.deadline["hit"] and state.path.exists():
+        print(f"dpaudit: the deadline cut this run; the pieces it completed are saved in "
+              f"{state.path}: the same command with --resume (and a longer --seconds) "
+              "continues from them", file=sys.stderr)
+    elif state is not None:
         state.discard()
     return report.exit_code

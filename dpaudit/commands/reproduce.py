@@ -53,8 +53,7 @@ def run(args: argparse.Namespace) -> int:
         table = all_experiments()
         width = max((len(n) for n in table), default=0)
         for exp in table.values():
-            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description} (T = {exp.horizon}, "
-                  f"{exp.runs} runs; --quick: T = {exp.quick_horizon}, {exp.quick_runs} runs)")
+            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description} ({_budget(exp)})")
         return 0
     if args.name is None:
         raise UsageError("reproduce needs a NAME (see `python -m dpaudit reproduce --list`)")
@@ -90,6 +89,16 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     print(f"done in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _budget(exp) -> str:
+    """The budgets ``--list`` prints. An experiment declared with one step and one run for both
+    budgets does not use them (a grid of exact computations, which its --quick may shrink):
+    printing "--quick: T = 1, 1 runs" beside "T = 1, 1 runs" read as a budget of one run."""
+    if exp.horizon == exp.runs == exp.quick_horizon == exp.quick_runs == 1:
+        return "horizon and runs unused"
+    return (f"T = {exp.horizon}, {exp.runs} runs; --quick: T = {exp.quick_horizon}, "
+            f"{exp.quick_runs} runs")
 
 
 def open_cache(args: argparse.Namespace, name: str, stem: str, settings, out: Path):

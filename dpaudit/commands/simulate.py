@@ -1,5 +1,8 @@
 """``python -m dpaudit simulate NAME --horizon T --runs R [--epsilon E] [--delta D] [--means M]
-[--seed S] [--workers W] [--scheduler ADDR] [--json PATH]``.
+[--seed S] [--workers W] [--scheduler ADDR] [--seconds S] [--json PATH]``.
+
+``--seconds`` is a deadline: no chunk of runs starts after it, and the report is on the runs
+of the chunks done (``runs_planned``, ``deadline_hit``).
 
 Regret simulation of any registered policy (``python -m dpaudit list`` names the checks; the
 policies are those of :func:`dpaudit.registry.all_policies`) on its paper instance or on
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from functools import partial
 
 from dpaudit.commands.common import (
     add_scheduler,
@@ -30,7 +34,9 @@ from dpaudit.commands.common import (
     resume_can_help,
     write_text_output,
 )
+from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
+from dpaudit.sim import limits
 from dpaudit.sim.simulation import SimulationReport, simulate_policy
 from dpaudit.stats.rng import DEFAULT_SEED
 
@@ -52,6 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="local worker processes (default: one per core; results do not "
                         "depend on it)")
     add_scheduler(p)
+    add_seconds(p, "chunks of runs")
     p.add_argument("--json", metavar="PATH", type=output_file, default=None,
                    help="also write the report as JSON (checked before the run; folders are "
                         "created)")
@@ -92,6 +99,9 @@ def format_report(r: SimulationReport) -> str:
                  f"{r.pulls_per_second:.4g} arm-pulls per second")
     if r.placement:
         lines.append(f"  note: {r.placement}")
+    if r.deadline_hit:
+        lines.append(f"  deadline: reached; {r.runs} of the {r.runs_planned} runs asked for "
+                     "finished (chunks cut by the clock alone); more --seconds runs them all")
     return "\n".join(lines)
 
 
@@ -113,15 +123,19 @@ def run(args: argparse.Namespace) -> int:
     check_state_options(args)
     means = _means(args.means)
     state = open_state(args)
-    try:
-        with chunk_scope(state, piece="simulate"):
-            report = simulate_policy(
-                args.name, horizon=args.horizon, runs=args.runs, epsilon=args.epsilon,
-                delta=args.delta, means=means, seed=args.seed, workers=args.workers,
-                scheduler=args.scheduler)
-    except BaseException as exc:
-        after_failure(state, resume_can_help(exc))
-        raise
+    with limits.deadline_scope(args.seconds) as deadline:
+        try:
+            with chunk_scope(state, piece="simulate"):
+                report = run_bounded(partial(
+                    simulate_policy, args.name, horizon=args.horizon, runs=args.runs,
+                    epsilon=args.epsilon, delta=args.delta, means=means, seed=args.seed,
+                    workers=args.workers, scheduler=args.scheduler, deadline=deadline),
+                    deadline)
+        except limits.DeadlineReached as exc:
+            return _nothing(args, exc)
+        except BaseException as exc:
+            after_failure(state, resume_can_help(exc))
+            raise
     if state is not None and state.chunks_restored:
         # the saved chunks' own wall time counts, so pulls per second stays this run's rate
         seconds = report.seconds + state.restored_seconds
@@ -130,6 +144,22 @@ def run(args: argparse.Namespace) -> int:
     print(format_report(report))
     if args.json:
         write_text_output(args.json, json.dumps(report.to_dict(), indent=2) + "\n")
-    if state is not None:
-        state.discard()
+    if state is not None and not getattr(report, "deadline_hit", False):
+        state.discard()  # a run cut by its deadline keeps its chunks for --resume
+    return 0
+
+
+def _nothing(args: argparse.Namespace, exc: limits.DeadlineReached) -> int:
+    """No chunk of runs finished by the deadline: nothing to report but that (exit 0, as a
+    simulation with no verdict; the JSON says ``deadline_hit`` with 0 runs)."""
+    how = ("killed: the code did not return to a chunk boundary"
+           if exc.where == "hard kill" else "no chunk of runs finished")
+    print(f"dpaudit simulate {args.name}\n  deadline: {args.seconds:g} s reached, {how}; 0 of "
+          f"the {args.runs} runs asked for are reported. More --seconds, or fewer --runs or a "
+          "shorter --horizon, would settle it")
+    if args.json:
+        doc = {"policy": args.name, "horizon": args.horizon, "runs": 0,
+               "runs_planned": args.runs, "seed": args.seed, "deadline_hit": True,
+               "deadline_seconds": args.seconds, "hard_kill": exc.where == "hard kill"}
+        write_text_output(args.json, json.dumps(doc, indent=2) + "\n")
     return 0

@@ -40,7 +40,10 @@ __all__ = ["Domain", "Obligation", "decide", "prove"]
 
 @dataclass(frozen=True)
 class Domain:
-    """Where a symbol ranges: ``(low, high)`` open interval, with preferred witness values.
+    """Where a symbol ranges: the interval from ``low`` to ``high``, with preferred witness
+    values. The interval is open except at an endpoint that is itself a preferred value: the
+    witness search tries the preferred values first, so such an endpoint (``m = 1`` for an
+    episode length ``m >= 1``) is in the domain and is printed closed, ``[1, inf)``.
 
     ``meaning`` says what the symbol stands for; :func:`prove` records it with the domain in
     the proof's :class:`~dpaudit.stats.results.ProofSymbol` list, which the reports print.
@@ -53,12 +56,15 @@ class Domain:
 
     def describe(self, symbol: sp.Symbol) -> str:
         """``symbol``'s sympy assumptions and this interval, e.g. ``"positive integer in
-        (1, inf)"`` (a sign implies real, so ``"positive real"``)."""
+        [1, inf)"`` (a sign implies real, so ``"positive real"``; an endpoint is closed when it
+        is a preferred witness value, so a witness is never printed outside its domain)."""
         sign = ("positive" if symbol.is_positive
                 else "nonnegative" if symbol.is_nonnegative else "")
         kind = "integer" if symbol.is_integer else "real" if symbol.is_real else "number"
         kinds = [w for w in (sign, kind) if w]
-        return f"{' '.join(kinds)} in ({self.low:g}, {self.high:g})"
+        left = "[" if math.isfinite(self.low) and self.low in self.preferred else "("
+        right = "]" if math.isfinite(self.high) and self.high in self.preferred else ")"
+        return f"{' '.join(kinds)} in {left}{self.low:g}, {self.high:g}{right}"
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         lo, hi = self.low, self.high

@@ -63,7 +63,7 @@ def _regret_case(suite: ET.Element, name: str, r: RegretResult) -> None:
     from dpaudit.reports.text import regret_verdict_text
 
     case = ET.SubElement(suite, "testcase", classname=f"dpaudit.{name}", name="regret",
-                         time="0")
+                         time=f"{r.seconds:.3f}")
     props = ET.SubElement(case, "properties")
     for key, value in (("verdict", r.verdict.value), ("bound", r.bound),
                        ("mean", r.mean), ("runs", r.runs)):

@@ -14,22 +14,90 @@ group, so the pool workers it starts go with it) and kills the group when the de
 passes. Nothing the child measured is used then: a measurement cut short by the clock would
 let run times (which may depend on the outputs) choose its sample size, and the bound would
 not be valid. The command reports INCONCLUSIVE with how long it ran and what would settle it.
+
+Cooperative deadline (``check``, ``audit``, ``simulate --seconds``). :func:`deadline_scope`
+sets one wall-clock deadline for the command; the chunk loops that honour it
+(:func:`dpaudit.sim.parallel.map_chunks` given ``deadline=``, the measurement of
+:func:`dpaudit.stats.sampled.sampled_audit`, the runs of ``simulate``) check it *between*
+chunks and stop drawing there, returning the chunks done. The chunks are fixed before any
+draw (their sizes depend on the sample size only), so the cut is a chunk boundary chosen by the
+clock alone, never by looking at counts: a Clopper-Pearson bound on the measured prefix is
+valid at its level as long as the sampler's run time does not depend on its outputs (true of
+every vectorised sampler here; a sampler slow exactly when it outputs the event could bias
+the prefix, which is why audit-policy's user code is never cut this way). A deadline reached
+while an event is being *selected* makes the claim INCONCLUSIVE (the selection would no
+longer be the one planned); exact and symbolic claims keep their own budgets; a claim not
+started by the deadline is INCONCLUSIVE "not run: deadline". :func:`run_with_deadline`, at
+the deadline plus :data:`HARD_KILL_GRACE` seconds, is the backstop for code that never
+returns to a chunk boundary.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.validation import InvalidParameterError
 
-__all__ = ["DeadlineReached", "check_memory", "default_memory", "format_bytes",
+__all__ = ["HARD_KILL_GRACE", "DeadlineReached", "check_memory", "check_seconds",
+           "current_deadline", "deadline_passed", "deadline_reached", "deadline_scope",
+           "deadline_seconds", "default_memory", "format_bytes",
            "parse_memory", "policy_audit_bytes", "run_with_deadline"]
+
+#: seconds past a cooperative deadline before the command's process group is killed: code in
+#: the middle of a chunk at the deadline may finish it, code that never returns is stopped
+HARD_KILL_GRACE = 3.0
+
+_deadline: float | None = None  # time.monotonic() at which drawing stops (None: no deadline)
+_deadline_seconds: float | None = None
+
+
+@contextlib.contextmanager
+def deadline_scope(seconds: float | None) -> Iterator[float | None]:
+    """Within the block, :func:`current_deadline` is ``seconds`` from now (``None``: none).
+
+    Yields the absolute deadline (``time.monotonic()`` units). A non-positive or non-finite
+    ``seconds`` is a usage error (exit 2). Nested scopes restore the outer one on exit.
+    """
+    global _deadline, _deadline_seconds
+    if seconds is not None:
+        seconds = check_seconds(seconds)
+    before = _deadline, _deadline_seconds
+    _deadline = None if seconds is None else time.monotonic() + seconds
+    _deadline_seconds = seconds
+    try:
+        yield _deadline
+    finally:
+        _deadline, _deadline_seconds = before
+
+
+def check_seconds(seconds: float) -> float:
+    """``--seconds``: a finite number above 0 (else exit 2)."""
+    from dpaudit.validation import check_real
+
+    return float(check_real("seconds", seconds, low=0.0, low_open=True))
+
+
+def current_deadline() -> float | None:
+    """The deadline of the enclosing :func:`deadline_scope` (``time.monotonic()``), or ``None``."""
+    return _deadline
+
+
+def deadline_seconds() -> float | None:
+    """The ``seconds`` the enclosing :func:`deadline_scope` was given, or ``None``."""
+    return _deadline_seconds
+
+
+def deadline_passed(deadline: float | None = None) -> bool:
+    """Whether ``deadline`` (default: the current scope's) has passed; never without one."""
+    d = _deadline if deadline is None else deadline
+    return d is not None and time.monotonic() >= d
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -88,11 +156,24 @@ def check_memory(what: str, needed: int, budget: int, *, advice: str) -> None:
 
 
 class DeadlineReached(Exception):
-    """The deadline passed before the work finished; nothing of it is used."""
+    """The deadline passed before the work finished; nothing of it is used.
 
-    def __init__(self, seconds: float, elapsed: float) -> None:
-        super().__init__(f"deadline of {seconds:g} s reached after {elapsed:.1f} s")
-        self.seconds, self.elapsed = seconds, elapsed
+    ``where``: the stage it stopped (e.g. ``"event selection"``), for the report."""
+
+    def __init__(self, seconds: float, elapsed: float, where: str = "") -> None:
+        at = f" during the {where}" if where else ""
+        super().__init__(f"deadline of {seconds:g} s reached{at} after {elapsed:.1f} s")
+        self.seconds, self.elapsed, self.where = seconds, elapsed, where
+
+    def __reduce__(self) -> Any:  # picklable with its fields (it crosses run_with_deadline)
+        return (DeadlineReached, (self.seconds, self.elapsed, self.where))
+
+
+def deadline_reached(where: str) -> DeadlineReached:
+    """The :class:`DeadlineReached` of the current scope, stopped in ``where``."""
+    total = _deadline_seconds or 0.0
+    left = 0.0 if _deadline is None else _deadline - time.monotonic()
+    return DeadlineReached(total, total - left, where)
 
 
 @dataclass(frozen=True)
@@ -102,11 +183,29 @@ class _Failed:
     exc: BaseException
 
 
+def _mark_origin(exc: BaseException) -> None:
+    """Keep, on ``exc`` itself, what pickling to the parent loses: where it was raised (user
+    code or dpaudit, the CLI's one-line report) and its traceback text (``--debug``). Pickling
+    keeps an exception's ``__dict__`` but drops ``__traceback__`` and ``__cause__``; a wrapped
+    exception (``UserCodeError`` from ``ValueError``) is placed where its cause was raised."""
+    import traceback
+
+    from dpaudit.cli import _origin
+
+    try:
+        exc.dpaudit_origin = _origin(exc.__cause__ or exc)  # type: ignore[attr-defined]
+        exc.dpaudit_traceback = "".join(  # type: ignore[attr-defined]
+            traceback.format_exception(exc))
+    except Exception:  # noqa: BLE001 - an exception that takes no attributes: as it is
+        pass
+
+
 def _child(fn: Callable[[], Any], conn: Any) -> None:
     os.setsid()  # own process group: its pool workers are killed with it
     try:
         out: Any = fn()
     except BaseException as exc:  # noqa: BLE001 - carried to the parent, re-raised there
+        _mark_origin(exc)
         try:
             out = _Failed(exc)
             conn.send(out)

@@ -219,8 +219,16 @@ def map_chunks(
     executor: Executor | None = None,
     placement: Callable[[str], None] | None = None,
     pool: SharedPool | None = None,
+    deadline: float | None = None,
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
+
+    With ``deadline`` (a ``time.monotonic()`` time, see :func:`dpaudit.sim.limits.deadline_scope`)
+    the result may be a *prefix*: chunks are started only before the deadline, and a local
+    pool's chunks not finished by then are dropped (its processes are stopped), so
+    ``len(result)`` chunks of :func:`chunk_sizes` were done. The cut is a chunk boundary chosen
+    by the clock alone. A Dask cluster's chunks are not cut (the command's hard kill is the
+    backstop there).
 
     Parameters
     ----------
@@ -260,28 +268,40 @@ def map_chunks(
 
     store = chunk_store(fn, child_seed(seed, key), total, chunk, len(sizes))
     if store is None:
-        return list(_execute(fn, sizes, seqs, address, executor, workers, placement, pool))
+        return list(_execute(fn, sizes, seqs, address, executor, workers, placement, pool,
+                             deadline))
     done: dict[int, T] = store.load()
     todo = [i for i in range(len(sizes)) if i not in done]
     results = _execute(fn, [sizes[i] for i in todo], [seqs[i] for i in todo], address,
-                       executor, workers, placement, pool)
+                       executor, workers, placement, pool, deadline)
     try:
         with inside_chunk():  # a map_chunks inside fn is part of its chunk
             for i in todo:
                 with store.computing(i):  # in this process, fn may save progress inside i
-                    out = next(results)
+                    out = next(results, _CUT)
+                if out is _CUT:  # the deadline passed: the chunks from i on were not run
+                    break
                 done[i] = out
                 store.save(i, out)
     finally:
         results.close()
         store.flush()
-    return [done[i] for i in range(len(sizes))]
+    prefix: list[T] = []  # chunk order up to the first chunk not done (all of them, unless cut)
+    for i in range(len(sizes)):
+        if i not in done:
+            break
+        prefix.append(done[i])
+    return prefix
+
+
+#: the end of a deadline-cut chunk stream
+_CUT: Any = object()
 
 
 def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
              address: Any, executor: Executor | None, workers: int,
-             placement: Callable[[str], None] | None, pool: SharedPool | None = None
-             ) -> Generator[T, None, None]:
+             placement: Callable[[str], None] | None, pool: SharedPool | None = None,
+             deadline: float | None = None) -> Generator[T, None, None]:
     """The chunks' results in chunk order, each as soon as it (and those before it) is done."""
     if not sizes:
         return
@@ -290,11 +310,13 @@ def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs
         return
     if executor is not None and len(sizes) > 1:
         caller, payload = _portable(fn)
+        if deadline is not None:
+            yield from _until(executor, caller, payload, sizes, seqs, deadline, own=False)
+            return
         yield from executor.map(caller, [payload] * len(sizes), sizes, seqs)
         return
     if workers <= 1 or len(sizes) <= 1:
-        for s, q in zip(sizes, seqs, strict=True):
-            yield _call(fn, s, q)
+        yield from _serial(fn, sizes, seqs, deadline)
         return
     procs = min(workers, len(sizes))
     per_item = _probe_seconds(fn)
@@ -305,13 +327,57 @@ def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs
             placement(f"ran in one process: the work (about {probe:.2g} s, timed on one item) "
                       f"would save less than a {procs}-process pool's start-up "
                       f"(~{POOL_START_SECONDS:g} s)")
-        for s, q in zip(sizes, seqs, strict=True):
-            yield _call(fn, s, q)
+        yield from _serial(fn, sizes, seqs, deadline)
         return
     caller, payload = _portable(fn)
+    if deadline is not None:
+        if pool is not None:
+            yield from _until(pool.executor(), caller, payload, sizes, seqs, deadline,
+                              own=False)
+        else:
+            yield from _until(ProcessPoolExecutor(max_workers=procs), caller, payload, sizes,
+                              seqs, deadline, own=True)
+        return
     batch = task_batches(len(sizes), per_item * max(sizes), procs)
     if pool is not None:
         yield from _batched(pool.executor(), caller, payload, sizes, seqs, batch)
         return
     with ProcessPoolExecutor(max_workers=procs) as own:
         yield from _batched(own, caller, payload, sizes, seqs, batch)
+
+
+def _serial(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
+            deadline: float | None) -> Iterator[T]:
+    """The chunks in this process; with a deadline, each is started only before it."""
+    for s, q in zip(sizes, seqs, strict=True):
+        if deadline is not None and time.monotonic() >= deadline:
+            return
+        yield _call(fn, s, q)
+
+
+def _until(pool: Executor, caller: Callable, payload: Any, sizes: list[int], seqs: list,
+           deadline: float, *, own: bool) -> list:
+    """The chunks finished by ``deadline``, in chunk order up to the first unfinished one
+    (later finished chunks are dropped too: the result is a prefix). ``own``: the pool was
+    started here, and its processes are stopped at the deadline."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    futures = [pool.submit(caller, payload, s, q) for s, q in zip(sizes, seqs, strict=True)]
+    out: list = []
+    try:
+        for fut in futures:
+            left = deadline - time.monotonic()
+            try:
+                out.append(fut.result(timeout=max(left, 0.0)))
+            except FutureTimeout:
+                break
+    finally:
+        for fut in futures:
+            fut.cancel()
+        if own:
+            procs = list(getattr(pool, "_processes", {}).values())
+            if len(out) < len(futures):
+                for proc in procs:  # a chunk still running past the deadline is not waited for
+                    proc.kill()
+            pool.shutdown(wait=True, cancel_futures=True)
+    return out

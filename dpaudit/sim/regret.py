@@ -50,7 +50,11 @@ def summarise_regret(
     regrets = np.asarray(regrets, dtype=float)
     runs = regrets.size
     mean = float(regrets.mean())
-    std = float(regrets.std(ddof=1)) if runs > 1 else 0.0
+    # numpy's std of equal numbers is round-off (7e-12 for 43 runs at 30053), printed as a
+    # spread; Moments.std treats m2 within its own rounding error as 0 (as simulate does)
+    from dpaudit.sim.simulation import Moments
+
+    std = Moments.of(regrets).std if runs > 1 else 0.0
     iv = student_t_interval(mean=mean, std=std, runs=runs, alpha=1.0 - confidence)
     half = 0.0 if not math.isfinite(iv.high) else iv.high - mean
     within = None if bound is None else bool(mean <= bound)

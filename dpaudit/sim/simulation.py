@@ -28,7 +28,13 @@ from scipy import stats
 
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
-from dpaudit.sim.parallel import chunk_runs, default_workers, map_chunks, resolve_scheduler
+from dpaudit.sim.parallel import (
+    chunk_runs,
+    chunk_sizes,
+    default_workers,
+    map_chunks,
+    resolve_scheduler,
+)
 from dpaudit.sim.regret import max_regret_per_run
 from dpaudit.stats.evidence import RegretEvidence, decide_regret
 from dpaudit.stats.results import RegretDecision
@@ -126,6 +132,9 @@ class SimulationReport:
     placement: str | None = None
     #: why the policy's entry declares no bound (``PolicyEntry.no_bound_reason``), else None
     no_bound_reason: str | None = None
+    #: the runs asked for (``runs`` is fewer when the deadline cut the chunks: ``deadline_hit``)
+    runs_planned: int | None = None
+    deadline_hit: bool = False
 
     @property
     def decision(self) -> RegretDecision:
@@ -223,13 +232,18 @@ def _run_chunk(name: str, overrides: Mapping[str, Any], means: tuple[float, ...]
 def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None = None,
                     delta: float | None = None, means: Sequence[float] | None = None,
                     seed: int = DEFAULT_SEED, workers: int | None = 1,
-                    scheduler: object = None, confidence: float = 0.95) -> SimulationReport:
+                    scheduler: object = None, confidence: float = 0.95,
+                    deadline: float | None = None) -> SimulationReport:
     """Simulate ``runs`` runs of the registered policy ``name`` for ``horizon`` steps.
 
     ``means`` defaults to the policy's paper instance; the report has the mean pseudo-regret
     with its Student-t interval at ``confidence``, the theorem's bound where there is one,
     the wall time and arm-pulls per second. Chunks go through
-    :func:`dpaudit.sim.parallel.map_chunks` (``workers``, ``scheduler``).
+    :func:`dpaudit.sim.parallel.map_chunks` (``workers``, ``scheduler``). ``deadline`` (a
+    ``time.monotonic()`` time, ``simulate --seconds``): no chunk of runs starts after it and a
+    local pool's unfinished chunks are dropped; the report is then on the runs of the chunks
+    done (a prefix fixed by the clock alone, so still independent runs; ``deadline_hit``,
+    ``runs_planned``), and :class:`~dpaudit.sim.limits.DeadlineReached` when none finished.
     """
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
@@ -250,8 +264,15 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     notes: list[str] = []
     parts = map_chunks(partial(_run_chunk, name, overrides, mu, horizon, cps), runs,
                        seed=seed, key=f"simulate:{name}", chunk=chunk_runs(runs),
-                       workers=workers, scheduler=address, placement=notes.append)
+                       workers=workers, scheduler=address, placement=notes.append,
+                       deadline=deadline)
     seconds = time.perf_counter() - start
+    planned = runs
+    runs = sum(chunk_sizes(runs, chunk_runs(runs))[:len(parts)])
+    if runs == 0:
+        from dpaudit.sim.limits import DeadlineReached
+
+        raise DeadlineReached(0.0, seconds, "simulation (no chunk of runs finished)")
     total = Moments(0, 0.0, 0.0)
     for part in parts:
         total = total.merge(part.regret)
@@ -273,4 +294,5 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
         workers=None if address is not None else workers,
         scheduler=None if address is None else str(address),
         no_bound_reason=None if bound is not None else entry.no_bound_reason,
-        placement=notes[0] if notes else None)
+        placement=notes[0] if notes else None,
+        runs_planned=planned, deadline_hit=runs < planned)

@@ -41,6 +41,7 @@ __all__ = [
     "blackbox_evaluator",
     "candidate_pairs",
     "mechanism_label",
+    "mechanism_notion",
     "mechanism_pairs",
     "same_input",
     "to_claim_result",
@@ -172,6 +173,28 @@ def mechanism_label(mech: Any) -> str:
     return own if isinstance(own, str) else type(mech).__name__
 
 
+def mechanism_notion(mech: Any, default: Notion = Notion.GLOBAL) -> Notion:
+    """The notion ``mech`` declares (its ``notion``: ``"ldp"``, ``"per-step"`` or
+    ``"global"``), else ``default``.
+
+    A mechanism that declares none is a mechanism on neighbouring *inputs*, i.e. central DP
+    (what shared/DESIGN.md calls global: two inputs differing in one record, the law of the
+    whole output), not local DP: a local randomiser says ``notion = "ldp"``. A declared value
+    outside the three is an error (exit 2), not silently relabelled.
+    """
+    value = getattr(mech, "notion", None)
+    if value is None:
+        return default
+    if isinstance(value, Notion):
+        return value
+    try:
+        return Notion(str(value))
+    except ValueError:
+        raise InvalidParameterError(
+            f"{mechanism_label(mech)}.notion={value!r} must be one of "
+            f"{', '.join(repr(n.value) for n in Notion)}") from None
+
+
 def same_input(a: Any, b: Any) -> bool:
     """Whether two inputs are equal (arrays elementwise, anything else by ``==``)."""
     if a is b:
@@ -245,8 +268,7 @@ def audit_mechanism(
                              n_outcomes=getattr(mech, "n_outcomes", None),
                              who=f"{type(mech).__name__}.sample", workers=workers,
                              scheduler=scheduler)
-    notion_value = getattr(mech, "notion", "ldp")
-    notion = Notion(notion_value) if notion_value in {n.value for n in Notion} else Notion.LDP
+    notion = mechanism_notion(mech)
     subject = _Subject("dp-claim", notion, f"{mechanism_label(mech)} is ({eps:g}, {dlt:g})-DP on "
                        "its neighbouring inputs (black-box sampling audit)", "user mechanism",
                        eps, dlt, alpha)

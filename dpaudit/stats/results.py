@@ -294,6 +294,7 @@ class RegretResult:
     std: float | None = None
     max_per_run: float | None = None
     decision: RegretDecision | None = None
+    seconds: float = 0.0  # wall-clock seconds of the experiment (set by the engine; JUnit time)
 
     @property
     def verdict(self) -> Verdict:
@@ -327,6 +328,7 @@ class RegretResult:
             "verdict_lower_method": None if d is None else d.lower_method,
             "runs_to_settle": None if d is None else d.runs_to_settle,
             "verdict_reason": "" if d is None else d.reason,
+            "seconds": round(self.seconds, 3),
         }
 
 
@@ -352,6 +354,9 @@ class CheckReport:
     regret: RegretResult | None = None
     seconds: float = 0.0
     alpha_split: dict[str, Any] | None = None
+    #: ``--seconds``: the deadline and what it cut (``hit``, ``hard_kill``, ``claims_cut``,
+    #: ``claims_not_run``, ``findings_cut``, ``regret_not_run``); ``None``: no deadline
+    deadline: dict[str, Any] | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -378,6 +383,8 @@ class CheckReport:
             "regret": None if self.regret is None else self.regret.to_dict(),
             "seconds": round(self.seconds, 3),
             "alpha_split": _jsonable(self.alpha_split),
+            "deadline_hit": bool(self.deadline and self.deadline.get("hit")),
+            "deadline": _jsonable(self.deadline),
         }
 
 

@@ -22,6 +22,14 @@ The rule, and why the bound is valid at ``1 - alpha``
    (:func:`dpaudit.stats.evidence.decide`) turns the counts into Clopper-Pearson limits at the
    claim's share of the check's ``alpha``.
 
+Under a deadline (:func:`dpaudit.sim.limits.deadline_scope`: ``--seconds``), a deadline
+reached before the event is fixed makes the claim INCONCLUSIVE
+(:class:`~dpaudit.sim.limits.DeadlineReached`); during step 3 each side stops drawing at a
+chunk boundary chosen by the clock alone (side ``D`` until half the time left, side ``D'``
+until the deadline) and the counts of the measured prefix are the evidence, with
+``deadline_hit`` and the samples used in its data. Chunk sizes are fixed before any draw, so a
+run that meets no deadline gives the same counts as one without.
+
 Steps 1-2 see only samples independent of step 3, so exactly one hypothesis is tested on the
 measurement sample and the search costs no Bonferroni factor. The budget option is
 ``AuditBudget``: total draws per side of the audited pair, the share that selects, and the
@@ -30,6 +38,7 @@ ranking draws per candidate pair.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -37,7 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.sim.parallel import SharedPool, map_chunks, resolve_scheduler
+from dpaudit.sim import limits
+from dpaudit.sim.parallel import SharedPool, chunk_sizes, map_chunks, resolve_scheduler
 from dpaudit.stats.events import DIRECTIONS
 from dpaudit.stats.evidence import SampledEvidence
 from dpaudit.stats.families import Features, select_event
@@ -164,17 +174,20 @@ def _count_chunk(sampler: Sampler, event: Any, who: str, size: int,
 
 def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, side: str,
            chunk_bytes: int, who: str, workers: int, scheduler: object,
-           pool: SharedPool | None = None) -> int:
-    """Hits of ``event`` in ``n`` fresh draws, streamed: fixed chunks of at most
-    ``chunk_bytes`` of outputs (and at most an eighth of ``n``, so workers share them), each
-    with its own spawned seed (:func:`dpaudit.sim.parallel.map_chunks`); only counts come back.
-    The chunking depends on ``n`` and the sampler's row size, never on the workers."""
+           pool: SharedPool | None = None, deadline: float | None = None
+           ) -> tuple[int, int]:
+    """``(hits, draws)``: hits of ``event`` in ``n`` fresh draws, streamed: fixed chunks of at
+    most ``chunk_bytes`` of outputs (and at most an eighth of ``n``, so workers share them),
+    each with its own spawned seed (:func:`dpaudit.sim.parallel.map_chunks`); only counts come
+    back. The chunking depends on ``n`` and the sampler's row size, never on the workers.
+    ``deadline``: no chunk starts after it, so ``draws`` may be a prefix of ``n``."""
     probe = draw(sampler, min(n, 64), np.random.Generator(np.random.PCG64(
         child_seed(seed, "probe", side))), who)
     chunk = max(1, min(chunk_bytes // _row_bytes(probe), max(10_000, -(-n // 8))))
-    return int(sum(map_chunks(partial(_count_chunk, sampler, event, who), n, seed=seed,
-                              key=side, chunk=chunk, workers=workers, scheduler=scheduler,
-                              pool=pool)))
+    counts = map_chunks(partial(_count_chunk, sampler, event, who), n, seed=seed, key=side,
+                        chunk=chunk, workers=workers, scheduler=scheduler, pool=pool,
+                        deadline=deadline)
+    return int(sum(counts)), int(sum(chunk_sizes(n, chunk)[:len(counts)]))
 
 
 def _draw_chunk(sampler: Sampler, who: str, size: int, rng: np.random.Generator) -> Outputs:
@@ -260,29 +273,53 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
         best = 0
         if len(pairs) > 1:
             for i, pair in enumerate(pairs):
+                if limits.deadline_passed():
+                    raise limits.deadline_reached("ranking of the neighbouring pairs")
                 cand, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
                 ranking.append((i, float(cand.projected_bound)))
             ranking.sort(key=lambda r: -r[1])
             best = ranking[0][0]
+        if limits.deadline_passed():
+            raise limits.deadline_reached("ranking of the neighbouring pairs")
         pair = pairs[best]
         cand, kind = select(pair, n_sel, n_meas, source("select"))
+        if limits.deadline_passed():
+            raise limits.deadline_reached("event selection")
         meas = child_seed(seed, key, "measure")
-        hits = [_count(s, cand.event, n_meas, meas, side, budget.chunk_bytes, who, workers,
-                       scheduler, shared)
-                for s, side in ((pair.sample_p, "p"), (pair.sample_q, "q"))]
+        end = limits.current_deadline()
+        ends = (None, None) if end is None else (
+            time.monotonic() + (end - time.monotonic()) / 2, end)
+        got = [_count(s, cand.event, n_meas, meas, side, budget.chunk_bytes, who, workers,
+                      scheduler, shared, until)
+               for (s, side), until in zip(((pair.sample_p, "p"), (pair.sample_q, "q")), ends,
+                                           strict=True)]
     finally:
         if shared is not None:
             shared.close()
-    cp, cq = (hits[0], hits[1]) if cand.direction == DIRECTIONS[0] else (hits[1], hits[0])
+    if min(n for _, n in got) == 0:
+        raise limits.deadline_reached("measurement (no chunk of one side finished)")
+    (hp, np_), (hq, nq) = got
+    cp, cq, n_p, n_q = ((hp, hq, np_, nq) if cand.direction == DIRECTIONS[0]
+                        else (hq, hp, nq, np_))
+    extra: dict[str, Any] = {}
+    if end is not None:
+        hit = n_p < n_meas or n_q < n_meas
+        extra = {"deadline_hit": hit, "samples_used": {
+            "select": n_sel, "measure_p": n_p, "measure_q": n_q, "measure_planned": n_meas}}
+        if hit:
+            lines_deadline = (f"deadline reached during the measurement: decided on the "
+                              f"{n_p} and {n_q} draws measured (of {n_meas} planned per side), "
+                              "cut at chunk boundaries chosen by the clock alone",)
+            details = (*details, *lines_deadline)
     lines = [f"neighbours: {pair.description} (best of {len(pairs)} pair(s))"]
     if ranking:
         top = ", ".join(f"#{i}: {b:.3g}" for i, b in ranking[:5])
         lines.append(f"pair ranking (projected bounds on {budget.n_rank} fresh draws per side "
                      f"and pair): {top}")
     return SampledEvidence(
-        count_p=cp, n_p=n_meas, count_q=cq, n_q=n_meas, event=cand.event.description,
+        count_p=cp, n_p=n_p, count_q=cq, n_q=n_q, event=cand.event.description,
         direction=cand.direction, p_select=float(cand.p_hat), n_select=n_sel,
         details=(*details, *lines),
         data={"output_kind": kind, "pair": best, "pair_description": pair.description,
               "pairs_tried": len(pairs), "ranking": ranking,
-              "projected_bound": float(cand.projected_bound)})
+              "projected_bound": float(cand.projected_bound), **extra})

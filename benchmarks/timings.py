@@ -1,0 +1,74 @@
+"""The wall-clock times the README quotes, measured and stored (``results/timings.json``).
+
+``python benchmarks/timings.py [KEY ...]`` runs each command of :data:`COMMANDS` (all, or the
+keys given) from the repository root in a fresh folder, times it end to end (start-up
+included: what a user waits) and writes the seconds with the date, the machine's core count
+and load average, and the Python version. The README shows a time only between
+``<!-- timings: KEY -->`` and ``<!-- /timings -->``, written as :func:`shown` formats the stored
+figure; ``tests/test_readme_names.py`` compares the two, so a re-measurement means re-running
+this script and copying the new text, never typing a number. The seconds move with the
+machine's load (recorded beside them), which is why they are stored, not asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "benchmarks" / "results" / "timings.json"
+
+#: key -> the command the README times (run with ``python -m dpaudit``)
+COMMANDS: dict[str, list[str]] = {
+    "check-dp-ftpl-new": ["check", "dp-ftpl-new", "--no-state"],
+    "reproduce-azize-basu-fig2": ["reproduce", "azize-basu-fig2", "--no-state", "--out", "."],
+    "reproduce-azize-basu-fig3": ["reproduce", "azize-basu-fig3", "--no-state", "--out", "."],
+}
+
+
+def shown(seconds: float) -> str:
+    """How the README writes a stored time: whole seconds from 10 s, else one decimal."""
+    return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
+
+
+def measure(key: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "MPLBACKEND": "Agg"}
+    with tempfile.TemporaryDirectory() as folder:
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "dpaudit", *COMMANDS[key]], cwd=folder,
+                              env=env, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{key}: exit {proc.returncode}\n{proc.stderr[-2000:]}")
+    return {"command": "python -m dpaudit " + " ".join(COMMANDS[key]),
+            "seconds": round(seconds, 2),
+            "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "cores": os.cpu_count(), "load_average_at_start": round(load, 2),
+            "python": sys.version.split()[0]}
+
+
+def main(argv: list[str]) -> int:
+    keys = argv or list(COMMANDS)
+    unknown = [k for k in keys if k not in COMMANDS]
+    if unknown:
+        print(f"unknown key(s) {unknown}; known: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    stored = json.loads(STORE.read_text()) if STORE.exists() else {}
+    for key in keys:
+        stored[key] = measure(key)
+        print(f"{key}: {shown(float(stored[key]['seconds']))} (load "
+              f"{stored[key]['load_average_at_start']})")
+    STORE.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
