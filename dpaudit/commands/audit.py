@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
     text = format_text(report).replace("dpaudit check", "dpaudit audit", 1)
     emit_reports(args, report, command="audit",
                  text=text if report.deadline is None else f"{text}\n{deadline_line(report)}")
-    if state is not None and stopped is None:
+    if state is not None and not (report.deadline or {}).get("hit"):
         state.discard()  # a run cut by its deadline keeps its chunks for --resume
     return report.exit_code
 
