@@ -30,7 +30,7 @@ from dpaudit.stats.results import Method, Notion
 from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 
 __all__ = ["ReleaseAttack", "counter_arms_view", "counter_node_view", "differences_view",
-           "first_releases_view", "release_claim"]
+           "first_release_above_view", "first_releases_view", "release_claim"]
 
 View = Callable[[ReleaseRecorder], dict[str, np.ndarray]]
 
@@ -56,6 +56,21 @@ def first_releases_view(width: int) -> View:
     def view(rec: ReleaseRecorder) -> dict[str, np.ndarray]:
         first = rec.first(width)
         return {f"release {i + 1}": first[:, i] for i in range(width)}
+    return view
+
+
+def first_release_above_view(threshold: float, name: str) -> View:
+    """The indicator ``{first release >= threshold}`` as the only summary (0/1 per run).
+
+    For a release whose law under the *claimed* algorithm is known in closed form, the
+    threshold is fixed from that law before any run is drawn (the likelihood-ratio event of
+    the exact release law, at the threshold where the event's probability is largest among
+    those of the largest ratio). The sampled engine then only chooses the direction, on a
+    small selection sample, and every other run measures it: no draws are spent searching
+    thresholds whose noise would also pick a worse one. The indicator is a function of the
+    released value alone, so the bound stays a bound on the whole transcript."""
+    def view(rec: ReleaseRecorder) -> dict[str, np.ndarray]:
+        return {name: (rec.first(1)[:, 0] >= threshold).astype(np.int8)}
     return view
 
 
@@ -123,7 +138,8 @@ def counter_node_view(label: str, plus: Sequence[int], minus: Sequence[int], *,
 def release_claim(make: Callable[[CheckContext], Any],
                   attacks: Callable[[CheckContext, Any], Sequence[ReleaseAttack]],
                   runs: Budget, *, id: str, statement: str, reference: str,
-                  max_steps: int | None = None) -> ClaimSpec:
+                  max_steps: int | None = None, max_select: int | None = 200_000,
+                  min_runs: Budget | None = None) -> ClaimSpec:
     """A sampled claim observing ``releases`` of ``make(ctx)`` (the audited policy): the
     attacks ``attacks(ctx, policy)`` ranked on fresh runs, one event chosen on a selection
     sample, measured on fresh runs (one engine).
@@ -131,12 +147,23 @@ def release_claim(make: Callable[[CheckContext], Any],
     ``max_steps``: for a policy simulated step by step, the most runs x horizon steps one side
     may simulate; an attack beyond it is INCONCLUSIVE with the size it would need (e.g.
     DP-UCB-Int's first release at small eps comes after ~1e5 pulls). Episodic policies, whose
-    cost does not grow with the steps, leave it ``None``."""
+    cost does not grow with the steps, leave it ``None``. ``min_runs``: with ``max_steps``,
+    the claim runs ``min(runs, max_steps // horizon)`` per side when that is at least
+    ``min_runs`` (fewer runs, less power, the same validity: the size is fixed before any run
+    is drawn) and is INCONCLUSIVE below it; without ``min_runs`` it needs all of ``runs``.
+    ``max_select``: at most this many
+    runs per side choose the event (:class:`~dpaudit.stats.sampled.AuditBudget`), the rest
+    measure it; a claim whose view is already the one event to measure (e.g.
+    :func:`first_release_above_view`) spends few runs on the choice."""
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence | InconclusiveEvidence:
         alg = make(ctx)
         found = list(attacks(ctx, alg))
         n = ctx.size(runs)
         longest = max(a.horizon for a in found)
+        if max_steps is not None and min_runs is not None and n * longest > max_steps:
+            n = max(min(n, max_steps // longest), 1)
+            if n < ctx.size(min_runs):
+                n = ctx.size(min_runs)
         if max_steps is not None and n * longest > max_steps:
             return InconclusiveEvidence(
                 f"the release the canary enters comes after {longest} steps; {n} runs per side "
@@ -148,7 +175,8 @@ def release_claim(make: Callable[[CheckContext], Any],
                              release_sampler(alg, a.source_prime, a.horizon, view=a.view))
                  for a in found]
         ev = sampled_audit(pairs, delta=ctx.delta, alpha=ctx.alpha,
-                           budget=AuditBudget(samples=ctx.size(runs)), seed=ctx.seed,
+                           budget=AuditBudget(samples=n, max_select=max_select),
+                           seed=ctx.seed,
                            key=f"claim:{spec.id}", who="simulate (releases)",
                            workers=ctx.workers)
         exact = found[ev.data["pair"]].exact_loss

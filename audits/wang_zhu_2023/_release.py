@@ -34,6 +34,8 @@ __all__ = ["RELEASE_RUNS", "release_claim", "release_sources", "start_phase_layo
 
 #: runs per source of ``releases-sampled`` (selection + measurement)
 RELEASE_RUNS = Budget(full=2_000_000, quick=100_000)
+#: most selection runs per source (the rest measure; :class:`AuditBudget`'s ``max_select``)
+MAX_SELECT = 200_000
 
 
 def release_sources() -> tuple[BernoulliRewards, BernoulliRewards]:
@@ -61,9 +63,11 @@ def start_phase_layout(alg) -> tuple[int, int, Callable]:
 
 def release_claim(algorithm: Callable[[CheckContext], object], reference: str, *,
                   layout: Callable = start_phase_layout,
-                  notion: Notion = Notion.PER_STEP) -> ClaimSpec:
+                  notion: Notion = Notion.PER_STEP, runs: Budget = RELEASE_RUNS,
+                  max_select: int = MAX_SELECT) -> ClaimSpec:
     """``releases-sampled`` for ``algorithm(ctx)`` (a perturbed-leader policy); ``layout(alg)``
-    gives the horizon, the count at the first release and the declared laws there."""
+    gives the horizon, the count at the first release and the declared laws there; ``runs``
+    the runs per source, of which at most ``max_select`` choose the event."""
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         alg = algorithm(ctx)
         k = 2
@@ -81,7 +85,8 @@ def release_claim(algorithm: Callable[[CheckContext], object], reference: str, *
             release_sampler(alg, d, horizon, view=view),
             release_sampler(alg, d_prime, horizon, view=view))
         return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
-                             budget=AuditBudget(samples=ctx.size(RELEASE_RUNS)),
+                             budget=AuditBudget(samples=ctx.size(runs),
+                                                 max_select=max_select),
                              seed=ctx.seed, key=f"claim:{spec.id}", who="releases",
                              details=("observes: the first perturbed scores theta the running "
                                       "algorithm releases (recording hook)",))
