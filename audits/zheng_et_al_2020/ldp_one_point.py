@@ -40,6 +40,7 @@ from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
     simulated_claim,
     spec,
 )
+from dpaudit.audits.recipes.ldp import gaussian_epsilon
 from dpaudit.engine import Budget, CheckContext
 from dpaudit.sim.bandits import BernoulliRewards
 
@@ -152,5 +153,13 @@ ONE_POINT = spec(
         "measurement, not evidence against Corollary 4.")],
     regret=regret_at(CASES[0], REGRET_HORIZON, REGRET_RUNS), variant=RangeCalibrated())
 
+
+def _bound_calibrated_epsilon(eps: float = 1.0, delta: float = 1e-5) -> float:
+    """The twin's true loss at the defaults: sigma calibrated for ``B`` is half the correct
+    one, so the report is a Gaussian shift by twice the correct Mahalanobis distance."""
+    return gaussian_epsilon(delta, 2 * _mu(2.0)(eps, delta))
+
+
 # the twin's findings are dropped: the calibration finding describes the correct sigma
-AUDITS = [ONE_POINT, ONE_POINT.twin(BoundCalibrated(), findings=[])]
+AUDITS = [ONE_POINT, ONE_POINT.twin(BoundCalibrated(), findings=[],
+                                    true_epsilon=_bound_calibrated_epsilon())]
