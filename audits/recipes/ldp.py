@@ -100,15 +100,18 @@ def gaussian_exact_evidence(mu_low: float, mu_high: float, ctx: CheckContext,
                f"{mu_high:.6g}; exact delta at eps = {ctx.epsilon:g}: {d_lo:.6g} .. {d_hi:.6g} "
                f"(claim {ctx.delta:g})")
     eps_at = _epsilon_at(ctx.delta, mu_high)
+    # the reported loss is the witness pair's (attained, so a lower bound on the supremum);
+    # the decision within the claim rests on the upper end, kept in ``data``
+    eps_low = eps_at if mu_low == mu_high else _epsilon_at(ctx.delta, mu_low)
     data = {"mu_low": mu_low, "mu_high": mu_high, "delta_low": d_lo, "delta_high": d_hi,
-            "epsilon_at_claimed_delta": eps_at}
+            "epsilon_at_claimed_delta": eps_at, "epsilon_witness_at_claimed_delta": eps_low}
     if b_lo.lower <= ctx.delta < b_hi.lower:
         return InconclusiveEvidence(
             "the witness pair meets the claim but the supremum bound does not: a tighter "
             "bound on the worst pair would settle it", details=details, data=data)
     # within the claim: the supremum decides; beyond it: the witness pair alone does
     chosen = b_hi if b_hi.lower <= ctx.delta else b_lo
-    return ExactEvidence(chosen.value, chosen.error, epsilon_at_delta=eps_at,
+    return ExactEvidence(chosen.value, chosen.error, epsilon_at_delta=eps_low,
                          details=details, data=data)
 
 

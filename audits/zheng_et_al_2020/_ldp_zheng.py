@@ -290,7 +290,13 @@ def code_exact_evidence(r: Report, ctx: CheckContext, theorem: str, name: str = 
             "the tested pairs meet the claim but the declared supremum does not: a tighter "
             "bound on the worst pair would settle it", details=tuple(lines), data=data)
     eps_hi = gaussian_epsilon(ctx.delta, top) if ctx.delta > 0 else None
-    return ExactEvidence(float(hi.value), float(hi.error), eps_hi, tuple(lines), data)
+    # reported: the worst loss read from the code at a tested pair (attained: a lower bound
+    # on the supremum); the decision rests on the declared supremum's delta, whose epsilon is
+    # kept in ``data``
+    e_low = worst.epsilon_at_delta
+    return ExactEvidence(float(hi.value), float(hi.error),
+                         e_low if e_low is not None and math.isfinite(e_low) else eps_hi,
+                         tuple(lines), {**data, "epsilon_upper_at_claimed_delta": eps_hi})
 
 
 def _fmt(x: float | None) -> str:
