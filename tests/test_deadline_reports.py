@@ -70,3 +70,23 @@ def test_a_regret_that_is_the_same_in_every_run_has_no_spread():
     spread = summarise_regret(np.array([1.0, 2.0, 3.0]), instance="i", algorithm="a",
                               horizon=10, bound=None, bound_name="none")
     assert spread.std == 1.0
+
+
+def test_the_html_report_says_what_a_deadline_cut():
+    """The HTML report shows the deadline: what it cut, or that it was not reached."""
+    from dataclasses import replace
+
+    from dpaudit.reports.html import to_html
+
+    report = run_check(_spec(None))
+    assert 'id="deadline"' not in to_html(report)
+    cut = replace(report, deadline={"seconds": 4.0, "hit": True, "hard_kill": False,
+                                    "claims_cut": ["c1"], "claims_not_run": [],
+                                    "findings_cut": [], "regret_not_run": True})
+    page = to_html(cut)
+    assert 'id="deadline"' in page and "claims cut or not run: c1" in page
+    assert "regret experiment not run" in page
+    calm = replace(report, deadline={"seconds": 4.0, "hit": False, "hard_kill": False,
+                                     "claims_cut": [], "claims_not_run": [],
+                                     "findings_cut": [], "regret_not_run": False})
+    assert "not reached" in to_html(calm)

@@ -306,6 +306,29 @@ def _alpha_split(report: CheckReport) -> str:
             "so the exit code is wrong with probability at most alpha.</p>")
 
 
+def _deadline(report: CheckReport) -> str:
+    """What a ``--seconds`` deadline cut (nothing without one)."""
+    d = report.deadline
+    if not d:
+        return ""
+    if not d.get("hit"):
+        return f'<p id="deadline">Deadline {_num(d.get("seconds"))} s: not reached.</p>'
+    parts = []
+    if d.get("hard_kill"):
+        parts.append("the run was killed after it (the code did not return to a chunk "
+                     "boundary)")
+    if d.get("claims_cut"):
+        parts.append("claims cut or not run: " + ", ".join(map(str, d["claims_cut"])))
+    if d.get("findings_cut"):
+        parts.append("findings cut or not run: " + ", ".join(map(str, d["findings_cut"])))
+    if d.get("regret_not_run"):
+        parts.append("regret experiment not run")
+    return (f'<p id="deadline">Deadline {_num(d.get("seconds"))} s reached: '
+            f"{_e('; '.join(parts))}. A cut claim is decided on what it measured or is "
+            "INCONCLUSIVE; unless run with <code>--no-state</code>, the same command with "
+            "<code>--resume</code> continues.</p>")
+
+
 def to_html(report: CheckReport, *, command: str = "check") -> str:
     """``report`` as one HTML5 page (see the module docstring for its content)."""
     from dpaudit import __version__
@@ -324,6 +347,7 @@ def to_html(report: CheckReport, *, command: str = "check") -> str:
             "<p class=\"small\">This command's report does not record every option: add "
             "those you gave that are missing above.</p>",
             "<h2>Verdicts</h2>", _verdict_table(report), _alpha_split(report),
+            _deadline(report),
             f"<h2>Parameters</h2><table>{params}</table>",
             "<h2>Claims</h2>"]
     for c in report.claims:
