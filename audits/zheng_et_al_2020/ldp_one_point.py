@@ -29,6 +29,7 @@ from dpaudit.algorithms.zheng_et_al_2020.ldp_reductions import (
     OnePointUCB,
     QuadraticLosses,
 )
+from dpaudit.audits.recipes.ldp import gaussian_epsilon
 from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
     PAPER,
     TAIL_SAMPLES,
@@ -40,7 +41,6 @@ from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
     simulated_claim,
     spec,
 )
-from dpaudit.audits.recipes.ldp import gaussian_epsilon
 from dpaudit.engine import Budget, CheckContext
 from dpaudit.sim.bandits import BernoulliRewards
 
