@@ -345,3 +345,23 @@ def test_user_code_errors_keep_their_origin_across_the_deadline_process(tmp_path
     assert main(["check", "raises_mod", "--no-state", "--seconds", "60"]) == 3
     err = capsys.readouterr().err
     assert "error in user code" in err and "ZeroDivisionError" in err and "raises_mod.py" in err
+
+
+def test_an_audit_cut_by_its_deadline_resumes_to_the_uncut_result(tmp_path, monkeypatch):
+    """The forked child that runs the work under --seconds saves its finished chunks (it
+    takes over the parent's chunk scope), so --resume continues them and ends with exactly
+    the report of a run without a deadline."""
+    monkeypatch.setenv("DPAUDIT_STATE_DIR", str(tmp_path / "state"))
+    args = ["audit", "laplace", "--samples", "100000000"]
+    cut, resumed, whole = (tmp_path / f"{n}.json" for n in ("cut", "resumed", "whole"))
+    assert main([*args, "--seconds", "2", "--json", str(cut)]) == 0
+    used = json.loads(cut.read_text())["claims"][0]["data"].get("samples_used") or {}
+    if 0 < used.get("measure_p", 0) < used.get("measure_planned", 0):
+        # cut during the measurement (not before it, not after it): its chunks were saved
+        assert list((tmp_path / "state").glob("audit-laplace-*.json"))
+    assert main([*args, "--resume", "--json", str(resumed)]) == 0
+    assert main([*args, "--no-state", "--json", str(whole)]) == 0
+    a, b = (json.loads(p.read_text())["claims"][0] for p in (resumed, whole))
+    for c in (a, b):
+        c.pop("seconds")
+    assert a == b

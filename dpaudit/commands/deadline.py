@@ -227,8 +227,11 @@ def run_bounded(fn: Callable[[], Any], deadline: float | None) -> Any:
     seconds = limits.deadline_seconds() or 0.0
 
     def guarded() -> tuple[bool, Any]:  # a cooperative stop inside is a value, not the kill
+        from dpaudit.reports.state import adopt_chunk_scope
+
         try:
-            return True, fn()
+            with adopt_chunk_scope():  # the forked child saves its finished chunks
+                return True, fn()
         except limits.DeadlineReached as exc:
             return False, exc
 

@@ -808,6 +808,19 @@ def chunk_scope(state: CheckState | None, piece: str | None = None) -> Iterator[
         state.flush()
 
 
+@contextlib.contextmanager
+def adopt_chunk_scope() -> Iterator[None]:
+    """In a child forked to run the work (``--seconds``' hard-kill backstop), take over the
+    parent's open :func:`chunk_scope`, so the chunks the child finishes are saved (a scope
+    saves only in the process that opened it, which keeps pool workers from writing)."""
+    current = _SCOPE.get()
+    if current is None or current[1] == os.getpid():
+        yield
+        return
+    with chunk_scope(current[0]):
+        yield
+
+
 def _describe(fn: Any) -> str:
     while isinstance(fn, functools.partial):
         fn = fn.func
