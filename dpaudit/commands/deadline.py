@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from dpaudit.commands.common import float_arg
+from dpaudit.reports.text import deadline_line
 from dpaudit.sim import limits
 from dpaudit.stats.evidence import InconclusiveEvidence
 from dpaudit.stats.results import (
@@ -163,25 +164,6 @@ def deadline_report(report: CheckReport, seconds: float | None, *,
     return replace(report, deadline={
         "seconds": seconds, "hit": hit, "hard_kill": False, "claims_cut": cut,
         "claims_not_run": not_run, "findings_cut": findings, "regret_not_run": regret_left})
-
-
-def deadline_line(report: CheckReport) -> str:
-    """One line for the text report (empty without a deadline)."""
-    d = report.deadline
-    if not d:
-        return ""
-    if not d["hit"]:
-        return f"deadline: {d['seconds']:g} s, not reached"
-    parts = []
-    if d["hard_kill"]:
-        parts.append(f"killed {limits.HARD_KILL_GRACE:g} s after it (code did not return)")
-    if d["claims_cut"]:
-        parts.append(f"claims cut or not run: {', '.join(d['claims_cut'])}")
-    if d["findings_cut"]:
-        parts.append(f"findings cut or not run: {', '.join(d['findings_cut'])}")
-    if d["regret_not_run"]:
-        parts.append("regret experiment not run")
-    return f"deadline: {d['seconds']:g} s reached; " + "; ".join(parts)
 
 
 def killed_check_report(spec: Any, *, epsilon: float, delta: float, alpha: float,

@@ -30,6 +30,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from dpaudit.reports.text import deadline_line
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, ProofResult, RegretResult
 
 __all__ = ["reproduce_command", "to_html"]
@@ -307,26 +308,14 @@ def _alpha_split(report: CheckReport) -> str:
 
 
 def _deadline(report: CheckReport) -> str:
-    """What a ``--seconds`` deadline cut (nothing without one)."""
-    d = report.deadline
-    if not d:
+    """What a ``--seconds`` deadline cut, as the text report says it (nothing without one)."""
+    line = deadline_line(report)
+    if not line:
         return ""
-    if not d.get("hit"):
-        return f'<p id="deadline">Deadline {_num(d.get("seconds"))} s: not reached.</p>'
-    parts = []
-    if d.get("hard_kill"):
-        parts.append("the run was killed after it (the code did not return to a chunk "
-                     "boundary)")
-    if d.get("claims_cut"):
-        parts.append("claims cut or not run: " + ", ".join(map(str, d["claims_cut"])))
-    if d.get("findings_cut"):
-        parts.append("findings cut or not run: " + ", ".join(map(str, d["findings_cut"])))
-    if d.get("regret_not_run"):
-        parts.append("regret experiment not run")
-    return (f'<p id="deadline">Deadline {_num(d.get("seconds"))} s reached: '
-            f"{_e('; '.join(parts))}. A cut claim is decided on what it measured or is "
-            "INCONCLUSIVE; unless run with <code>--no-state</code>, the same command with "
-            "<code>--resume</code> continues.</p>")
+    more = ("" if not report.deadline or not report.deadline.get("hit") else
+            " A cut claim is decided on what it measured or is INCONCLUSIVE; unless run with "
+            "<code>--no-state</code>, the same command with <code>--resume</code> continues.")
+    return f'<p id="deadline">{_e(line)}.{more}</p>'
 
 
 def to_html(report: CheckReport, *, command: str = "check") -> str:

@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+from dpaudit.sim.limits import HARD_KILL_GRACE
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, RegretResult
 
 __all__ = ["format_text", "to_json", "witness_text", "write_json"]
@@ -135,3 +136,23 @@ def to_json(report: CheckReport, *, command: str = "check") -> str:
 
 def write_json(report: CheckReport, path: str | Path, *, command: str = "check") -> None:
     Path(path).write_text(to_json(report, command=command) + "\n")
+
+
+def deadline_line(report: CheckReport) -> str:
+    """One line saying what a ``--seconds`` deadline cut (empty without a deadline): the text
+    report's last line and the HTML report's deadline paragraph."""
+    d = report.deadline
+    if not d:
+        return ""
+    if not d["hit"]:
+        return f"deadline: {d['seconds']:g} s, not reached"
+    parts = []
+    if d["hard_kill"]:
+        parts.append(f"killed {HARD_KILL_GRACE:g} s after it (code did not return)")
+    if d["claims_cut"]:
+        parts.append(f"claims cut or not run: {', '.join(d['claims_cut'])}")
+    if d["findings_cut"]:
+        parts.append(f"findings cut or not run: {', '.join(d['findings_cut'])}")
+    if d["regret_not_run"]:
+        parts.append("regret experiment not run")
+    return f"deadline: {d['seconds']:g} s reached; " + "; ".join(parts)
