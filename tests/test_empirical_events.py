@@ -113,6 +113,35 @@ def test_logistic_score_finds_the_shift_direction():
     assert score(a).mean() > score(b).mean()
 
 
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.integers(min_value=2, max_value=6),
+       st.integers(min_value=1, max_value=12), st.integers(min_value=-2, max_value=3),
+       st.booleans())
+def test_indicator_score_table_equals_the_matrix_form(seed, levels, length, lo, onehot):
+    """A learned score on indicator features is evaluated by table look-up and fitted on a
+    sparse design; both must be the dense matrix computation (features, standardisation,
+    product) up to rounding, including values outside the fitted range (no indicator)."""
+    from dpaudit.stats.events import LogisticScore, _DiscreteFeatures, _standardised
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(lo, lo + levels, (300, length))
+    b = np.where(rng.random((300, length)) < 0.3, lo, rng.integers(lo, lo + levels, (300, length)))
+    feats = _DiscreteFeatures(np.arange(lo, lo + levels), onehot)
+    score = fit_logistic_score(a, b, features=feats)
+    dense = LogisticScore(score.weights, score.intercept, score.mean, score.scale,
+                          lambda y: feats(y))  # a plain callable: the matrix form
+    test = np.concatenate([a[:50], rng.integers(lo - 2, lo + levels + 2, (50, length))])
+    assert np.allclose(score(test), dense(test), rtol=1e-12, atol=1e-12)
+    x = feats(np.concatenate([a, b]))
+    mean, scale, times, times_t = _standardised(feats, np.concatenate([a, b]))
+    s_dense = x.std(axis=0)
+    assert np.allclose(mean, x.mean(axis=0), atol=1e-12)
+    assert np.allclose(scale, np.where(s_dense > 0, s_dense, 1.0), rtol=1e-9, atol=1e-12)
+    xs = (x - x.mean(axis=0)) / scale
+    w, g = rng.standard_normal(x.shape[1]), rng.standard_normal(len(x))
+    assert np.allclose(times(w), xs @ w, rtol=1e-9, atol=1e-9)
+    assert np.allclose(times_t(g), xs.T @ g, rtol=1e-9, atol=1e-9)
+
+
 class _NoSignal:
     """Two inputs with the *same* output law; any bound above a tiny claim is a false alarm."""
 

@@ -297,6 +297,14 @@ def _flat_features(outputs: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _DiscreteFeatures:
+    """One-hot indicators of each position's value (``onehot``) and each value's count.
+
+    ``values`` is the contiguous range ``lo..hi`` fixed from the example; a later output
+    outside it has no indicator (all its columns are 0). Column ``t * V + j`` is
+    ``[y_t == values[j]]``, then column ``L * V + j`` counts ``values[j]`` (``V`` values,
+    ``L`` positions).
+    """
+
     values: np.ndarray
     onehot: bool
 
@@ -308,6 +316,38 @@ class _DiscreteFeatures:
         if not self.onehot:
             return counts
         return np.concatenate([ind.reshape(len(flat), -1), counts], axis=1).astype(float)
+
+    def indices(self, outputs: np.ndarray) -> np.ndarray:
+        """``(n, L)`` index of each position's value in ``values``; ``V`` where it is none
+        of them (the same information as :meth:`__call__`, without the ``n x L x V`` array)."""
+        flat = np.asarray(outputs).reshape(len(outputs), -1).astype(np.int64, copy=False)
+        v = len(self.values)
+        idx = flat - int(self.values[0])
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= v):
+            idx[(idx < 0) | (idx >= v)] = v
+        return idx
+
+    def sparse(self, outputs: np.ndarray) -> Any:
+        """:meth:`__call__` as a CSR matrix: per row, one entry per position (its indicator,
+        stored as 0 at the position's first column when its value has none) and the ``V``
+        counts, built directly in CSR form (sorted columns, no duplicates)."""
+        from scipy import sparse
+
+        idx = self.indices(outputs)
+        n, length = idx.shape
+        v = len(self.values)
+        rows = np.arange(n)[:, None]
+        counts = np.bincount((rows * (v + 1) + idx).ravel(),
+                             minlength=n * (v + 1)).reshape(n, v + 1)[:, :v].astype(float)
+        if not self.onehot:
+            return sparse.csr_matrix(counts)
+        hit = idx < v
+        cols = np.concatenate([np.arange(length) * v + np.where(hit, idx, 0),
+                               np.broadcast_to(length * v + np.arange(v), (n, v))], axis=1)
+        data = np.concatenate([hit.astype(float), counts], axis=1)
+        width = length + v
+        return sparse.csr_matrix((data.ravel(), cols.ravel(), np.arange(0, n * width + 1, width)),
+                                 shape=(n, (length + 1) * v))
 
 
 @dataclass(frozen=True)
@@ -321,8 +361,72 @@ class LogisticScore:
     features: Callable[[np.ndarray], np.ndarray]
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        table = self._table(np.asarray(outputs).reshape(len(outputs), -1).shape[1])
+        if table is not None:
+            # the same linear function read as one table look-up per position: the features
+            # are indicators, so sum_c x_c u_c is a sum over positions of u at the column the
+            # position's value switches on (plus its count column); no n x L x V array
+            tab, const = table
+            idx = self.features.indices(outputs)  # type: ignore[attr-defined]
+            flat = idx + (tab.shape[1] * np.arange(idx.shape[1]))
+            return np.asarray(tab.ravel()[flat].sum(axis=1) + const, dtype=float)
         x = (self.features(outputs) - self.mean) / self.scale
         return np.asarray(x @ self.weights + self.intercept, dtype=float)
+
+    def _table(self, length: int) -> tuple[np.ndarray, float] | None:
+        """``(L, V + 1)`` contributions of each position's value, and the constant term, for
+        indicator features (``None`` otherwise). Agrees with the matrix form to rounding
+        (tested)."""
+        feats = self.features
+        if not isinstance(feats, _DiscreteFeatures):
+            return None
+        cache = self.__dict__.setdefault("_tables", {})
+        if length not in cache:
+            v = len(feats.values)
+            u = self.weights / self.scale
+            if feats.onehot and len(u) != (length + 1) * v:
+                cache[length] = None  # another width than the fit's: the matrix form says so
+            else:
+                tab = np.zeros((length, v + 1))
+                tab[:, :v] = u[-v:]  # the count columns: one per occurrence
+                if feats.onehot:
+                    tab[:, :v] += u[:length * v].reshape(length, v)
+                cache[length] = (tab, float(self.intercept - self.mean @ u))
+        return cache[length]  # type: ignore[no-any-return]
+
+
+def _standardised(features: Callable[[np.ndarray], np.ndarray], outputs: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray],
+                             Callable[[np.ndarray], np.ndarray]]:
+    """``(mean, scale, w -> xs @ w, g -> xs.T @ g)`` for the standardised design
+    ``xs = (features(outputs) - mean) / scale`` (a constant column keeps scale 1).
+
+    Indicator features (:class:`_DiscreteFeatures`) stay sparse: ``xs @ w`` is computed as
+    ``x @ (w / scale) - mean . (w / scale)``, the same numbers up to rounding without the
+    dense ``n x (L V)`` matrix (a learned score on 10^5 action sequences of length 100 over 9
+    arms would otherwise hold 700 MB).
+    """
+    if isinstance(features, _DiscreteFeatures):
+        x = features.sparse(outputs)
+        mean = np.asarray(x.mean(axis=0)).ravel()
+        var = np.asarray(x.multiply(x).mean(axis=0)).ravel() - mean ** 2
+        scale = np.sqrt(np.maximum(var, 0.0))
+        scale = np.where(scale > 0, scale, 1.0)
+
+        def times(w: np.ndarray) -> np.ndarray:
+            u = w / scale
+            return np.asarray(x @ u) - float(mean @ u)
+
+        def times_t(g: np.ndarray) -> np.ndarray:
+            return np.asarray((x.T @ g - mean * g.sum()) / scale)
+
+        return mean, scale, times, times_t
+    dense = np.asarray(features(outputs), dtype=float)
+    mean = dense.mean(axis=0)
+    scale = dense.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    xs = (dense - mean) / scale
+    return mean, scale, lambda w: np.asarray(xs @ w), lambda g: np.asarray(xs.T @ g)
 
 
 def fit_logistic_score(sel_a: np.ndarray, sel_b: np.ndarray, *,
@@ -338,21 +442,17 @@ def fit_logistic_score(sel_a: np.ndarray, sel_b: np.ndarray, *,
     a, b = np.asarray(sel_a)[:max_rows], np.asarray(sel_b)[:max_rows]
     if features is None:
         features = default_feature_map(np.concatenate([a, b]))
-    x = np.concatenate([features(a), features(b)])
     sign = np.concatenate([np.ones(len(a)), -np.ones(len(b))])
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale = np.where(scale > 0, scale, 1.0)
-    xs = (x - mean) / scale
+    mean, scale, times, times_t = _standardised(features, np.concatenate([a, b]))
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
         w, c = theta[:-1], theta[-1]
-        margin = sign * (xs @ w + c)
+        margin = sign * (times(w) + c)
         value = -log_expit(margin).sum() + 0.5 * ridge * w @ w
         g = -sign * expit(-margin)
-        return float(value), np.concatenate([xs.T @ g + ridge * w, [g.sum()]])
+        return float(value), np.concatenate([times_t(g) + ridge * w, [g.sum()]])
 
-    res = minimize(loss, np.zeros(xs.shape[1] + 1), jac=True, method="L-BFGS-B",
+    res = minimize(loss, np.zeros(len(mean) + 1), jac=True, method="L-BFGS-B",
                    options={"maxiter": 200})
     return LogisticScore(res.x[:-1].copy(), float(res.x[-1]), mean, scale, features)
 
