@@ -118,7 +118,22 @@ def test_code_outcomes_equal_codes_iff_equal_padded_rows(rows, cut) -> None:
 
 def test_code_outcomes_wide_rows_use_the_row_comparison_path() -> None:
     rng = np.random.default_rng(0)
-    mat = rng.integers(-1, 5, size=(200, 40))  # 40 * log2(6) > 62 bits: no packed key
+    mat = rng.integers(-1, 5, size=(200, 40))  # 40 * log2(6) > 62 bits: several packed words
     mat[100:] = mat[:100]
     (codes,), n = code_outcomes(mat)
     assert n == 100 and np.array_equal(codes[:100], codes[100:])
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 120), st.integers(1, 300),
+       st.sampled_from([2, 3, 9, 64, 2**20, 2**31, 2**40, 2**62]), st.integers(-5, 5))
+def test_code_outcomes_number_rows_as_numpy_unique_does(seed, width, n, levels, lo) -> None:
+    """Rows packed into int64 words (or compared whole when a value needs more than 62 bits)
+    get exactly ``np.unique(rows, axis=0)``'s numbering: lexicographic, so a choice among
+    categories that breaks ties by code is the same on every path."""
+    rng = np.random.default_rng(seed)
+    mat = lo + rng.integers(0, levels, size=(n, width), dtype=np.int64)
+    mat[n // 2:] = mat[:n - n // 2]  # repeats
+    (codes,), count = code_outcomes(mat)
+    _, expect = np.unique(mat, axis=0, return_inverse=True)
+    assert count == int(expect.max()) + 1
+    assert np.array_equal(codes, expect.reshape(-1))

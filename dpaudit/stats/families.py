@@ -75,24 +75,44 @@ def code_outcomes(*arrays: np.ndarray) -> tuple[list[np.ndarray], int]:
     mats = [np.pad(m, ((0, 0), (0, width - m.shape[1])), constant_values=-1)
             if m.shape[1] < width else m for m in mats]
     allrows = np.concatenate(mats, axis=0)
-    keys = None
+    words = None
     if np.issubdtype(allrows.dtype, np.integer) and allrows.size:
         lo, hi = int(allrows.min()), int(allrows.max())
-        base = hi - lo + 1
-        if width * np.log2(base) < 62:
-            keys = np.zeros(len(allrows), dtype=np.int64)
-            for j in range(width):
-                keys = keys * base + (allrows[:, j].astype(np.int64) - lo)
-    if keys is None:
+        digits = int(62 // np.log2(max(hi - lo + 1, 2)))  # base-(hi-lo+1) digits per int64
+        if digits >= 1:
+            words = np.stack([_pack(allrows[:, j:j + digits], lo, hi - lo + 1)
+                              for j in range(0, width, digits)], axis=1)
+    if words is None:
         _, inverse = np.unique(allrows, axis=0, return_inverse=True)
+    elif words.shape[1] == 1:
+        _, inverse = np.unique(words[:, 0], return_inverse=True)
     else:
-        _, inverse = np.unique(keys, return_inverse=True)
+        inverse = _lex_codes(words)
     inverse = inverse.reshape(-1)
     out, pos = [], 0
     for m in mats:
         out.append(inverse[pos:pos + len(m)])
         pos += len(m)
     return out, int(inverse.max()) + 1 if inverse.size else 0
+
+
+def _pack(cols: np.ndarray, lo: int, base: int) -> np.ndarray:
+    """Each row's digits ``cols - lo`` read as one base-``base`` int64, first column most
+    significant (so the order of the keys is the rows' lexicographic order)."""
+    powers = base ** np.arange(cols.shape[1] - 1, -1, -1, dtype=np.int64)
+    return np.asarray((cols.astype(np.int64) - lo) @ powers, dtype=np.int64)
+
+
+def _lex_codes(words: np.ndarray) -> np.ndarray:
+    """Category of each row of ``words`` (distinct rows numbered in lexicographic order):
+    what ``np.unique(words, axis=0, return_inverse=True)`` returns, by one lexsort of a few
+    int64 columns instead of a sort of whole rows."""
+    order = np.lexsort(words.T[::-1])
+    ranked = words[order]
+    new = np.concatenate([[False], np.any(ranked[1:] != ranked[:-1], axis=1)])
+    inverse = np.empty(len(words), dtype=np.int64)
+    inverse[order] = np.cumsum(new)
+    return inverse
 
 
 # -- events of the category families -------------------------------------------------------
