@@ -59,8 +59,27 @@ def test_chunked_selection_on_a_dask_scheduler(loopback_scheduler):
         _evidence(_pairs(), budget, scheduler=loopback_scheduler)
 
 
+def test_auto_chunks_follow_the_sample_size_alone():
+    budget = AuditBudget()
+    assert budget.select_chunk == "auto"
+    assert budget.chunk_for(200_000) == 12_500  # 16 chunks of the default selection sample
+    assert budget.chunk_for(800) == 1000        # one chunk, never smaller than 1000 draws
+    assert AuditBudget(select_chunk=None).chunk_for(10**6) is None
+    assert AuditBudget(select_chunk=700).chunk_for(10**6) == 700
+
+
+def test_auto_chunked_selection_is_the_same_on_every_placement(monkeypatch,
+                                                                loopback_scheduler):
+    monkeypatch.setattr(parallel, "POOL_START_SECONDS", 0.0)  # always worth a pool
+    budget = AuditBudget(samples=40_000, rank_samples=2_000)  # the default select_chunk
+    one = _evidence(_pairs(), budget, workers=1)
+    assert one == _evidence(_pairs(), budget, workers=2)
+    assert one == _evidence(_pairs(), budget, scheduler=loopback_scheduler)
+
+
 def test_without_select_chunk_the_selection_draws_its_one_stream():
-    """The default keeps the stream ``(seed, key, "select")``: p's draws, then q's."""
+    """``select_chunk=None`` keeps the stream ``(seed, key, "select")``: p's draws, then
+    q's."""
     from dpaudit.stats.rng import child_seed
     from dpaudit.stats.sampled import _Source
     pair = _pairs()[0]

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -80,12 +80,15 @@ class AuditBudget:
     measurement streams, so with the cap an audit of 10^8 draws needs no more memory than one
     of 10^6 (the draws above the cap go to the measurement; validity does not depend on the
     selection's size, only power does). The default keeps every budget up to 10^6 as it was.
-    ``select_chunk``: ``None`` (default) draws the ranking and selection samples in this
-    process from one stream each (as before); an integer cuts them into chunks of that many
-    draws per side, each with its own seed (``(seed, key, "select")`` spawned per chunk and
-    side), drawn by the workers or Dask scheduler that measure: a sampled audit then runs in
-    parallel end to end. The result depends on ``select_chunk`` (another stream), never on
-    the workers.
+    ``select_chunk``: an integer cuts the ranking and selection samples into chunks of that
+    many draws per side, each with its own seed (``(seed, key, "select")`` spawned per chunk
+    and side), drawn by the workers or Dask scheduler that measure: a sampled audit then runs
+    in parallel end to end. ``"auto"`` (default) is ``max(1000, ceil(n / 16))`` for a sample
+    of ``n`` draws per side (:meth:`chunk_for`): a function of the budget alone, 16 chunks
+    that two workers share evenly, none smaller than the cost of shipping it. ``None`` draws
+    each sample in this process from one stream (the engine's behaviour before 2026-11-26;
+    reports stored from then reproduce with it). The result depends on ``select_chunk``
+    (another stream), never on the workers.
     """
 
     samples: int = 1_000_000
@@ -95,7 +98,7 @@ class AuditBudget:
     top: int = 64
     chunk_bytes: int = 1 << 26
     max_select: int | None = 200_000
-    select_chunk: int | None = None
+    select_chunk: int | Literal["auto"] | None = "auto"
 
     def __post_init__(self) -> None:
         check_int("samples", self.samples, low=200)
@@ -108,8 +111,15 @@ class AuditBudget:
         check_int("chunk_bytes", self.chunk_bytes, low=1 << 12)
         if self.max_select is not None:
             check_int("max_select", self.max_select, low=100)
-        if self.select_chunk is not None:
+        if self.select_chunk is not None and self.select_chunk != "auto":
             check_int("select_chunk", self.select_chunk, low=100)
+
+    def chunk_for(self, n: int) -> int | None:
+        """Draws per side in one chunk of a ranking or selection sample of ``n`` draws per
+        side (``None``: one stream in the caller)."""
+        if self.select_chunk == "auto":
+            return max(1000, -(-n // 16))
+        return self.select_chunk
 
     @property
     def n_select(self) -> int:
@@ -190,19 +200,49 @@ def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, s
     return int(sum(counts)), int(sum(chunk_sizes(n, chunk)[:len(counts)]))
 
 
-def _draw_chunk(sampler: Sampler, who: str, size: int, rng: np.random.Generator) -> Outputs:
-    return draw(sampler, size, rng, who)
+@dataclass(frozen=True)
+class _Packed:
+    """An integer array shipped in the narrowest integer type that holds its values, and
+    the type it had: a worker's chunk of action sequences (int64, values below K) crosses
+    the process boundary in an eighth of the bytes and is restored exactly on merging."""
+
+    values: np.ndarray
+    dtype: np.dtype
+
+    @staticmethod
+    def of(out: np.ndarray) -> np.ndarray | _Packed:
+        if out.dtype.kind not in "iu" or out.dtype.itemsize == 1 or not out.size:
+            return out
+        lo, hi = int(out.min()), int(out.max())
+        small = np.result_type(np.min_scalar_type(lo), np.min_scalar_type(hi))
+        return _Packed(out.astype(small), out.dtype) if small.itemsize < out.dtype.itemsize \
+            else out
 
 
-def _merge(parts: list[Outputs], who: str) -> Outputs:
-    """The chunks of one side's sample, in chunk order, as one sample."""
+def _draw_chunk(sampler: Sampler, who: str, size: int, rng: np.random.Generator
+                ) -> dict[str, np.ndarray | _Packed] | np.ndarray | _Packed:
+    out = draw(sampler, size, rng, who)
+    if isinstance(out, dict):
+        return {k: _Packed.of(v) for k, v in out.items()}
+    return _Packed.of(out)
+
+
+def _concat(parts: list[Any]) -> np.ndarray:
+    """The chunks (packed or not) concatenated, in the type ``np.concatenate`` of the
+    unpacked chunks would have: each :class:`_Packed` chunk's ``dtype`` is its own type."""
+    merged = np.concatenate([p.values if isinstance(p, _Packed) else p for p in parts])
+    return merged.astype(np.result_type(*[p.dtype for p in parts]), copy=False)
+
+
+def _merge(parts: list[Any], who: str) -> Outputs:
+    """The chunks of one side's sample, in chunk order, as one sample (types restored)."""
     if isinstance(parts[0], dict):
         keys = list(parts[0])
         if any(not isinstance(p, dict) or list(p) != keys for p in parts):
             raise InvalidParameterError(f"{who} returned different summaries in different "
                                         "calls")
-        return {k: np.concatenate([p[k] for p in parts]) for k in keys}
-    return np.concatenate(parts)  # type: ignore[arg-type]
+        return {k: _concat([p[k] for p in parts]) for k in keys}
+    return _concat(parts)
 
 
 @dataclass(frozen=True)
@@ -265,8 +305,8 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
     shared = SharedPool(workers) if workers > 1 and resolve_scheduler(scheduler) is None \
         else None
     try:
-        def source(*keys: str | int) -> _Source:
-            return _Source(child_seed(seed, key, *keys), budget.select_chunk, workers,
+        def source(n: int, *keys: str | int) -> _Source:
+            return _Source(child_seed(seed, key, *keys), budget.chunk_for(n), workers,
                            scheduler, shared)
 
         ranking: list[tuple[int, float]] = []
@@ -275,14 +315,14 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
             for i, pair in enumerate(pairs):
                 if limits.deadline_passed():
                     raise limits.deadline_reached("ranking of the neighbouring pairs")
-                cand, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
+                cand, _ = select(pair, budget.n_rank, n_meas, source(budget.n_rank, "rank", i))
                 ranking.append((i, float(cand.projected_bound)))
             ranking.sort(key=lambda r: -r[1])
             best = ranking[0][0]
         if limits.deadline_passed():
             raise limits.deadline_reached("ranking of the neighbouring pairs")
         pair = pairs[best]
-        cand, kind = select(pair, n_sel, n_meas, source("select"))
+        cand, kind = select(pair, n_sel, n_meas, source(n_sel, "select"))
         if limits.deadline_passed():
             raise limits.deadline_reached("event selection")
         meas = child_seed(seed, key, "measure")
