@@ -13,6 +13,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,7 +101,9 @@ DRAWS: dict[str, tuple[tuple[str, Callable[[int], int]], ...]] = {
     "dp-ucb-int": (("uniform", lambda k: 2), ("laplace", lambda k: 1)),
     "kl-ucb": (("uniform", lambda k: 1),),
     "thompson": (("beta", lambda k: k), ("uniform", lambda k: 1)),
-    "dp-ftpl-new": (("uniform", lambda k: k + 1),),
+    # one Lemma-15 perturbation per arm (a uniform through the law's inverse CDF: the cheapest
+    # way to draw it) and the reward's uniform; its uniforms alone are a stricter row below
+    "dp-ftpl-new": (("lemma15", lambda k: k), ("uniform", lambda k: 1)),
     "dp-ftpl-gauss": (("normal", lambda k: k), ("uniform", lambda k: 1)),
     "dp-ftpl-beta": (("beta", lambda k: k), ("uniform", lambda k: 1)),
     "ldp-one-point-ucb": (("uniform", lambda k: 1), ("normal", lambda k: 1)),
@@ -119,9 +122,48 @@ def _draw(law: str, rng: np.random.Generator, shape: tuple[int, ...],
         rng.standard_normal(shape) if out is None else rng.standard_normal(out=out)
     elif law == "beta":
         rng.beta(3.0, 5.0, shape)
+    elif law == "lemma15":  # Wang & Zhu 2023, Lemma 15, at DP-FTPL-New's registered defaults
+        pert = _lemma15()
+        target = np.empty(shape) if out is None else out
+        _lemma15_draws(rng, target.reshape(-1), float(pert.epsilon), float(pert.delta))
     else:  # standard Laplace as the lockstep counters draw it: exponential and sign bits
         rng.standard_exponential(shape) if out is None else rng.standard_exponential(out=out)
         rng.integers(0, 2, size=shape, dtype=np.int8)
+
+
+def _lemma15() -> Any:
+    entry = all_policies()["dp-ftpl-new"]
+    return entry.factory().make_perturbation()
+
+
+def _lemma15_draws(rng: np.random.Generator, out: np.ndarray, eps: float, dl: float) -> None:
+    """``len(out)`` Lemma-15 draws (centre 0, count 1) by the cheapest route: one uniform
+    each through the closed-form inverse CDF, compiled (numpy's vectorised ``ppf`` is 3x
+    slower than the policy's whole step, so it would be no floor)."""
+    _lemma15_kernel()(rng, out, eps, dl)
+
+
+_KERNEL: list[Callable] = []
+
+
+def _lemma15_kernel() -> Callable:
+    if not _KERNEL:
+        import math
+
+        from numba import njit
+
+        @njit(cache=False)
+        def draws(rng, out, eps, dl):  # pragma: no cover - compiled
+            a = math.expm1(eps)
+            head = math.log1p(a / (2.0 * dl))
+            for i in range(out.shape[0]):
+                u = rng.random()
+                tail = min(u, 1.0 - u)
+                dist = (head - math.log1p(tail * a / dl)) / eps
+                out[i] = -dist if u <= 0.5 else dist
+
+        _KERNEL.append(draws)
+    return _KERNEL[0]
 
 
 def floor_rate(name: str, k: int, runs: int, horizon: int) -> tuple[float, str]:
@@ -129,8 +171,17 @@ def floor_rate(name: str, k: int, runs: int, horizon: int) -> tuple[float, str]:
     buffers where NumPy allows) the random numbers the policy needs, and a description of
     them."""
     draws = DRAWS.get(name, (("uniform", lambda k: k + 1),))
+
+    return _floor(draws, k, runs, horizon), " + ".join(
+        f"{count(k)} {law}" for law, count in draws) + ("" if name in DRAWS else " (assumed)")
+
+
+def _floor(draws: tuple[tuple[str, Callable[[int], int]], ...], k: int, runs: int,
+           horizon: int) -> float:
     rng = np.random.default_rng(3)
     bufs = {law: np.empty(runs * min(2048, horizon) * count(k)) for law, count in draws}
+    for law, count in draws:  # compile (a compiled floor's first call)
+        _draw(law, rng, (1, 1, count(k)), bufs[law])
 
     def run() -> None:
         for t0 in range(0, horizon, 2048):
@@ -139,8 +190,7 @@ def floor_rate(name: str, k: int, runs: int, horizon: int) -> tuple[float, str]:
                 _draw(law, rng, (runs, c, count(k)), bufs[law])
 
     secs, _ = cpu_timed(run)
-    what = " + ".join(f"{count(k)} {law}" for law, count in draws)
-    return runs * horizon / secs, what + ("" if name in DRAWS else " (assumed)")
+    return runs * horizon / secs
 
 
 #: why a policy's compiled path stays above 3x the floor (profiled 2026-11-26 on the shared
@@ -223,6 +273,11 @@ def per_step(*, quick: bool, **_: object) -> Iterator[Row]:
                   f"floor); target >= 1/3: {'yes' if met else 'NO'}{why}")
         if name == "kl-ucb":
             yield from _kl_roots_row(runs, horizon)
+        if name == "dp-ftpl-new":  # the stricter reference: the perturbations' uniforms alone
+            bare = _floor((("uniform", lambda k: k + 1),), k, runs, horizon)
+            yield Row("per-step", what, fast, bare, fast / bare,
+                      f"reference: drawing alone the {k + 1} uniform numbers per run and step "
+                      "(no inverse CDF: below the draws the policy needs; for information)")
     yield from _cli_rows(quick)
 
 
@@ -384,21 +439,20 @@ def scaling(*, quick: bool, **_: object) -> Iterator[Row]:
                   None, None, None, f"too-small work: {notes[0]}")
     n = 50_000 if quick else AuditBudget().samples  # the default budget
     target, _ = _policy_target(name, 100)
-    # the selection sample (n/5 per side, capped) in 16 fixed chunks: a function of the
-    # budget alone, so every placement gives the same report
-    select_chunk = max(1000, -(-AuditBudget(samples=n).n_select // 16))
+    budget = AuditBudget(samples=n)  # default select_chunk: the selection sample in 16 chunks
+    select_chunk = budget.chunk_for(budget.n_select)
 
     def audit(**placement):
-        res = audit_mechanism(target, budget=AuditBudget(samples=n, select_chunk=select_chunk),
-                              seed=2, key="bench:scaling", **placement)
+        res = audit_mechanism(target, budget=budget, seed=2, key="bench:scaling", **placement)
         ev = res.evidence
         return (ev.count_p, ev.count_q, ev.event, res.epsilon_lower_bound)
 
     yield from _placements(audit, f"sampled audit of per-step policy {name}, T=100, {n} runs "
-                           f"per side (selection in chunks of {select_chunk})",
-                           "selection and measurement both chunked (AuditBudget.select_chunk); "
-                           "the event is chosen in the caller from the merged selection "
-                           "sample; one pool for every stage", repeats=2 if quick else 3)
+                           f"per side (default budget options: selection in chunks of "
+                           f"{select_chunk})",
+                           "selection and measurement both chunked; the event is chosen in "
+                           "the caller from the merged selection sample; one pool for every "
+                           "stage", repeats=2 if quick else 3)
 
 
 # -- memory -----------------------------------------------------------------------------------
