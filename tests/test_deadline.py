@@ -61,7 +61,9 @@ def test_map_chunks_deadline_gives_the_prefix_of_the_uncut_result(clock):
 
 def test_sampled_measurement_is_decided_on_the_prefix_drawn_by_the_deadline(clock):
     pair = SamplerPair("u vs u+0.5", _uniform(clock, 0.0), _uniform(clock, 0.5))
-    budget = AuditBudget(samples=100_000, selection_fraction=0.2)  # 8 chunks of 10^4 a side
+    # 8 measurement chunks of 10^4 a side; the selection in one call per side (the clock
+    # below counts calls)
+    budget = AuditBudget(samples=100_000, selection_fraction=0.2, select_chunk=None)
     full = sampled_audit([pair], delta=0.0, alpha=0.05, budget=budget, seed=3, key="t")
     assert full.n_p == full.n_q == 80_000
     with limits.deadline_scope(10):

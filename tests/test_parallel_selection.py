@@ -115,3 +115,21 @@ def test_select_chunk_is_validated():
     from dpaudit.validation import InvalidParameterError
     with pytest.raises(InvalidParameterError):
         AuditBudget(select_chunk=10)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint16, np.int8, bool, np.float64])
+def test_selection_chunks_cross_processes_packed_and_come_back_exact(dtype):
+    """Integer chunks travel in their narrowest type; merged, the sample has the values and
+    the type that concatenating the raw chunks gives (negative values, dicts included)."""
+    from dpaudit.stats.sampled import _draw_chunk, _merge
+
+    def sampler(n, rng):
+        raw = rng.integers(-3 if np.dtype(dtype).kind == "i" else 0, 200, (n, 5))
+        return {"a": raw.astype(dtype), "b": raw[:, 0].astype(np.int64) * 10**12}
+
+    chunks = [sampler(40, np.random.default_rng(i)) for i in range(3)]
+    shipped = [_draw_chunk(sampler, "t", 40, np.random.default_rng(i)) for i in range(3)]
+    merged = _merge(shipped, "t")
+    for name in ("a", "b"):
+        expect = np.concatenate([c[name] for c in chunks])
+        assert merged[name].dtype == expect.dtype and np.array_equal(merged[name], expect)

@@ -220,6 +220,7 @@ def map_chunks(
     placement: Callable[[str], None] | None = None,
     pool: SharedPool | None = None,
     deadline: float | None = None,
+    resumable: bool = True,
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
 
@@ -253,6 +254,9 @@ def map_chunks(
     pool:
         A :class:`SharedPool`: its processes run the chunks (started here if the work is
         worth the start-up, as for ``workers``; once started, always used).
+    resumable:
+        ``False``: the chunks are never saved for ``--resume`` (results too large for the
+        state file, such as a sampled audit's selection sample: recomputed on resume).
     """
     total = check_int("total", total, low=0)
     chunk = check_int("chunk", chunk, low=1)
@@ -266,7 +270,8 @@ def map_chunks(
     address = resolve_scheduler(scheduler)
     from dpaudit.reports.state import chunk_store, inside_chunk
 
-    store = chunk_store(fn, child_seed(seed, key), total, chunk, len(sizes))
+    store = chunk_store(fn, child_seed(seed, key), total, chunk, len(sizes)) if resumable \
+        else None
     if store is None:
         return list(_execute(fn, sizes, seqs, address, executor, workers, placement, pool,
                              deadline))

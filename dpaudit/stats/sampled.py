@@ -207,7 +207,7 @@ class _Packed:
     the process boundary in an eighth of the bytes and is restored exactly on merging."""
 
     values: np.ndarray
-    dtype: np.dtype
+    dtype: str  # the original type, as ``np.dtype(...).str``
 
     @staticmethod
     def of(out: np.ndarray) -> np.ndarray | _Packed:
@@ -215,8 +215,8 @@ class _Packed:
             return out
         lo, hi = int(out.min()), int(out.max())
         small = np.result_type(np.min_scalar_type(lo), np.min_scalar_type(hi))
-        return _Packed(out.astype(small), out.dtype) if small.itemsize < out.dtype.itemsize \
-            else out
+        return _Packed(out.astype(small), out.dtype.str) \
+            if small.itemsize < out.dtype.itemsize else out
 
 
 def _draw_chunk(sampler: Sampler, who: str, size: int, rng: np.random.Generator
@@ -231,7 +231,7 @@ def _concat(parts: list[Any]) -> np.ndarray:
     """The chunks (packed or not) concatenated, in the type ``np.concatenate`` of the
     unpacked chunks would have: each :class:`_Packed` chunk's ``dtype`` is its own type."""
     merged = np.concatenate([p.values if isinstance(p, _Packed) else p for p in parts])
-    return merged.astype(np.result_type(*[p.dtype for p in parts]), copy=False)
+    return merged.astype(np.result_type(*[np.dtype(p.dtype) for p in parts]), copy=False)
 
 
 def _merge(parts: list[Any], who: str) -> Outputs:
@@ -263,7 +263,7 @@ class _Source:
             return draw(pair.sample_p, n, rng, who), draw(pair.sample_q, n, rng, who)
         return tuple(_merge(map_chunks(  # type: ignore[return-value]
             partial(_draw_chunk, sampler, who), n, seed=self.seq, key=side, chunk=self.chunk,
-            workers=self.workers, scheduler=self.scheduler, pool=self.pool), who)
+            workers=self.workers, scheduler=self.scheduler, pool=self.pool, resumable=False), who)
             for sampler, side in ((pair.sample_p, "p"), (pair.sample_q, "q")))
 
 
