@@ -481,8 +481,9 @@ def memory(*, quick: bool, **_: object) -> Iterator[Row]:
         return run
 
     runs = 2
-    for name, top in (("ucb", 10**8), ("dp-ucb", 10**8), ("thompson", 10**7),
-                      ("dp-ftpl-new", 10**7)):
+    slow_top = 10**7 if quick else 10**8  # 2e8 arm-pulls of Thompson or DP-FTPL-New: ~1 min
+    for name, top in (("ucb", 10**8), ("dp-ucb", 10**8), ("thompson", slow_top),
+                      ("dp-ftpl-new", slow_top)):
         if name not in all_policies():
             continue
         entry = all_policies()[name]
@@ -498,6 +499,20 @@ def memory(*, quick: bool, **_: object) -> Iterator[Row]:
                   high / 2**20, low / 2**20, high / low,
                   f"reference: T=1e5; flat beyond the chunk (O(runs K) state, 2048-step blocks "
                   f"of the UCB family's pre-drawn numbers); took {secs:.0f} CPU s "
+                  "(tracemalloc)")
+    if not quick and "dp-ftpl-new" in all_policies():
+        target, _ = _policy_target("dp-ftpl-new", 100)
+
+        def policy_audit(n: int) -> Callable[[], object]:
+            return lambda: audit_mechanism(target, budget=AuditBudget(samples=n), seed=4,
+                                           key="bench:memory-policy")
+
+        small = peak_bytes(policy_audit(10**6))
+        secs, big = cpu_timed(lambda: peak_bytes(policy_audit(2 * 10**6)))
+        yield Row("memory", "peak MB, sampled audit of per-step policy dp-ftpl-new (T=100), "
+                  "2x10^6 runs per side", big / 2**20, small / 2**20, big / small,
+                  "reference: 10^6 runs per side (where the selection sample reaches its cap "
+                  f"of 200000 per side); the measurement streams; took {secs:.0f} CPU s "
                   "(tracemalloc)")
     ref = peak_bytes(figure_set(10**5))
     secs, peak = timed(lambda: peak_bytes(figure_set(fig_horizon)))
