@@ -14,8 +14,9 @@ Kernels and the algorithm each follows (the docstrings of the policies give the 
 * :data:`kl_ucb_kernel`: KL-UCB (Garivier & Cappe 2011), the index inverted per arm by the
   same safeguarded Newton iteration as :func:`~dpaudit.algorithms._kl.kl_ucb_index`; ties
   broken uniformly. It makes the decisions of :func:`kl_ucb_plain_kernel` (every step's
-  roots, Pinsker-pruned) and skips the roots of the steps whose argmax it can certify with
-  two KL comparisons (:func:`_kl_certify`), over windows of steps.
+  roots, Pinsker-pruned) and skips the roots of the steps whose argmax it can certify,
+  over windows of steps opened by one KL comparison each (:func:`_kl_window`) and kept by
+  one multiply-compare per step.
 * :func:`thompson_kernel`: Beta-Bernoulli Thompson sampling (Agrawal & Goyal 2012).
 * :func:`ftpl_new_kernel`: DP-FTPL-New (Wang & Zhu 2023, Algorithm 3): one Lemma-15 draw per
   arm by its closed-form inverse CDF.
@@ -246,27 +247,84 @@ def _kl_rivals(s, n, r, a, y):  # pragma: no cover - compiled
     return out
 
 
-@jit
-def _kl_certify(s, n, r, a, w, t, y, rivals, level, c_explore):  # pragma: no cover - compiled
-    """Whether arm ``a`` is certainly the unique argmax at steps ``t .. t + w - 1`` (it is then
-    pulled at each, the others are not), by threshold ``y``.
+#: how far below the threshold ``y + MARGIN`` a window's floor ``P`` on the leader's mean
+#: stays at least: the rounding of ``kl(P, y + MARGIN)`` (absolute, a few ulps) then moves
+#: the index it certifies by under 1e-10, far inside ``MARGIN``
+FLOOR_GAP = 1e-6
+#: how many standard deviations of the leader's mean over a window its floor ``P`` leaves
+#: below the current mean (a speed choice only: any floor gives the same decisions)
+FLOOR_SDS = 1.0
 
-    Over those steps ``a`` has at most ``m = n_a + w - 1`` pulls and a sum of at least
-    ``s_a`` (rewards are in [0, 1]) and the level is at least ``level`` (step ``t``'s); the
-    index grows with the mean and with ``level/n``, so it exceeds ``y + MARGIN`` if
-    ``y + MARGIN`` is below ``s_a/m`` or ``m kl(s_a/m, y + MARGIN) < level`` (the index is
-    the largest ``q`` with ``n kl(p, q) <= level``). The other arms keep their counts and
-    their indices grow with the level, so they stay below ``y - MARGIN`` while
-    ``level(t + w - 1) < rivals`` (:func:`_kl_rivals`). Both comparisons carry a relative
-    slack for rounding. No root is computed."""
+
+@jit
+def _kl_rival_end(t, horizon, rivals, c_explore):  # pragma: no cover - compiled
+    """The last step ``t' <= horizon`` with ``level(t') (1 + SLACK) < rivals`` (``t - 1`` if
+    step ``t`` has none): up to that step every arm but the leader keeps its index below the
+    threshold's lower side (:func:`_kl_rivals`; the level grows with ``t``). Found by
+    inverting ``u + c ln u`` (``u = ln t'``) and checked on the computed level itself, one
+    step on either side."""
+    top = 1.0 + SLACK
+    if _kl_level(horizon, c_explore) * top < rivals:
+        return horizon
+    if _kl_level(t, c_explore) * top >= rivals:
+        return t - 1
+    goal = rivals / top
+    u = goal
+    if c_explore > 0.0 and goal > 1.0:
+        for _ in range(8):  # Newton on a concave increasing function: a few steps suffice
+            u = max(u - (u + c_explore * math.log(u) - goal) / (1.0 + c_explore / u), 1.0)
+    guess = min(max(int(math.exp(u)), t), horizon - 1)
+    while guess > t and _kl_level(guess, c_explore) * top >= rivals:
+        guess -= 1
+    while guess < horizon and _kl_level(guess + 1, c_explore) * top < rivals:
+        guess += 1
+    return guess
+
+
+@jit
+def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - compiled
+    """The last step of a window from step ``t`` in which arm ``a`` is certainly the unique
+    argmax while its mean stays at or above the floor ``hint[3]`` (set here), or ``t - 1``.
+
+    The floor ``P`` (below the mean ``s_a/n_a`` and ``y + MARGIN - FLOOR_GAP``) and the
+    largest count ``m`` with ``m kl(P, y + MARGIN) < level`` (the level of step ``t``, a
+    lower bound of every later step's; a relative ``SLACK`` for rounding) certify the
+    leader: at a step of the window its count is at most ``m``, its mean at least ``P``
+    and the level at least ``level``, and the index (the largest ``q`` with ``n kl(p, q) <=
+    level``) grows with the mean and with ``level/n``, so it exceeds ``y + MARGIN``; a mean
+    at or above ``y + MARGIN`` certifies it by itself (the index is at least the mean). The
+    other arms are not pulled in the window and stay below ``y - MARGIN`` up to step
+    ``rival_end`` (:func:`_kl_rival_end`). A window step checks ``s_a >= hint[3] n_a`` with
+    ``hint[3]`` a hair above ``P`` (the product's rounding), one multiply and compare: no
+    logarithm, no root. The floor sits ``FLOOR_SDS`` standard deviations of the mean over
+    the window below the mean, so that its fluctuations rarely end the window early, and
+    the mean itself when that floor leaves no room."""
     hi = y + MARGIN
-    if not (y - MARGIN > 0.0 and hi < 1.0 and rivals > 0.0):
-        return False
-    m = n[r, a] + (w - 1)
-    pa = s[r, a] / m
-    if hi > pa and m * _kl(pa, hi) >= level * (1.0 - SLACK):
-        return False
-    return _kl_level(t + w - 1, c_explore) * (1.0 + SLACK) < rivals
+    if not (y - MARGIN > 0.0 and hi < 1.0) or rival_end < t:
+        return t - 1
+    na, sa = n[r, a], s[r, a]
+    pa = sa / na
+    if pa >= hi:
+        hint[3] = hi * (1.0 + 4e-16)
+        return rival_end
+    lim = level * (1.0 - SLACK)
+    cap = hi - FLOOR_GAP
+    width = float(min(rival_end - t + 1, na))
+    floor = min(pa - FLOOR_SDS * math.sqrt(pa * (1.0 - pa) * width) / na, cap)
+    for attempt in range(2):
+        if attempt == 1:
+            floor = min(pa, cap)
+        floor = max(floor, 0.0)
+        if floor > pa:
+            return t - 1
+        d = _kl(floor, hi)
+        m = min(math.floor(lim / d), 1e15)  # below 2^53: m - 1.0 is exact
+        while m > 0.0 and m * d >= lim:
+            m -= 1.0
+        if m >= na:
+            hint[3] = floor * (1.0 + 4e-16)
+            return min(rival_end, t + int(min(m - na, 4e18)))
+    return t - 1
 
 
 @jit
@@ -276,17 +334,21 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
 
     After an exact decision with a unique maximum the kernel keeps the winner and a
     threshold ``y`` halfway between its index and the next best (an upper bound of it when
-    Pinsker pruned it). A step first tries :func:`_kl_certify` for a window of ``w`` steps
-    from itself (``w`` doubles after a success and halves on a failure down to 1): inside a
-    certified window a step costs its reward draw and bookkeeping only. When no window can
-    be certified the step is the plain kernel's (Pinsker-pruned roots, the tie-break uniform
-    when maxima tie), which sets a new winner and threshold. Uniforms come from ``buf`` (the
-    generator's next numbers, drawn in a block by :class:`StreamFed`) and from ``rng`` once
-    ``buf`` is used up mid-step, so they are consumed in the plain kernel's order; resumed
-    from ``ist`` (``hint`` holds the threshold, ``-1`` when there is none, and its
-    :func:`_kl_rivals`)."""
+    Pinsker pruned it), the other arms' KL terms (:func:`_kl_rivals`) and the last step
+    their indices certainly stay below it (:func:`_kl_rival_end`). A step outside a window
+    opens one (:func:`_kl_window`: a floor on the winner's mean and a last step, from one KL
+    evaluation and one level); a step inside costs its reward draw, its bookkeeping and one
+    multiply-compare of the winner's sum against the floor, and the window ends at its last
+    step or when the mean falls below the floor. When no window opens the step is the plain
+    kernel's (Pinsker-pruned roots, the tie-break uniform when maxima tie), which sets a new
+    winner and threshold. Uniforms come from ``buf`` (the generator's next numbers, drawn in
+    a block by :class:`StreamFed`) and from ``rng`` once ``buf`` is used up mid-step, so
+    they are consumed in the plain kernel's order; resumed from ``ist`` (``hint``: the
+    threshold, ``-1`` when there is none, its rivals' term, their last step and the window's
+    floor)."""
     runs, k = n.shape
-    r, t, j, warm, wend, wlen = ist[0], ist[1], ist[2], ist[3], ist[4], ist[5]
+    r, t, j, warm, wend = ist[0], ist[1], ist[2], ist[3], ist[4]
+    floor = hint[3]
     p = 0
     nb = buf.shape[0]
     while r < runs:
@@ -294,28 +356,44 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
         while t <= horizon:
             if p >= nb:
                 regret[r] = reg
-                ist[0], ist[1], ist[2], ist[3], ist[4], ist[5] = r, t, j, warm, wend, wlen
+                ist[0], ist[1], ist[2], ist[3], ist[4] = r, t, j, warm, wend
+                hint[3] = floor
                 return
             if t <= k:
                 arm = t - 1
-            elif t < wend:
-                arm = warm
+            elif t < wend and s[r, warm] >= floor * n[r, warm]:
+                # inside the window: its steps in a tight loop, the winner's count and sum
+                # in registers (the same additions in the same order as the general step)
+                last = min(wend, t + nb - p)
+                na, sa = n[r, warm], s[r, warm]
+                gap = gaps[warm]
+                while t < last and sa >= floor * na:
+                    row = _row(rev, t)
+                    pr = rows[row, warm]
+                    u = buf[p]
+                    p += 1
+                    x = (1.0 if u < pr else 0.0) if drawn[row] else pr
+                    na += 1.0
+                    sa += x
+                    reg += gap
+                    while j < cps.shape[0] and cps[j] == t:
+                        curve[r, j] = reg
+                        j += 1
+                    if record:
+                        actions[r, t - 1] = warm
+                    t += 1
+                n[r, warm], s[r, warm] = na, sa
+                continue
             else:
                 wend = 0
+                level = _kl_level(t, c_explore)
                 if hint[0] > 0.0 and c_explore >= 0.0:
-                    w = min(wlen, horizon - t + 1)
-                    level = _kl_level(t, c_explore)
-                    while w >= 1:
-                        if _kl_certify(s, n, r, warm, float(w), t, hint[0], hint[1], level,
-                                       c_explore):
-                            wend, wlen = t + w, 2 * w
-                            break
-                        w //= 2
+                    last = _kl_window(s, n, r, warm, t, hint[0], level, int(hint[2]), hint)
+                    if last >= t:
+                        wend, floor = last + 1, hint[3]
                 if wend > 0:
                     arm = warm
                 else:
-                    wlen = 1
-                    level = _kl_level(t, c_explore)
                     best, m = _kl_scores(s, n, r, level, idx, True)
                     if m > 1:
                         if p < nb:
@@ -337,7 +415,8 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                         warm = arm
                         hint[0] = 0.5 * (best + second)
                         hint[1] = _kl_rivals(s, n, r, arm, hint[0])
-                        wend = t + 1  # the window, if any, starts at the next step
+                        hint[2] = float(_kl_rival_end(t + 1, horizon, hint[1], c_explore)) \
+                            if hint[1] > 0.0 else -1.0
             if p < nb:
                 u = buf[p]
                 p += 1
@@ -351,9 +430,10 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
             reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
             t += 1
         regret[r] = reg
-        r, t, j, wend, wlen = r + 1, 1, 0, 0, 1
+        r, t, j, wend = r + 1, 1, 0, 0
         hint[0] = -1.0
-    ist[0], ist[1], ist[2], ist[3], ist[4], ist[5] = r, t, j, warm, wend, wlen
+    ist[0], ist[1], ist[2], ist[3], ist[4] = r, t, j, warm, wend
+    hint[3] = floor
 
 
 @jit
@@ -626,9 +706,9 @@ class StreamFed(BlockFed):
         runs, k = n.shape
         total = runs * horizon
         buf = np.empty(min(BLOCK, total))
-        ist = np.array([0, 1, 0, 0, 0, 1], dtype=np.int64)
+        ist = np.array([0, 1, 0, 0, 0], dtype=np.int64)
         idx = np.zeros(k)
-        hint = np.full(2, -1.0)
+        hint = np.full(4, -1.0)
         while ist[0] < runs:
             m = min(BLOCK, total - int(ist[0]) * horizon - int(ist[1]) + 1)
             b = buf[:m]
