@@ -328,6 +328,68 @@ def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - 
 
 
 @jit
+def _kl_guess(p, c, start):  # pragma: no cover - compiled
+    """An approximation of the index ``max{q : kl(p, q) <= c}`` for ``0 <= p < 1``: up to
+    three safeguarded Newton steps on ``kl(p, q) = c`` from ``start`` (an earlier index of
+    the arm, when in ``(p, 1)``) or the chi-square lower bound ``(q - p)^2 = c q (1 - q)``.
+    It only places thresholds (:func:`_kl_decide` certifies every decision with KL
+    comparisons), so its accuracy affects speed, never decisions."""
+    q = start
+    if not (p < q < 1.0):
+        q = (2.0 * p + c + math.sqrt(c * c + 4.0 * p * c * (1.0 - p))) / (2.0 * (1.0 + c))
+    for _ in range(3):
+        if not (p < q < 1.0):
+            break
+        step = (_kl(p, q) - c) * q * (1.0 - q) / (q - p)
+        nxt = q - step
+        q = nxt if nxt < 1.0 else 0.5 * (q + 1.0)
+        if abs(step) < 1e-9:
+            break
+    return q
+
+
+@jit
+def _kl_decide(s, n, r, level, t, horizon, c_explore, hint, memo):  # pragma: no cover
+    """Step ``t``'s argmax without roots when it is certain, else ``-1``.
+
+    Each arm's index is approximated (:func:`_kl_guess`, from the arm's last index in
+    ``memo``, which this keeps); when the best approximation leads
+    the next by more than ``1e-7``, the threshold ``y`` halfway between them is certified
+    as a window's is: the leader's mean at or above ``y + MARGIN`` or ``n kl(p, y + MARGIN)
+    < level`` (its index then exceeds ``y + MARGIN``), every other arm's ``n kl(p, y -
+    MARGIN) > level`` (:func:`_kl_rivals`; its index stays below ``y - MARGIN``), relative
+    ``SLACK`` on the level. The indices :func:`kl_ucb_plain_kernel` computes are within its
+    root finder's tolerance (``1e-12``) of the exact ones, so they have the same unique
+    maximum and no tie-break uniform is drawn: the same decision. On success ``hint`` holds
+    the threshold, its rivals' term and their last step (:func:`_kl_rival_end`)."""
+    k = n.shape[1]
+    best, second, arm = -1.0, -1.0, -1
+    for b in range(k):
+        pb = s[r, b] / n[r, b]
+        q = 1.0 if pb >= 1.0 else _kl_guess(pb, level / n[r, b], memo[b])  # 1.0: the root's
+        memo[b] = q
+        if q > best:
+            best, second, arm = q, best, b
+        elif q > second:
+            second = q
+    if not best - second > 1e-7:
+        return -1
+    y = 0.5 * (best + second)
+    hi = y + MARGIN
+    if not (y - MARGIN > 0.0 and hi < 1.0):
+        return -1
+    pa = s[r, arm] / n[r, arm]
+    if pa < hi and (hi - pa < FLOOR_GAP or n[r, arm] * _kl(pa, hi) >= level * (1.0 - SLACK)):
+        return -1
+    rivals = _kl_rivals(s, n, r, arm, y)
+    if not level * (1.0 + SLACK) < rivals:
+        return -1
+    hint[0], hint[1] = y, rivals
+    hint[2] = float(_kl_rival_end(t + 1, horizon, rivals, c_explore))
+    return arm
+
+
+@jit
 def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n, s, regret,
               curve, actions, record, idx, hint):  # pragma: no cover - compiled
     """KL-UCB with :func:`kl_ucb_plain_kernel`'s decisions, at a fraction of its roots.
@@ -367,6 +429,24 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                 last = min(wend, t + nb - p)
                 na, sa = n[r, warm], s[r, warm]
                 gap = gaps[warm]
+                if rev == 0:  # one row of rewards: no per-step row lookup
+                    pr, dr = rows[0, warm], drawn[0]
+                    cp = cps[j] if j < cps.shape[0] else -1
+                    while t < last and sa >= floor * na:
+                        u = buf[p]
+                        p += 1
+                        x = (1.0 if u < pr else 0.0) if dr else pr
+                        na += 1.0
+                        sa += x
+                        reg += gap
+                        if t == cp:
+                            while j < cps.shape[0] and cps[j] == t:
+                                curve[r, j] = reg
+                                j += 1
+                            cp = cps[j] if j < cps.shape[0] else -1
+                        if record:
+                            actions[r, t - 1] = warm
+                        t += 1
                 while t < last and sa >= floor * na:
                     row = _row(rev, t)
                     pr = rows[row, warm]
@@ -391,25 +471,32 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                     last = _kl_window(s, n, r, warm, t, hint[0], level, int(hint[2]), hint)
                     if last >= t:
                         wend, floor = last + 1, hint[3]
+                if wend == 0:
+                    cheap = _kl_decide(s, n, r, level, t, horizon, c_explore, hint, idx[1])
+                    if cheap >= 0:
+                        warm, wend = cheap, t + 1  # the next step tries a window
                 if wend > 0:
                     arm = warm
                 else:
-                    best, m = _kl_scores(s, n, r, level, idx, True)
+                    best, m = _kl_scores(s, n, r, level, idx[0], True)
+                    for b in range(k):
+                        if idx[0, b] > -np.inf:
+                            idx[1, b] = idx[0, b]
                     if m > 1:
                         if p < nb:
                             u = buf[p]
                             p += 1
                         else:
                             u = rng.random()
-                        arm = _pick_with(idx, best, m, u)
+                        arm = _pick_with(idx[0], best, m, u)
                         hint[0] = -1.0
                     else:
-                        arm = _pick_with(idx, best, 1, 0.0)
+                        arm = _pick_with(idx[0], best, 1, 0.0)
                         second = 0.0
                         for b in range(k):
                             if b != arm:
                                 pb, cb = s[r, b] / n[r, b], level / n[r, b]
-                                bound = idx[b] if idx[b] > -np.inf else \
+                                bound = idx[0, b] if idx[0, b] > -np.inf else \
                                     min(pb + math.sqrt(cb / 2.0), 1.0)
                                 second = max(second, bound)
                         warm = arm
@@ -707,7 +794,7 @@ class StreamFed(BlockFed):
         total = runs * horizon
         buf = np.empty(min(BLOCK, total))
         ist = np.array([0, 1, 0, 0, 0], dtype=np.int64)
-        idx = np.zeros(k)
+        idx = np.zeros((2, k))  # the exact step's indices; each arm's last index
         hint = np.full(4, -1.0)
         while ist[0] < runs:
             m = min(BLOCK, total - int(ist[0]) * horizon - int(ist[1]) + 1)
