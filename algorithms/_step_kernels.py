@@ -251,9 +251,6 @@ def _kl_rivals(s, n, r, a, y):  # pragma: no cover - compiled
 #: stays at least: the rounding of ``kl(P, y + MARGIN)`` (absolute, a few ulps) then moves
 #: the index it certifies by under 1e-10, far inside ``MARGIN``
 FLOOR_GAP = 1e-6
-#: how many standard deviations of the leader's mean over a window its floor ``P`` leaves
-#: below the current mean (a speed choice only: any floor gives the same decisions)
-FLOOR_SDS = 1.0
 
 
 @jit
@@ -264,21 +261,36 @@ def _kl_rival_end(t, horizon, rivals, c_explore):  # pragma: no cover - compiled
     inverting ``u + c ln u`` (``u = ln t'``) and checked on the computed level itself, one
     step on either side."""
     top = 1.0 + SLACK
-    if _kl_level(horizon, c_explore) * top < rivals:
-        return horizon
-    if _kl_level(t, c_explore) * top >= rivals:
-        return t - 1
     goal = rivals / top
+    if goal > math.log(horizon) + 1.0 and c_explore == 0.0:  # beyond the horizon's level
+        return horizon if _kl_level(horizon, c_explore) * top < rivals else \
+            _kl_rival_scan(t, horizon, rivals, c_explore)
     u = goal
     if c_explore > 0.0 and goal > 1.0:
         for _ in range(8):  # Newton on a concave increasing function: a few steps suffice
             u = max(u - (u + c_explore * math.log(u) - goal) / (1.0 + c_explore / u), 1.0)
-    guess = min(max(int(math.exp(u)), t), horizon - 1)
-    while guess > t and _kl_level(guess, c_explore) * top >= rivals:
-        guess -= 1
-    while guess < horizon and _kl_level(guess + 1, c_explore) * top < rivals:
-        guess += 1
-    return guess
+    guess = int(math.exp(min(u, 700.0)))
+    if t <= guess < horizon and _kl_level(guess, c_explore) * top < rivals \
+            and _kl_level(guess + 1, c_explore) * top >= rivals:
+        return guess  # the usual case: two levels checked
+    return _kl_rival_scan(t, horizon, rivals, c_explore)
+
+
+@jit
+def _kl_rival_scan(t, horizon, rivals, c_explore):  # pragma: no cover - compiled
+    """:func:`_kl_rival_end` when its inverse misses by more than a step: bisection on the
+    computed level over ``[t - 1, horizon]``."""
+    top = 1.0 + SLACK
+    if _kl_level(horizon, c_explore) * top < rivals:
+        return horizon
+    lo, hi = t - 1, horizon  # level(lo) passes (or lo = t - 1), level(hi) fails
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _kl_level(mid, c_explore) * top < rivals:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 @jit
@@ -296,9 +308,9 @@ def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - 
     other arms are not pulled in the window and stay below ``y - MARGIN`` up to step
     ``rival_end`` (:func:`_kl_rival_end`). A window step checks ``s_a >= hint[3] n_a`` with
     ``hint[3]`` a hair above ``P`` (the product's rounding), one multiply and compare: no
-    logarithm, no root. The floor sits ``FLOOR_SDS`` standard deviations of the mean over
-    the window below the mean, so that its fluctuations rarely end the window early, and
-    the mean itself when that floor leaves no room."""
+    logarithm, no root. The floor is placed (a speed choice only: any floor gives the same
+    decisions) as low as still leaves the window the rivals' length or half the room in the
+    count, so that the mean's fluctuations rarely end it early."""
     hi = y + MARGIN
     if not (y - MARGIN > 0.0 and hi < 1.0) or rival_end < t:
         return t - 1
@@ -308,36 +320,43 @@ def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - 
         hint[3] = hi * (1.0 + 4e-16)
         return rival_end
     lim = level * (1.0 - SLACK)
-    cap = hi - FLOOR_GAP
-    width = float(min(rival_end - t + 1, na))
-    floor = min(pa - FLOOR_SDS * math.sqrt(pa * (1.0 - pa) * width) / na, cap)
-    for attempt in range(2):
-        if attempt == 1:
-            floor = min(pa, cap)
-        floor = max(floor, 0.0)
-        if floor > pa:
-            return t - 1
+    top = min(pa, hi - FLOOR_GAP)
+    d = _kl(top, hi)
+    most = min(math.floor(lim / d), 1e15)  # below 2^53: most - 1.0 is exact
+    while most > 0.0 and most * d >= lim:
+        most -= 1.0
+    if most < na:
+        return t - 1
+    # the floor: as low as leaves the window its rivals' length, or half the count room
+    # (kl(P, hi) ~ (hi - P)^2 near hi), whichever is shorter; the mean itself if that fails
+    goal = min(0.5 * (most + na), na + float(rival_end - t))
+    floor = max(hi - (hi - top) * math.sqrt(most / max(goal, na)), 0.0)
+    if floor < top:
         d = _kl(floor, hi)
-        m = min(math.floor(lim / d), 1e15)  # below 2^53: m - 1.0 is exact
+        m = min(math.floor(lim / d), 1e15)
         while m > 0.0 and m * d >= lim:
             m -= 1.0
         if m >= na:
             hint[3] = floor * (1.0 + 4e-16)
-            return min(rival_end, t + int(min(m - na, 4e18)))
-    return t - 1
+            return min(rival_end, t + int(m - na))
+    hint[3] = top * (1.0 + 4e-16)
+    return min(rival_end, t + int(most - na))
 
 
 @jit
 def _kl_guess(p, c, start):  # pragma: no cover - compiled
-    """An approximation of the index ``max{q : kl(p, q) <= c}`` for ``0 <= p < 1``: up to
-    three safeguarded Newton steps on ``kl(p, q) = c`` from ``start`` (an earlier index of
-    the arm, when in ``(p, 1)``) or the chi-square lower bound ``(q - p)^2 = c q (1 - q)``.
+    """An approximation of the index ``max{q : kl(p, q) <= c}`` for ``0 <= p < 1``: two
+    safeguarded Newton steps on ``kl(p, q) = c`` from ``start`` (an earlier index of the
+    arm, when in ``(p, 1)``), three from the chi-square lower bound ``(q - p)^2 = c q (1 -
+    q)``.
     It only places thresholds (:func:`_kl_decide` certifies every decision with KL
     comparisons), so its accuracy affects speed, never decisions."""
     q = start
+    steps = 2
     if not (p < q < 1.0):
         q = (2.0 * p + c + math.sqrt(c * c + 4.0 * p * c * (1.0 - p))) / (2.0 * (1.0 + c))
-    for _ in range(3):
+        steps = 3
+    for _ in range(steps):
         if not (p < q < 1.0):
             break
         step = (_kl(p, q) - c) * q * (1.0 - q) / (q - p)
@@ -390,6 +409,33 @@ def _kl_decide(s, n, r, level, t, horizon, c_explore, hint, memo):  # pragma: no
 
 
 @jit
+def _kl_run(buf, p, t, last, floor, na, sa, reg, gap, pr, dr, cps, j, curve, r, actions,
+            record, arm):  # pragma: no cover - compiled
+    """The steps ``t .. last - 1`` of a window on a one-row source, while the winner's sum
+    ``sa`` stays at or above ``floor`` times its count ``na``: each draws its uniform from
+    ``buf[p]``, adds the reward and the regret in the general step's order and books the
+    checkpoints and the action. A function of its own so that its few loop variables stay in
+    registers. Returns ``(t, p, j, na, sa, reg)``."""
+    cp = cps[j] if j < cps.shape[0] else -1
+    while t < last and sa >= floor * na:
+        u = buf[p]
+        p += 1
+        x = (1.0 if u < pr else 0.0) if dr else pr
+        na += 1.0
+        sa += x
+        reg += gap
+        if t == cp:
+            while j < cps.shape[0] and cps[j] == t:
+                curve[r, j] = reg
+                j += 1
+            cp = cps[j] if j < cps.shape[0] else -1
+        if record:
+            actions[r, t - 1] = arm
+        t += 1
+    return t, p, j, na, sa, reg
+
+
+@jit
 def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n, s, regret,
               curve, actions, record, idx, hint):  # pragma: no cover - compiled
     """KL-UCB with :func:`kl_ucb_plain_kernel`'s decisions, at a fraction of its roots.
@@ -430,23 +476,9 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                 na, sa = n[r, warm], s[r, warm]
                 gap = gaps[warm]
                 if rev == 0:  # one row of rewards: no per-step row lookup
-                    pr, dr = rows[0, warm], drawn[0]
-                    cp = cps[j] if j < cps.shape[0] else -1
-                    while t < last and sa >= floor * na:
-                        u = buf[p]
-                        p += 1
-                        x = (1.0 if u < pr else 0.0) if dr else pr
-                        na += 1.0
-                        sa += x
-                        reg += gap
-                        if t == cp:
-                            while j < cps.shape[0] and cps[j] == t:
-                                curve[r, j] = reg
-                                j += 1
-                            cp = cps[j] if j < cps.shape[0] else -1
-                        if record:
-                            actions[r, t - 1] = warm
-                        t += 1
+                    t, p, j, na, sa, reg = _kl_run(buf, p, t, last, floor, na, sa, reg, gap,
+                                                   rows[0, warm], drawn[0], cps, j, curve, r,
+                                                   actions, record, warm)
                 while t < last and sa >= floor * na:
                     row = _row(rev, t)
                     pr = rows[row, warm]
