@@ -25,7 +25,8 @@ Kernels and the algorithm each follows (the docstrings of the policies give the 
 * :func:`one_point_ucb_kernel`: Zheng et al. 2020, Algorithm 1 with UCB: the server sees
   ``1/2 - r + N(0, sigma^2)``.
 * :data:`apt_kernel`: private APT (Algorithm 1 of the LDP thresholding paper, Barbara,
-  Lazzaro & Pike-Burke 2025) on PrivBern bits.
+  Lazzaro & Pike-Burke 2025) on PrivBern bits, four runs advanced together
+  (:class:`LaneFed`).
 
 KL-UCB and private APT draw only uniforms; their kernels take them from blocks NumPy draws
 (:class:`BlockFed`, :class:`StreamFed`): the same doubles in the same order as scalar
@@ -764,6 +765,58 @@ def _apt_block(buf, ist, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_ep
     ist[0], ist[1], ist[2] = r, t, j
 
 
+@jit
+def _apt_lanes(buf, r0, lanes, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_eps, p_hi,
+               p_lo, n, s, regret, curve, actions, record, idx):  # pragma: no cover - compiled
+    """:func:`_apt_block` on the ``lanes`` runs ``r0, r0 + 1, ...`` at once, step by step:
+    ``buf`` holds their uniforms one run after another (run ``r0 + g`` reads ``buf[2 T g +
+    2 (t - 1)]`` and the next one at step ``t``, exactly the numbers the one-run kernel
+    reads), ``idx[0, g]`` lane ``g``'s indices. Each run's decision waits on its previous
+    step (the argmin on the index its last update stored: a square root and a division);
+    the runs are independent, so their steps interleaved keep the core busy while one
+    waits, and the pulled arm's index is simply recomputed after its update (the
+    reference's ``sqrt(n) (|s/n - tau| + gamma)`` on the new count and sum, the doubles
+    :func:`_apt_block` precomputes a step ahead). The same numbers (tested)."""
+    k = n.shape[1]
+    cur = idx[0]
+    step = 2 * horizon
+    reg = np.zeros(lanes)
+    js = np.zeros(lanes, dtype=np.int64)
+    for t in range(1, horizon + 1):
+        row = _row(rev, t)
+        dr = drawn[row]
+        for g in range(lanes):
+            r = r0 + g
+            if t <= k:
+                arm = t - 1
+            else:  # the first minimum, without branches
+                best, arm = cur[g, 0], 0
+                for a in range(1, k):
+                    lower = cur[g, a] < best
+                    arm = a if lower else arm
+                    best = cur[g, a] if lower else best
+            pr = rows[row, arm]
+            q = g * step + 2 * (t - 1)
+            x = 1.0 if buf[q] < pr else 0.0
+            if not dr:
+                x = pr  # a fixed reward, observed as it is (as_is)
+            p1 = x * p_hi + (1.0 - x) * p_lo
+            bit = buf[q + 1] < p1
+            nn = n[r, arm] + 1.0
+            ss = s[r, arm] + (1.0 if bit else 0.0)
+            n[r, arm] = nn
+            s[r, arm] = ss
+            cur[g, arm] = math.sqrt(nn) * (abs(ss / nn - tau_eps) + gamma_eps)
+            reg[g] += gaps[arm]
+            while js[g] < cps.shape[0] and cps[js[g]] == t:
+                curve[r, js[g]] = reg[g]
+                js[g] += 1
+            if record:
+                actions[r, t - 1] = arm
+    for g in range(lanes):
+        regret[r0 + g] = reg[g]
+
+
 #: uniforms per block of the block-fed kernels (256 KB: fits the cache, and one call into
 #: compiled code per 16384 steps)
 BLOCK = 1 << 15
@@ -807,11 +860,62 @@ class BlockFed:
             done += m
 
 
+#: how many runs the private APT kernel advances together (:func:`_apt_lanes`), and the most
+#: uniforms it holds for them at once (8 MB): longer runs go one at a time in blocks
+LANES = 4
+LANE_NUMBERS = 1 << 20
+
+
+class LaneFed(BlockFed):
+    """Private APT's driver: runs in groups of :data:`LANES` whose uniforms (drawn in one
+    call, the generator's next numbers in order) fit :data:`LANE_NUMBERS`, each group by
+    :func:`_apt_lanes`; the remaining runs, or all of them when a run is too long, by the
+    block-fed one-run kernel. The generator ends where the one-run kernel leaves it."""
+
+    def __init__(self, inner, lanes_kernel, per_step: int) -> None:
+        super().__init__(inner, per_step)
+        self.lanes_kernel = lanes_kernel
+
+    def __call__(self, *args) -> None:
+        self._drive_lanes(self.lanes_kernel, self.inner, *args)
+
+    def py_func(self, *args) -> None:
+        self._drive_lanes(getattr(self.lanes_kernel, "py_func", self.lanes_kernel),
+                          getattr(self.inner, "py_func", self.inner), *args)
+
+    def _drive_lanes(self, lanes_kernel, inner, rng, rows, drawn, rev, horizon, gaps, cps,
+                     *rest) -> None:
+        params, (n, s, regret, curve, actions, record) = rest[:-6], rest[-6:]
+        runs, k = n.shape
+        per_run = horizon * self.per_step
+        lanes = min(LANES, LANE_NUMBERS // per_run, runs)
+        done = 0
+        if lanes >= 2:
+            buf = np.empty(lanes * per_run)
+            idx = np.zeros((1, lanes, k))
+            while runs - done >= lanes:
+                rng.random(out=buf)
+                lanes_kernel(buf, done, lanes, rows, drawn, rev, horizon, gaps, cps, *params,
+                             n, s, regret, curve, actions, record, idx)
+                done += lanes
+        if done < runs:  # the rest, one run after another (the block-fed kernel)
+            sub = slice(done, runs)
+            sub_curve = np.ascontiguousarray(curve[sub])
+            sub_actions = actions[sub] if record else actions
+            sub_n, sub_s = np.ascontiguousarray(n[sub]), np.ascontiguousarray(s[sub])
+            sub_regret = np.ascontiguousarray(regret[sub])
+            self._drive(inner, rng, rows, drawn, rev, horizon, gaps, cps, *params, sub_n,
+                        sub_s, sub_regret, sub_curve, sub_actions, record)
+            n[sub], s[sub], regret[sub], curve[sub] = sub_n, sub_s, sub_regret, sub_curve
+            if record:
+                actions[sub] = sub_actions
+
+
 #: Private APT: each arm once, then ``argmin_a sqrt(n_a) (|s_a/n_a - tau^eps| +
 #: gamma^eps)`` (first minimum); the user reports the PrivBern bit ``V < r p_hi + (1 - r)
 #: p_lo`` of its reward ``r`` (Barbara, Lazzaro & Pike-Burke 2025, Algorithm 1). Two
 #: uniforms per step (``U`` of the reward, ``V``), fed in blocks (:class:`BlockFed`).
-apt_kernel = BlockFed(_apt_block, 2)
+apt_kernel = LaneFed(_apt_block, _apt_lanes, 2)
 
 
 class StreamFed(BlockFed):
