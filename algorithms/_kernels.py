@@ -58,10 +58,15 @@ class SlowPathWarning(RuntimeWarning):
 _warned = False
 
 
-def jit(fn):
+def jit(fn, *, divide_checks: bool = True):
     """``numba.njit(cache=True)(fn)`` (compiled on first call, cached on disk), or ``fn``
-    itself when numba cannot be imported."""
-    return numba.njit(cache=True)(fn) if HAVE_NUMBA else fn
+    itself when numba cannot be imported. ``divide_checks=False`` compiles with NumPy's error
+    model: no test for a zero divisor before each division (Python's model raises
+    ``ZeroDivisionError``; NumPy's gives IEEE results), for kernels whose divisors are never
+    zero; the quotients themselves are the same doubles."""
+    if not HAVE_NUMBA:
+        return fn
+    return numba.njit(cache=True, error_model="python" if divide_checks else "numpy")(fn)
 
 
 def overrides(obj: object, base: type, names: tuple[str, ...]) -> bool:
@@ -335,20 +340,27 @@ _lap, _inc, _kernel = jit(_lap_py), jit(_inc_py), jit(_kernel_py)
 def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, regret, curve,
                    actions, record):  # pragma: no cover - jitted
     """``UCB`` alone, with :func:`_kernel_py`'s decisions: see :func:`_kernel_counter_py`
-    for the screened comparison (here ``mean = s/n``, ``bonus = sqrt(c ln t / n)``)."""
+    for the screened comparison (here ``mean = s/n``, ``bonus = sqrt(c ln t / n)``).
+
+    A run's counts and sums live in local arrays over the chunk (the count as a float,
+    exact below 2^53) and are written back at its end: a step updates them in place of the
+    two-dimensional state, and the exact fallback reads the same doubles."""
     runs, k = n.shape
     chunk = u.shape[1]
     root = np.sqrt(c_explore * logt)
     mean = np.zeros(k)
     rs = np.ones(k)
     nf = np.zeros(k)
+    sl = np.zeros(k)
     idx = np.empty(k)
     for r in range(runs):
+        ur, vr = u[r], v[r]
         for a in range(k):
-            nf[a] = float(n[r, a])  # exact below 2^53: kept as a float beside the count
+            nf[a] = float(n[r, a])
+            sl[a] = s[r, a]
             if n[r, a] > 0:
                 rs[a] = 1.0 / math.sqrt(nf[a])
-                mean[a] = s[r, a] * (rs[a] * rs[a])
+                mean[a] = sl[a] * (rs[a] * rs[a])
         reg = regret[r]
         for c in range(chunk):
             t = t0 + c
@@ -372,8 +384,8 @@ def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, r
                     best = -np.inf
                     m = 0
                     for a in range(k):
-                        na = float(n[r, a])
-                        val = s[r, a] / na + math.sqrt(cl / na)
+                        na = nf[a]
+                        val = sl[a] / na + math.sqrt(cl / na)
                         idx[a] = val
                         if val > best:
                             best = val
@@ -382,24 +394,27 @@ def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, r
                         elif val == best:
                             m += 1
                     if m > 1:
-                        arm = _pick_tied(idx, best, m, v[r, c])
+                        arm = _pick_tied(idx, best, m, vr[c])
             if drawn[c]:
-                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
+                x = 1.0 if ur[c] < prob[c, arm] else 0.0
             else:
                 x = prob[c, arm]
-            n[r, arm] += 1
-            s[r, arm] += x
+            sa = sl[arm] + x
+            sl[arm] = sa
             cnt = nf[arm] + 1.0
             nf[arm] = cnt
             ra = 1.0 / math.sqrt(cnt)
             rs[arm] = ra
-            mean[arm] = s[r, arm] * (ra * ra)
+            mean[arm] = sa * (ra * ra)
             reg += gaps[arm]
             if cp_col[c] >= 0:
                 curve[r, cp_col[c]] = reg
             if record:
                 actions[r, t - 1] = arm
         regret[r] = reg
+        for a in range(k):
+            n[r, a] = int(nf[a])
+            s[r, a] = sl[a]
 
 
 def _kernel_counter_py(kind, t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, s,
@@ -551,7 +566,7 @@ def _pick_tied_py(idx, best, m, v):  # pragma: no cover - jitted
 
 
 _pick_tied = jit(_pick_tied_py)
-_kernel_ucb, _kernel_counter = jit(_kernel_ucb_py), jit(_kernel_counter_py)
+_kernel_ucb, _kernel_counter = jit(_kernel_ucb_py, divide_checks=False), jit(_kernel_counter_py)
 
 
 def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
