@@ -417,6 +417,76 @@ def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, r
             s[r, a] = sl[a]
 
 
+def _kernel_ucb2_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, regret, curve,
+                    actions, record):  # pragma: no cover - jitted
+    """:func:`_kernel_ucb_py` for two arms, its state in scalars and its screened argmax
+    without branches: ``arm = 1`` exactly when the second value is larger (the loop's
+    first maximum), ``best``/``second`` the larger/other value, the same screen and the
+    same exact fallback (:func:`_kernel_ucb_py`'s loop over the arms, the tie-break on
+    ``v``). The pulled arm's count, sum, reciprocal root and mean are the loop's doubles,
+    computed once and stored by selection. Same numbers (tested)."""
+    runs = n.shape[0]
+    chunk = u.shape[1]
+    root = np.sqrt(c_explore * logt)
+    idx = np.empty(2)
+    for r in range(runs):
+        ur, vr = u[r], v[r]
+        n0, n1 = float(n[r, 0]), float(n[r, 1])
+        s0, s1 = s[r, 0], s[r, 1]
+        rs0, rs1, m0, m1 = 1.0, 1.0, 0.0, 0.0
+        if n[r, 0] > 0:
+            rs0 = 1.0 / math.sqrt(n0)
+            m0 = s0 * (rs0 * rs0)
+        if n[r, 1] > 0:
+            rs1 = 1.0 / math.sqrt(n1)
+            m1 = s1 * (rs1 * rs1)
+        reg = regret[r]
+        for c in range(chunk):
+            t = t0 + c
+            if t <= 2:
+                arm = (t - 1) % 2
+            else:
+                sq = root[c]
+                v0 = m0 + sq * rs0
+                v1 = m1 + sq * rs1
+                up = v1 > v0
+                arm = 1 if up else 0
+                best = v1 if up else v0
+                second = v0 if up else v1
+                if not best - second > SCREEN * (best + abs(second)):
+                    cl = c_explore * logt[c]
+                    idx[0] = s0 / n0 + math.sqrt(cl / n0)
+                    idx[1] = s1 / n1 + math.sqrt(cl / n1)
+                    if idx[1] > idx[0]:
+                        arm = 1
+                    elif idx[1] < idx[0]:
+                        arm = 0
+                    else:
+                        arm = _pick_tied(idx, idx[0], 2, vr[c])
+            one = arm == 1
+            pr = prob[c, 1] if one else prob[c, 0]
+            if drawn[c]:
+                x = 1.0 if ur[c] < pr else 0.0
+            else:
+                x = pr
+            sa = (s1 if one else s0) + x
+            cnt = (n1 if one else n0) + 1.0
+            ra = 1.0 / math.sqrt(cnt)
+            ma = sa * (ra * ra)
+            if one:
+                s1, n1, rs1, m1 = sa, cnt, ra, ma
+            else:
+                s0, n0, rs0, m0 = sa, cnt, ra, ma
+            reg += gaps[arm]
+            if cp_col[c] >= 0:
+                curve[r, cp_col[c]] = reg
+            if record:
+                actions[r, t - 1] = arm
+        regret[r] = reg
+        n[r, 0], n[r, 1] = int(n0), int(n1)
+        s[r, 0], s[r, 1] = s0, s1
+
+
 def _kernel_counter_py(kind, t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, s,
                        nodes, tsum, lsum, prm, table, regret, curve, actions,
                        record):  # pragma: no cover - jitted
@@ -567,6 +637,7 @@ def _pick_tied_py(idx, best, m, v):  # pragma: no cover - jitted
 
 _pick_tied = jit(_pick_tied_py)
 _kernel_ucb, _kernel_counter = jit(_kernel_ucb_py, divide_checks=False), jit(_kernel_counter_py)
+_kernel_ucb2 = jit(_kernel_ucb2_py, divide_checks=False)
 
 
 def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
@@ -576,7 +647,7 @@ def step_numba(kind: int, st: State, ch, gaps: np.ndarray, prm: np.ndarray,
     rec = actions is not None
     act = actions if rec else np.zeros((1, 1), dtype=np.int8)
     if kind == UCB:
-        _kernel_ucb(ch.t0, ch.u, ch.v, ch.prob, ch.drawn, ch.cp_col, ch.logt, gaps, st.n,
+        (_kernel_ucb2 if st.n.shape[1] == 2 else _kernel_ucb)(ch.t0, ch.u, ch.v, ch.prob, ch.drawn, ch.cp_col, ch.logt, gaps, st.n,
                     st.s, float(prm[0]), regret, curve, act, rec)
         return
     if kind in (BOUND, PRIVATE):
