@@ -149,8 +149,11 @@ def _kl_inverse(p, c):  # pragma: no cover - compiled
 
 @jit
 def _kl_level(t, c_explore):  # pragma: no cover - compiled
-    """KL-UCB's exploration level ``ln t + c ln ln t`` (``c ln ln t`` only once ``ln t > 1``)."""
+    """KL-UCB's exploration level ``ln t + c ln ln t`` (``c ln ln t`` only once ``ln t > 1``;
+    with ``c = 0`` the term is ``0.0`` and ``ln t + 0.0`` is ``ln t``: not computed)."""
     lt = math.log(t)
+    if c_explore == 0.0:
+        return lt
     return lt + (c_explore * math.log(lt) if lt > 1.0 else 0.0)
 
 
@@ -252,6 +255,10 @@ def _kl_rivals(s, n, r, a, y):  # pragma: no cover - compiled
 #: stays at least: the rounding of ``kl(P, y + MARGIN)`` (absolute, a few ulps) then moves
 #: the index it certifies by under 1e-10, far inside ``MARGIN``
 FLOOR_GAP = 1e-6
+#: the share of the leader's room in the count (pulls until its index, at its current
+#: mean, would reach the threshold) a window plans for; the rest is margin for its mean to
+#: fall (a speed choice only: any floor gives the same decisions)
+ROOM = 0.3
 
 
 @jit
@@ -310,8 +317,8 @@ def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - 
     ``rival_end`` (:func:`_kl_rival_end`). A window step checks ``s_a >= hint[3] n_a`` with
     ``hint[3]`` a hair above ``P`` (the product's rounding), one multiply and compare: no
     logarithm, no root. The floor is placed (a speed choice only: any floor gives the same
-    decisions) as low as still leaves the window the rivals' length or half the room in the
-    count, so that the mean's fluctuations rarely end it early."""
+    decisions) as low as still leaves the window the rivals' length or the share ``ROOM``
+    of the room in the count, so that the mean's fluctuations rarely end it early."""
     hi = y + MARGIN
     if not (y - MARGIN > 0.0 and hi < 1.0) or rival_end < t:
         return t - 1
@@ -322,26 +329,29 @@ def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - 
         return rival_end
     lim = level * (1.0 - SLACK)
     top = min(pa, hi - FLOOR_GAP)
-    d = _kl(top, hi)
-    most = min(math.floor(lim / d), 1e15)  # below 2^53: most - 1.0 is exact
-    while most > 0.0 and most * d >= lim:
-        most -= 1.0
-    if most < na:
-        return t - 1
-    # the floor: as low as leaves the window its rivals' length, or half the count room
-    # (kl(P, hi) ~ (hi - P)^2 near hi), whichever is shorter; the mean itself if that fails
-    goal = min(0.5 * (most + na), na + float(rival_end - t))
-    floor = max(hi - (hi - top) * math.sqrt(most / max(goal, na)), 0.0)
-    if floor < top:
+    # the floor: as low as leaves the window its rivals' length, or the share ROOM of the
+    # count room, whichever is shorter, by kl(P, hi) ~ (hi - P)^2 / (2 hi (1 - hi)) near hi (so one KL
+    # evaluation in the usual case); the mean itself if that fails
+    wide = 2.0 * hi * (1.0 - hi) * lim
+    most = wide / ((hi - top) * (hi - top))
+    goal = min(ROOM * most + (1.0 - ROOM) * na, na + float(rival_end - t))
+    if goal > na:
+        floor = max(min(hi - math.sqrt(wide / goal), top), 0.0)
         d = _kl(floor, hi)
-        m = min(math.floor(lim / d), 1e15)
+        m = min(math.floor(lim / d), 1e15)  # below 2^53: m - 1.0 is exact
         while m > 0.0 and m * d >= lim:
             m -= 1.0
         if m >= na:
             hint[3] = floor * (1.0 + 4e-16)
             return min(rival_end, t + int(m - na))
+    d = _kl(top, hi)
+    m = min(math.floor(lim / d), 1e15)
+    while m > 0.0 and m * d >= lim:
+        m -= 1.0
+    if m < na:
+        return t - 1
     hint[3] = top * (1.0 + 4e-16)
-    return min(rival_end, t + int(most - na))
+    return min(rival_end, t + int(m - na))
 
 
 @jit
