@@ -382,9 +382,10 @@ def _kl_guess(p, c, start):  # pragma: no cover - compiled
 def _kl_decide(s, n, r, level, t, horizon, c_explore, hint, memo):  # pragma: no cover
     """Step ``t``'s argmax without roots when it is certain, else ``-1``.
 
-    Each arm's index is approximated (:func:`_kl_guess`, from the arm's last index in
-    ``memo``, which this keeps); when the best approximation leads
-    the next by more than ``1e-7``, the threshold ``y`` halfway between them is certified
+    Each arm's index is approximated: :func:`_kl_guess` from the arm's last index, kept in
+    ``memo`` with the ``c = level/n`` and count it solved, or, when the count is the same
+    and ``c`` moved little, a first-order step from it (``dq/dc = q (1 - q) / (q - p)``, no
+    logarithm). When the best approximation leads the next by more than ``1e-7``, the threshold ``y`` halfway between them is certified
     as a window's is: the leader's mean at or above ``y + MARGIN`` or ``n kl(p, y + MARGIN)
     < level`` (its index then exceeds ``y + MARGIN``), every other arm's ``n kl(p, y -
     MARGIN) > level`` (:func:`_kl_rivals`; its index stays below ``y - MARGIN``), relative
@@ -395,9 +396,16 @@ def _kl_decide(s, n, r, level, t, horizon, c_explore, hint, memo):  # pragma: no
     k = n.shape[1]
     best, second, arm = -1.0, -1.0, -1
     for b in range(k):
-        pb = s[r, b] / n[r, b]
-        q = 1.0 if pb >= 1.0 else _kl_guess(pb, level / n[r, b], memo[b])  # 1.0: the root's
-        memo[b] = q
+        pb, cb = s[r, b] / n[r, b], level / n[r, b]
+        q = memo[0, b]
+        if pb >= 1.0:
+            q = 1.0  # the root finder's own value
+        elif memo[2, b] == n[r, b] and pb < q < 1.0 and 0.0 <= cb - memo[1, b] < 1e-3:
+            # the same count since its last index: only the level moved, a first-order step
+            q += (cb - memo[1, b]) * q * (1.0 - q) / (q - pb)
+        else:
+            q = _kl_guess(pb, cb, q)
+            memo[0, b], memo[1, b], memo[2, b] = q, cb, n[r, b]
         if q > best:
             best, second, arm = q, best, b
         elif q > second:
@@ -515,7 +523,7 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                     if last >= t:
                         wend, floor = last + 1, hint[3]
                 if wend == 0:
-                    cheap = _kl_decide(s, n, r, level, t, horizon, c_explore, hint, idx[1])
+                    cheap = _kl_decide(s, n, r, level, t, horizon, c_explore, hint, idx[1:])
                     if cheap >= 0:
                         warm, wend = cheap, t + 1  # the next step tries a window
                 if wend > 0:
@@ -524,7 +532,8 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                     best, m = _kl_scores(s, n, r, level, idx[0], True)
                     for b in range(k):
                         if idx[0, b] > -np.inf:
-                            idx[1, b] = idx[0, b]
+                            idx[1, b], idx[2, b], idx[3, b] = idx[0, b], level / n[r, b], \
+                                n[r, b]
                     if m > 1:
                         if p < nb:
                             u = buf[p]
@@ -940,7 +949,7 @@ class StreamFed(BlockFed):
         total = runs * horizon
         buf = np.empty(min(BLOCK, total))
         ist = np.array([0, 1, 0, 0, 0], dtype=np.int64)
-        idx = np.zeros((2, k))  # the exact step's indices; each arm's last index
+        idx = np.zeros((4, k))  # the exact step's indices; each arm's last index, its c, n
         hint = np.full(4, -1.0)
         while ist[0] < runs:
             m = min(BLOCK, total - int(ist[0]) * horizon - int(ist[1]) + 1)
