@@ -7,7 +7,8 @@ inside the compiled code (numba reproduces NumPy's scalar ``random``, ``standard
 its own Python function (``kernel.py_func``, what runs without numba) give the same numbers
 for the same seed (tested); the policies' numpy lockstep loops (``backend="numpy"``) consume
 the generator in another order and have the same law (tested). Memory is ``O(runs K)`` plus
-the recorded actions: nothing grows with the horizon.
+the recorded actions and fixed-size blocks of uniforms (at most 8 MB, :data:`LANE_NUMBERS`):
+nothing grows with the horizon.
 
 Kernels and the algorithm each follows (the docstrings of the policies give the equations):
 
