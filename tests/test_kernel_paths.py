@@ -192,3 +192,15 @@ def test_apt_lanes_give_the_one_run_kernels_numbers(monkeypatch, lane_numbers):
                     assert np.array_equal(getattr(a[0], field), getattr(b[0], field)), field
                 assert np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
                 assert a[3] == b[3]
+
+
+@needs_numba
+@pytest.mark.parametrize("size", [3, 100])
+def test_two_arm_ucb_beyond_its_reciprocal_table_decides_as_the_reference(monkeypatch, size):
+    """Counts past the table of reciprocal roots (shrunk here) are computed in the kernel:
+    the same numbers as the numpy reference on either side of the table's end."""
+    monkeypatch.setattr(kern, "RECIP_COUNTS", size)
+    monkeypatch.setattr(kern, "_RECIP", [])
+    for source in (BernoulliRewards([0.6, 0.55]), BernoulliRewards([1.0, 1.0]),
+                   TableRewards(np.tile([1.0, 0.0], (400, 1)), means=np.array([1.0, 0.0]))):
+        _assert_same(_paths(POLICIES["ucb"], source, 400, 4, seed=3))
