@@ -419,7 +419,8 @@ def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, r
 
 def _kernel_ucb2_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, regret, curve,
                     actions, record, rst, ivt):  # pragma: no cover - jitted
-    """:func:`_kernel_ucb_py` for two arms, its state in scalars and its screened argmax
+    """:func:`_kernel_ucb_py` (UCB1, Auer, Cesa-Bianchi & Fischer 2002, index ``s/n + sqrt(c
+    ln t / n)``) for two arms, its state in scalars and its screened argmax
     without branches: ``arm = 1`` exactly when the second value is larger (the loop's
     first maximum), ``best``/``second`` the larger/other value, the same screen and the
     same exact fallback (:func:`_kernel_ucb_py`'s loop over the arms, the tie-break on

@@ -305,7 +305,8 @@ def _kl_rival_scan(t, horizon, rivals, c_explore):  # pragma: no cover - compile
 @jit
 def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - compiled
     """The last step of a window from step ``t`` in which arm ``a`` is certainly the unique
-    argmax while its mean stays at or above the floor ``hint[3]`` (set here), or ``t - 1``.
+    KL-UCB argmax (Garivier & Cappe 2011, the index ``max{q : n kl(p, q) <= level}``) while
+    its mean stays at or above the floor ``hint[3]`` (set here), or ``t - 1``.
 
     The floor ``P`` (below the mean ``s_a/n_a`` and ``y + MARGIN - FLOOR_GAP``) and the
     largest count ``m`` with ``m kl(P, y + MARGIN) < level`` (the level of step ``t``, a
@@ -331,8 +332,8 @@ def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - 
     lim = level * (1.0 - SLACK)
     top = min(pa, hi - FLOOR_GAP)
     # the floor: as low as leaves the window its rivals' length, or the share ROOM of the
-    # count room, whichever is shorter, by kl(P, hi) ~ (hi - P)^2 / (2 hi (1 - hi)) near hi (so one KL
-    # evaluation in the usual case); the mean itself if that fails
+    # count room, whichever is shorter, by kl(P, hi) ~ (hi - P)^2 / (2 hi (1 - hi)) near
+    # hi (so one KL evaluation in the usual case); the mean itself if that fails
     wide = 2.0 * hi * (1.0 - hi) * lim
     most = wide / ((hi - top) * (hi - top))
     goal = min(ROOM * most + (1.0 - ROOM) * na, na + float(rival_end - t))
@@ -381,15 +382,17 @@ def _kl_guess(p, c, start):  # pragma: no cover - compiled
 
 @jit
 def _kl_decide(s, n, r, level, t, horizon, c_explore, hint, memo):  # pragma: no cover
-    """Step ``t``'s argmax without roots when it is certain, else ``-1``.
+    """Step ``t``'s KL-UCB argmax (Garivier & Cappe 2011) without roots when it is certain,
+    else ``-1``.
 
     Each arm's index is approximated: :func:`_kl_guess` from the arm's last index, kept in
     ``memo`` with the ``c = level/n`` and count it solved, or, when the count is the same
     and ``c`` moved little, a first-order step from it (``dq/dc = q (1 - q) / (q - p)``, no
-    logarithm). When the best approximation leads the next by more than ``1e-7``, the threshold ``y`` halfway between them is certified
-    as a window's is: the leader's mean at or above ``y + MARGIN`` or ``n kl(p, y + MARGIN)
-    < level`` (its index then exceeds ``y + MARGIN``), every other arm's ``n kl(p, y -
-    MARGIN) > level`` (:func:`_kl_rivals`; its index stays below ``y - MARGIN``), relative
+    logarithm). When the best approximation leads the next by more than ``1e-7``, the
+    threshold ``y`` halfway between them is certified as a window's is: the leader's mean
+    at or above ``y + MARGIN`` or ``n kl(p, y + MARGIN) < level`` (its index then exceeds
+    ``y + MARGIN``), every other arm's ``n kl(p, y - MARGIN) > level``
+    (:func:`_kl_rivals`; its index stays below ``y - MARGIN``), relative
     ``SLACK`` on the level. The indices :func:`kl_ucb_plain_kernel` computes are within its
     root finder's tolerance (``1e-12``) of the exact ones, so they have the same unique
     maximum and no tie-break uniform is drawn: the same decision. On success ``hint`` holds
@@ -788,7 +791,8 @@ def _apt_block(buf, ist, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_ep
 @jit
 def _apt_lanes(buf, r0, lanes, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_eps, p_hi,
                p_lo, n, s, regret, curve, actions, record, idx):  # pragma: no cover - compiled
-    """:func:`_apt_block` on the ``lanes`` runs ``r0, r0 + 1, ...`` at once, step by step:
+    """:func:`_apt_block` (private APT, Barbara, Lazzaro & Pike-Burke 2025, Algorithm 1) on
+    the ``lanes`` runs ``r0, r0 + 1, ...`` at once, step by step:
     ``buf`` holds their uniforms one run after another (run ``r0 + g`` reads ``buf[2 T g +
     2 (t - 1)]`` and the next one at step ``t``, exactly the numbers the one-run kernel
     reads). Each run's decision waits on its previous step (the argmin on the index its
