@@ -7,15 +7,17 @@ inside the compiled code (numba reproduces NumPy's scalar ``random``, ``standard
 its own Python function (``kernel.py_func``, what runs without numba) give the same numbers
 for the same seed (tested); the policies' numpy lockstep loops (``backend="numpy"``) consume
 the generator in another order and have the same law (tested). Memory is ``O(runs K)`` plus
-the recorded actions: nothing grows with the horizon.
+the recorded actions and fixed-size blocks of uniforms (at most 8 MB, :data:`LANE_NUMBERS`):
+nothing grows with the horizon.
 
 Kernels and the algorithm each follows (the docstrings of the policies give the equations):
 
 * :data:`kl_ucb_kernel`: KL-UCB (Garivier & Cappe 2011), the index inverted per arm by the
   same safeguarded Newton iteration as :func:`~dpaudit.algorithms._kl.kl_ucb_index`; ties
   broken uniformly. It makes the decisions of :func:`kl_ucb_plain_kernel` (every step's
-  roots, Pinsker-pruned) and skips the roots of the steps whose argmax it can certify with
-  two KL comparisons (:func:`_kl_certify`), over windows of steps.
+  roots, Pinsker-pruned) and skips the roots of the steps whose argmax it can certify,
+  over windows of steps opened by one KL comparison each (:func:`_kl_window`) and kept by
+  one multiply-compare per step.
 * :func:`thompson_kernel`: Beta-Bernoulli Thompson sampling (Agrawal & Goyal 2012).
 * :func:`ftpl_new_kernel`: DP-FTPL-New (Wang & Zhu 2023, Algorithm 3): one Lemma-15 draw per
   arm by its closed-form inverse CDF.
@@ -24,7 +26,8 @@ Kernels and the algorithm each follows (the docstrings of the policies give the 
 * :func:`one_point_ucb_kernel`: Zheng et al. 2020, Algorithm 1 with UCB: the server sees
   ``1/2 - r + N(0, sigma^2)``.
 * :data:`apt_kernel`: private APT (Algorithm 1 of the LDP thresholding paper, Barbara,
-  Lazzaro & Pike-Burke 2025) on PrivBern bits.
+  Lazzaro & Pike-Burke 2025) on PrivBern bits, four runs advanced together
+  (:class:`LaneFed`).
 
 KL-UCB and private APT draw only uniforms; their kernels take them from blocks NumPy draws
 (:class:`BlockFed`, :class:`StreamFed`): the same doubles in the same order as scalar
@@ -147,8 +150,11 @@ def _kl_inverse(p, c):  # pragma: no cover - compiled
 
 @jit
 def _kl_level(t, c_explore):  # pragma: no cover - compiled
-    """KL-UCB's exploration level ``ln t + c ln ln t`` (``c ln ln t`` only once ``ln t > 1``)."""
+    """KL-UCB's exploration level ``ln t + c ln ln t`` (``c ln ln t`` only once ``ln t > 1``;
+    with ``c = 0`` the term is ``0.0`` and ``ln t + 0.0`` is ``ln t``: not computed)."""
     lt = math.log(t)
+    if c_explore == 0.0:
+        return lt
     return lt + (c_explore * math.log(lt) if lt > 1.0 else 0.0)
 
 
@@ -246,27 +252,210 @@ def _kl_rivals(s, n, r, a, y):  # pragma: no cover - compiled
     return out
 
 
-@jit
-def _kl_certify(s, n, r, a, w, t, y, rivals, level, c_explore):  # pragma: no cover - compiled
-    """Whether arm ``a`` is certainly the unique argmax at steps ``t .. t + w - 1`` (it is then
-    pulled at each, the others are not), by threshold ``y``.
+#: how far below the threshold ``y + MARGIN`` a window's floor ``P`` on the leader's mean
+#: stays at least: the rounding of ``kl(P, y + MARGIN)`` (absolute, a few ulps) then moves
+#: the index it certifies by under 1e-10, far inside ``MARGIN``
+FLOOR_GAP = 1e-6
+#: the share of the leader's room in the count (pulls until its index, at its current
+#: mean, would reach the threshold) a window plans for; the rest is margin for its mean to
+#: fall (a speed choice only: any floor gives the same decisions)
+ROOM = 0.3
 
-    Over those steps ``a`` has at most ``m = n_a + w - 1`` pulls and a sum of at least
-    ``s_a`` (rewards are in [0, 1]) and the level is at least ``level`` (step ``t``'s); the
-    index grows with the mean and with ``level/n``, so it exceeds ``y + MARGIN`` if
-    ``y + MARGIN`` is below ``s_a/m`` or ``m kl(s_a/m, y + MARGIN) < level`` (the index is
-    the largest ``q`` with ``n kl(p, q) <= level``). The other arms keep their counts and
-    their indices grow with the level, so they stay below ``y - MARGIN`` while
-    ``level(t + w - 1) < rivals`` (:func:`_kl_rivals`). Both comparisons carry a relative
-    slack for rounding. No root is computed."""
+
+@jit
+def _kl_rival_end(t, horizon, rivals, c_explore):  # pragma: no cover - compiled
+    """The last step ``t' <= horizon`` with ``level(t') (1 + SLACK) < rivals`` (``t - 1`` if
+    step ``t`` has none): up to that step every arm but the leader keeps its index below the
+    threshold's lower side (:func:`_kl_rivals`; the level grows with ``t``). Found by
+    inverting ``u + c ln u`` (``u = ln t'``) and checked on the computed level itself, one
+    step on either side."""
+    top = 1.0 + SLACK
+    goal = rivals / top
+    if goal > math.log(horizon) + 1.0 and c_explore == 0.0:  # beyond the horizon's level
+        return horizon if _kl_level(horizon, c_explore) * top < rivals else \
+            _kl_rival_scan(t, horizon, rivals, c_explore)
+    u = goal
+    if c_explore > 0.0 and goal > 1.0:
+        for _ in range(8):  # Newton on a concave increasing function: a few steps suffice
+            u = max(u - (u + c_explore * math.log(u) - goal) / (1.0 + c_explore / u), 1.0)
+    guess = int(math.exp(min(u, 700.0)))
+    if t <= guess < horizon and _kl_level(guess, c_explore) * top < rivals \
+            and _kl_level(guess + 1, c_explore) * top >= rivals:
+        return guess  # the usual case: two levels checked
+    return _kl_rival_scan(t, horizon, rivals, c_explore)
+
+
+@jit
+def _kl_rival_scan(t, horizon, rivals, c_explore):  # pragma: no cover - compiled
+    """:func:`_kl_rival_end` when its inverse misses by more than a step: bisection on the
+    computed level over ``[t - 1, horizon]``."""
+    top = 1.0 + SLACK
+    if _kl_level(horizon, c_explore) * top < rivals:
+        return horizon
+    lo, hi = t - 1, horizon  # level(lo) passes (or lo = t - 1), level(hi) fails
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _kl_level(mid, c_explore) * top < rivals:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def _kl_window(s, n, r, a, t, y, level, rival_end, hint):  # pragma: no cover - compiled
+    """The last step of a window from step ``t`` in which arm ``a`` is certainly the unique
+    KL-UCB argmax (Garivier & Cappe 2011, the index ``max{q : n kl(p, q) <= level}``) while
+    its mean stays at or above the floor ``hint[3]`` (set here), or ``t - 1``.
+
+    The floor ``P`` (below the mean ``s_a/n_a`` and ``y + MARGIN - FLOOR_GAP``) and the
+    largest count ``m`` with ``m kl(P, y + MARGIN) < level`` (the level of step ``t``, a
+    lower bound of every later step's; a relative ``SLACK`` for rounding) certify the
+    leader: at a step of the window its count is at most ``m``, its mean at least ``P``
+    and the level at least ``level``, and the index (the largest ``q`` with ``n kl(p, q) <=
+    level``) grows with the mean and with ``level/n``, so it exceeds ``y + MARGIN``; a mean
+    at or above ``y + MARGIN`` certifies it by itself (the index is at least the mean). The
+    other arms are not pulled in the window and stay below ``y - MARGIN`` up to step
+    ``rival_end`` (:func:`_kl_rival_end`). A window step checks ``s_a >= hint[3] n_a`` with
+    ``hint[3]`` a hair above ``P`` (the product's rounding), one multiply and compare: no
+    logarithm, no root. The floor is placed (a speed choice only: any floor gives the same
+    decisions) as low as still leaves the window the rivals' length or the share ``ROOM``
+    of the room in the count, so that the mean's fluctuations rarely end it early."""
     hi = y + MARGIN
-    if not (y - MARGIN > 0.0 and hi < 1.0 and rivals > 0.0):
-        return False
-    m = n[r, a] + (w - 1)
-    pa = s[r, a] / m
-    if hi > pa and m * _kl(pa, hi) >= level * (1.0 - SLACK):
-        return False
-    return _kl_level(t + w - 1, c_explore) * (1.0 + SLACK) < rivals
+    if not (y - MARGIN > 0.0 and hi < 1.0) or rival_end < t:
+        return t - 1
+    na, sa = n[r, a], s[r, a]
+    pa = sa / na
+    if pa >= hi:
+        hint[3] = hi * (1.0 + 4e-16)
+        return rival_end
+    lim = level * (1.0 - SLACK)
+    top = min(pa, hi - FLOOR_GAP)
+    # the floor: as low as leaves the window its rivals' length, or the share ROOM of the
+    # count room, whichever is shorter, by kl(P, hi) ~ (hi - P)^2 / (2 hi (1 - hi)) near
+    # hi (so one KL evaluation in the usual case); the mean itself if that fails
+    wide = 2.0 * hi * (1.0 - hi) * lim
+    most = wide / ((hi - top) * (hi - top))
+    goal = min(ROOM * most + (1.0 - ROOM) * na, na + float(rival_end - t))
+    if goal > na:
+        floor = max(min(hi - math.sqrt(wide / goal), top), 0.0)
+        d = _kl(floor, hi)
+        m = min(math.floor(lim / d), 1e15)  # below 2^53: m - 1.0 is exact
+        while m > 0.0 and m * d >= lim:
+            m -= 1.0
+        if m >= na:
+            hint[3] = floor * (1.0 + 4e-16)
+            return min(rival_end, t + int(m - na))
+    d = _kl(top, hi)
+    m = min(math.floor(lim / d), 1e15)
+    while m > 0.0 and m * d >= lim:
+        m -= 1.0
+    if m < na:
+        return t - 1
+    hint[3] = top * (1.0 + 4e-16)
+    return min(rival_end, t + int(m - na))
+
+
+@jit
+def _kl_guess(p, c, start):  # pragma: no cover - compiled
+    """An approximation of the index ``max{q : kl(p, q) <= c}`` for ``0 <= p < 1``: two
+    safeguarded Newton steps on ``kl(p, q) = c`` from ``start`` (an earlier index of the
+    arm, when in ``(p, 1)``), three from the chi-square lower bound ``(q - p)^2 = c q (1 -
+    q)``.
+    It only places thresholds (:func:`_kl_decide` certifies every decision with KL
+    comparisons), so its accuracy affects speed, never decisions."""
+    q = start
+    steps = 2
+    if not (p < q < 1.0):
+        q = (2.0 * p + c + math.sqrt(c * c + 4.0 * p * c * (1.0 - p))) / (2.0 * (1.0 + c))
+        steps = 3
+    for _ in range(steps):
+        if not (p < q < 1.0):
+            break
+        step = (_kl(p, q) - c) * q * (1.0 - q) / (q - p)
+        nxt = q - step
+        q = nxt if nxt < 1.0 else 0.5 * (q + 1.0)
+        if abs(step) < 1e-9:
+            break
+    return q
+
+
+@jit
+def _kl_decide(s, n, r, level, t, horizon, c_explore, hint, memo):  # pragma: no cover
+    """Step ``t``'s KL-UCB argmax (Garivier & Cappe 2011) without roots when it is certain,
+    else ``-1``.
+
+    Each arm's index is approximated: :func:`_kl_guess` from the arm's last index, kept in
+    ``memo`` with the ``c = level/n`` and count it solved, or, when the count is the same
+    and ``c`` moved little, a first-order step from it (``dq/dc = q (1 - q) / (q - p)``, no
+    logarithm). When the best approximation leads the next by more than ``1e-7``, the
+    threshold ``y`` halfway between them is certified as a window's is: the leader's mean
+    at or above ``y + MARGIN`` or ``n kl(p, y + MARGIN) < level`` (its index then exceeds
+    ``y + MARGIN``), every other arm's ``n kl(p, y - MARGIN) > level``
+    (:func:`_kl_rivals`; its index stays below ``y - MARGIN``), relative
+    ``SLACK`` on the level. The indices :func:`kl_ucb_plain_kernel` computes are within its
+    root finder's tolerance (``1e-12``) of the exact ones, so they have the same unique
+    maximum and no tie-break uniform is drawn: the same decision. On success ``hint`` holds
+    the threshold, its rivals' term and their last step (:func:`_kl_rival_end`)."""
+    k = n.shape[1]
+    best, second, arm = -1.0, -1.0, -1
+    for b in range(k):
+        pb, cb = s[r, b] / n[r, b], level / n[r, b]
+        q = memo[0, b]
+        if pb >= 1.0:
+            q = 1.0  # the root finder's own value
+        elif memo[2, b] == n[r, b] and pb < q < 1.0 and 0.0 <= cb - memo[1, b] < 1e-3:
+            # the same count since its last index: only the level moved, a first-order step
+            q += (cb - memo[1, b]) * q * (1.0 - q) / (q - pb)
+        else:
+            q = _kl_guess(pb, cb, q)
+            memo[0, b], memo[1, b], memo[2, b] = q, cb, n[r, b]
+        if q > best:
+            best, second, arm = q, best, b
+        elif q > second:
+            second = q
+    if not best - second > 1e-7:
+        return -1
+    y = 0.5 * (best + second)
+    hi = y + MARGIN
+    if not (y - MARGIN > 0.0 and hi < 1.0):
+        return -1
+    pa = s[r, arm] / n[r, arm]
+    if pa < hi and (hi - pa < FLOOR_GAP or n[r, arm] * _kl(pa, hi) >= level * (1.0 - SLACK)):
+        return -1
+    rivals = _kl_rivals(s, n, r, arm, y)
+    if not level * (1.0 + SLACK) < rivals:
+        return -1
+    hint[0], hint[1] = y, rivals
+    hint[2] = float(_kl_rival_end(t + 1, horizon, rivals, c_explore))
+    return arm
+
+
+@jit
+def _kl_run(buf, p, t, last, floor, na, sa, reg, gap, pr, dr, cps, j, curve, r, actions,
+            record, arm):  # pragma: no cover - compiled
+    """The steps ``t .. last - 1`` of a window on a one-row source, while the winner's sum
+    ``sa`` stays at or above ``floor`` times its count ``na``: each draws its uniform from
+    ``buf[p]``, adds the reward and the regret in the general step's order and books the
+    checkpoints and the action. A function of its own so that its few loop variables stay in
+    registers. Returns ``(t, p, j, na, sa, reg)``."""
+    cp = cps[j] if j < cps.shape[0] else -1
+    while t < last and sa >= floor * na:
+        u = buf[p]
+        p += 1
+        x = (1.0 if u < pr else 0.0) if dr else pr
+        na += 1.0
+        sa += x
+        reg += gap
+        if t == cp:
+            while j < cps.shape[0] and cps[j] == t:
+                curve[r, j] = reg
+                j += 1
+            cp = cps[j] if j < cps.shape[0] else -1
+        if record:
+            actions[r, t - 1] = arm
+        t += 1
+    return t, p, j, na, sa, reg
 
 
 @jit
@@ -276,17 +465,21 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
 
     After an exact decision with a unique maximum the kernel keeps the winner and a
     threshold ``y`` halfway between its index and the next best (an upper bound of it when
-    Pinsker pruned it). A step first tries :func:`_kl_certify` for a window of ``w`` steps
-    from itself (``w`` doubles after a success and halves on a failure down to 1): inside a
-    certified window a step costs its reward draw and bookkeeping only. When no window can
-    be certified the step is the plain kernel's (Pinsker-pruned roots, the tie-break uniform
-    when maxima tie), which sets a new winner and threshold. Uniforms come from ``buf`` (the
-    generator's next numbers, drawn in a block by :class:`StreamFed`) and from ``rng`` once
-    ``buf`` is used up mid-step, so they are consumed in the plain kernel's order; resumed
-    from ``ist`` (``hint`` holds the threshold, ``-1`` when there is none, and its
-    :func:`_kl_rivals`)."""
+    Pinsker pruned it), the other arms' KL terms (:func:`_kl_rivals`) and the last step
+    their indices certainly stay below it (:func:`_kl_rival_end`). A step outside a window
+    opens one (:func:`_kl_window`: a floor on the winner's mean and a last step, from one KL
+    evaluation and one level); a step inside costs its reward draw, its bookkeeping and one
+    multiply-compare of the winner's sum against the floor, and the window ends at its last
+    step or when the mean falls below the floor. When no window opens the step is the plain
+    kernel's (Pinsker-pruned roots, the tie-break uniform when maxima tie), which sets a new
+    winner and threshold. Uniforms come from ``buf`` (the generator's next numbers, drawn in
+    a block by :class:`StreamFed`) and from ``rng`` once ``buf`` is used up mid-step, so
+    they are consumed in the plain kernel's order; resumed from ``ist`` (``hint``: the
+    threshold, ``-1`` when there is none, its rivals' term, their last step and the window's
+    floor)."""
     runs, k = n.shape
-    r, t, j, warm, wend, wlen = ist[0], ist[1], ist[2], ist[3], ist[4], ist[5]
+    r, t, j, warm, wend = ist[0], ist[1], ist[2], ist[3], ist[4]
+    floor = hint[3]
     p = 0
     nb = buf.shape[0]
     while r < runs:
@@ -294,50 +487,79 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
         while t <= horizon:
             if p >= nb:
                 regret[r] = reg
-                ist[0], ist[1], ist[2], ist[3], ist[4], ist[5] = r, t, j, warm, wend, wlen
+                ist[0], ist[1], ist[2], ist[3], ist[4] = r, t, j, warm, wend
+                hint[3] = floor
                 return
             if t <= k:
                 arm = t - 1
-            elif t < wend:
-                arm = warm
+            elif t < wend and s[r, warm] >= floor * n[r, warm]:
+                # inside the window: its steps in a tight loop, the winner's count and sum
+                # in registers (the same additions in the same order as the general step)
+                last = min(wend, t + nb - p)
+                na, sa = n[r, warm], s[r, warm]
+                gap = gaps[warm]
+                if rev == 0:  # one row of rewards: no per-step row lookup
+                    t, p, j, na, sa, reg = _kl_run(buf, p, t, last, floor, na, sa, reg, gap,
+                                                   rows[0, warm], drawn[0], cps, j, curve, r,
+                                                   actions, record, warm)
+                while t < last and sa >= floor * na:
+                    row = _row(rev, t)
+                    pr = rows[row, warm]
+                    u = buf[p]
+                    p += 1
+                    x = (1.0 if u < pr else 0.0) if drawn[row] else pr
+                    na += 1.0
+                    sa += x
+                    reg += gap
+                    while j < cps.shape[0] and cps[j] == t:
+                        curve[r, j] = reg
+                        j += 1
+                    if record:
+                        actions[r, t - 1] = warm
+                    t += 1
+                n[r, warm], s[r, warm] = na, sa
+                continue
             else:
                 wend = 0
+                level = _kl_level(t, c_explore)
                 if hint[0] > 0.0 and c_explore >= 0.0:
-                    w = min(wlen, horizon - t + 1)
-                    level = _kl_level(t, c_explore)
-                    while w >= 1:
-                        if _kl_certify(s, n, r, warm, float(w), t, hint[0], hint[1], level,
-                                       c_explore):
-                            wend, wlen = t + w, 2 * w
-                            break
-                        w //= 2
+                    last = _kl_window(s, n, r, warm, t, hint[0], level, int(hint[2]), hint)
+                    if last >= t:
+                        wend, floor = last + 1, hint[3]
+                if wend == 0:
+                    cheap = _kl_decide(s, n, r, level, t, horizon, c_explore, hint, idx[1:])
+                    if cheap >= 0:
+                        warm, wend = cheap, t + 1  # the next step tries a window
                 if wend > 0:
                     arm = warm
                 else:
-                    wlen = 1
-                    level = _kl_level(t, c_explore)
-                    best, m = _kl_scores(s, n, r, level, idx, True)
+                    best, m = _kl_scores(s, n, r, level, idx[0], True)
+                    for b in range(k):
+                        if idx[0, b] > -np.inf:
+                            idx[1, b], idx[2, b], idx[3, b] = idx[0, b], level / n[r, b], \
+                                n[r, b]
                     if m > 1:
                         if p < nb:
                             u = buf[p]
                             p += 1
                         else:
                             u = rng.random()
-                        arm = _pick_with(idx, best, m, u)
+                        arm = _pick_with(idx[0], best, m, u)
                         hint[0] = -1.0
                     else:
-                        arm = _pick_with(idx, best, 1, 0.0)
+                        arm = _pick_with(idx[0], best, 1, 0.0)
                         second = 0.0
                         for b in range(k):
                             if b != arm:
                                 pb, cb = s[r, b] / n[r, b], level / n[r, b]
-                                bound = idx[b] if idx[b] > -np.inf else \
+                                bound = idx[0, b] if idx[0, b] > -np.inf else \
                                     min(pb + math.sqrt(cb / 2.0), 1.0)
                                 second = max(second, bound)
                         warm = arm
                         hint[0] = 0.5 * (best + second)
                         hint[1] = _kl_rivals(s, n, r, arm, hint[0])
-                        wend = t + 1  # the window, if any, starts at the next step
+                        hint[2] = float(_kl_rival_end(t + 1, horizon, hint[1], c_explore)) \
+                            if hint[1] > 0.0 else -1.0
             if p < nb:
                 u = buf[p]
                 p += 1
@@ -351,9 +573,10 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
             reg, j = _book(t, arm, gaps, cps, j, reg, r, curve, actions, record)
             t += 1
         regret[r] = reg
-        r, t, j, wend, wlen = r + 1, 1, 0, 0, 1
+        r, t, j, wend = r + 1, 1, 0, 0
         hint[0] = -1.0
-    ist[0], ist[1], ist[2], ist[3], ist[4], ist[5] = r, t, j, warm, wend, wlen
+    ist[0], ist[1], ist[2], ist[3], ist[4] = r, t, j, warm, wend
+    hint[3] = floor
 
 
 @jit
@@ -565,6 +788,89 @@ def _apt_block(buf, ist, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_ep
     ist[0], ist[1], ist[2] = r, t, j
 
 
+@jit
+def _apt_lanes(buf, r0, lanes, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_eps, p_hi,
+               p_lo, n, s, regret, curve, actions, record, idx):  # pragma: no cover - compiled
+    """:func:`_apt_block` (private APT, Barbara, Lazzaro & Pike-Burke 2025, Algorithm 1) on
+    the ``lanes`` runs ``r0, r0 + 1, ...`` at once, step by step:
+    ``buf`` holds their uniforms one run after another (run ``r0 + g`` reads ``buf[2 T g +
+    2 (t - 1)]`` and the next one at step ``t``, exactly the numbers the one-run kernel
+    reads). Each run's decision waits on its previous step (the argmin on the index its
+    last update stored: a square root and a division); the runs are independent, so their
+    steps interleaved keep the core busy while one waits, and the pulled arm's index is
+    simply recomputed after its update (the reference's ``sqrt(n) (|s/n - tau| + gamma)``
+    on the new count and sum, the doubles :func:`_apt_block` precomputes a step ahead).
+    What stays on a run's chain is shortened: with four arms the first minimum is found
+    by a tree (pairs, then their minima; the left one kept on equality, so the first
+    minimum), and for a Bernoulli reward ``x`` in {0, 1} the PrivBern probability ``x p_hi
+    + (1 - x) p_lo`` is ``p_hi`` or ``p_lo`` exactly, so the report bit is ``V < p_hi`` or
+    ``V < p_lo``, both compared before the arm is known. Counts, sums and indices live in
+    local arrays (``idx`` is unused). The same numbers (tested)."""
+    k = n.shape[1]
+    cur = np.empty(lanes * k)
+    nl = np.empty(lanes * k)
+    sl = np.empty(lanes * k)
+    for g in range(lanes):
+        for a in range(k):
+            nl[g * k + a] = n[r0 + g, a]
+            sl[g * k + a] = s[r0 + g, a]
+    step = 2 * horizon
+    reg = np.zeros(lanes)
+    js = np.zeros(lanes, dtype=np.int64)
+    ncp = cps.shape[0]
+    for t in range(1, horizon + 1):
+        row = _row(rev, t)
+        dr = drawn[row]
+        prow = rows[row]
+        base = 2 * (t - 1)
+        for g in range(lanes):
+            o = g * k
+            if t <= k:
+                arm = t - 1
+            elif k == 4:  # the first minimum by a tree
+                c0, c1, c2, c3 = cur[o], cur[o + 1], cur[o + 2], cur[o + 3]
+                l1 = c1 < c0
+                a01 = 1 if l1 else 0
+                m01 = c1 if l1 else c0
+                l3 = c3 < c2
+                a23 = 3 if l3 else 2
+                m23 = c3 if l3 else c2
+                arm = a23 if m23 < m01 else a01
+            else:  # the first minimum, without branches
+                best, arm = cur[o], 0
+                for a in range(1, k):
+                    ca = cur[o + a]
+                    lower = ca < best
+                    arm = a if lower else arm
+                    best = ca if lower else best
+            pr = prow[arm]
+            q = g * step + base
+            vq = buf[q + 1]
+            if dr:  # x p_hi + (1 - x) p_lo is p_hi or p_lo exactly for x in {0, 1}
+                bit = (vq < p_hi) if buf[q] < pr else (vq < p_lo)
+            else:  # a fixed reward, observed as it is (as_is)
+                bit = vq < pr * p_hi + (1.0 - pr) * p_lo
+            nn = nl[o + arm] + 1.0
+            ss = sl[o + arm] + (1.0 if bit else 0.0)
+            nl[o + arm] = nn
+            sl[o + arm] = ss
+            cur[o + arm] = math.sqrt(nn) * (abs(ss / nn - tau_eps) + gamma_eps)
+            reg[g] += gaps[arm]
+            jg = js[g]
+            if jg < ncp and cps[jg] == t:
+                while jg < ncp and cps[jg] == t:
+                    curve[r0 + g, jg] = reg[g]
+                    jg += 1
+                js[g] = jg
+            if record:
+                actions[r0 + g, t - 1] = arm
+    for g in range(lanes):
+        regret[r0 + g] = reg[g]
+        for a in range(k):
+            n[r0 + g, a] = nl[g * k + a]
+            s[r0 + g, a] = sl[g * k + a]
+
+
 #: uniforms per block of the block-fed kernels (256 KB: fits the cache, and one call into
 #: compiled code per 16384 steps)
 BLOCK = 1 << 15
@@ -608,11 +914,62 @@ class BlockFed:
             done += m
 
 
+#: how many runs the private APT kernel advances together (:func:`_apt_lanes`), and the most
+#: uniforms it holds for them at once (8 MB): longer runs go one at a time in blocks
+LANES = 4
+LANE_NUMBERS = 1 << 20
+
+
+class LaneFed(BlockFed):
+    """Private APT's driver: runs in groups of :data:`LANES` whose uniforms (drawn in one
+    call, the generator's next numbers in order) fit :data:`LANE_NUMBERS`, each group by
+    :func:`_apt_lanes`; the remaining runs, or all of them when a run is too long, by the
+    block-fed one-run kernel. The generator ends where the one-run kernel leaves it."""
+
+    def __init__(self, inner, lanes_kernel, per_step: int) -> None:
+        super().__init__(inner, per_step)
+        self.lanes_kernel = lanes_kernel
+
+    def __call__(self, *args) -> None:
+        self._drive_lanes(self.lanes_kernel, self.inner, *args)
+
+    def py_func(self, *args) -> None:
+        self._drive_lanes(getattr(self.lanes_kernel, "py_func", self.lanes_kernel),
+                          getattr(self.inner, "py_func", self.inner), *args)
+
+    def _drive_lanes(self, lanes_kernel, inner, rng, rows, drawn, rev, horizon, gaps, cps,
+                     *rest) -> None:
+        params, (n, s, regret, curve, actions, record) = rest[:-6], rest[-6:]
+        runs, k = n.shape
+        per_run = horizon * self.per_step
+        lanes = min(LANES, LANE_NUMBERS // per_run, runs)
+        done = 0
+        if lanes >= 2:
+            buf = np.empty(lanes * per_run)
+            idx = np.zeros((1, lanes, k))
+            while runs - done >= lanes:
+                rng.random(out=buf)
+                lanes_kernel(buf, done, lanes, rows, drawn, rev, horizon, gaps, cps, *params,
+                             n, s, regret, curve, actions, record, idx)
+                done += lanes
+        if done < runs:  # the rest, one run after another (the block-fed kernel)
+            sub = slice(done, runs)
+            sub_curve = np.ascontiguousarray(curve[sub])
+            sub_actions = actions[sub] if record else actions
+            sub_n, sub_s = np.ascontiguousarray(n[sub]), np.ascontiguousarray(s[sub])
+            sub_regret = np.ascontiguousarray(regret[sub])
+            self._drive(inner, rng, rows, drawn, rev, horizon, gaps, cps, *params, sub_n,
+                        sub_s, sub_regret, sub_curve, sub_actions, record)
+            n[sub], s[sub], regret[sub], curve[sub] = sub_n, sub_s, sub_regret, sub_curve
+            if record:
+                actions[sub] = sub_actions
+
+
 #: Private APT: each arm once, then ``argmin_a sqrt(n_a) (|s_a/n_a - tau^eps| +
 #: gamma^eps)`` (first minimum); the user reports the PrivBern bit ``V < r p_hi + (1 - r)
 #: p_lo`` of its reward ``r`` (Barbara, Lazzaro & Pike-Burke 2025, Algorithm 1). Two
 #: uniforms per step (``U`` of the reward, ``V``), fed in blocks (:class:`BlockFed`).
-apt_kernel = BlockFed(_apt_block, 2)
+apt_kernel = LaneFed(_apt_block, _apt_lanes, 2)
 
 
 class StreamFed(BlockFed):
@@ -626,9 +983,9 @@ class StreamFed(BlockFed):
         runs, k = n.shape
         total = runs * horizon
         buf = np.empty(min(BLOCK, total))
-        ist = np.array([0, 1, 0, 0, 0, 1], dtype=np.int64)
-        idx = np.zeros(k)
-        hint = np.full(2, -1.0)
+        ist = np.array([0, 1, 0, 0, 0], dtype=np.int64)
+        idx = np.zeros((4, k))  # the exact step's indices; each arm's last index, its c, n
+        hint = np.full(4, -1.0)
         while ist[0] < runs:
             m = min(BLOCK, total - int(ist[0]) * horizon - int(ist[1]) + 1)
             b = buf[:m]

@@ -196,23 +196,10 @@ def _floor(draws: tuple[tuple[str, Callable[[int], int]], ...], k: int, runs: in
 #: why a policy's compiled path stays above 3x the floor (profiled 2026-11-26 on the shared
 #: 2-core machine, numbers from that profile; the rows' own figures are measured in the run)
 FLOOR_NOTES = {
-    "kl-ucb": "the index is a root (Newton on kl) per arm; certified windows skip the roots "
-              "of >99% of the steps (profile: 0.5% of steps at T=1e4 need roots, 0.19 "
-              "window certifications per step, each one KL evaluation with two logs), but "
-              "the floor is one bulk uniform per step (~2 ns), below a single log",
-    "ucb": "at 3x the floor a step has ~13.5 ns, of which drawing its 2 uniforms takes ~4.5; "
-           "the compiled step takes ~8 ns (profile: screened decision, one multiply-add per "
-           "arm; update, one square root and one division; a division-free reciprocal root "
-           "and interleaving runs were both slower), so UCB sits at about 0.3-0.35 of the "
-           "floor depending on the load",
     "dp-ftpl-new": "each step inverts one Lemma-15 CDF per arm (a log1p, a square root "
                    "and divisions: K = 9 here), about 230-260 ns per step against 29 ns for "
                    "its 10 uniforms (profile); feeding the uniforms in blocks changed "
                    "nothing measurable, so the kernel keeps numba's scalar draws",
-    "ldp-apt": "each decision waits on the previous step's index update (profile: 25 ns per "
-               "step with the update on the decision's chain, 5 ns with a fixed arm); the "
-               "kernel computes both possible next indices a step ahead and picks without "
-               "branches, the rest is the pulled arm's dependent load-compare-store chain",
 }
 
 

@@ -151,3 +151,56 @@ def test_touched_kernels_give_the_same_report_on_one_and_two_workers(monkeypatch
         one = simulate_policy(name, horizon=300, runs=30, seed=4, workers=1)
         two = simulate_policy(name, horizon=300, runs=30, seed=4, workers=2)
         assert one.numbers() == two.numbers(), name
+
+
+# -- private APT: runs advanced in lanes against the one-run block kernel ---------------------
+def _apt_runs(kernel, source, horizon, runs, seed, record):
+    from dpaudit.algorithms import _step_kernels as sk
+    from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import PrivateAPT
+    from dpaudit.sim.bandits import check_simulation
+    _, params = PrivateAPT(epsilon=1.0, tau=0.5, gamma=0.05).kernel()
+    h, r, cps = check_simulation(source, horizon, runs, np.random.default_rng(seed),
+                                 sorted({1, 2, horizon // 2, horizon}))
+    rng = np.random.default_rng(seed)
+    res, n, s = sk.run_kernel(kernel, source, h, r, rng=rng, cps=cps, record=record,
+                              params=params)
+    return res, n, s, rng.random()
+
+
+@needs_numba
+@pytest.mark.parametrize("lane_numbers", [None, 2 * 2 * 300, 2 * 2 * 300 - 1])
+def test_apt_lanes_give_the_one_run_kernels_numbers(monkeypatch, lane_numbers):
+    """Runs in groups of 4 (or 2, or one at a time when a run's uniforms do not fit twice),
+    the rest one by one: identical actions, regret, counts, sums, curve and generator state
+    to the block-fed one-run kernel, on Bernoulli, tied, revised and table sources."""
+    from dpaudit.algorithms import _step_kernels as sk
+    if lane_numbers is not None:
+        monkeypatch.setattr(sk, "LANE_NUMBERS", lane_numbers)
+    one_run = sk.BlockFed(sk._apt_block, 2)
+    horizon = 300
+    table = np.random.default_rng(2).random((horizon, 4))
+    sources = [BernoulliRewards([0.3, 0.4, 0.6, 0.7]), BernoulliRewards([0.5, 0.5, 0.5, 0.5]),
+               BernoulliRewards([1.0, 0.0, 1.0]),
+               BernoulliRewards([0.3, 0.4, 0.6, 0.7]).changed(7, 1.0),
+               TableRewards(table, means=table.mean(axis=0))]
+    for source in sources:
+        for runs in (1, 3, 4, 5, 9):
+            for record in (True, False):
+                a = _apt_runs(sk.apt_kernel, source, horizon, runs, 13, record)
+                b = _apt_runs(one_run, source, horizon, runs, 13, record)
+                for field in ("regret", "counts", "curve", "actions"):
+                    assert np.array_equal(getattr(a[0], field), getattr(b[0], field)), field
+                assert np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
+                assert a[3] == b[3]
+
+
+@needs_numba
+@pytest.mark.parametrize("size", [3, 100])
+def test_two_arm_ucb_beyond_its_reciprocal_table_decides_as_the_reference(monkeypatch, size):
+    """Counts past the table of reciprocal roots (shrunk here) are computed in the kernel:
+    the same numbers as the numpy reference on either side of the table's end."""
+    monkeypatch.setattr(kern, "RECIP_COUNTS", size)
+    monkeypatch.setattr(kern, "_RECIP", [])
+    for source in (BernoulliRewards([0.6, 0.55]), BernoulliRewards([1.0, 1.0]),
+                   TableRewards(np.tile([1.0, 0.0], (400, 1)), means=np.array([1.0, 0.0]))):
+        _assert_same(_paths(POLICIES["ucb"], source, 400, 4, seed=3))
