@@ -196,10 +196,10 @@ def _floor(draws: tuple[tuple[str, Callable[[int], int]], ...], k: int, runs: in
 #: why a policy's compiled path stays above 3x the floor (profiled 2026-11-26 on the shared
 #: 2-core machine, numbers from that profile; the rows' own figures are measured in the run)
 FLOOR_NOTES = {
-    "dp-ftpl-new": "each step inverts one Lemma-15 CDF per arm (a log1p, a square root "
-                   "and divisions: K = 9 here), about 230-260 ns per step against 29 ns for "
-                   "its 10 uniforms (profile); feeding the uniforms in blocks changed "
-                   "nothing measurable, so the kernel keeps numba's scalar draws",
+    "dp-ftpl-new": "beside the floor's Lemma-15 draw (a uniform, a log1p, a division per "
+                   "arm: K = 9 here) each step computes every arm's centre s/n + "
+                   "sqrt(log T / n) + L / n (a square root and divisions) and its argmax; "
+                   "feeding the uniforms in blocks changed nothing measurable",
 }
 
 
