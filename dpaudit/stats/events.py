@@ -320,12 +320,15 @@ class _DiscreteFeatures:
     def indices(self, outputs: np.ndarray) -> np.ndarray:
         """``(n, L)`` index of each position's value in ``values``; ``V`` where it is none
         of them (the same information as :meth:`__call__`, without the ``n x L x V`` array)."""
-        flat = np.asarray(outputs).reshape(len(outputs), -1).astype(np.int64, copy=False)
-        v = len(self.values)
-        idx = flat - int(self.values[0])
-        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= v):
-            idx[(idx < 0) | (idx >= v)] = v
-        return idx
+        flat = np.asarray(outputs).reshape(len(outputs), -1)
+        v, lo = len(self.values), int(self.values[0])
+        if not flat.size or (lo <= int(flat.min()) and int(flat.max()) < lo + v):
+            # every value has its indicator: the indices fit int32 (half the memory)
+            return np.asarray(np.subtract(flat, lo, out=np.empty(flat.shape, np.int32),
+                                          casting="unsafe"))
+        idx = flat.astype(np.int64) - lo
+        idx[(idx < 0) | (idx >= v)] = v
+        return idx.astype(np.int32)
 
     def sparse(self, outputs: np.ndarray) -> Any:
         """:meth:`__call__` as a CSR matrix: per row, one entry per position (its indicator,
@@ -336,17 +339,24 @@ class _DiscreteFeatures:
         idx = self.indices(outputs)
         n, length = idx.shape
         v = len(self.values)
-        rows = np.arange(n)[:, None]
-        counts = np.bincount((rows * (v + 1) + idx).ravel(),
-                             minlength=n * (v + 1)).reshape(n, v + 1)[:, :v].astype(float)
+        counts = np.zeros((n, v + 1))
+        rows = np.arange(n)
+        for t in range(length):  # one position at a time (rows distinct: no lost updates)
+            counts[rows, idx[:, t]] += 1.0
+        counts = counts[:, :v]
         if not self.onehot:
             return sparse.csr_matrix(counts)
-        hit = idx < v
-        cols = np.concatenate([np.arange(length) * v + np.where(hit, idx, 0),
-                               np.broadcast_to(length * v + np.arange(v), (n, v))], axis=1)
-        data = np.concatenate([hit.astype(float), counts], axis=1)
         width = length + v
-        return sparse.csr_matrix((data.ravel(), cols.ravel(), np.arange(0, n * width + 1, width)),
+        itype = np.int32 if (length + 1) * v < 2**31 and n * width < 2**31 else np.int64
+        cols = np.empty((n, width), dtype=itype)
+        data = np.empty((n, width))
+        hit = idx < v
+        cols[:, :length] = np.where(hit, idx, 0) + (np.arange(length, dtype=itype) * v)
+        cols[:, length:] = length * v + np.arange(v, dtype=itype)
+        data[:, :length] = hit
+        data[:, length:] = counts
+        return sparse.csr_matrix((data.ravel(), cols.ravel(),
+                                  np.arange(0, n * width + 1, width, dtype=itype)),
                                  shape=(n, (length + 1) * v))
 
 
@@ -368,8 +378,8 @@ class LogisticScore:
             # position's value switches on (plus its count column); no n x L x V array
             tab, const = table
             idx = self.features.indices(outputs)  # type: ignore[attr-defined]
-            flat = idx + (tab.shape[1] * np.arange(idx.shape[1]))
-            return np.asarray(tab.ravel()[flat].sum(axis=1) + const, dtype=float)
+            idx += tab.shape[1] * np.arange(idx.shape[1], dtype=idx.dtype)  # a fresh array
+            return np.asarray(tab.ravel()[idx].sum(axis=1) + const, dtype=float)
         x = (self.features(outputs) - self.mean) / self.scale
         return np.asarray(x @ self.weights + self.intercept, dtype=float)
 
@@ -409,7 +419,8 @@ def _standardised(features: Callable[[np.ndarray], np.ndarray], outputs: np.ndar
     if isinstance(features, _DiscreteFeatures):
         x = features.sparse(outputs)
         mean = np.asarray(x.mean(axis=0)).ravel()
-        var = np.asarray(x.multiply(x).mean(axis=0)).ravel() - mean ** 2
+        squares = np.bincount(x.indices, weights=x.data ** 2, minlength=x.shape[1])
+        var = squares / x.shape[0] - mean ** 2
         scale = np.sqrt(np.maximum(var, 0.0))
         scale = np.where(scale > 0, scale, 1.0)
 

@@ -74,16 +74,17 @@ def code_outcomes(*arrays: np.ndarray) -> tuple[list[np.ndarray], int]:
     width = max(m.shape[1] for m in mats)
     mats = [np.pad(m, ((0, 0), (0, width - m.shape[1])), constant_values=-1)
             if m.shape[1] < width else m for m in mats]
-    allrows = np.concatenate(mats, axis=0)
     words = None
-    if np.issubdtype(allrows.dtype, np.integer) and allrows.size:
-        lo, hi = int(allrows.min()), int(allrows.max())
+    if all(np.issubdtype(m.dtype, np.integer) for m in mats) and any(m.size for m in mats):
+        lo = min(int(m.min()) for m in mats if m.size)
+        hi = max(int(m.max()) for m in mats if m.size)
         digits = int(62 // np.log2(max(hi - lo + 1, 2)))  # base-(hi-lo+1) digits per int64
-        if digits >= 1:
-            words = np.stack([_pack(allrows[:, j:j + digits], lo, hi - lo + 1)
-                              for j in range(0, width, digits)], axis=1)
+        if digits >= 1:  # each array packed on its own: no concatenated copy of the rows
+            words = np.concatenate([np.stack([_pack(m[:, j:j + digits], lo, hi - lo + 1)
+                                              for j in range(0, width, digits)], axis=1)
+                                    for m in mats], axis=0)
     if words is None:
-        _, inverse = np.unique(allrows, axis=0, return_inverse=True)
+        _, inverse = np.unique(np.concatenate(mats, axis=0), axis=0, return_inverse=True)
     elif words.shape[1] == 1:
         _, inverse = np.unique(words[:, 0], return_inverse=True)
     else:
@@ -215,9 +216,11 @@ def _codes(a: np.ndarray, b: np.ndarray, **kw: Any) -> Candidate | None:
     chosen, direction, _, _, _ = best_category_subset(ca, cb, **kw)
     if chosen.size == 0:
         return None
-    rows = np.concatenate([a1, b1]).reshape(len(a1) + len(b1), -1)
-    first = np.unique(np.concatenate([ca_codes, cb_codes]), return_index=True)[1]
-    event = RowSetEvent(rows[first[chosen]])
+    first = np.unique(np.concatenate([ca_codes, cb_codes]), return_index=True)[1][chosen]
+    rows_a, rows_b = a1.reshape(len(a1), -1), b1.reshape(len(b1), -1)
+    # the chosen categories' rows, read where they first occur (no copy of both samples)
+    event = RowSetEvent(np.concatenate([rows_a[first[first < len(a1)]],
+                                        rows_b[first[first >= len(a1)] - len(a1)]]))
     hit_a, hit_b = event.contains(a2).mean(), event.contains(b2).mean()
     p, q = (hit_a, hit_b) if direction == DIRECTIONS[0] else (hit_b, hit_a)
     bound = float(projected_bound(np.array([p]), np.array([q]), min(len(a2), len(b2)),
