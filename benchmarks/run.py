@@ -105,10 +105,20 @@ def _machine_line(info: dict[str, object], seconds: float) -> str:
 
 
 def markdown(rows: list[Row], info: dict[str, object], quick: bool, seconds: float,
-             kept: dict | None = None) -> str:
+             kept: dict | None = None, measured: dict | None = None) -> str:
     lines = [f"# Benchmarks ({'--quick' if quick else 'full'} run)", "",
              _machine_line(info, seconds), ""]
-    if kept is not None:
+    if kept is not None and measured:
+        by_run: dict[str, list[str]] = {}
+        for section in dict.fromkeys(r.section for r in rows):
+            run = measured.get(section)
+            if run is not None:
+                by_run.setdefault(_machine_line(run["machine"], run["seconds"]),
+                                  []).append(section)
+        lines += [f"Only the sections {', '.join(kept['only'])} were run then; each section's "
+                  "rows come from the run that measured it:", ""]
+        lines += [f"- {', '.join(secs)}: {line}" for line, secs in by_run.items()] + [""]
+    elif kept is not None:
         lines += [f"Only the sections {', '.join(kept['only'])} were run then; the rows of "
                   "the other sections are kept from the earlier run: "
                   + _machine_line(kept["machine"], kept["seconds"]), ""]
@@ -152,13 +162,27 @@ def main() -> None:
     out_dir.mkdir(exist_ok=True)
     stem = "quick" if args.quick else "full"
     kept = None
+    this_run = {"machine": info, "seconds": seconds}
+    measured = {r.section: this_run for r in rows}  # section -> the run that measured it
     old_path = out_dir / f"{stem}.json"
     if only is not None and old_path.exists():
-        # --only re-runs some sections: the other sections' rows stay, said to be older
+        # --only re-runs some sections: the other sections' rows stay, each said to come
+        # from the run that measured it
         old = json.loads(old_path.read_text())
         earlier = old.get("kept") or {"machine": old["machine"], "seconds": old["seconds"]}
         kept = {"only": sorted(only), "machine": earlier["machine"],
                 "seconds": earlier["seconds"]}
+        old_run = {"machine": old["machine"], "seconds": old["seconds"]}
+        for r in old["rows"]:
+            if r["section"] in measured:
+                continue
+            if r["section"] in old.get("measured", {}):
+                measured[r["section"]] = old["measured"][r["section"]]
+            elif old.get("kept") and r["section"] not in old["kept"].get("only", []):
+                measured[r["section"]] = {"machine": old["kept"]["machine"],
+                                          "seconds": old["kept"]["seconds"]}
+            else:
+                measured[r["section"]] = old_run
         fresh = {r.section for r in rows}
         merged, placed = [], set()
         for r in old["rows"]:
@@ -169,10 +193,12 @@ def main() -> None:
             else:
                 merged.append(Row(**r))
         rows = merged + [x for x in rows if x.section not in placed]
-    (out_dir / f"{stem}.md").write_text(markdown(rows, info, args.quick, seconds, kept))
+    (out_dir / f"{stem}.md").write_text(markdown(rows, info, args.quick, seconds, kept,
+                                                 measured))
     (out_dir / f"{stem}.json").write_text(json.dumps(
         {"machine": info, "quick": args.quick, "seconds": seconds, "kept": kept,
-         "rows": [r.to_dict() for r in rows], "script_outputs": outputs}, indent=2) + "\n")
+         "measured": measured, "rows": [r.to_dict() for r in rows],
+         "script_outputs": outputs}, indent=2) + "\n")
     print(f"wrote {out_dir / stem}.md and .json ({seconds:.0f} s)")
 
 
