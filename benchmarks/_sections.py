@@ -8,6 +8,7 @@ is episodic, the others are per-step. Broken twins are left out.
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -576,11 +577,47 @@ def peers(*, quick: bool, peers_python: str | None = None, **_: object) -> Itera
                       float(secs), None, None, f"no {ours!r} registered on this branch yet")
 
 
+#: the audit peers, their distribution names and source repositories
+AUDIT_PEERS = (("DP-Sniper", "dpsniper", "github.com/eth-sri/dp-sniper"),
+               ("StatDP", "statdp", "github.com/cmla-psu/statdp"))
+
+
+def _reachable(host: str) -> bool:
+    import socket
+
+    try:
+        socket.getaddrinfo(host, 443)
+        return True
+    except OSError:
+        return False
+
+
+def _on_pypi(dist: str) -> bool:
+    """Whether pip finds a distribution ``dist`` (asked now, not typed)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
+                                   "--quiet", "-d", tmp, dist], capture_output=True,
+                                  timeout=120)
+        except subprocess.TimeoutExpired:
+            return False
+    return proc.returncode == 0
+
+
 def _missing_audit_peers() -> Iterator[Row]:
-    for peer, dist in (("DP-Sniper", "dpsniper"), ("StatDP", "statdp")):
+    """DP-Sniper and StatDP have no timing harness here: their row says, from checks made in
+    this run, why (not installable from PyPI, source repository reachable or not)."""
+    github = _reachable("github.com")
+    for peer, dist, repo in AUDIT_PEERS:
+        pypi = _on_pypi(dist)
+        where = (f"pip finds a distribution {dist!r}, but no harness times it yet" if pypi
+                 else f"pip finds no distribution {dist!r}")
+        source = (f"its source repository ({repo}) is reachable from here" if github
+                  else f"github.com does not resolve from this machine ({repo})")
         yield Row("peers", f"{peer} (audit peer)", None, None, None,
-                  f"not timed: no distribution {dist!r} on PyPI (pip finds none; both are "
-                  "distributed as source repositories only)")
+                  f"not timed: {where}; {source} (checked in this run)")
 
 
 # -- tightness (issue 22, item 4) -----------------------------------------------------------
