@@ -117,9 +117,7 @@ class AuditBudget:
     def chunk_for(self, n: int) -> int | None:
         """Draws per side in one chunk of a ranking or selection sample of ``n`` draws per
         side (``None``: one stream in the caller)."""
-        if self.select_chunk == "auto":
-            return max(1000, -(-n // 16))
-        return self.select_chunk
+        return _chunk_for(self.select_chunk, n)
 
     @property
     def n_select(self) -> int:
@@ -134,6 +132,13 @@ class AuditBudget:
     def n_rank(self) -> int:
         return self.rank_samples if self.rank_samples is not None else max(
             100, min(self.samples // 10, 50_000))
+
+
+def _chunk_for(select_chunk: int | Literal["auto"] | None, n: int) -> int | None:
+    """:meth:`AuditBudget.chunk_for` of the setting ``select_chunk``."""
+    if select_chunk == "auto":
+        return max(1000, -(-n // 16))
+    return select_chunk
 
 
 @dataclass(frozen=True)
@@ -248,21 +253,23 @@ def _merge(parts: list[Any], who: str) -> Outputs:
 @dataclass(frozen=True)
 class _Source:
     """Where a ranking or selection sample comes from: one generator in this process
-    (``chunk`` None), or fixed chunks of ``chunk`` draws per side with seeds spawned from
-    ``seq``, placed on ``workers`` / ``scheduler`` / ``pool``."""
+    (``chunk`` None), or fixed chunks with seeds spawned from ``seq`` (``chunk`` an
+    :class:`AuditBudget` ``select_chunk`` setting: a size, or ``"auto"`` sized from the
+    sample), placed on ``workers`` / ``scheduler`` / ``pool``."""
 
     seq: np.random.SeedSequence
-    chunk: int | None
+    chunk: int | Literal["auto"] | None
     workers: int = 1
     scheduler: object = None
     pool: SharedPool | None = None
 
     def sample(self, pair: SamplerPair, n: int, who: str) -> tuple[Outputs, Outputs]:
-        if self.chunk is None:
+        chunk = _chunk_for(self.chunk, n)
+        if chunk is None:
             rng = np.random.Generator(np.random.PCG64(self.seq))
             return draw(pair.sample_p, n, rng, who), draw(pair.sample_q, n, rng, who)
         return tuple(_merge(map_chunks(  # type: ignore[return-value]
-            partial(_draw_chunk, sampler, who), n, seed=self.seq, key=side, chunk=self.chunk,
+            partial(_draw_chunk, sampler, who), n, seed=self.seq, key=side, chunk=chunk,
             workers=self.workers, scheduler=self.scheduler, pool=self.pool, resumable=False), who)
             for sampler, side in ((pair.sample_p, "p"), (pair.sample_q, "q")))
 
@@ -305,8 +312,8 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
     shared = SharedPool(workers) if workers > 1 and resolve_scheduler(scheduler) is None \
         else None
     try:
-        def source(n: int, *keys: str | int) -> _Source:
-            return _Source(child_seed(seed, key, *keys), budget.chunk_for(n), workers,
+        def source(*keys: str | int) -> _Source:
+            return _Source(child_seed(seed, key, *keys), budget.select_chunk, workers,
                            scheduler, shared)
 
         ranking: list[tuple[int, float]] = []
@@ -315,14 +322,14 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
             for i, pair in enumerate(pairs):
                 if limits.deadline_passed():
                     raise limits.deadline_reached("ranking of the neighbouring pairs")
-                cand, _ = select(pair, budget.n_rank, n_meas, source(budget.n_rank, "rank", i))
+                cand, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
                 ranking.append((i, float(cand.projected_bound)))
             ranking.sort(key=lambda r: -r[1])
             best = ranking[0][0]
         if limits.deadline_passed():
             raise limits.deadline_reached("ranking of the neighbouring pairs")
         pair = pairs[best]
-        cand, kind = select(pair, n_sel, n_meas, source(n_sel, "select"))
+        cand, kind = select(pair, n_sel, n_meas, source("select"))
         if limits.deadline_passed():
             raise limits.deadline_reached("event selection")
         meas = child_seed(seed, key, "measure")
