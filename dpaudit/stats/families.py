@@ -85,8 +85,6 @@ def code_outcomes(*arrays: np.ndarray) -> tuple[list[np.ndarray], int]:
                                     for m in mats], axis=0)
     if words is None:
         _, inverse = np.unique(np.concatenate(mats, axis=0), axis=0, return_inverse=True)
-    elif words.shape[1] == 1:
-        _, inverse = np.unique(words[:, 0], return_inverse=True)
     else:
         inverse = _lex_codes(words)
     inverse = inverse.reshape(-1)
@@ -106,8 +104,9 @@ def _pack(cols: np.ndarray, lo: int, base: int) -> np.ndarray:
 
 def _lex_codes(words: np.ndarray) -> np.ndarray:
     """Category of each row of ``words`` (distinct rows numbered in lexicographic order):
-    what ``np.unique(words, axis=0, return_inverse=True)`` returns, by one lexsort of a few
-    int64 columns instead of a sort of whole rows."""
+    what ``np.unique(words, axis=0, return_inverse=True)`` returns (for one column,
+    ``np.unique(words[:, 0], return_inverse=True)``), by one lexsort of a few int64 columns
+    instead of a sort of whole rows."""
     order = np.lexsort(words.T[::-1])
     ranked = words[order]
     new = np.concatenate([[False], np.any(ranked[1:] != ranked[:-1], axis=1)])
