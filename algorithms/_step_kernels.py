@@ -502,21 +502,22 @@ def _kl_block(rng, buf, ist, rows, drawn, rev, horizon, gaps, cps, c_explore, n,
                     t, p, j, na, sa, reg = _kl_run(buf, p, t, last, floor, na, sa, reg, gap,
                                                    rows[0, warm], drawn[0], cps, j, curve, r,
                                                    actions, record, warm)
-                while t < last and sa >= floor * na:
-                    row = _row(rev, t)
-                    pr = rows[row, warm]
-                    u = buf[p]
-                    p += 1
-                    x = (1.0 if u < pr else 0.0) if drawn[row] else pr
-                    na += 1.0
-                    sa += x
-                    reg += gap
-                    while j < cps.shape[0] and cps[j] == t:
-                        curve[r, j] = reg
-                        j += 1
-                    if record:
-                        actions[r, t - 1] = warm
-                    t += 1
+                else:  # the same steps, each reading its step's row
+                    while t < last and sa >= floor * na:
+                        row = _row(rev, t)
+                        pr = rows[row, warm]
+                        u = buf[p]
+                        p += 1
+                        x = (1.0 if u < pr else 0.0) if drawn[row] else pr
+                        na += 1.0
+                        sa += x
+                        reg += gap
+                        while j < cps.shape[0] and cps[j] == t:
+                            curve[r, j] = reg
+                            j += 1
+                        if record:
+                            actions[r, t - 1] = warm
+                        t += 1
                 n[r, warm], s[r, warm] = na, sa
                 continue
             else:
@@ -790,7 +791,7 @@ def _apt_block(buf, ist, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_ep
 
 @jit
 def _apt_lanes(buf, r0, lanes, rows, drawn, rev, horizon, gaps, cps, tau_eps, gamma_eps, p_hi,
-               p_lo, n, s, regret, curve, actions, record, idx):  # pragma: no cover - compiled
+               p_lo, n, s, regret, curve, actions, record):  # pragma: no cover - compiled
     """:func:`_apt_block` (private APT, Barbara, Lazzaro & Pike-Burke 2025, Algorithm 1) on
     the ``lanes`` runs ``r0, r0 + 1, ...`` at once, step by step:
     ``buf`` holds their uniforms one run after another (run ``r0 + g`` reads ``buf[2 T g +
@@ -805,7 +806,7 @@ def _apt_lanes(buf, r0, lanes, rows, drawn, rev, horizon, gaps, cps, tau_eps, ga
     minimum), and for a Bernoulli reward ``x`` in {0, 1} the PrivBern probability ``x p_hi
     + (1 - x) p_lo`` is ``p_hi`` or ``p_lo`` exactly, so the report bit is ``V < p_hi`` or
     ``V < p_lo``, both compared before the arm is known. Counts, sums and indices live in
-    local arrays (``idx`` is unused). The same numbers (tested)."""
+    local arrays. The same numbers (tested)."""
     k = n.shape[1]
     cur = np.empty(lanes * k)
     nl = np.empty(lanes * k)
@@ -940,17 +941,16 @@ class LaneFed(BlockFed):
     def _drive_lanes(self, lanes_kernel, inner, rng, rows, drawn, rev, horizon, gaps, cps,
                      *rest) -> None:
         params, (n, s, regret, curve, actions, record) = rest[:-6], rest[-6:]
-        runs, k = n.shape
+        runs = n.shape[0]
         per_run = horizon * self.per_step
         lanes = min(LANES, LANE_NUMBERS // per_run, runs)
         done = 0
         if lanes >= 2:
             buf = np.empty(lanes * per_run)
-            idx = np.zeros((1, lanes, k))
             while runs - done >= lanes:
                 rng.random(out=buf)
                 lanes_kernel(buf, done, lanes, rows, drawn, rev, horizon, gaps, cps, *params,
-                             n, s, regret, curve, actions, record, idx)
+                             n, s, regret, curve, actions, record)
                 done += lanes
         if done < runs:  # the rest, one run after another (the block-fed kernel)
             sub = slice(done, runs)
