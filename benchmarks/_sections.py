@@ -7,6 +7,7 @@ is episodic, the others are per-step. Broken twins are left out.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import time
@@ -132,7 +133,9 @@ def _draw(law: str, rng: np.random.Generator, shape: tuple[int, ...],
         rng.integers(0, 2, size=shape, dtype=np.int8)
 
 
+@functools.cache
 def _lemma15() -> Any:
+    """DP-FTPL-New's registered perturbation (made once: the floor's timed loop only draws)."""
     entry = all_policies()["dp-ftpl-new"]
     return entry.factory().make_perturbation()
 
@@ -144,27 +147,23 @@ def _lemma15_draws(rng: np.random.Generator, out: np.ndarray, eps: float, dl: fl
     _lemma15_kernel()(rng, out, eps, dl)
 
 
-_KERNEL: list[Callable] = []
-
-
+@functools.cache
 def _lemma15_kernel() -> Callable:
-    if not _KERNEL:
-        import math
+    import math
 
-        from numba import njit
+    from numba import njit
 
-        @njit(cache=False)
-        def draws(rng, out, eps, dl):  # pragma: no cover - compiled
-            a = math.expm1(eps)
-            head = math.log1p(a / (2.0 * dl))
-            for i in range(out.shape[0]):
-                u = rng.random()
-                tail = min(u, 1.0 - u)
-                dist = (head - math.log1p(tail * a / dl)) / eps
-                out[i] = -dist if u <= 0.5 else dist
+    @njit(cache=False)
+    def draws(rng, out, eps, dl):  # pragma: no cover - compiled
+        a = math.expm1(eps)
+        head = math.log1p(a / (2.0 * dl))
+        for i in range(out.shape[0]):
+            u = rng.random()
+            tail = min(u, 1.0 - u)
+            dist = (head - math.log1p(tail * a / dl)) / eps
+            out[i] = -dist if u <= 0.5 else dist
 
-        _KERNEL.append(draws)
-    return _KERNEL[0]
+    return draws
 
 
 def floor_rate(name: str, k: int, runs: int, horizon: int) -> tuple[float, str]:
