@@ -141,6 +141,29 @@ def test_chunk_writes_are_throttled(fresh, monkeypatch):
     assert len(writes) == 2 and saved_chunks(fresh / "st") == 20
 
 
+@pytest.mark.parametrize("uptime", [5.0, 1800.0, 1e7])
+def test_first_chunk_is_written_whatever_the_machine_uptime(fresh, monkeypatch, uptime):
+    """time.monotonic() counts from boot on Linux: a machine up 5 s, 30 min or 4 months
+    writes its first chunk at once and then throttles (the state once compared the clock with
+    0.0, so a machine up less than the flush interval never wrote the first chunk)."""
+    clock = [uptime]
+
+    def fake_monotonic() -> float:
+        clock[0] += 1e-3  # each look at the clock: one millisecond later
+        return clock[0]
+
+    writes = []
+    real = state_mod._write_atomic
+    monkeypatch.setattr(state_mod.time, "monotonic", fake_monotonic)
+    monkeypatch.setattr(state_mod, "_write_atomic",
+                        lambda path, text: (writes.append(path), real(path, text)))
+    monkeypatch.setenv(state_mod.FLUSH_ENV, "3600")
+    state = CheckState(fresh / "st", "unit", "c" * 64, resume=False, prefix="unit")
+    with chunk_scope(state, piece="p"):
+        map_chunks(_draw, 200, seed=1, key="c", chunk=10)
+    assert len(writes) == 2 and saved_chunks(fresh / "st") == 20
+
+
 def test_pool_workers_never_write_and_results_do_not_depend_on_them(fresh):
     from concurrent.futures import ProcessPoolExecutor
 

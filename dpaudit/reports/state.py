@@ -451,7 +451,11 @@ class CheckState(_WarnsOnce):
         self._partial_raw: dict[str, Any] = {}
         self._chunk_bytes = 0
         self._dirty = False
-        self._last_write = 0.0
+        #: ``time.monotonic()`` of the last write, ``None`` before the first: the monotonic
+        #: clock counts from an arbitrary origin (boot, on Linux), so no constant may stand
+        #: for "long ago" (0.0 did, and a machine up less than the flush interval never
+        #: wrote its first chunk)
+        self._last_write: float | None = None
         self._write_cost = 0.0
         if resume and write:
             self._load()
@@ -582,6 +586,9 @@ class CheckState(_WarnsOnce):
         _stop_hook(self)
 
     def _maybe_flush(self) -> None:
+        if self._last_write is None:  # nothing written yet: the first chunk is written at once
+            self._flush()
+            return
         now = time.monotonic()
         if now - self._last_write >= max(_flush_seconds(), 20.0 * self._write_cost):
             self._flush()
@@ -637,8 +644,8 @@ class CheckState(_WarnsOnce):
                            f"({exc.strerror or exc}); continuing without it (--resume will "
                            "not find this run's work)")
         self._dirty = False
-        self._last_write = time.monotonic()
-        self._write_cost = self._last_write - t0
+        done = time.monotonic()
+        self._last_write, self._write_cost = done, done - t0
 
     def discard(self) -> None:
         """Delete the state (the run completed); the folder too when it is left empty."""
