@@ -170,7 +170,7 @@ def test_reproduction_writes_figure_and_table(tmp_path):
     exp = get_experiment("ldp-thresholding")
     paths = run_experiment(exp, exp.settings(horizon=128, runs=20, seed=3, quick=True),
                            tmp_path)
-    assert [p.suffix for p in paths] == [".png", ".csv", ".md"]
+    assert [p.suffix for p in paths] == [".png", ".csv", ".md", ".json"]
     assert all(p.stat().st_size > 0 for p in paths)
     assert "no experiments" in paths[2].read_text()
     with pytest.raises(InvalidParameterError):

@@ -118,7 +118,7 @@ def test_fig6_reproduction_writes_its_files(tmp_path) -> None:
 
     exp = get_experiment("tossou-fig6")
     paths = run_experiment(exp, exp.settings(horizon=300, runs=3, seed=1), tmp_path)
-    assert [p.suffix for p in paths] == [".png", ".csv", ".md"]
+    assert [p.suffix for p in paths] == [".png", ".csv", ".md", ".json"]
     text = paths[2].read_text()
     assert "DP-UCB-Int best of the private algorithms" in text
     rows = paths[1].read_text().splitlines()

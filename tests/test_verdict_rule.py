@@ -25,6 +25,7 @@ from dpaudit.stats.intervals import (
 )
 from dpaudit.stats.results import Notion, RegretResult, Verdict
 from dpaudit.stats.rng import generator
+from dpaudit.stats.rule import RunSummary
 from dpaudit.validation import InvalidParameterError
 
 
@@ -175,7 +176,13 @@ def test_a_violated_regret_makes_the_check_violated() -> None:
 
 
 def _m(paper, measured, direction="at most", **kw):
-    return Measurement("cell", paper, measured, kw.pop("runs", 30), direction, **kw)
+    """A cell of ``runs`` (default 300) runs in [0, 20] with this mean and spread: a valid
+    interval under the rule (with ``count`` or ``runs=0``: Clopper-Pearson or exact)."""
+    runs = kw.pop("runs", 300)
+    std = kw.pop("std", None)
+    if std is not None and "count" not in kw and runs > 0:
+        kw["summary"] = RunSummary(runs, measured, std, measured, measured, 0.0, 0.0, 20.0)
+    return Measurement("cell", paper, measured, runs, direction, std=std, **kw)
 
 
 @pytest.mark.parametrize(("cells", "status"), [
@@ -243,11 +250,16 @@ def test_the_ledger_takes_the_experiments_evidence_never_its_flag() -> None:
     flagged = ExperimentOutput(None, table, "", reproduced=True, verdict="looks fine")
     assert experiment_outcome(flagged) == ("run", "looks fine", {})
     ev = ExperimentEvidence("Thm: regret <= 10", (_m(10.0, 15.0, std=1.0),))
-    status, detail, numbers = experiment_outcome(
-        ExperimentOutput(None, table, "", reproduced=True, evidence=ev))
+    out = ExperimentOutput(None, table, "", reproduced=True, evidence=ev)
+    # a sampled comparison without its confirmation at 4x the runs decides nothing
+    status, detail, numbers = experiment_outcome(out)
+    assert status == "INCONCLUSIVE" and "no confirmation" in detail
+    assert numbers["stable"] is False
+    status, detail, numbers = experiment_outcome(out, out)
     assert status == "not reproduced" and "wrong side" in detail
+    assert numbers["stable"] is True and numbers["interval_method"] == "hoeffding-bernstein"
     assert numbers["paper_value"] == 10.0 and numbers["measured"] == 15.0
-    assert numbers["runs"] == 30 and numbers["ci_low"] > 10.0
+    assert numbers["runs"] == 300 and numbers["ci_low"] > 10.0
 
 
 def test_reproduce_writes_the_decided_status_beside_the_narration(tmp_path) -> None:
@@ -265,6 +277,6 @@ def test_reproduce_writes_the_decided_status_beside_the_narration(tmp_path) -> N
         return ExperimentOutput(fig, Table(("x",), ((1,),)), "narration", evidence=ev)
 
     exp = Experiment("toy-exp", "P", "toy", run)
-    _, _, md = run_experiment(exp, exp.settings(horizon=10, runs=2), tmp_path)
+    _, _, md, _ = run_experiment(exp, exp.settings(horizon=10, runs=2), tmp_path)
     text = md.read_text()
     assert "**reproduced**" in text and "Key cell cell: measured 5" in text

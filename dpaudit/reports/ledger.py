@@ -56,6 +56,12 @@ _ORDER = ("VIOLATED", "not reproduced", "INCONCLUSIVE", NOT_IMPLEMENTED, "vacuou
           "CONSISTENT", "reproduced", "EXACT", "PROVED")
 #: the numbers a test's status rests on (``claims --json``)
 NUMBERS = ("paper_value", "measured", "ci_low", "ci_high", "runs")
+#: what the rule of :mod:`dpaudit.stats.rule` adds for an experiment (``claims --json``):
+#: how the interval was made, whether the status held on the confirmation at 4x the runs,
+#: the share of runs above 10x the median, the largest run, the runs that would settle an
+#: undecided status and the confirmation's runs
+RULE_FIELDS = ("interval_method", "stable", "tail_share", "largest", "runs_to_settle",
+               "confirm_runs")
 
 
 @dataclass(frozen=True)
@@ -128,12 +134,15 @@ class TestStatus:
     test: TestRef
     status: str
     detail: str = ""
-    numbers: dict[str, float | int | None] = field(default_factory=dict)
+    numbers: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"test": self.test.label, "command": self.test.command,
                                "status": self.status, "detail": self.detail}
         out.update({k: _finite(self.numbers.get(k)) for k in NUMBERS})
+        for k in RULE_FIELDS:
+            v = self.numbers.get(k)
+            out[k] = v if isinstance(v, str | bool) or v is None else _finite(v)
         return out
 
 
@@ -215,29 +224,42 @@ class Runner:
             exp = all_experiments().get(name)
             if exp is None:
                 return None
-            out = exp.run(exp.settings(seed=self.seed, quick=True))
-            self._experiments[name] = experiment_outcome(out)
+            settings = exp.settings(seed=self.seed, quick=True)
+            out = exp.run(settings)
+            ev = getattr(out, "evidence", None)
+            confirm = None
+            if ev is not None and getattr(ev, "sampled", False):
+                confirm = exp.run(settings.confirmation())
+            self._experiments[name] = experiment_outcome(out, confirm)
         return self._experiments[name]
 
 
-TestOutcome = tuple[str, str, dict[str, float | int | None]]
+TestOutcome = tuple[str, str, dict[str, Any]]
 
 
-def experiment_outcome(out: Any) -> TestOutcome:
+def experiment_outcome(out: Any, confirm: Any = None) -> TestOutcome:
     """Status, detail and numbers of an experiment's output: its evidence decided by
-    :func:`~dpaudit.stats.evidence.decide_experiment`; no evidence: ``run``."""
+    :func:`~dpaudit.stats.evidence.decide_experiment` under the rule, with ``confirm`` (the
+    same experiment at 4x the runs with a fresh seed) as its confirmation; a sampled
+    comparison without one decides nothing. No evidence: ``run``."""
     from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 
     narration = getattr(out, "verdict", "") or ""
     ev = getattr(out, "evidence", None)
     if not isinstance(ev, ExperimentEvidence):
         return "run", narration, {}
-    d = decide_experiment(ev)
-    numbers: dict[str, float | int | None] = {}
+    cev = getattr(confirm, "evidence", None)
+    d = decide_experiment(ev, confirm=cev if isinstance(cev, ExperimentEvidence) else None,
+                          confirm_required=True)
+    numbers: dict[str, Any] = {"interval_method": d.interval_method or None,
+                               "stable": d.stable, "tail_share": d.tail_share,
+                               "runs_to_settle": d.runs_to_settle,
+                               "confirm_runs": d.confirm_runs, "largest": None}
     if d.key is not None:
         m = d.key.measurement
-        numbers = {"paper_value": m.paper_value, "measured": m.measured,
-                   "ci_low": d.key.ci_low, "ci_high": d.key.ci_high, "runs": m.runs}
+        numbers.update({"paper_value": m.paper_value, "measured": m.measured,
+                        "ci_low": d.key.ci_low, "ci_high": d.key.ci_high, "runs": m.runs,
+                        "largest": m.largest})
     where = "" if d.key is None else (
         f"; key cell {d.key.measurement.label}: measured {d.key.measurement.measured:.4g} "
         f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}] vs paper {d.key.measurement.direction} "

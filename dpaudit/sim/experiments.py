@@ -29,6 +29,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from dpaudit.stats.evidence import ExperimentEvidence
+from dpaudit.stats.rule import CONFIRM_FACTOR
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.validation import InvalidParameterError, check_int, check_real
 
@@ -74,6 +75,15 @@ class ExperimentSettings:
     quick: bool = False
     cache: CellCache | None = field(default=None, compare=False, repr=False)
 
+    def confirmation(self) -> ExperimentSettings:
+        """The rule's confirmation run (:mod:`dpaudit.stats.rule`): the same experiment at
+        :data:`~dpaudit.stats.rule.CONFIRM_FACTOR` times the runs with a fresh seed
+        (:func:`confirmation_seed`); its cells are kept apart from the first run's in the
+        cache, so ``--resume`` covers it too."""
+        cache = None if self.cache is None else _Prefixed(self.cache, "confirmation")
+        return ExperimentSettings(self.horizon, self.runs * CONFIRM_FACTOR,
+                                  confirmation_seed(self.seed), self.quick, cache)
+
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
         return generator(self.seed, *keys)
@@ -97,6 +107,66 @@ def cached(key: Hashable, compute: Callable[[], T]) -> T:
     by an experiment): the cache of the reproduction running now, or plain ``compute()``."""
     cache = _ACTIVE_CACHE.get()
     return compute() if cache is None else cache.get(key, compute)
+
+
+def confirmation_seed(seed: int) -> int:
+    """The seed of the confirmation run of a run seeded ``seed``: a 63-bit integer drawn from
+    ``SeedSequence((seed, 0x5EED_C0F))``, so it shares no stream with the first run."""
+    state = np.random.SeedSequence((int(seed), 0x5EEDC0F)).generate_state(2, np.uint32)
+    return int((int(state[0]) << 31) ^ int(state[1]))
+
+
+class _Prefixed:
+    """A cell cache whose keys are prefixed (the confirmation run's cells)."""
+
+    def __init__(self, cache: CellCache, prefix: str) -> None:
+        self.cache, self.prefix = cache, prefix
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        return self.cache.get((self.prefix, key), compute)
+
+
+def code_digest_of(module: str) -> tuple[str, tuple[str, ...]]:
+    """``(sha256, modules)``: a digest of the source of ``module`` and of every dpaudit
+    module it imports, directly or through others (every ``import`` statement in each file,
+    function-local ones included, read with :mod:`ast`; nothing is executed). A stored
+    output records it, so a test can tell when the code that produced the output has
+    changed since."""
+    import ast
+    import hashlib
+    import importlib.util
+
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen or not (name == "dpaudit" or name.startswith("dpaudit.")):
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            continue
+        path = Path(spec.origin)
+        seen[name] = path
+        tree = ast.parse(path.read_text(), filename=str(path))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                todo += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    parts = parts[:len(parts) - node.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                todo.append(base)
+                todo += [f"{base}.{a.name}" for a in node.names]
+    h = hashlib.sha256()
+    for name in sorted(seen):
+        h.update(name.encode() + b"\0" + seen[name].read_bytes() + b"\0")
+    return h.hexdigest(), tuple(sorted(seen))
 
 
 @dataclass(frozen=True)
@@ -244,12 +314,62 @@ def new_figure(*, figsize: tuple[float, float] = (6.4, 4.2)) -> tuple[Any, Any]:
     return fig, fig.subplots()
 
 
-def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Path
-                   ) -> Sequence[Path]:
-    """Run ``experiment`` and write ``<stem>.png``, ``<stem>.csv`` and ``<stem>.md`` in ``out``.
+def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Path, *,
+                   confirm: bool = True) -> Sequence[Path]:
+    """Run ``experiment`` and write ``<stem>.png``, ``<stem>.csv``, ``<stem>.md`` and
+    ``<stem>.json`` in ``out``.
 
-    While it runs, :func:`cached` uses ``settings.cache``.
+    When its evidence compares sampled cells with the paper and ``confirm`` is true, the
+    experiment runs a second time at 4x the runs with a fresh seed
+    (:meth:`ExperimentSettings.confirmation`), and its status is decided by the rule with that
+    confirmation (:func:`~dpaudit.stats.evidence.decide_experiment`); the figure and table are
+    the first run's. ``<stem>.json`` holds both runs' evidence, the settings and the digest of
+    the code that ran (:func:`code_digest_of`): the findings page decides from it, and a test
+    fails when the code has changed since. While it runs, :func:`cached` uses
+    ``settings.cache``.
     """
+    result = _run(experiment, settings)
+    second = None
+    if confirm and result.evidence is not None and result.evidence.sampled:
+        second = _run(experiment, settings.confirmation())
+    out.mkdir(parents=True, exist_ok=True)
+    png, csv_path, md, js = (out / f"{experiment.stem}.{ext}"
+                             for ext in ("png", "csv", "md", "json"))
+    result.figure.tight_layout()
+    result.figure.savefig(png)
+    csv_path.write_text(result.table.to_csv())
+    confirm_ev = None if second is None else second.evidence
+    md.write_text("\n".join([
+        f"# {experiment.paper}: {experiment.description}", "",
+        f"Settings: T = {settings.horizon}, {settings.runs} runs, seed {settings.seed}"
+        + (" (--quick)" if settings.quick else "") + ".", "",
+        result.table.to_markdown(), "", result.summary.strip(), "",
+        *status_lines(result.evidence, confirm_ev, confirm_required=confirm),
+        f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
+        + (" --quick" if settings.quick else "")
+        + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
+    digest, modules = code_digest_of(experiment.run.__module__)
+    doc = {"experiment": experiment.name, "horizon": settings.horizon, "runs": settings.runs,
+           "seed": settings.seed, "quick": settings.quick,
+           "confirmation": None if second is None else {
+               "runs": settings.runs * CONFIRM_FACTOR,
+               "seed": confirmation_seed(settings.seed)},
+           "code_digest": digest, "modules": list(modules),
+           "evidence": None if result.evidence is None else result.evidence.to_dict(),
+           "confirm_evidence": None if confirm_ev is None else confirm_ev.to_dict()}
+    import json
+
+    js.write_text(json.dumps(doc, indent=1, sort_keys=True, default=_plain) + "\n")
+    return png, csv_path, md, js
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"{type(x).__name__} is not JSON-serialisable")
+
+
+def _run(experiment: Experiment, settings: ExperimentSettings) -> ExperimentOutput:
     token = _ACTIVE_CACHE.set(settings.cache)
     try:
         result = experiment.run(settings)
@@ -258,35 +378,27 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
     if not isinstance(result, ExperimentOutput):
         raise TypeError(f"experiment {experiment.name!r} returned {type(result).__name__}, "
                         "not an ExperimentOutput")
-    out.mkdir(parents=True, exist_ok=True)
-    png, csv_path, md = (out / f"{experiment.stem}.{ext}" for ext in ("png", "csv", "md"))
-    result.figure.tight_layout()
-    result.figure.savefig(png)
-    csv_path.write_text(result.table.to_csv())
-    md.write_text("\n".join([
-        f"# {experiment.paper}: {experiment.description}", "",
-        f"Settings: T = {settings.horizon}, {settings.runs} runs, seed {settings.seed}"
-        + (" (--quick)" if settings.quick else "") + ".", "",
-        result.table.to_markdown(), "", result.summary.strip(), "",
-        *_status_lines(result.evidence),
-        f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
-        + (" --quick" if settings.quick else "")
-        + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
-    return png, csv_path, md
+    return result
 
 
-def _status_lines(evidence: ExperimentEvidence | None) -> list[str]:
-    """The status the evidence module gives this run's evidence (what the ledger reports)."""
+def status_lines(evidence: ExperimentEvidence | None,
+                 confirm: ExperimentEvidence | None = None, *,
+                 confirm_required: bool = True) -> list[str]:
+    """The status the rule gives this run's evidence (what the ledger reports), with its
+    interval method, stability, tail and the runs that would settle it."""
     if evidence is None:
         return []
     from dpaudit.stats.evidence import decide_experiment
 
-    d = decide_experiment(evidence)
+    d = decide_experiment(evidence, confirm=confirm, confirm_required=confirm_required)
     lines = [f"Status (decided by dpaudit.stats.evidence.decide_experiment): **{d.status}** "
              f"({d.reason})."]
     if d.key is not None:
         m = d.key.measurement
+        tail = "" if m.tail_share is None else (
+            f"; {m.tail_share:.3g} of runs above 10x the median, largest run "
+            f"{m.largest:.4g}" if m.largest is not None else "")
         lines.append(f"Key cell {m.label}: measured {m.measured:.4g}, interval "
-                     f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}], {m.runs} runs; paper "
-                     f"{m.direction} {m.paper_value:.4g}.")
+                     f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}] ({d.key.method}), {m.runs} "
+                     f"runs; paper {m.direction} {m.paper_value:.4g}{tail}.")
     return [*lines, ""]

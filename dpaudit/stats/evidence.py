@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from scipy import stats
@@ -56,6 +56,14 @@ from dpaudit.stats.results import (
     RegretDecision,
     RegretResult,
     Verdict,
+)
+from dpaudit.stats.rule import (
+    BOUNDED,
+    RunSummary,
+    ratio_bounds,
+    runs_to_settle_bounded,
+    stable_outcome,
+    summarise_runs,
 )
 from dpaudit.stats.sampled_bounds import (
     DEFAULT_POWER,
@@ -384,12 +392,25 @@ class Measurement:
 
     ``paper_value``: what the statement gives at this cell (``None``: narration only, nothing
     to compare). ``measured``: the mean over ``runs`` runs (``runs = 0``: computed exactly,
-    no sampling). ``std``: the runs' sample standard deviation; the rule then computes the
-    Student-t interval at the cell's share of alpha. An experiment whose measured value is not
-    a plain mean (a ratio of means) gives its own ``ci_low``/``ci_high`` at
-    ``ci_confidence`` instead, saying how (``note``). ``direction``: one of
-    :data:`DIRECTIONS`. ``vacuous_below``: a paper value below it says nothing at this
-    setting (1.0 for a regret lower bound: less than one unit of regret).
+    no sampling). ``direction``: one of :data:`DIRECTIONS`. ``vacuous_below``: a paper value
+    below it says nothing at this setting (1.0 for a regret lower bound: less than one unit of
+    regret).
+
+    How the cell's interval is made (:mod:`dpaudit.stats.rule`), by what the cell carries:
+
+    * ``summary`` (:class:`~dpaudit.stats.rule.RunSummary`, from
+      :meth:`of_runs`): the runs' values lie in a known range, so the interval is
+      distribution-free (Hoeffding with empirical Bernstein). This is the rule's interval.
+    * ``ratio_of`` (two summaries, :meth:`of_ratio`): the ratio of two means, from their two
+      valid intervals at half the cell's share of alpha each.
+    * ``count``: ``count`` successes in ``runs`` Bernoulli trials (Clopper-Pearson).
+    * ``ci_low``/``ci_high`` given by the experiment at ``ci_confidence``, with
+      ``ci_method`` saying why it is valid (an interval without a method decides nothing).
+    * only ``std``: the Student-t interval is shown, but it is not valid under heavy tails and
+      never decides the cell.
+
+    ``tail_share`` and ``largest`` (set by :meth:`of_runs`): the share of runs above 10x the
+    median and the largest run, reported beside the mean.
     """
 
     label: str
@@ -404,11 +425,52 @@ class Measurement:
     vacuous_below: float | None = None
     count: int | None = None
     note: str = ""
+    summary: RunSummary | None = None
+    ratio_of: tuple[RunSummary, RunSummary] | None = None
+    ci_method: str = ""
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
             raise ValueError(f"direction={self.direction!r} must be one of {DIRECTIONS}")
         check_int("runs", self.runs, low=0)
+
+    @classmethod
+    def of_runs(cls, label: str, paper_value: float | None, values: Any, *, low: float,
+                high: float, direction: str = "at most", vacuous_below: float | None = None,
+                note: str = "") -> Measurement:
+        """The cell of the mean of ``values`` (one per run), each known to lie in
+        ``[low, high]`` (regret on a known instance: ``[0, T * max gap]``)."""
+        sm = summarise_runs(values, low=low, high=high)
+        return cls(label, paper_value, sm.mean, sm.runs, direction, std=sm.std,
+                   vacuous_below=vacuous_below, note=note, summary=sm)
+
+    @classmethod
+    def of_ratio(cls, label: str, paper_value: float | None, numerator: Any, denominator: Any,
+                 *, numerator_range: tuple[float, float], denominator_range: tuple[float, float],
+                 direction: str = "at least", note: str = "") -> Measurement:
+        """The cell of ``mean(numerator) / mean(denominator)`` (two independent samples of
+        runs, each in its known range); ``runs`` is the smaller sample."""
+        a = summarise_runs(numerator, low=numerator_range[0], high=numerator_range[1])
+        b = summarise_runs(denominator, low=denominator_range[0], high=denominator_range[1])
+        ratio = a.mean / b.mean if b.mean > 0 else math.inf
+        return cls(label, paper_value, ratio, min(a.runs, b.runs), direction, note=note,
+                   ratio_of=(a, b))
+
+    @property
+    def tail_share(self) -> float | None:
+        """Share of runs above 10x the median (the larger of the two samples' for a ratio)."""
+        if self.summary is not None:
+            return self.summary.tail_share
+        if self.ratio_of is not None:
+            return max(s.tail_share for s in self.ratio_of)
+        return None
+
+    @property
+    def largest(self) -> float | None:
+        """The largest run (the numerator's for a ratio)."""
+        if self.summary is not None:
+            return self.summary.largest
+        return None if self.ratio_of is None else self.ratio_of[0].largest
 
 
 @dataclass(frozen=True)
@@ -418,29 +480,79 @@ class ExperimentEvidence:
     paper: str
     measurements: tuple[Measurement, ...]
 
+    @property
+    def sampled(self) -> bool:
+        """Some compared cell rests on sampled runs (so the rule asks for a confirmation)."""
+        return any(m.paper_value is not None and m.runs > 0 for m in self.measurements)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form (:meth:`from_dict` reads it back exactly)."""
+        cells = []
+        for m in self.measurements:
+            d = {f.name: getattr(m, f.name) for f in fields(m)}
+            d["summary"] = None if m.summary is None else m.summary.to_dict()
+            d["ratio_of"] = (None if m.ratio_of is None
+                             else [s.to_dict() for s in m.ratio_of])
+            cells.append(d)
+        return {"paper": self.paper, "measurements": cells}
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> ExperimentEvidence:
+        cells = []
+        for d in doc["measurements"]:
+            d = dict(d)
+            if d.get("summary") is not None:
+                d["summary"] = RunSummary(**d["summary"])
+            if d.get("ratio_of") is not None:
+                a, b = (RunSummary(**x) for x in d["ratio_of"])
+                d["ratio_of"] = (a, b)
+            cells.append(Measurement(**d))
+        return cls(str(doc["paper"]), tuple(cells))
+
 
 @dataclass(frozen=True)
 class CellOutcome:
-    """One compared cell: its interval (``ci_low``/``ci_high`` at ``alpha``) and outcome
-    (``"right side"``, ``"wrong side"``, ``"straddles"``, ``"vacuous"``, ``"not compared"``)."""
+    """One compared cell: its interval (``ci_low``/``ci_high`` at ``alpha``, made by
+    ``method``) and outcome (``"right side"``, ``"wrong side"``, ``"straddles"``,
+    ``"vacuous"``, ``"not compared"``). ``valid``: the interval is valid for the data (the
+    Student-t interval is shown but never decides). After :func:`decide_experiment` with a
+    confirmation: ``stable`` (the confirmation's outcome agrees) and ``runs_to_settle`` (for
+    an undecided cell, the runs at which the confirmation's spread would decide it)."""
 
     measurement: Measurement
     ci_low: float
     ci_high: float
     alpha: float | None
     outcome: str
+    method: str = ""
+    valid: bool = True
+    stable: bool | None = None
+    runs_to_settle: int | None = None
 
 
 @dataclass(frozen=True)
 class ExperimentDecision:
     """The ledger status of an experiment and the cell it rests on (``key``: the cell that
-    contradicts the paper, or, when none does, the one closest to its value)."""
+    contradicts the paper, or, when none does, the one closest to its value).
+
+    ``stable``: the status is unchanged on the confirmation run (fresh seed,
+    :data:`~dpaudit.stats.rule.CONFIRM_FACTOR` times the runs); ``None`` when nothing sampled
+    was compared (exact cells need no confirmation). ``interval_method``: the methods of the
+    compared cells' intervals; ``tail_share``: the largest share of runs above 10x the median
+    among the compared cells; ``runs_to_settle``: the run count that would decide the
+    undecided cells (``None``: none undecided, or no count would at the observed spread).
+    """
 
     status: str
     alpha: float
     cells: tuple[CellOutcome, ...]
     key: CellOutcome | None
     reason: str
+    stable: bool | None = None
+    interval_method: str = ""
+    tail_share: float | None = None
+    runs_to_settle: int | None = None
+    confirm_runs: int | None = None
 
 
 def _vacuous(m: Measurement) -> bool:
@@ -448,25 +560,38 @@ def _vacuous(m: Measurement) -> bool:
             and m.direction != "at most" and float(m.paper_value) < m.vacuous_below)
 
 
+def _interval(m: Measurement, alpha: float) -> tuple[float, float, float | None, str, bool]:
+    """``(low, high, alpha, method, valid)`` of a cell at its share ``alpha``."""
+    if m.runs == 0:
+        return float(m.measured), float(m.measured), None, "exact", True
+    if m.count is not None:
+        return (float(cp_lower(m.count, m.runs, alpha / 2)),
+                float(cp_upper(m.count, m.runs, alpha / 2)), alpha, "clopper-pearson", True)
+    if m.ratio_of is not None:
+        a, b = (s.interval(alpha / 2.0) for s in m.ratio_of)
+        lo, hi = ratio_bounds(a, b)
+        return lo, hi, alpha, f"ratio of {BOUNDED}", True
+    if m.summary is not None:
+        iv = m.summary.interval(alpha)
+        return iv.low, iv.high, alpha, BOUNDED, True
+    if m.ci_low is not None and m.ci_high is not None:
+        a = None if m.ci_confidence is None else 1.0 - m.ci_confidence
+        method = m.ci_method or "given, method not stated"
+        return float(m.ci_low), float(m.ci_high), a, method, bool(m.ci_method)
+    iv = student_t_interval(mean=float(m.measured), std=float(m.std or 0.0), runs=m.runs,
+                            alpha=alpha)
+    return iv.low, iv.high, alpha, "student-t", False
+
+
 def _cell(m: Measurement, alpha: float) -> CellOutcome:
     if m.paper_value is None:
         return CellOutcome(m, m.measured, m.measured, None, "not compared")
     paper = float(m.paper_value)
-    a: float | None
-    if m.ci_low is not None and m.ci_high is not None:
-        lo, hi = float(m.ci_low), float(m.ci_high)
-        a = None if m.ci_confidence is None else 1.0 - m.ci_confidence
-    elif m.runs == 0:
-        lo, hi, a = float(m.measured), float(m.measured), None
-    elif m.count is not None:
-        lo = float(cp_lower(m.count, m.runs, alpha / 2))
-        hi, a = float(cp_upper(m.count, m.runs, alpha / 2)), alpha
-    else:
-        iv = student_t_interval(mean=float(m.measured), std=float(m.std or 0.0), runs=m.runs,
-                                alpha=alpha)
-        lo, hi, a = iv.low, iv.high, alpha
+    lo, hi, a, method, valid = _interval(m, alpha)
     if _vacuous(m):
         outcome = "vacuous"
+    elif not valid:
+        outcome = "straddles"  # shown, never decided: no valid interval
     elif m.direction == "at most":
         outcome = ("wrong side" if lo > paper else "right side" if hi <= paper
                    else "straddles")
@@ -475,7 +600,7 @@ def _cell(m: Measurement, alpha: float) -> CellOutcome:
     else:
         outcome = ("wrong side" if hi < paper else "right side" if lo >= paper
                    else "straddles")
-    return CellOutcome(m, lo, hi, a, outcome)
+    return CellOutcome(m, lo, hi, a, outcome, method, valid)
 
 
 def _margin(c: CellOutcome) -> float:
@@ -483,38 +608,126 @@ def _margin(c: CellOutcome) -> float:
     return (paper - c.ci_high) if c.measurement.direction == "at most" else (c.ci_low - paper)
 
 
-def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05) -> ExperimentDecision:
-    """The ledger status of an experiment, by the interval rule of :func:`decide_regret`.
+def _settle(m: Measurement, share: float) -> int | None:
+    """Runs at which this cell's valid interval would decide it, at its observed spread."""
+    if m.paper_value is None:
+        return None
+    if m.ratio_of is not None:
+        return runs_to_settle_bounded(m.ratio_of[0], float(m.paper_value), alpha=share,
+                                      ratio_to=m.ratio_of[1])
+    if m.summary is not None:
+        return runs_to_settle_bounded(m.summary, float(m.paper_value), alpha=share)
+    return None
 
-    The ``m`` compared cells share ``alpha`` (Bonferroni: each cell's Student-t interval is
-    at ``alpha / m``, two-sided). ``not reproduced``: some cell's interval lies entirely on
-    the side the paper's statement excludes; ``reproduced``: every compared cell's interval
-    lies on the side it allows; ``INCONCLUSIVE``: neither (an interval contains the paper's
-    value); ``vacuous``: every cell with a paper value is below its ``vacuous_below`` (a
-    lower bound under one unit of regret reproduces nothing); ``run``: nothing to compare.
+
+def _status(cells: Sequence[CellOutcome]) -> tuple[str, list[CellOutcome], int, int]:
+    live = [c for c in cells if c.outcome in ("right side", "wrong side", "straddles")]
+    wrong = [c for c in live if c.outcome == "wrong side"]
+    n_right = sum(c.outcome == "right side" for c in live)
+    status = ("not reproduced" if wrong else
+              "reproduced" if live and n_right == len(live) else "INCONCLUSIVE")
+    return status, live, len(wrong), n_right
+
+
+def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
+                      confirm: ExperimentEvidence | None = None,
+                      confirm_required: bool = False) -> ExperimentDecision:
+    """The ledger status of an experiment under the rule of :mod:`dpaudit.stats.rule`.
+
+    The ``m`` compared cells share ``alpha`` (Bonferroni: each cell's two-sided interval is at
+    ``alpha / m``). A cell is on the ``wrong side`` when its valid interval lies entirely on
+    the side the paper's statement excludes, on the ``right side`` when entirely on the side
+    it allows, else it ``straddles`` (as does every cell without a valid interval).
+
+    ``confirm``: the same experiment re-run with a fresh seed at 4x the runs (cells matched by
+    label). A sampled cell keeps its side only when the confirmation gives the same side
+    (:func:`~dpaudit.stats.rule.stable_outcome`); ``confirm_required``: without a
+    confirmation no sampled cell is decided (the ledger and ``reproduce`` ask for it; a caller
+    looking at one run alone may not).
+
+    Status: ``not reproduced`` (some cell on the wrong side), ``reproduced`` (every compared
+    cell on the right side), ``INCONCLUSIVE`` (neither, with the runs that would settle it),
+    ``vacuous`` (every cell with a paper value is below its ``vacuous_below``), ``run``
+    (nothing to compare).
     """
     check_alpha(alpha)
     compared = [m for m in ev.measurements if m.paper_value is not None]
     vac = [m for m in compared if _vacuous(m)]
     share = alpha / max(len(compared) - len(vac), 1)
-    cells = tuple(_cell(m, share) for m in ev.measurements)
+    first = tuple(_cell(m, share) for m in ev.measurements)
+    methods = sorted({c.method for c in first if c.outcome != "not compared" and c.method})
+    tails = [t for c in first if c.outcome != "not compared"
+             for t in (c.measurement.tail_share,) if t is not None]
+    tail = max(tails) if tails else None
+    sampled = [c for c in first if c.outcome in ("right side", "wrong side", "straddles")
+               and c.measurement.runs > 0]
+    confirm_runs = None
+    stable: bool | None = None
+    cells = first
+    asked = confirm is not None or (confirm_required and bool(sampled))
+    if asked:
+        by_label = {} if confirm is None else {m.label: m for m in confirm.measurements}
+        merged = []
+        for c in first:
+            if c.outcome not in ("right side", "wrong side", "straddles") \
+                    or c.measurement.runs == 0:
+                merged.append(c)
+                continue
+            other = by_label.get(c.measurement.label)
+            oc = None if other is None else _cell(other, share)
+            outcome, ok = stable_outcome(c.outcome, None if oc is None else oc.outcome)
+            need = None
+            if outcome == "straddles":
+                need = _settle(other if other is not None else c.measurement, share)
+            merged.append(replace(c, outcome=outcome, stable=ok, runs_to_settle=need))
+        cells = tuple(merged)
+        if confirm is not None:
+            confirm_runs = max((m.runs for m in confirm.measurements), default=None)
+            status_first = _status(first)[0]
+            status_confirm = _status(tuple(_cell(m, share) for m in confirm.measurements))[0]
+            stable = status_first == status_confirm
+        else:
+            stable = False
+    cells = tuple(replace(c, runs_to_settle=_settle(c.measurement, share))
+                  if c.outcome == "straddles" and c.runs_to_settle is None and c.valid
+                  and c.measurement.runs > 0 else c for c in cells)
     live = [c for c in cells if c.outcome in ("right side", "wrong side", "straddles")]
     if not live:
         vacuous = [c for c in cells if c.outcome == "vacuous"]
         if not vacuous:
-            return ExperimentDecision("run", alpha, cells, None, "no paper value to compare with")
+            return ExperimentDecision("run", alpha, cells, None,
+                                      "no paper value to compare with")
         key = max(vacuous, key=lambda c: float(c.measurement.paper_value or 0.0))
         return ExperimentDecision(
             "vacuous", alpha, cells, key, "every paper value is below its vacuity floor (e.g. "
             "a lower bound under one unit of regret): the statement says nothing at this "
-            "setting")
+            "setting", interval_method=", ".join(methods), tail_share=tail)
+    status, live, n_wrong, n_right = _status(cells)
     wrong = [c for c in live if c.outcome == "wrong side"]
     key = wrong[0] if wrong else min(live, key=_margin)
-    status = ("not reproduced" if wrong else
-              "reproduced" if all(c.outcome == "right side" for c in live) else "INCONCLUSIVE")
-    n_right = sum(c.outcome == "right side" for c in live)
-    reason = (f"{len(wrong)} wrong side, {n_right} right side, "
-              f"{len(live) - len(wrong) - n_right} straddling of {len(live)} compared cell(s)"
+    if status != "INCONCLUSIVE" and not sampled:
+        stable = None  # exact cells only: nothing to confirm
+    undecided = [c for c in live if c.outcome == "straddles"]
+    needs = [c.runs_to_settle for c in undecided]
+    settle = None if not needs or any(n is None for n in needs) else max(
+        n for n in needs if n is not None)
+    invalid = sum(not c.valid for c in live)
+    reason = (f"{n_wrong} wrong side, {n_right} right side, "
+              f"{len(live) - n_wrong - n_right} undecided of {len(live)} compared cell(s)"
               + (f" ({len(vac)} vacuous)" if vac else "") + f"; alpha {alpha:g} split over "
-              f"{len(live)}")
-    return ExperimentDecision(status, alpha, cells, key, reason)
+              f"{len(live)}; intervals: {', '.join(methods) or 'none'}")
+    if invalid:
+        reason += (f"; {invalid} cell(s) without a valid interval (Student-t or unstated "
+                   "method: declare the range of one run)")
+    if confirm is not None:
+        reason += (f"; confirmation at {confirm_runs} runs (fresh seed): "
+                   + ("same status" if stable else "status changed, so undecided cells stay "
+                      "undecided"))
+    elif asked:
+        reason += "; no confirmation run at 4x the runs: sampled cells are not decided"
+    if status == "INCONCLUSIVE" and settle is not None:
+        reason += f"; about {settle} runs would settle it at the observed spread"
+    return ExperimentDecision(status, alpha, cells, key, reason, stable=stable,
+                              interval_method=", ".join(methods), tail_share=tail,
+                              runs_to_settle=settle if status == "INCONCLUSIVE" else None,
+                              confirm_runs=confirm_runs)

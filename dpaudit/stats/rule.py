@@ -1,0 +1,227 @@
+"""The one statistical rule for experiments: intervals valid under heavy tails, and stability.
+
+Regret of a private bandit is heavy-tailed: a few runs in a thousand lock onto a bad arm for
+a long time and carry regret of order ``T``. A Student-t interval on 20-50 such runs does not
+cover at its nominal level, and a ratio of two such means is worse. What is measured in an
+experiment is, however, bounded on a known instance: the pseudo-regret of one run lies in
+``[0, T * max_i Delta_i]``. This module turns that range into intervals that are valid for
+every law on it, at every number of runs:
+
+* :func:`bounded_interval`: the intersection of Hoeffding's interval (Hoeffding 1963, Thm 2)
+  and the empirical-Bernstein interval (Maurer & Pontil 2009, Thm 4), each at ``alpha / 2``.
+  Hoeffding's width depends only on the range, Bernstein's on the observed spread; choosing
+  the narrower after seeing the data would not be valid, their intersection is (both cover
+  with probability ``>= 1 - alpha`` by the union bound). Method ``"hoeffding-bernstein"``.
+* :func:`ratio_bounds`: the ratio of two positive means from their two valid intervals
+  (``[lo_N / hi_D, hi_N / lo_D]``), valid at the sum of their levels.
+* :func:`tail_of`: the tail reported beside every mean (the share of runs above 10x the median
+  and the largest run), so a reader sees when a mean rests on a few runs.
+
+A cell of an experiment is *decided* (its interval entirely on one side of the paper's value)
+only when the decision is unchanged on a confirmation run with a fresh seed at
+:data:`CONFIRM_FACTOR` times the runs (:func:`stable_outcome`); otherwise it stays
+undecided with the run count at which the confirmation's spread would settle it. The
+decision reported is the first run's, and it is wrong only if the first run's interval
+failed to cover, so the confirmation costs no share of alpha: it only withholds decisions.
+
+The rule is applied by :func:`dpaudit.stats.evidence.decide_experiment` and
+:func:`dpaudit.stats.evidence.decide_experiment_stably` (the ledger and ``reproduce``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpaudit.stats.intervals import MeanInterval, bernstein_interval
+from dpaudit.validation import InvalidParameterError, check_alpha
+
+__all__ = [
+    "CONFIRM_FACTOR",
+    "TAIL_MULTIPLE",
+    "RunSummary",
+    "bounded_interval",
+    "hoeffding_half_width",
+    "ratio_bounds",
+    "runs_to_settle_bounded",
+    "stable_outcome",
+    "summarise_runs",
+    "tail_of",
+]
+
+#: the confirmation run has this many times the runs of the first (the rule's "4x")
+CONFIRM_FACTOR = 4
+#: a run is in the tail when it exceeds this multiple of the median run
+TAIL_MULTIPLE = 10.0
+#: the method name of :func:`bounded_interval`
+BOUNDED = "hoeffding-bernstein"
+_MAX_RUNS = 10**12
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What the rule needs of ``runs`` independent runs whose values lie in ``[low, high]``.
+
+    ``mean``, ``std`` (``ddof=1``; 0 for one run), ``median``, ``largest``; ``tail_share``:
+    the share of runs above :data:`TAIL_MULTIPLE` times the median (of runs above 0 when the
+    median is 0). ``low``/``high``: the range every run is known to lie in (the instance's
+    ``[0, T * max gap]`` for regret), which makes the intervals distribution-free.
+    """
+
+    runs: int
+    mean: float
+    std: float
+    median: float
+    largest: float
+    tail_share: float
+    low: float
+    high: float
+
+    def interval(self, alpha: float) -> MeanInterval:
+        """The valid interval of the mean at level ``1 - alpha`` (:func:`bounded_interval`)."""
+        return bounded_interval(mean=self.mean, std=self.std, runs=self.runs, low=self.low,
+                                high=self.high, alpha=alpha)
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"runs": self.runs, "mean": self.mean, "std": self.std, "median": self.median,
+                "largest": self.largest, "tail_share": self.tail_share, "low": self.low,
+                "high": self.high}
+
+
+def _check_range(low: float, high: float) -> None:
+    for name, v in (("low", low), ("high", high)):
+        if isinstance(v, bool) or not math.isfinite(float(v)):
+            raise InvalidParameterError(f"{name}={v!r} must be a finite number")
+    if not high > low:
+        raise InvalidParameterError(f"high={high!r} must be a finite number in "
+                                    f"({low!r}, inf) (above low)")
+
+
+def tail_of(values: ArrayLike) -> tuple[float, float]:
+    """``(tail_share, largest)``: the share of values above :data:`TAIL_MULTIPLE` times the
+    median (above 0 when the median is 0 or negative) and the largest value."""
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size == 0:
+        raise InvalidParameterError("values must hold at least one run")
+    med = float(np.median(v))
+    cut = TAIL_MULTIPLE * med if med > 0 else 0.0
+    return float(np.mean(v > cut)), float(v.max())
+
+
+def summarise_runs(values: ArrayLike, *, low: float, high: float) -> RunSummary:
+    """The :class:`RunSummary` of ``values`` (one per run), each checked to lie in
+    ``[low, high]`` (a value outside means the declared range is wrong: an error, since every
+    interval would then be invalid)."""
+    _check_range(low, high)
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size == 0:
+        raise InvalidParameterError("values must hold at least one run")
+    if not np.all(np.isfinite(v)):
+        raise InvalidParameterError("values must be finite numbers")
+    # a float accumulation can overshoot an exact bound by a few ulps: allow 1e-9 relative
+    slack = 1e-9 * max(abs(low), abs(high), 1.0)
+    if float(v.min()) < low - slack or float(v.max()) > high + slack:
+        raise InvalidParameterError(
+            f"values lie in [{float(v.min()):.6g}, {float(v.max()):.6g}], outside the declared "
+            f"range [{low:.6g}, {high:.6g}] of one run")
+    share, largest = tail_of(v)
+    std = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    return RunSummary(int(v.size), float(v.mean()), std, float(np.median(v)), largest, share,
+                      float(low), float(high))
+
+
+def hoeffding_half_width(*, runs: float, width: float, alpha: float) -> float:
+    """Half-width ``h = width sqrt(ln(2 / alpha) / (2 runs))`` of Hoeffding's two-sided
+    interval for the mean of ``runs`` values in a range of ``width``: ``P(|mean - E| >= h)
+    <= 2 exp(-2 runs h^2 / width^2) = alpha`` (Hoeffding 1963, Thm 2)."""
+    return width * math.sqrt(math.log(2.0 / alpha) / (2.0 * runs))
+
+
+def bounded_interval(*, mean: float, std: float, runs: int, low: float, high: float,
+                     alpha: float) -> MeanInterval:
+    """A distribution-free interval of the mean of ``runs`` values in ``[low, high]``.
+
+    The intersection of Hoeffding's and the empirical-Bernstein interval, each two-sided at
+    ``alpha / 2`` (valid at ``1 - alpha`` for every law on the range, at every ``runs >= 1``;
+    see the module docstring), clipped to the range.
+    """
+    check_alpha(alpha)
+    _check_range(low, high)
+    width = high - low
+    h = hoeffding_half_width(runs=runs, width=width, alpha=alpha / 2.0)
+    lo, hi = max(low, mean - h), min(high, mean + h)
+    if runs >= 2:
+        b = bernstein_interval(mean=mean - low, std=std, runs=runs, scale=width,
+                               alpha=alpha / 2.0)
+        lo, hi = max(lo, b.low + low), min(hi, b.high + low)
+    lo, hi = min(lo, mean), max(hi, mean)  # clipping never moves a limit past the mean
+    return MeanInterval(mean, lo, hi, alpha, runs, BOUNDED)
+
+
+def ratio_bounds(num: MeanInterval, den: MeanInterval) -> tuple[float, float]:
+    """Limits of ``E[N] / E[D]`` from valid intervals of two positive means: ``[lo_N / hi_D,
+    hi_N / lo_D]`` (``inf`` when ``den`` reaches 0). When both intervals cover, so does this
+    one, so it is valid at ``num.alpha + den.alpha`` (union bound)."""
+    lo_n = max(num.low, 0.0)
+    if den.high <= 0:
+        return 0.0, math.inf
+    low = lo_n / den.high
+    high = math.inf if den.low <= 0 else num.high / den.low
+    return low, high
+
+
+def runs_to_settle_bounded(summary: RunSummary, value: float, *, alpha: float,
+                           ratio_to: RunSummary | None = None) -> int | None:
+    """Runs at which the valid interval, with the observed mean and spread, would lie entirely
+    on one side of ``value`` (the side the mean is on); ``ratio_to``: the cell is the ratio of
+    ``summary``'s mean to ``ratio_to``'s, both run that many times, each at ``alpha / 2``.
+    ``None`` when no count up to 10^12 would. An estimate at the observed spread, not a
+    promise."""
+    check_alpha(alpha)
+
+    def settles(n: int) -> bool:
+        if ratio_to is None:
+            iv = bounded_interval(mean=summary.mean, std=summary.std, runs=n, low=summary.low,
+                                  high=summary.high, alpha=alpha)
+            return iv.low > value or iv.high < value
+        a = bounded_interval(mean=summary.mean, std=summary.std, runs=n, low=summary.low,
+                             high=summary.high, alpha=alpha / 2.0)
+        b = bounded_interval(mean=ratio_to.mean, std=ratio_to.std, runs=n, low=ratio_to.low,
+                             high=ratio_to.high, alpha=alpha / 2.0)
+        lo, hi = ratio_bounds(a, b)
+        return lo > value or hi < value
+
+    centre = summary.mean if ratio_to is None else (
+        summary.mean / ratio_to.mean if ratio_to.mean > 0 else math.inf)
+    if not math.isfinite(centre) or centre == value:
+        return None
+    if settles(2):
+        return 2
+    if not settles(_MAX_RUNS):
+        return None
+    lo, hi = 2, _MAX_RUNS  # settles() is monotone in n: bisect on the integers
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if settles(mid) else (mid, hi)
+    return hi
+
+
+def stable_outcome(first: str, confirm: str | None) -> tuple[str, bool]:
+    """The cell outcome the rule reports and whether it is stable.
+
+    ``first``/``confirm``: a cell's outcome (``"right side"``, ``"wrong side"``,
+    ``"straddles"``, ...) on the first run and on the confirmation at :data:`CONFIRM_FACTOR`
+    times the runs (``None``: not run). A side is kept only when both runs give it; any other
+    pair, and a missing confirmation, leave the cell ``"straddles"`` (undecided).
+    """
+    sides = ("right side", "wrong side")
+    if first not in sides:
+        return first, confirm is None or confirm == first
+    if confirm is None:
+        return "straddles", False
+    if confirm == first:
+        return first, True
+    return "straddles", False
