@@ -29,8 +29,8 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from dpaudit.stats.evidence import ExperimentEvidence
-from dpaudit.stats.rule import CONFIRM_FACTOR
 from dpaudit.stats.rng import DEFAULT_SEED, generator
+from dpaudit.stats.rule import CONFIRM_FACTOR
 from dpaudit.validation import InvalidParameterError, check_int, check_real
 
 __all__ = [
