@@ -110,6 +110,9 @@ class Statement:
     :data:`KINDS`; ``reading``: one of :data:`READINGS` (does the paper state it as a
     sufficient guarantee, a necessary condition, or as figure narration); ``tests``: what
     tests it (empty: nothing yet); ``note``: a finding or caveat (see ``docs/findings.md``).
+    ``quote``: the paper's own words at ``location``, quoted from its text where readable
+    (``text`` is dpaudit's summary of them); ``settle``: for a statement left INCONCLUSIVE,
+    what would settle it.
     """
 
     paper: str
@@ -119,6 +122,8 @@ class Statement:
     text: str
     tests: tuple[TestRef, ...] = ()
     note: str = ""
+    quote: str = ""
+    settle: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -167,6 +172,7 @@ class LedgerRow:
         s = self.statement
         return {"paper": s.paper, "location": s.location, "kind": s.kind,
                 "reading": s.reading, "statement": s.text, "note": s.note,
+                "quote": s.quote, "settle": s.settle,
                 "status": self.status,
                 "tests": [t.to_dict() for t in self.tests]}
 
