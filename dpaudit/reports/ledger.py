@@ -300,10 +300,16 @@ def _test_status(ref: TestRef, runner: Runner) -> TestStatus:
     interval = "" if low is None or high is None else f", interval [{low:.4g}, {high:.4g}]"
     settle = ("" if r.get("runs_to_settle") is None
               else f"; about {r['runs_to_settle']} runs would settle it")
+    tail = "" if r.get("tail_share") is None else (
+        f"; {r['tail_share']:.3g} of runs above 10x the median, largest {r['largest']:.4g}")
     return TestStatus(ref, status, f"mean regret {r['mean']:.4g} at T={r['horizon']} "
-                      f"({r['runs']} runs{interval}) vs {bound}{settle}",
+                      f"({r['runs']} runs{interval}) vs {bound}{settle}{tail}",
                       {"paper_value": r["bound"], "measured": r["mean"], "ci_low": low,
-                       "ci_high": high, "runs": r["runs"]})
+                       "ci_high": high, "runs": r["runs"],
+                       "interval_method": r.get("verdict_lower_method"),
+                       "stable": None, "tail_share": r.get("tail_share"),
+                       "largest": r.get("largest"),
+                       "runs_to_settle": r.get("runs_to_settle"), "confirm_runs": None})
 
 
 def _regret_verdict(r: dict[str, Any]) -> tuple[str, float | None, float | None]:
