@@ -126,12 +126,37 @@ class _Prefixed:
         return self.cache.get((self.prefix, key), compute)
 
 
+#: modules that decide and report but compute no stored number: a stored output keeps its raw
+#: evidence, and its status is decided again from it by the rule of today, so a change here
+#: does not make the output stale (nor are their imports followed: the registry imports every
+#: paper)
+NOT_IN_DIGEST = ("dpaudit.stats.evidence", "dpaudit.stats.rule", "dpaudit.stats.intervals",
+                 "dpaudit.stats.results", "dpaudit.reports", "dpaudit.commands", "dpaudit.cli",
+                 "dpaudit.registry", "dpaudit.schema", "dpaudit.testing",
+                 "dpaudit.pytest_plugin", "dpaudit.engine")
+
+
+def _excluded(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in NOT_IN_DIGEST)
+
+
+def _algorithm_modules() -> list[str]:
+    import importlib
+    import pkgutil
+
+    pkg = importlib.import_module("dpaudit.algorithms")
+    return ["dpaudit.algorithms", *(m.name for m in pkgutil.walk_packages(
+        pkg.__path__, prefix="dpaudit.algorithms."))]
+
+
 def code_digest_of(module: str) -> tuple[str, tuple[str, ...]]:
     """``(sha256, modules)``: a digest of the source of ``module`` and of every dpaudit
     module it imports, directly or through others (every ``import`` statement in each file,
-    function-local ones included, read with :mod:`ast`; nothing is executed). A stored
-    output records it, so a test can tell when the code that produced the output has
-    changed since."""
+    function-local ones included, read with :mod:`ast`; nothing is executed), except the
+    deciding and reporting modules of :data:`NOT_IN_DIGEST`. A module that imports the
+    registry may construct any registered policy by name, so every algorithm module counts.
+    A stored output records it, so a test can tell when the code that produced its numbers
+    has changed since."""
     import ast
     import hashlib
     import importlib.util
@@ -140,7 +165,11 @@ def code_digest_of(module: str) -> tuple[str, tuple[str, ...]]:
     todo = [module]
     while todo:
         name = todo.pop()
-        if name in seen or not (name == "dpaudit" or name.startswith("dpaudit.")):
+        if name == "dpaudit.registry":
+            # policies looked up by registered name may come from any algorithm module
+            todo += _algorithm_modules()
+        if name in seen or not (name == "dpaudit" or name.startswith("dpaudit.")) \
+                or _excluded(name):
             continue
         try:
             spec = importlib.util.find_spec(name)
