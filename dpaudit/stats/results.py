@@ -34,7 +34,7 @@ __all__ = [
 
 
 class Verdict(enum.StrEnum):
-    """Outcome of one claim (see shared/DESIGN.md, "Verdicts")."""
+    """Outcome of one claim (see the README, "Verdicts")."""
 
     PROVED = "PROVED"
     EXACT = "EXACT"
@@ -44,7 +44,7 @@ class Verdict(enum.StrEnum):
 
 
 class Notion(enum.StrEnum):
-    """The three privacy notions of shared/DESIGN.md."""
+    """The three privacy notions: local, per-step and global DP."""
 
     LDP = "ldp"
     PER_STEP = "per-step"
