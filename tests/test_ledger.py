@@ -179,8 +179,8 @@ def test_start_phase_narration_row_is_not_reproduced() -> None:
 def _readme_ledger_commands() -> list[str]:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("## The reviewer's ledger", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ledger.md").read_text()
+    section = page.split("# The reviewer's ledger", 1)[1].split("\n## ", 1)[0]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip()]
 
