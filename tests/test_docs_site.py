@@ -39,3 +39,13 @@ def test_no_page_or_module_cites_a_file_outside_the_repository() -> None:
         hits += [f"{path.relative_to(ROOT)}:{i}" for i, line in
                  enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
     assert not hits, hits
+
+
+def test_user_docs_carry_no_issue_numbers() -> None:
+    """The README and the site's pages say what the tool does now, not the project's history:
+    no "issue 22" or "(issue 24)" in them."""
+    pattern = re.compile(r"\bissues? #?\d+", re.I)
+    hits = [f"{p.relative_to(ROOT)}:{i}" for p in [ROOT / "README.md",
+                                                   *sorted(ROOT.glob("docs/*.md"))]
+            for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    assert not hits, hits
