@@ -49,3 +49,28 @@ def test_user_docs_carry_no_issue_numbers() -> None:
                                                    *sorted(ROOT.glob("docs/*.md"))]
             for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert not hits, hits
+
+
+def _sync_docs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sync_docs",
+                                                  ROOT / "benchmarks" / "sync_docs.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_quoted_stored_results_are_the_stored_files() -> None:
+    """A page that quotes a stored result (``<!-- generated: PATH -->``) holds exactly that
+    file's text: `python benchmarks/sync_docs.py` refreshes them."""
+    sync = _sync_docs()
+    found = 0
+    for page in sync.pages():
+        for path, mode, body in sync.blocks(page):
+            found += 1
+            assert body == sync.source_text(path, mode), (
+                f"{page.relative_to(ROOT)} quotes {path} out of date: run "
+                "`python benchmarks/sync_docs.py`")
+    assert found >= 3
