@@ -26,10 +26,10 @@ __all__ = ["DPIMEDHalfScale", "DPIMEDMeanScale", "DPKLUCBHalfScale", "DPKLUCBMea
 class _HalfScale:
     """Phase noise ``Lap(1/(2 eps))``: half the scale Proposition 2 needs. BROKEN.
 
-    The code splits the budget as if every reward entered two releases (``eps/2`` each, inline)
-    but then adds noise of scale ``1/(2 eps)``, the scale of budget ``2 eps``. What is wrong: a
-    phase sum has sensitivity 1 and must get ``Lap(1/eps)``. True loss: ``1 / (1/(2 eps)) = 2
-    eps`` per release, one release per reward: ``2 eps`` = 2 at the default eps = 1.
+    The code takes the Laplace width ``2 b`` for its scale ``b`` and halves ``1/eps``, inline.
+    What is wrong: a phase sum has sensitivity 1 and must get ``Lap(1/eps)``. True loss:
+    ``1 / (1/(2 eps)) = 2 eps`` per release, one release per reward: ``2 eps`` = 2 at the
+    default eps = 1.
     """
 
     def noise_scale(self, length: np.ndarray) -> np.ndarray:

@@ -54,7 +54,7 @@ def d_eps(x: object, y: object, epsilon: float) -> np.ndarray:
     return epsilon * np.abs(z - x) + np.maximum(bernoulli_kl(z, y), 0.0)
 
 
-def dp_klucb_index(x: object, c: object, epsilon: float, *, steps: int = 60) -> np.ndarray:
+def dp_klucb_index(x: object, c: object, epsilon: float, *, steps: int = 42) -> np.ndarray:
     """DP-KLUCB's index ``max{mu in [x, 1] : d_eps(x, mu) <= c}`` (bisection; ``d_eps(x, .)`` is
     non-decreasing on ``[x, 1]``, and ``d_eps(x, 1) = eps (1 - x)``, so the index is 1 when
     ``eps (1 - x) <= c``). ``steps`` halvings leave an error below ``2^-steps``."""
