@@ -61,13 +61,17 @@ def dp_klucb_index(x: object, c: object, epsilon: float, *, steps: int = 42) -> 
     x = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
     c = np.maximum(np.asarray(c, dtype=float), 0.0)
     x, c = np.broadcast_arrays(x, c)
-    lo, hi = x.copy(), np.ones_like(x)
+    out = np.ones(x.shape)
+    solve = epsilon * (1.0 - x) > c  # elsewhere the index is 1; bisect only the rest
+    xs, cs = x[solve], c[solve]
+    lo, hi = xs.copy(), np.ones_like(xs)
     for _ in range(steps):
         mid = 0.5 * (lo + hi)
-        ok = d_eps(x, mid, epsilon) <= c
+        ok = d_eps(xs, mid, epsilon) <= cs
         lo = np.where(ok, mid, lo)
         hi = np.where(ok, hi, mid)
-    return np.where(epsilon * (1.0 - x) <= c, 1.0, lo)
+    out[solve] = lo
+    return out
 
 
 def thm1_rate(means: object, epsilon: float) -> float:
