@@ -51,16 +51,33 @@ def test_every_stored_output_keeps_its_evidence_and_was_made_by_the_code_now() -
 
 def test_the_digest_follows_the_code_that_makes_the_numbers(tmp_path: Path,
                                                             monkeypatch) -> None:
-    """The digest covers the experiment's module and what it imports (registry lookups count
-    every algorithm module), not the deciding and reporting layer."""
-    from dpaudit.sim.experiments import code_digest_of
+    """The digest covers the experiment's module, what it imports, and the modules of the
+    policies it looks up in the registry by name (recorded while it runs), not the deciding
+    and reporting layer; a stored output is fresh until one of those modules changes."""
+    from dpaudit.registry import all_policies
+    from dpaudit.reports.referee import StoredOutput
+    from dpaudit.sim import experiments as ex
 
     exp = all_experiments()["azize-basu-fig2"]
-    digest, modules = code_digest_of(exp.run.__module__)
+    digest, modules = ex.code_digest_of(exp.run.__module__)
     assert exp.run.__module__ in modules
-    assert "dpaudit.algorithms.baselines.dp_se" in modules  # looked up by name
+    assert "dpaudit.algorithms.baselines.dp_se" not in modules  # only looked up by name
     assert not any(m.startswith(("dpaudit.reports", "dpaudit.stats.evidence")) for m in modules)
-    assert code_digest_of(exp.run.__module__)[0] == digest
+    used: set[str] = set()
+    token = ex._LOOKED_UP.set(used)
+    try:
+        all_policies()["dp-se"]
+    finally:
+        ex._LOOKED_UP.reset(token)
+    assert used == {"dpaudit.algorithms.baselines.dp_se"}
+    digest, modules = ex.code_digest_of(exp.run.__module__, *used)
+    assert "dpaudit.algorithms.baselines.dp_se" in modules
+    md = tmp_path / "azize_basu_fig2.md"
+    md.write_text("# x\n")
+    doc = {"experiment": exp.name, "code_digest": digest, "modules": list(modules)}
+    assert StoredOutput(md.stem, md, doc).fresh is True
+    monkeypatch.setattr(ex, "digest_of_modules", lambda names: "changed")
+    assert StoredOutput(md.stem, md, doc).fresh is False
 
 
 def test_cli_writes_the_page(tmp_path: Path, capsys) -> None:

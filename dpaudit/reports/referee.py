@@ -49,16 +49,21 @@ class StoredOutput:
 
     @property
     def fresh(self) -> bool | None:
-        """The code that produced the numbers is the code now (``None``: no digest stored)."""
+        """The code that produced the numbers is the code now (``None``: no digest stored):
+        the modules it recorded have the same source, and the experiment's module imports no
+        module it did not record."""
         if self.doc is None or "code_digest" not in self.doc:
             return None
         from dpaudit.registry import all_experiments
-        from dpaudit.sim.experiments import code_digest_of
+        from dpaudit.sim.experiments import code_digest_of, digest_of_modules
 
         exp = all_experiments().get(str(self.doc.get("experiment", "")))
         if exp is None:
             return None
-        return code_digest_of(exp.run.__module__)[0] == self.doc["code_digest"]
+        recorded = [str(m) for m in self.doc.get("modules", ())]
+        if not set(code_digest_of(exp.run.__module__)[1]) <= set(recorded):
+            return False
+        return digest_of_modules(recorded) == self.doc["code_digest"]
 
     @property
     def command(self) -> str:
