@@ -354,7 +354,7 @@ class _PolicyTable(dict[str, PolicyEntry]):
         self._note(name)
         return super().__getitem__(name)
 
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, name: str, default: Any = None) -> Any:
         self._note(name)
         return super().get(name, default)
 

@@ -88,8 +88,8 @@ def findings_page(statements: Iterable[Statement], experiments: Mapping[str, Exp
             tests: list[TestStatus] = []
             extra: list[str] = []
             for test in (t for t in st.tests if t.kind == "experiment"):
-                status, lines = _entry(test.name, experiments.get(test.name), stored, root)
-                tests.append(TestStatus(test, status[0], status[1], status[2]))
+                outcome, lines = _entry(test.name, experiments.get(test.name), stored, root)
+                tests.append(TestStatus(test, outcome[0], outcome[1], outcome[2]))
                 extra += lines
             others = [t for t in st.tests if t.kind != "experiment"]
             if others:

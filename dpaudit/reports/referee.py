@@ -189,8 +189,8 @@ def review_comment(st: Statement, status: str, tests: Sequence[TestStatus] = ())
     if st.note:
         parts.append(f"Finding: {st.note.rstrip('.')}.")
     if status == "INCONCLUSIVE":
-        need = [t.numbers.get("runs_to_settle") for t in tests
-                if t.numbers.get("runs_to_settle") is not None]
+        need = [int(n) for t in tests
+                if (n := t.numbers.get("runs_to_settle")) is not None]
         if st.settle:
             parts.append(f"What would settle it: {st.settle.rstrip('.')}.")
         elif need:

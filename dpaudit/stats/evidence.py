@@ -564,8 +564,8 @@ def _interval(m: Measurement, alpha: float) -> tuple[float, float, float | None,
         return (float(cp_lower(m.count, m.runs, alpha / 2)),
                 float(cp_upper(m.count, m.runs, alpha / 2)), alpha, "clopper-pearson", True)
     if m.ratio_of is not None:
-        a, b = (s.interval(alpha / 2.0) for s in m.ratio_of)
-        lo, hi = ratio_bounds(a, b)
+        num, den = (s.interval(alpha / 2.0) for s in m.ratio_of)
+        lo, hi = ratio_bounds(num, den)
         return lo, hi, alpha, f"ratio of {BOUNDED}", True
     if m.summary is not None:
         iv = m.summary.interval(alpha)
