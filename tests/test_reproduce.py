@@ -45,7 +45,7 @@ def test_reproduce_list_and_missing_folder_created(tmp_path, capsys) -> None:
     out = tmp_path / "new" / "folder"
     assert main(["reproduce", "azize-basu-fig2", "--horizon", "1e3", "--runs", "2",
                  "--out", str(out)]) == 0
-    assert sorted(p.suffix for p in out.iterdir()) == [".csv", ".md", ".png"]
+    assert sorted(p.suffix for p in out.iterdir()) == [".csv", ".json", ".md", ".png"]
 
 
 def test_reproduce_imports_no_algorithm() -> None:
