@@ -28,6 +28,8 @@ from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms._kl import kl_ucb_index
 from dpaudit.algorithms._lockstep import result, run_chunks, tie_break
 from dpaudit.algorithms._policy import LockstepIndexPolicy, PlainState
+from dpaudit.algorithms.baselines._kl_ucb_kernel import kl_ucb_kernel
+from dpaudit.algorithms.baselines._thompson_kernel import thompson_kernel
 from dpaudit.algorithms.baselines._ucb_kernel import ucb_step
 from dpaudit.algorithms.baselines.bounds import (
     KL_UCB_NO_BOUND,
@@ -158,7 +160,7 @@ class KLUCB(_SimplePolicy):
         self.c = check_real("c", c, low=0.0)
 
     def kernel(self) -> tuple:
-        return sk.kl_ucb_kernel, (float(self.c),)
+        return kl_ucb_kernel, (float(self.c),)
 
     def _choose(self, n, s, t, v, rng):
         lt = math.log(t)
@@ -180,7 +182,7 @@ class Thompson(_SimplePolicy):
         self.prior_b = check_real("prior_b", prior_b, low=0.0, low_open=True)
 
     def kernel(self) -> tuple:
-        return sk.thompson_kernel, (float(self.prior_a), float(self.prior_b))
+        return thompson_kernel, (float(self.prior_a), float(self.prior_b))
 
     def _choose(self, n, s, t, v, rng):
         theta = rng.beta(self.prior_a + s, self.prior_b + n - s)
