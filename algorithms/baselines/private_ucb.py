@@ -13,7 +13,7 @@ bound over arms and steps as implemented by the public re-implementation that Az
 experiments follow; Mishra & Thakurta's own constant is not in our sources. ``levels`` is a
 named parameter: ``"exact"`` (the default, private) or ``"ceil_log2"``, the often printed
 ``ceil(log2 T)``, which is one level short when ``T`` is a power of two (the broken twin the
-``private-ucb-faulty`` audit must reject).
+``private-ucb-ceil-log2`` audit, alias ``private-ucb-faulty``, must reject).
 
 Privacy: a changed reward enters the counter of one arm; the tree releases are post-processed
 into actions; ``epsilon``-DP when every element lies in at most ``L`` used nodes.
