@@ -1,10 +1,13 @@
-"""The shared ``Policy`` implementation of the UCB-family index policies.
+"""The shared ``Policy`` implementation of the lockstep index policies (the generic driver).
 
-:class:`LockstepIndexPolicy` gives a policy of :mod:`._kernels` its ``simulate`` (runs in
-lockstep, numbers pre-drawn per chunk, numpy or compiled step) and its ``simulate_per_step``
-(a plain loop over runs and steps that draws every reward and every counter node when it is
-needed, from node definitions rather than the incremental bookkeeping: an independent
-implementation with the same law, used by the law tests and the benchmark).
+:class:`LockstepIndexPolicy` gives an index policy its ``simulate`` (runs in lockstep,
+numbers pre-drawn per chunk, the numpy reference :func:`._kernels.step_numpy` or the
+policy's compiled step) and its ``simulate_per_step`` (a plain loop over runs and steps that
+draws every reward and every counter node when it is needed, from node definitions rather
+than the incremental bookkeeping: an independent implementation with the same law, used by
+the law tests and the benchmark). The loops are here; the math (index, choice and update
+rules, on both paths) is the policy's, in its paper's package: this module names no
+algorithm.
 """
 
 from __future__ import annotations
@@ -15,25 +18,71 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
-from dpaudit.algorithms._counters import HYBRID, LEVELS, TREE, ExplicitCounter
+from dpaudit.algorithms._counters import LEVELS
 from dpaudit.algorithms._lockstep import result, run_chunks
 from dpaudit.sim.bandits import SimulationResult, check_simulation, result_from_actions
 
-__all__ = ["LockstepIndexPolicy"]
+__all__ = ["LockstepIndexPolicy", "PlainState"]
 
 
 class LockstepIndexPolicy:
-    """Base of UCB, DP-UCB-Bound, DP-UCB, Private-UCB and DP-UCB-Int (see :mod:`._kernels`).
+    """Base of an index policy simulated in lockstep (a public loop with private hooks).
 
-    Subclasses set ``name`` and ``kind`` and implement :meth:`constants`.
+    A subclass sets ``name`` and implements its math, once per path:
+
+    * :meth:`constants`: ``(prm, table, noise_per_step)``, its constants for an instance size;
+    * :meth:`round_robin`: how many first steps play the arms in turn (``K``);
+    * :meth:`index_numpy` and :meth:`update_numpy`: the numpy lockstep reference's index of
+      every run and arm, and the update of its noisy statistics after a pull (with the
+      releases it records);
+    * :meth:`step_compiled`: one chunk by its compiled kernel, the same numbers;
+    * :meth:`plain_start`, :meth:`plain_index`, :meth:`plain_update`: the plain per-step
+      reference (one run, one step at a time, noise drawn when first used).
     """
 
     name = "index policy"
-    kind = kern.UCB
 
     def constants(self, n_arms: int, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
         """``(prm, table, noise_per_step)`` of the kernel for this instance size."""
-        return np.zeros(3), np.zeros(horizon + 2), 0
+        raise NotImplementedError
+
+    def round_robin(self, n_arms: int, prm: np.ndarray) -> int:
+        """The steps ``t <= round_robin`` play arm ``(t - 1) mod K`` (each arm once: ``K``)."""
+        return n_arms
+
+    def index_numpy(self, st: kern.State, logt: float, prm: np.ndarray,
+                    table: np.ndarray) -> np.ndarray:
+        """Every run's index of every arm at a step with ``ln t = logt`` (shape ``(runs,
+        K)``); the argmax is played, ties broken uniformly."""
+        raise NotImplementedError
+
+    def update_numpy(self, st: kern.State, rows: np.ndarray, arm: np.ndarray,
+                     pos: np.ndarray, z: np.ndarray, t: int, logt: float, prm: np.ndarray,
+                     table: np.ndarray, releases) -> None:
+        """After the pulls ``arm`` (``st.n``, ``st.s`` already updated; ``pos`` the arms' new
+        counts, ``z`` the step's standard Laplace draws): the policy's noisy statistics,
+        and every release to ``releases`` (the recording hook) when it is not ``None``."""
+
+    def step_compiled(self, st: kern.State, ch, gaps: np.ndarray, prm: np.ndarray,
+                      table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+                      actions: np.ndarray, record: bool) -> None:
+        """One chunk by the policy's compiled kernel (same numbers as
+        :func:`._kernels.step_numpy` with its hooks)."""
+        raise NotImplementedError
+
+    def plain_start(self, n_arms: int, prm: np.ndarray, rng: np.random.Generator
+                    ) -> PlainState:
+        """The plain reference's state of one run (counts and sums; counters, releases)."""
+        return PlainState(n_arms)
+
+    def plain_index(self, ps: PlainState, a: int, t: int, lt: float, prm: np.ndarray,
+                    table: np.ndarray) -> float:
+        """Arm ``a``'s index at step ``t`` (``lt = ln t``) in the plain reference."""
+        raise NotImplementedError
+
+    def plain_update(self, ps: PlainState, arm: int, t: int, prm: np.ndarray,
+                     table: np.ndarray, rng: np.random.Generator) -> None:
+        """After the pull of ``arm`` (``ps.n``, ``ps.s`` already updated)."""
 
     def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
                  checkpoints: Sequence[int] = (), record: bool = False,
@@ -52,13 +101,14 @@ class LockstepIndexPolicy:
         prm, table, nz = self.constants(k, horizon)
         st = kern.State(runs, k, LEVELS)
         gaps = np.asarray(source.gaps, dtype=float)
-        stepper = kern.step_numba if use_numba else kern.step_numpy
 
         def step(ch, regret, curve, actions):
-            if releases is None:
-                stepper(self.kind, st, ch, gaps, prm, table, regret, curve, actions)
+            if use_numba:
+                rec = actions is not None
+                act = actions if rec else np.zeros((1, 1), dtype=np.int8)
+                self.step_compiled(st, ch, gaps, prm, table, regret, curve, act, rec)
             else:
-                kern.step_numpy(self.kind, st, ch, gaps, prm, table, regret, curve, actions,
+                kern.step_numpy(self, st, ch, gaps, prm, table, regret, curve, actions,
                                 releases)
 
         regret, curve, cps, actions = run_chunks(
@@ -74,54 +124,38 @@ class LockstepIndexPolicy:
         horizon, runs, cps = check_simulation(source, horizon, runs, rng, checkpoints)
         k = int(source.n_arms)
         prm, table, _ = self.constants(k, horizon)
-        actions = np.stack([_run_one(self.kind, k, horizon, prm, table, source, rng)
+        actions = np.stack([self._run_one(k, horizon, prm, table, source, rng)
                             for _ in range(runs)])
         return result_from_actions(actions, np.asarray(source.gaps, dtype=float), cps,
                                    record=record)
 
 
-def _run_one(kind: int, k: int, horizon: int, prm: np.ndarray, table: np.ndarray,
-             source, rng: np.random.Generator) -> np.ndarray:
-    n = [0] * k
-    s = [0.0] * k
-    pm = [0.0] * k
-    fidx = [0.0] * k
-    counters = []
-    if kind in (kern.BOUND, kern.DPUCB):
-        counters = [ExplicitCounter(HYBRID, prm[0], prm[1], rng) for _ in range(k)]
-    elif kind == kern.PRIVATE:
-        counters = [ExplicitCounter(TREE, prm[0], 0.0, rng) for _ in range(k)]
-    init = k * int(prm[0]) if kind == kern.INT else k
-    arms = np.zeros(horizon, dtype=np.int64)
-    for t in range(1, horizon + 1):
-        if t <= init:
-            arm = (t - 1) % k
-        else:
-            lt = math.log(t)
-            idx = []
-            for a in range(k):
-                bonus = math.sqrt(2 * lt / n[a])
-                if kind == kern.UCB:
-                    idx.append(s[a] / n[a] + math.sqrt(prm[0] * lt / n[a]))
-                elif kind == kern.INT:
-                    idx.append(fidx[a] if prm[2] > 0 else pm[a] + bonus)
-                else:
-                    held = t - 1 if kind == kern.DPUCB else n[a]
-                    value = (s[a] + counters[a].noise(held)) / n[a] + bonus
-                    if kind == kern.BOUND:
-                        factor = 1.0 if n[a] & (n[a] - 1) == 0 else math.log(n[a]) + 1.0
-                        value += prm[2] * math.log(4.0 * t ** 4) * factor / n[a]
-                    elif kind == kern.PRIVATE:
-                        value += prm[1] / n[a]
-                    idx.append(value)
-            best = max(idx)
-            tied = [a for a in range(k) if idx[a] == best]
-            arm = tied[int(rng.integers(len(tied)))]
-        x = float(source.rewards(t, np.array([arm]), rng)[0])
-        n[arm] += 1
-        s[arm] += x
-        if kind == kern.INT and n[arm] % int(prm[1]) == 0:
-            pm[arm] = s[arm] / n[arm] + float(rng.laplace(0.0, table[n[arm]]))
-            fidx[arm] = pm[arm] + math.sqrt(2 * math.log(t) / n[arm])
-        arms[t - 1] = arm
-    return arms
+    def _run_one(self, k: int, horizon: int, prm: np.ndarray, table: np.ndarray, source,
+                 rng: np.random.Generator) -> np.ndarray:
+        ps = self.plain_start(k, prm, rng)
+        init = self.round_robin(k, prm)
+        arms = np.zeros(horizon, dtype=np.int64)
+        for t in range(1, horizon + 1):
+            if t <= init:
+                arm = (t - 1) % k
+            else:
+                lt = math.log(t)
+                idx = [self.plain_index(ps, a, t, lt, prm, table) for a in range(k)]
+                best = max(idx)
+                tied = [a for a in range(k) if idx[a] == best]
+                arm = tied[int(rng.integers(len(tied)))]
+            x = float(source.rewards(t, np.array([arm]), rng)[0])
+            ps.n[arm] += 1
+            ps.s[arm] += x
+            self.plain_update(ps, arm, t, prm, table, rng)
+            arms[t - 1] = arm
+        return arms
+
+
+class PlainState:
+    """One run of the plain reference: counts ``n`` and sums ``s`` (lists over the arms);
+    a policy adds what it keeps (its counters, its released means)."""
+
+    def __init__(self, n_arms: int) -> None:
+        self.n = [0] * n_arms
+        self.s = [0.0] * n_arms

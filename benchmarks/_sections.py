@@ -207,6 +207,7 @@ def _kl_roots_row(runs: int, horizon: int) -> Iterator[Row]:
     """KL-UCB's certified windows against its plain kernel (every step's roots), same
     decisions (tested): the speed-up of skipping roots."""
     from dpaudit.algorithms import _step_kernels as sk
+    from dpaudit.algorithms.baselines import _kl_ucb_kernel as klk
     from dpaudit.sim.bandits import check_simulation
     entry = all_policies().get("kl-ucb")
     if entry is None:
@@ -219,10 +220,10 @@ def _kl_roots_row(runs: int, horizon: int) -> Iterator[Row]:
         return sk.run_kernel(kernel, src, hh, rr, rng=np.random.default_rng(5), cps=cps,
                              record=False, params=params)[0]
 
-    run(sk.kl_ucb_plain_kernel, (c, True), 50)  # compile
+    run(klk.kl_ucb_plain_kernel, (c, True), 50)  # compile
     plain_h = max(horizon // 10, 1000)
-    plain, _ = cpu_timed(lambda: run(sk.kl_ucb_plain_kernel, (c, True), plain_h))
-    fast, _ = cpu_timed(lambda: run(sk.kl_ucb_kernel, (c,), plain_h))
+    plain, _ = cpu_timed(lambda: run(klk.kl_ucb_plain_kernel, (c, True), plain_h))
+    fast, _ = cpu_timed(lambda: run(klk.kl_ucb_kernel, (c,), plain_h))
     a, b = runs * plain_h / fast, runs * plain_h / plain
     yield Row("per-step", f"kl-ucb certified windows: arm-pulls per CPU second, {runs} runs, "
               f"T={plain_h}", a, b, a / b,

@@ -1,4 +1,5 @@
-"""The compiled simulation kernels (``dpaudit.algorithms._step_kernels``) and the fallback.
+"""The compiled per-step kernels (in the paper packages, run by
+``dpaudit.algorithms._step_kernels``) and the fallback.
 
 * Same seed, same numbers: each policy's compiled kernel and the kernel's own Python
   function (``py_func``, the code numba compiles) consume the caller's generator identically

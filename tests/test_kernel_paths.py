@@ -121,11 +121,11 @@ def test_kl_ucb_pruned_and_windowed_argmax_is_the_full_argmax(seed, means, horiz
     """The fast kernel (Pinsker pruning, certified windows, block-fed uniforms) against the
     plain kernel with every arm's root computed at every step: identical actions, regret,
     counts, sums, curve and generator state (equal and 0/1 means make exact ties)."""
-    from dpaudit.algorithms import _step_kernels as sk
+    from dpaudit.algorithms.baselines import _kl_ucb_kernel as klk
     source = BernoulliRewards(means)
     horizon = max(horizon, len(means))
-    fast = _kl_runs(sk.kl_ucb_kernel, (c,), source, horizon, 3, seed)
-    full = _kl_runs(sk.kl_ucb_plain_kernel, (c, False), source, horizon, 3, seed)
+    fast = _kl_runs(klk.kl_ucb_kernel, (c,), source, horizon, 3, seed)
+    full = _kl_runs(klk.kl_ucb_plain_kernel, (c, False), source, horizon, 3, seed)
     for field in ("actions", "regret", "counts", "curve"):
         assert np.array_equal(getattr(fast[0], field), getattr(full[0], field)), field
     assert np.array_equal(fast[1], full[1]) and fast[2] == full[2]
@@ -135,10 +135,10 @@ def test_kl_ucb_pruned_and_windowed_argmax_is_the_full_argmax(seed, means, horiz
 @pytest.mark.parametrize("block", [1, 2, 7, 64])
 def test_kl_ucb_blocks_ending_mid_step_keep_the_stream(monkeypatch, block):
     """Tiny blocks end inside steps that also draw a tie-break uniform (equal arms)."""
-    from dpaudit.algorithms import _step_kernels as sk
+    from dpaudit.algorithms.baselines import _kl_ucb_kernel as klk
     source = BernoulliRewards([0.5, 0.5, 0.5])
-    fast = _kl_runs(sk.kl_ucb_kernel, (0.0,), source, 400, 3, 9, monkeypatch, block)
-    plain = _kl_runs(sk.kl_ucb_plain_kernel, (0.0, True), source, 400, 3, 9)
+    fast = _kl_runs(klk.kl_ucb_kernel, (0.0,), source, 400, 3, 9, monkeypatch, block)
+    plain = _kl_runs(klk.kl_ucb_plain_kernel, (0.0, True), source, 400, 3, 9)
     assert np.array_equal(fast[0].actions, plain[0].actions) and fast[2] == plain[2]
 
 
@@ -174,9 +174,10 @@ def test_apt_lanes_give_the_one_run_kernels_numbers(monkeypatch, lane_numbers):
     the rest one by one: identical actions, regret, counts, sums, curve and generator state
     to the block-fed one-run kernel, on Bernoulli, tied, revised and table sources."""
     from dpaudit.algorithms import _step_kernels as sk
+    from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025 import _apt_kernel as aptk
     if lane_numbers is not None:
         monkeypatch.setattr(sk, "LANE_NUMBERS", lane_numbers)
-    one_run = sk.BlockFed(sk._apt_block, 2)
+    one_run = sk.BlockFed(aptk._apt_block, 2)
     horizon = 300
     table = np.random.default_rng(2).random((horizon, 4))
     sources = [BernoulliRewards([0.3, 0.4, 0.6, 0.7]), BernoulliRewards([0.5, 0.5, 0.5, 0.5]),
@@ -186,7 +187,7 @@ def test_apt_lanes_give_the_one_run_kernels_numbers(monkeypatch, lane_numbers):
     for source in sources:
         for runs in (1, 3, 4, 5, 9):
             for record in (True, False):
-                a = _apt_runs(sk.apt_kernel, source, horizon, runs, 13, record)
+                a = _apt_runs(aptk.apt_kernel, source, horizon, runs, 13, record)
                 b = _apt_runs(one_run, source, horizon, runs, 13, record)
                 for field in ("regret", "counts", "curve", "actions"):
                     assert np.array_equal(getattr(a[0], field), getattr(b[0], field)), field

@@ -7,11 +7,17 @@
   that compares with another package's algorithm takes it from the registry by name.
 * Every folder with an ``__init__.py`` is listed in ``pyproject.toml``'s ``packages`` (a
   non-editable install carries it).
+* The shared modules of ``algorithms/`` (``algorithms/_*.py``) name no paper's algorithm in
+  their code: no identifier or string (docstrings aside) holds a registered policy's name or
+  class name, and no policy carries a ``kind`` code for a shared module to switch on; an
+  algorithm's index, choice and update rules (numpy reference and compiled kernel) live in
+  its paper's package, and the shared drivers call them as hooks.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -132,3 +138,142 @@ def test_every_package_folder_is_listed_in_pyproject():
 ])
 def test_package_of_reads_the_layout(module, expected):
     assert _package_of(module) == expected
+
+
+# -- the shared modules of algorithms/ name no algorithm ---------------------------------------
+#: words of registered names that are privacy notions or a divergence, not an algorithm
+NOT_ALGORITHMS = {"dp", "ldp", "gdp", "kl"}
+
+
+def _algorithm_names() -> tuple[set[str], set[tuple[str, ...]], set[str]]:
+    """``(class names, name token sequences, display names)`` of every registered policy:
+    its class and the public classes it derives from in a paper package; its registered name
+    split at ``-`` (``("dp", "ucb")``), also joined (``("dpucb",)``), and each of its words
+    that is an acronym in a class or display name (``FTPL`` of ``DPFTPLNew``, ``APT`` of
+    ``PrivateAPT``; not :data:`NOT_ALGORITHMS`); and its ``name``."""
+    from dpaudit.registry import all_policies
+    classes: set[str] = set()
+    tokens: set[tuple[str, ...]] = set()
+    shown: set[str] = set()
+    for key, entry in all_policies().items():
+        policy = entry.factory(**entry.small_overrides)
+        shown.add(str(getattr(policy, "name", key)))
+        for cls in type(policy).__mro__:
+            module = cls.__module__.split(".")
+            if (module[:2] == ["dpaudit", "algorithms"] and len(module) > 2
+                    and not module[2].startswith("_") and not cls.__name__.startswith("_")):
+                classes.add(cls.__name__)
+    for key in all_policies():
+        parts = tuple(key.split("-"))
+        tokens |= {parts, ("".join(parts),)}
+        tokens |= {(w,) for w in parts if w not in NOT_ALGORITHMS and any(
+            w.upper() in text for text in classes | shown)}
+    return classes, tokens, shown
+
+
+def _words(identifier: str) -> tuple[str, ...]:
+    """``DPUCBBound`` -> ``("dpucb", "bound")``, ``kl_ucb_kernel`` -> ``("kl", "ucb",
+    "kernel")``: the lower-case words of a snake_case or CamelCase identifier."""
+    out: list[str] = []
+    for part in identifier.split("_"):
+        out += [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", part)]
+    return tuple(out)
+
+
+def _contains(seq: tuple[str, ...], sub: tuple[str, ...]) -> bool:
+    return any(seq[i:i + len(sub)] == sub for i in range(len(seq) - len(sub) + 1))
+
+
+def _code_names(tree: ast.AST) -> list[tuple[int, str, str]]:
+    """``(line, what, text)`` of every identifier and every string that is not a docstring."""
+    docs = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                and isinstance(first.value.value, str):
+            docs.add(id(first.value))
+    out = []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Name):
+            out.append((line, "name", node.id))
+        elif isinstance(node, ast.Attribute):
+            out.append((line, "attribute", node.attr))
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            out.append((line, "definition", node.name))
+        elif isinstance(node, ast.arg):
+            out.append((line, "argument", node.arg))
+        elif isinstance(node, ast.alias):
+            out += [(line, "import", part) for part in node.name.split(".")]
+            if node.asname:
+                out.append((line, "import", node.asname))
+        elif isinstance(node, ast.keyword) and node.arg:
+            out.append((line, "keyword", node.arg))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and id(node) not in docs:
+            out.append((line, "string", node.value))
+    return out
+
+
+#: mathematical functions shared by several papers' algorithms, named after the bound they
+#: compute rather than after one algorithm (with the reason)
+SHARED_MATH = {
+    "kl_ucb_index": "the KL upper confidence bound max{q : kl(p, q) <= c} (Garivier & Cappe "
+                    "2011), computed for KL-UCB and for AdaP-KLUCB (Azize & Basu 2022)",
+    "ucb1_upper": "UCB1's regret bound (Auer, Cesa-Bianchi & Fischer 2002, Theorem 1), the "
+                  "floor every UCB-type private bound is compared with (several papers' "
+                  "audits)",
+}
+
+
+def _shared_algorithm_modules() -> list[Path]:
+    return sorted(p for p in (ROOT / "algorithms").glob("_*.py") if p.name != "__init__.py")
+
+
+def test_shared_algorithm_modules_name_no_algorithm():
+    classes, tokens, shown = _algorithm_names()
+    assert {"UCB", "DPUCB", "KLUCB", "Thompson"} <= classes  # the registry was read
+    offenders = []
+    for path in _shared_algorithm_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for line, what, text in _code_names(tree):
+            if text in SHARED_MATH:
+                continue
+            if what == "string":
+                hits = [n for n in shown if n in text] + [
+                    "-".join(t) for t in tokens if re.search(
+                        rf"(?<![\w-]){re.escape('-'.join(t))}(?![\w-])", text)]
+            else:
+                words = _words(text)
+                hits = [c for c in classes if c == text] + [
+                    "-".join(t) for t in tokens if _contains(words, t)]
+            if hits:
+                offenders.append(f"algorithms/{path.name}:{line} {what} {text!r} names "
+                                 f"{sorted(set(hits))}")
+    assert not offenders, ("the shared modules of algorithms/ name no algorithm (put the "
+                           "algorithm's math in its package, called as a hook):\n"
+                           + "\n".join(offenders))
+
+
+def test_no_policy_carries_a_kind_code():
+    """A shared driver dispatches on no per-algorithm code: a policy brings its hooks."""
+    from dpaudit.registry import all_policies
+    coded = sorted(key for key, entry in all_policies().items()
+                   if hasattr(entry.factory(**entry.small_overrides), "kind"))
+    assert not coded, f"policies with a kind code: {coded}"
+
+
+def test_the_name_check_sees_what_it_must_refuse(tmp_path):
+    """The checker flags the forms an algorithm's name takes in code: a kind code, a kernel
+    named after the policy, a class name, a registered name in a string."""
+    classes, tokens, shown = _algorithm_names()
+    src = ("UCB, BOUND, DPUCB = 0, 1, 2\n"
+           "def kl_ucb_plain_kernel(x):\n    return x\n"
+           "class DPUCBBound:\n    pass\n"
+           "LABEL = 'dp-ucb'\n")
+    found = {text for _, what, text in _code_names(ast.parse(src))
+             if (what == "string" and "dp-ucb" in text)
+             or any(_contains(_words(text), t) for t in tokens) or text in classes}
+    assert {"UCB", "DPUCB", "kl_ucb_plain_kernel", "DPUCBBound", "dp-ucb"} <= found
+    assert "BOUND" not in found and "x" not in found

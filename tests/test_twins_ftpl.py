@@ -158,3 +158,21 @@ def test_gdp_elim_new_twins_phase_one_release(cls):
         assert np.allclose(cdf(theta[:, 1], 1) - cdf(theta[:, 0], 0), 0.0, atol=1e-9)
     else:  # the phase means themselves
         assert np.allclose(theta, [(n1 - 1.0) / n1, 0.0])
+
+
+def test_no_start_phase_twin_true_loss_is_the_gaussian_shift_at_count_one():
+    """At ``N = 1`` one changed observation is a Gaussian shift with ``mu = 1/sqrt 2``: its
+    exact ``delta`` is the claim's 0.01 at the registered ``eps``, above it just below, and
+    smaller at every larger count (so the first perturbed step is the worst)."""
+    from dpaudit.mechanisms.gauss_perturbation import gauss_exact_delta
+    from dpaudit.registry import all_policies
+    eps = t.NO_START_PHASE_TRUE_EPSILON
+    at = gauss_exact_delta(eps, 1, variance_numerator=2.0)
+    assert abs(float(at.value) - 0.01) <= 1e-9 + float(at.error)
+    assert float(gauss_exact_delta(eps * (1 - 1e-6), 1, variance_numerator=2.0).value) > 0.01
+    assert all(float(gauss_exact_delta(eps, n, variance_numerator=2.0).value) < 0.01
+               for n in (2, 5, 50))
+    audits, policies = all_audits(), all_policies()
+    assert audits["dp-ftpl-gauss-no-start-phase"].true_epsilon == eps
+    assert audits["dp-ftpl-gauss-faulty"].variant is t.DPFTPLGaussNoStartPhase  # the alias
+    assert policies["dp-ftpl-gauss-faulty"] is policies["dp-ftpl-gauss-no-start-phase"]

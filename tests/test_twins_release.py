@@ -51,6 +51,28 @@ def test_private_ucb_twin_loss_over_the_audited_tree(cls, key):
     assert math.isclose(worst, base.TRUE_EPSILON[key], rel_tol=1e-12)
 
 
+def test_private_ucb_ceil_log2_twin_loss_over_its_audited_tree():
+    """``L = ceil(log2 T) = 10`` at ``T = 1024``: element 1 in 11 nodes of ``Lap(10/eps)``."""
+    alg = base.PrivateUCBOneLevelShort(EPS, horizon=base.CEIL_LOG2_HORIZON)
+    per_element = loss_per_element(TREE, alg.horizon, alg.node_scale)
+    assert math.isclose(per_element.max(), base.TRUE_EPSILON["private-ucb-ceil-log2"],
+                        rel_tol=1e-12)
+    assert math.isclose(per_element[0], per_element.max(), rel_tol=1e-12)  # element 1
+
+
+def test_old_faulty_names_are_aliases_of_the_same_twin():
+    """A registered name never changes meaning: ``private-ucb-faulty`` is the ceil-log2 twin
+    under its first name (the same policy entry, the same check)."""
+    from dataclasses import replace
+
+    from dpaudit.registry import all_policies
+    policies, audits = all_policies(), all_audits()
+    assert policies["private-ucb-faulty"] is policies["private-ucb-ceil-log2"]
+    new, old = audits["private-ucb-ceil-log2"], audits["private-ucb-faulty"]
+    assert replace(old, name=new.name) == new
+    assert new.true_epsilon == old.true_epsilon == pytest.approx(1.1, rel=1e-12)
+
+
 @pytest.mark.parametrize("cls,bug", [(tossou.DPUCBSqrt2Scale, "sqrt2-scale"),
                                      (tossou.DPUCBNoSplit, "no-split"),
                                      (tossou.DPUCBBoundSqrt2Scale, "sqrt2-scale"),

@@ -49,6 +49,7 @@ from scipy.special import expit
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
+from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025._apt_kernel import apt_kernel
 from dpaudit.mechanisms import PrivBern
 from dpaudit.sim.bandits import (
     Instance,
@@ -172,7 +173,7 @@ class PrivateAPT(_PrivBernPolicy):
                  rng: np.random.Generator, checkpoints=(), record: bool = False,
                  backend: str = "auto", releases=None) -> SimulationResult:
         """``runs`` runs of ``horizon`` pulls: compiled, one run at a time (``backend``
-        ``"auto"``/``"numba"``, :func:`._step_kernels.apt_kernel`), or in lockstep with numpy
+        ``"auto"``/``"numba"``, :data:`._apt_kernel.apt_kernel`), or in lockstep with numpy
         (``"numpy"``); the same law. ``extra``: ``accepted`` (runs, K), ``private_means``
         (runs, K) and, on a source with means, ``loss`` (runs,) of Eq. (2). Regret is the
         pseudo-regret of the pulls (not the objective of pure exploration). ``releases`` (the
@@ -236,7 +237,7 @@ class PrivateAPT(_PrivBernPolicy):
     def kernel(self) -> tuple:
         """``(apt_kernel, (tau^eps, gamma^eps, P[Y=1 | r=1], P[Y=1 | r=0]))``."""
         p_hi, p_lo = (float(self.mechanism.prob_one(x)) for x in (1.0, 0.0))
-        return sk.apt_kernel, (float(self.tau_eps), float(self.gamma_eps), p_hi, p_lo)
+        return apt_kernel, (float(self.tau_eps), float(self.gamma_eps), p_hi, p_lo)
 
     def _extra(self, sums, counts, source) -> dict:
         mu_hat = sums / counts

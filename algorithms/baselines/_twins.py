@@ -1,5 +1,8 @@
 """Planted twins of DP-SE (Sajed & Sheffet 2019) and Private-UCB (Mishra & Thakurta 2015).
 
+(:class:`PrivateUCBOneLevelShort`, ``private-ucb-ceil-log2``, was registered first as
+``private-ucb-faulty``; that name stays, an alias of the same twin.)
+
 Each twin overrides one inline computation of the code path; its docstring says what is
 wrong and derives its true privacy loss exactly: the pure-DP loss of the release transcript
 (everything the code releases) over reward tables differing at one step, at the default
@@ -17,10 +20,12 @@ import numpy as np
 
 from dpaudit.algorithms.baselines.dp_se import DPSE
 from dpaudit.algorithms.baselines.dp_se import POLICIES as _DPSE_POLICIES
+from dpaudit.algorithms.baselines.private_ucb import POLICIES as _PRIVATE_UCB_POLICIES
 from dpaudit.algorithms.baselines.private_ucb import PrivateUCB
 
 __all__ = ["POLICIES", "DPSEArmsScale", "DPSESharedDraw", "DPSESqrt2Scale",
-           "PrivateUCBNoLevelSplit", "PrivateUCBSqrt2Scale", "TRUE_EPSILON"]
+           "PrivateUCBNoLevelSplit", "PrivateUCBOneLevelShort", "PrivateUCBSqrt2Scale",
+           "TRUE_EPSILON"]
 
 
 class DPSESqrt2Scale(DPSE):
@@ -106,10 +111,33 @@ class PrivateUCBNoLevelSplit(PrivateUCB):
         self.node_scale = 1.0 / self.epsilon  # BROKEN: eps per node, not eps / L
 
 
-#: exact true loss at eps = 1 (Private-UCB: tree horizon T = 8, L = 4)
+class PrivateUCBOneLevelShort(PrivateUCB):
+    """Private-UCB whose tree noise uses ``L = ceil(log2 T)`` levels. BROKEN.
+
+    Everything else is Mishra & Thakurta 2015's Private-UCB; the often printed level count
+    ``ceil(log2 T)`` replaces ``floor(log2 T) + 1`` (the ``levels="ceil_log2"`` parameter).
+    What is wrong: at ``T = 2^k`` element 1 lies in ``k + 1`` released nodes (one per level
+    ``0..k``: ``[1, 1], [1, 2], .., [1, 2^k]``) but each carries ``Lap(k/eps)``. True loss at
+    the tree horizon its audit runs, ``T = 1024 = 2^10`` (so ``L = 10``): element 1's 11
+    nodes, each of sensitivity 1 and loss ``eps/10``, compose to ``11 eps/10`` = 1.1 at eps =
+    1, and no element lies in more nodes; the actions are post-processing.
+    """
+
+    name = "Private-UCB (ceil(log2 T) levels, faulty)"
+
+    def __init__(self, epsilon: float, *, horizon: int, gamma: float = 0.1) -> None:
+        super().__init__(epsilon, horizon=horizon, gamma=gamma, levels="ceil_log2")
+
+
+#: the tree horizon of :class:`PrivateUCBOneLevelShort`'s audit (``private-ucb-ceil-log2``)
+CEIL_LOG2_HORIZON = 1024
+
+#: exact true loss at eps = 1 (Private-UCB: tree horizon T = 8, L = 4; the ceil-log2 twin at
+#: T = 1024, L = 10)
 TRUE_EPSILON = {"dp-se-sqrt2-scale": math.sqrt(2.0), "dp-se-arms-scale": 2.0,
                 "dp-se-shared-draw": math.inf,
-                "private-ucb-sqrt2-scale": math.sqrt(2.0), "private-ucb-no-level-split": 4.0}
+                "private-ucb-sqrt2-scale": math.sqrt(2.0), "private-ucb-no-level-split": 4.0,
+                "private-ucb-ceil-log2": 11.0 / 10.0}
 
 
 _DPSE = _DPSE_POLICIES["dp-se"]
@@ -122,3 +150,13 @@ POLICIES = {
     for bug, cls in (("sqrt2-scale", DPSESqrt2Scale), ("arms-scale", DPSEArmsScale),
                      ("shared-draw", DPSESharedDraw))
 }
+
+_PRIVATE = _PRIVATE_UCB_POLICIES["private-ucb"]
+_CEIL_LOG2 = _PRIVATE.twin(
+    partial(PrivateUCBOneLevelShort, epsilon=1.0, horizon=CEIL_LOG2_HORIZON),
+    "Mishra & Thakurta 2015, Private-UCB with ceil(log2 T) tree levels (broken)",
+    invalid=tuple(kw for kw in _PRIVATE.invalid if "levels" not in kw),
+    true_epsilon=TRUE_EPSILON["private-ucb-ceil-log2"])
+#: ``private-ucb-faulty``: the name the ceil-log2 twin was first registered under (README,
+#: docs and benchmark results use it), kept as an alias: the same entry
+POLICIES["private-ucb-ceil-log2"] = POLICIES["private-ucb-faulty"] = _CEIL_LOG2

@@ -13,7 +13,7 @@ bound over arms and steps as implemented by the public re-implementation that Az
 experiments follow; Mishra & Thakurta's own constant is not in our sources. ``levels`` is a
 named parameter: ``"exact"`` (the default, private) or ``"ceil_log2"``, the often printed
 ``ceil(log2 T)``, which is one level short when ``T`` is a power of two (the broken twin the
-``private-ucb-faulty`` audit must reject).
+``private-ucb-ceil-log2`` audit, alias ``private-ucb-faulty``, must reject).
 
 Privacy: a changed reward enters the counter of one arm; the tree releases are post-processed
 into actions; ``epsilon``-DP when every element lies in at most ``L`` used nodes.
@@ -27,7 +27,9 @@ from functools import partial
 import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
-from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms._counters import TREE, ExplicitCounter, increment_selected
+from dpaudit.algorithms._policy import LockstepIndexPolicy, PlainState
+from dpaudit.algorithms.baselines._private_ucb_kernel import private_ucb_step
 from dpaudit.algorithms.baselines.bounds import PRIVATE_UCB_NO_BOUND
 from dpaudit.algorithms.baselines.instances import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.mechanisms.counting import tree_levels
@@ -59,7 +61,6 @@ class PrivateUCB(LockstepIndexPolicy):
     """
 
     name = "Private-UCB"
-    kind = kern.PRIVATE
 
     def __init__(self, epsilon: float, *, horizon: int, gamma: float = 0.1,
                  levels: str = "exact") -> None:
@@ -82,6 +83,42 @@ class PrivateUCB(LockstepIndexPolicy):
                 f"horizon={horizon} must be at most the tree's horizon {self.horizon}")
         # no table: the Private-UCB index reads none (memory stays flat in the horizon)
         return np.array([self.node_scale, self.widening(n_arms), 0.0]), np.zeros(1), 1
+
+    def index_numpy(self, st: kern.State, logt: float, prm: np.ndarray,
+                    table: np.ndarray) -> np.ndarray:
+        """``(s + N)/n + sqrt(2 ln t / n) + B/n`` (``B = prm[1]``, :meth:`widening`)."""
+        n = st.n.astype(float)
+        bonus = np.sqrt(2.0 * logt / n)
+        mean = (st.s + st.lsum + st.tsum) / n
+        return mean + bonus + prm[1] / n
+
+    def update_numpy(self, st: kern.State, rows: np.ndarray, arm: np.ndarray,
+                     pos: np.ndarray, z: np.ndarray, t: int, logt: float, prm: np.ndarray,
+                     table: np.ndarray, releases) -> None:
+        """The pulled arm's tree takes its reward (node scale ``prm[0]``; release
+        ``"counter"``)."""
+        increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, z[:, 0], TREE, prm[0],
+                           0.0)
+        if releases is not None:
+            releases.record(st.s[rows, arm] + st.lsum[rows, arm] + st.tsum[rows, arm],
+                            step=t, arm=arm, label="counter")
+
+    def step_compiled(self, st: kern.State, ch, gaps: np.ndarray, prm: np.ndarray,
+                      table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+                      actions: np.ndarray, record: bool) -> None:
+        private_ucb_step(st, ch, gaps, prm, table, regret, curve, actions, record)
+
+    def plain_start(self, n_arms: int, prm: np.ndarray, rng: np.random.Generator
+                    ) -> PlainState:
+        ps = PlainState(n_arms)
+        ps.counters = [ExplicitCounter(TREE, prm[0], 0.0, rng) for _ in range(n_arms)]
+        return ps
+
+    def plain_index(self, ps: PlainState, a: int, t: int, lt: float, prm: np.ndarray,
+                    table: np.ndarray) -> float:
+        n = ps.n[a]
+        bonus = math.sqrt(2 * lt / n)
+        return (ps.s[a] + ps.counters[a].noise(n)) / n + bonus + prm[1] / n
 
 
 POLICIES = {"private-ucb": PolicyEntry(

@@ -9,10 +9,11 @@
   (Thompson 1933; Agrawal & Goyal 2012): sample ``theta_a ~ Beta(1 + s_a, 1 + n_a - s_a)``
   and pull the argmax.
 
-UCB runs through the shared lockstep kernel (:mod:`._kernels`); KL-UCB and Thompson sampling
-run compiled kernels (:mod:`._step_kernels`: the root find or the Beta draws per arm in scalar
-compiled code), keep their numpy lockstep loops as ``backend="numpy"`` (the same law) and
-have plain per-step references.
+UCB runs through the generic lockstep driver (:mod:`.._policy`) with its index here and its
+compiled kernel in :mod:`._ucb_kernel`; KL-UCB and Thompson sampling run compiled kernels
+(:mod:`._kl_ucb_kernel`, :mod:`._thompson_kernel`: the root find or the Beta draws per arm in
+scalar compiled code, driven by :mod:`.._step_kernels`), keep their numpy lockstep loops as
+``backend="numpy"`` (the same law) and have plain per-step references.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms._kl import kl_ucb_index
 from dpaudit.algorithms._lockstep import result, run_chunks, tie_break
-from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms._policy import LockstepIndexPolicy, PlainState
+from dpaudit.algorithms.baselines._kl_ucb_kernel import kl_ucb_kernel
+from dpaudit.algorithms.baselines._thompson_kernel import thompson_kernel
+from dpaudit.algorithms.baselines._ucb_kernel import ucb_step
 from dpaudit.algorithms.baselines.bounds import (
     KL_UCB_NO_BOUND,
     THOMPSON_NO_BOUND,
@@ -49,13 +53,28 @@ class UCB(LockstepIndexPolicy):
     """
 
     name = "UCB"
-    kind = kern.UCB
 
     def __init__(self, *, exploration: float = 2.0) -> None:
         self.exploration = check_real("exploration", exploration, low=0.0, low_open=True)
 
     def constants(self, n_arms: int, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
         return np.array([self.exploration, 0.0, 0.0]), np.zeros(1), 0
+
+    def index_numpy(self, st: kern.State, logt: float, prm: np.ndarray,
+                    table: np.ndarray) -> np.ndarray:
+        """``s/n + sqrt(c ln t / n)`` (``c = prm[0]``) for every run and arm."""
+        n = st.n.astype(float)
+        return st.s / n + np.sqrt(prm[0] * logt / n)
+
+    def step_compiled(self, st: kern.State, ch, gaps: np.ndarray, prm: np.ndarray,
+                      table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+                      actions: np.ndarray, record: bool) -> None:
+        """:func:`._ucb_kernel.ucb_step` (screened, the reference's decisions)."""
+        ucb_step(st, ch, gaps, prm, regret, curve, actions, record)
+
+    def plain_index(self, ps: PlainState, a: int, t: int, lt: float, prm: np.ndarray,
+                    table: np.ndarray) -> float:
+        return ps.s[a] / ps.n[a] + math.sqrt(prm[0] * lt / ps.n[a])
 
 
 class _SimplePolicy:
@@ -141,7 +160,7 @@ class KLUCB(_SimplePolicy):
         self.c = check_real("c", c, low=0.0)
 
     def kernel(self) -> tuple:
-        return sk.kl_ucb_kernel, (float(self.c),)
+        return kl_ucb_kernel, (float(self.c),)
 
     def _choose(self, n, s, t, v, rng):
         lt = math.log(t)
@@ -163,7 +182,7 @@ class Thompson(_SimplePolicy):
         self.prior_b = check_real("prior_b", prior_b, low=0.0, low_open=True)
 
     def kernel(self) -> tuple:
-        return sk.thompson_kernel, (float(self.prior_a), float(self.prior_b))
+        return thompson_kernel, (float(self.prior_a), float(self.prior_b))
 
     def _choose(self, n, s, t, v, rng):
         theta = rng.beta(self.prior_a + s, self.prior_b + n - s)

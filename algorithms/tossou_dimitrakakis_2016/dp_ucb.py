@@ -4,7 +4,8 @@ Both keep one hybrid continual counter (Chan, Shi & Song 2011; the paper's Sec. 
 and play ``argmax_a`` of an index built on the private mean ``S~_a / n_a``; each arm is played
 once first (Alg. 1, ``t <= K``). See :mod:`._counters` for the counter (``eps/2`` to the
 logarithmic part, ``eps/2`` to the per-block binary trees, node scale ``k/(eps/2)`` in block
-``k``) and :mod:`._kernels` for the lockstep simulation.
+``k``); the numpy reference of each index and counter update is here, the compiled kernels in
+:mod:`._dp_ucb_kernels`, both run by the generic driver (:mod:`.._policy`).
 
 * **DP-UCB-Bound** (Alg. 1): the arm's counter receives its own rewards only, so its noise
   grows with ``n_a``; the index adds the counter's error bound (the paper's Eq. 2.2)::
@@ -36,8 +37,13 @@ from functools import partial
 import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
-from dpaudit.algorithms._counters import HYBRID
-from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms._counters import HYBRID, ExplicitCounter, increment_all, increment_selected
+from dpaudit.algorithms._policy import LockstepIndexPolicy, PlainState
+from dpaudit.algorithms.tossou_dimitrakakis_2016._dp_ucb_kernels import (
+    LN4,
+    dp_ucb_bound_step,
+    dp_ucb_step,
+)
 from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import (
     dp_ucb_bound_regret_bound,
     dp_ucb_regret_bound,
@@ -62,6 +68,12 @@ class _Hybrid(LockstepIndexPolicy):
         self.eps_log = self.epsilon * self.split  # proof: Chan-Shi-Song hybrid, eps split
         self.eps_bin = self.epsilon * (1.0 - self.split)
 
+    def plain_start(self, n_arms: int, prm: np.ndarray, rng: np.random.Generator
+                    ) -> PlainState:
+        ps = PlainState(n_arms)
+        ps.counters = [ExplicitCounter(HYBRID, prm[0], prm[1], rng) for _ in range(n_arms)]
+        return ps
+
 
 class DPUCBBound(_Hybrid):
     """DP-UCB-Bound (Tossou & Dimitrakakis 2016, Alg. 1); ``epsilon``-DP by Thm 3.1.
@@ -80,7 +92,6 @@ class DPUCBBound(_Hybrid):
     """
 
     name = "DP-UCB-Bound"
-    kind = kern.BOUND
 
     def __init__(self, epsilon: float, *, horizon: int | None = None, split: float = 0.5,
                  bound_constant: float = math.sqrt(8.0)) -> None:
@@ -92,6 +103,41 @@ class DPUCBBound(_Hybrid):
         prm = np.array([self.eps_log, self.eps_bin, self.bound_constant / self.epsilon])
         return prm, table, 1
 
+    def index_numpy(self, st: kern.State, logt: float, prm: np.ndarray,
+                    table: np.ndarray) -> np.ndarray:
+        """``(s + N)/n + sqrt(2 ln t / n) + nu(t, n)/n``, ``nu = c/eps (ln 4 + 4 ln t) (ln n +
+        1)`` (no ``ln n + 1`` at a power of two; ``prm[2] = c/eps``, ``table[n] = ln n``)."""
+        n = st.n.astype(float)
+        bonus = np.sqrt(2.0 * logt / n)
+        mean = (st.s + st.lsum + st.tsum) / n
+        lt4 = LN4 + 4.0 * logt
+        pow2 = (st.n & (st.n - 1)) == 0
+        nu = np.where(pow2, prm[2] * lt4, prm[2] * lt4 * (table[st.n] + 1.0))
+        return mean + bonus + nu / n
+
+    def update_numpy(self, st: kern.State, rows: np.ndarray, arm: np.ndarray,
+                     pos: np.ndarray, z: np.ndarray, t: int, logt: float, prm: np.ndarray,
+                     table: np.ndarray, releases) -> None:
+        """The pulled arm's hybrid counter takes its reward (release ``"counter"``)."""
+        increment_selected(st.nodes, st.tsum, st.lsum, rows, arm, pos, z[:, 0], HYBRID,
+                           prm[0], prm[1])
+        if releases is not None:
+            releases.record(st.s[rows, arm] + st.lsum[rows, arm] + st.tsum[rows, arm],
+                            step=t, arm=arm, label="counter")
+
+    def step_compiled(self, st: kern.State, ch, gaps: np.ndarray, prm: np.ndarray,
+                      table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+                      actions: np.ndarray, record: bool) -> None:
+        dp_ucb_bound_step(st, ch, gaps, prm, table, regret, curve, actions, record)
+
+    def plain_index(self, ps: PlainState, a: int, t: int, lt: float, prm: np.ndarray,
+                    table: np.ndarray) -> float:
+        n = ps.n[a]
+        bonus = math.sqrt(2 * lt / n)
+        value = (ps.s[a] + ps.counters[a].noise(n)) / n + bonus
+        factor = 1.0 if n & (n - 1) == 0 else math.log(n) + 1.0
+        return value + prm[2] * math.log(4.0 * t ** 4) * factor / n
+
 
 class DPUCB(_Hybrid):
     """DP-UCB (Tossou & Dimitrakakis 2016, Alg. 2); ``epsilon``-DP by Thm 3.1.
@@ -100,11 +146,38 @@ class DPUCB(_Hybrid):
     """
 
     name = "DP-UCB"
-    kind = kern.DPUCB
 
     def constants(self, n_arms: int, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
         # no table: the DP-UCB index reads none (a (T + 2) table grew memory with the horizon)
         return np.array([self.eps_log, self.eps_bin, 0.0]), np.zeros(1), n_arms
+
+    def index_numpy(self, st: kern.State, logt: float, prm: np.ndarray,
+                    table: np.ndarray) -> np.ndarray:
+        """``(s + N)/n + sqrt(2 ln t / n)``: the plain UCB index on the private sums."""
+        n = st.n.astype(float)
+        bonus = np.sqrt(2.0 * logt / n)
+        mean = (st.s + st.lsum + st.tsum) / n
+        return mean + bonus
+
+    def update_numpy(self, st: kern.State, rows: np.ndarray, arm: np.ndarray,
+                     pos: np.ndarray, z: np.ndarray, t: int, logt: float, prm: np.ndarray,
+                     table: np.ndarray, releases) -> None:
+        """Every arm's counter takes element ``t`` (the reward for the pulled arm, 0 for the
+        others; release ``"counters"``, ``arm`` the arm whose reward it was)."""
+        increment_all(st.nodes, st.tsum, st.lsum, t, z, HYBRID, prm[0], prm[1])
+        if releases is not None:
+            releases.record(st.s + st.lsum + st.tsum, step=t, arm=arm, label="counters")
+
+    def step_compiled(self, st: kern.State, ch, gaps: np.ndarray, prm: np.ndarray,
+                      table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+                      actions: np.ndarray, record: bool) -> None:
+        dp_ucb_step(st, ch, gaps, prm, regret, curve, actions, record)
+
+    def plain_index(self, ps: PlainState, a: int, t: int, lt: float, prm: np.ndarray,
+                    table: np.ndarray) -> float:
+        n = ps.n[a]
+        bonus = math.sqrt(2 * lt / n)
+        return (ps.s[a] + ps.counters[a].noise(t - 1)) / n + bonus
 
 
 _INVALID = ({"epsilon": -1.0}, {"epsilon": float("nan")}, {"epsilon": True},

@@ -17,10 +17,13 @@ Regret (Thm 3.5): UCB's regret plus an additive constant that depends on ``f``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
-from dpaudit.algorithms._policy import LockstepIndexPolicy
+from dpaudit.algorithms._policy import LockstepIndexPolicy, PlainState
+from dpaudit.algorithms.tossou_dimitrakakis_2016._dp_ucb_int_kernel import dp_ucb_int_step
 from dpaudit.algorithms.tossou_dimitrakakis_2016.bounds import DP_UCB_INT_NO_BOUND
 from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
 from dpaudit.mechanisms.interval_release import (
@@ -51,7 +54,6 @@ class DPUCBInt(LockstepIndexPolicy):
     """
 
     name = "DP-UCB-Int"
-    kind = kern.INT
     _every_pull = False  # True only in the deliberately broken variant
 
     def __init__(self, input_epsilon: float, *, v: float = 1.1,
@@ -80,6 +82,54 @@ class DPUCBInt(LockstepIndexPolicy):
         prm = np.array([float(self.interval), float(self.release_every),
                         1.0 if self.bonus == "frozen" else 0.0])
         return prm, scales, 1
+
+    def round_robin(self, n_arms: int, prm: np.ndarray) -> int:
+        """``K f`` (``f = prm[0]``): each arm ``f`` times in turn."""
+        return n_arms * int(prm[0])
+
+    def index_numpy(self, st: kern.State, logt: float, prm: np.ndarray,
+                    table: np.ndarray) -> np.ndarray:
+        """``mu~ + sqrt(2 ln t / n)`` (``"recompute"``) or the index frozen at the last
+        release (``"frozen"``, ``prm[2] > 0``)."""
+        n = st.n.astype(float)
+        bonus = np.sqrt(2.0 * logt / n)
+        return st.fidx if prm[2] > 0 else st.pm + bonus
+
+    def update_numpy(self, st: kern.State, rows: np.ndarray, arm: np.ndarray,
+                     pos: np.ndarray, z: np.ndarray, t: int, logt: float, prm: np.ndarray,
+                     table: np.ndarray, releases) -> None:
+        """When the pulled arm's count is a multiple of ``prm[1]``: ``mu~ = s/n + Lap(
+        table[n])`` is released (``"interval mean"``) and the frozen index set with it."""
+        rel = pos % int(prm[1]) == 0
+        fresh = st.s[rows, arm] / pos + z[:, 0] * table[pos]
+        st.pm[rows, arm] = np.where(rel, fresh, st.pm[rows, arm])
+        frozen = fresh + np.sqrt(2.0 * logt / pos)
+        st.fidx[rows, arm] = np.where(rel, frozen, st.fidx[rows, arm])
+        if releases is not None:
+            releases.record(fresh, step=t, arm=arm, active=rel, label="interval mean")
+
+    def step_compiled(self, st: kern.State, ch, gaps: np.ndarray, prm: np.ndarray,
+                      table: np.ndarray, regret: np.ndarray, curve: np.ndarray,
+                      actions: np.ndarray, record: bool) -> None:
+        dp_ucb_int_step(st, ch, gaps, prm, table, regret, curve, actions, record)
+
+    def plain_start(self, n_arms: int, prm: np.ndarray, rng: np.random.Generator
+                    ) -> PlainState:
+        ps = PlainState(n_arms)
+        ps.pm, ps.fidx = [0.0] * n_arms, [0.0] * n_arms
+        return ps
+
+    def plain_index(self, ps: PlainState, a: int, t: int, lt: float, prm: np.ndarray,
+                    table: np.ndarray) -> float:
+        bonus = math.sqrt(2 * lt / ps.n[a])
+        return ps.fidx[a] if prm[2] > 0 else ps.pm[a] + bonus
+
+    def plain_update(self, ps: PlainState, arm: int, t: int, prm: np.ndarray,
+                     table: np.ndarray, rng: np.random.Generator) -> None:
+        n = ps.n[arm]
+        if n % int(prm[1]) == 0:
+            ps.pm[arm] = ps.s[arm] / n + float(rng.laplace(0.0, table[n]))
+            ps.fidx[arm] = ps.pm[arm] + math.sqrt(2 * math.log(t) / n)
 
 
 def policy_factory(cls: type[DPUCBInt] = DPUCBInt):

@@ -1,5 +1,8 @@
 """Deliberately broken twins of Wang & Zhu 2023's algorithms, kept beside the correct ones.
 
+(DP-FTPL-Gauss's twin without a start phase moved to :mod:`._twins` as
+``dp-ftpl-gauss-no-start-phase``, with its true loss; ``dp-ftpl-gauss-faulty`` is its alias.)
+
 Each twin is a subclass of the correct algorithm that overrides exactly the part that is
 wrong; its docstring says what is wrong and why the paper's proof no longer applies. Each is
 registered in ``POLICIES`` with ``faulty=True`` (the conformance suite checks it like any
@@ -14,11 +17,10 @@ from functools import partial
 from dpaudit.algorithms.wang_zhu_2023.ftpl import POLICIES as _FTPL_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
-from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta
 from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 
-__all__ = ["POLICIES", "DPFTPLBetaUnpadded", "DPFTPLGaussNoStartPhase",
-           "DPFTPLNewFaultyPerturbation"]
+__all__ = ["POLICIES", "DPFTPLBetaUnpadded", "DPFTPLNewFaultyPerturbation"]
 
 
 class DPFTPLNewFaultyPerturbation(DPFTPLNew):
@@ -35,22 +37,6 @@ class DPFTPLNewFaultyPerturbation(DPFTPLNew):
 
     def make_perturbation(self) -> FaultyLemma15Perturbation:
         return FaultyLemma15Perturbation(self.epsilon, self.delta)
-
-
-class DPFTPLGaussNoStartPhase(DPFTPLGauss):
-    """DP-FTPL-Gauss without its start phase (every arm pulled once, then N(R/N, 2/N)). BROKEN.
-
-    Everything else is Wang & Zhu 2023's Algorithm 1. What is wrong: Lemma 8 needs
-    ``N >= N_G`` before the first perturbed step; at ``N = 1`` the Gaussian shift ``1/N`` with
-    standard deviation ``sqrt(2)`` has exact ``delta(1) = 0.0396 > 0.01``, and with ten other
-    arms at count 1 the next action itself is not (1, 0.01)-DP (Definition 1).
-    """
-
-    name = "DP-FTPL-Gauss (no start phase, faulty)"
-
-    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
-        super().__init__(epsilon, delta, **kwargs)
-        self.start_phase = 1  # BROKEN: the start phase N_G is skipped
 
 
 class DPFTPLBetaUnpadded(DPFTPLBeta):
@@ -73,9 +59,6 @@ POLICIES = {
     "dp-ftpl-new-faulty": _FTPL_POLICIES["dp-ftpl-new"].twin(
         partial(DPFTPLNewFaultyPerturbation, epsilon=1.0, delta=0.01, horizon=10**5),
         "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)"),
-    "dp-ftpl-gauss-faulty": _GB_POLICIES["dp-ftpl-gauss"].twin(
-        partial(DPFTPLGaussNoStartPhase, epsilon=1.0, delta=0.01, horizon=10**5),
-        "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)"),
     "dp-ftpl-beta-faulty": _GB_POLICIES["dp-ftpl-beta"].twin(
         partial(DPFTPLBetaUnpadded, epsilon=1.0, delta=0.01, horizon=10**5),
         "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",

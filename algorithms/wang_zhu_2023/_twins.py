@@ -9,7 +9,9 @@ which is why an audit of the running code (the ``releases-sampled`` claim, throu
 recording hook) is needed to see these bugs.
 
 True loss at the defaults (``eps = 1``, ``delta = 0.01``), derived in each docstring and
-checked in ``tests/test_twins_ftpl.py``: infinite for every twin here. Per-step DP
+checked in ``tests/test_twins_ftpl.py``: infinite for every planted twin here; 1.4585 for
+:class:`DPFTPLGaussNoStartPhase` (``dp-ftpl-gauss-no-start-phase``, first registered as
+``dp-ftpl-gauss-faulty``, an alias kept). Per-step DP
 (Definition 1) fixes a history and changes one observation; in both bugs some output (the
 release, and the next action at histories where the means' order flips) becomes a
 deterministic function of the history.
@@ -17,16 +19,22 @@ deterministic function of the history.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from scipy import special
 
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
+from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
 
 __all__ = [
+    "NO_START_PHASE_TRUE_EPSILON",
+    "POLICIES",
     "BetaFirstReleaseRaw",
     "BetaSharedUniform",
+    "DPFTPLGaussNoStartPhase",
     "GaussFirstReleaseRaw",
     "GaussSharedNoise",
     "GDPFirstReleaseRaw",
@@ -184,3 +192,41 @@ class GDPFirstReleaseRaw(GDPElimNew):
 
     def _perturbed(self, means, n_k, k, rng):
         return means.copy() if k == 1 else super()._perturbed(means, n_k, k, rng)
+
+
+class DPFTPLGaussNoStartPhase(DPFTPLGauss):
+    """DP-FTPL-Gauss without its start phase (every arm pulled once, then N(R/N, 2/N)). BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 1. What is wrong: Lemma 8 needs
+    ``N >= N_G`` before the first perturbed step; at ``N = 1`` the Gaussian shift ``1/N`` with
+    standard deviation ``sqrt(2)`` has exact ``delta(1) = 0.0396 > 0.01``, and with ten other
+    arms at count 1 the next action itself is not (1, 0.01)-DP (Definition 1).
+
+    Derivation of the true loss at the defaults (``eps = 1``, ``delta = 0.01``): per-step DP
+    (Definition 1) fixes a history and changes one observation, which moves one arm's
+    ``R/N`` by ``1/N``; that arm's ``theta ~ N(R/N, 2/N)`` is a Gaussian mechanism with
+    ``mu = (1/N) / sqrt(2/N) = 1/sqrt(2 N)``, largest at the first perturbed step (``N =
+    1``, no start phase): ``mu = 1/sqrt 2``. Its exact ``delta(eps) = Phi(-eps/mu + mu/2) -
+    e^eps Phi(-eps/mu - mu/2)`` (Balle & Wang 2018) equals 0.01 at ``eps = 1.45854``
+    (:data:`NO_START_PHASE_TRUE_EPSILON`); the other arms' scores and the next action are
+    post-processing or independent of the change.
+    """
+
+    name = "DP-FTPL-Gauss (no start phase, faulty)"
+
+    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
+        super().__init__(epsilon, delta, **kwargs)
+        self.start_phase = 1  # BROKEN: the start phase N_G is skipped
+
+
+#: the true per-step loss of :class:`DPFTPLGaussNoStartPhase` at (1, 0.01): the ``eps`` at
+#: which the Gaussian shift ``mu = 1/sqrt 2`` has exact ``delta(eps) = 0.01`` (docstring)
+NO_START_PHASE_TRUE_EPSILON = 1.4585390046433722
+
+_GAUSS = _GB_POLICIES["dp-ftpl-gauss"].twin(
+    partial(DPFTPLGaussNoStartPhase, epsilon=1.0, delta=0.01, horizon=10**5),
+    "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)",
+    true_epsilon=NO_START_PHASE_TRUE_EPSILON)
+#: the twins registered as policies: ``dp-ftpl-gauss-faulty`` is the name the no-start-phase
+#: twin was first registered under (README, tests, benchmark results), kept as an alias
+POLICIES = {"dp-ftpl-gauss-no-start-phase": _GAUSS, "dp-ftpl-gauss-faulty": _GAUSS}

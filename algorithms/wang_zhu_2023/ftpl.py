@@ -34,6 +34,7 @@ import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
+from dpaudit.algorithms.wang_zhu_2023._ftpl_kernels import ftpl_new_kernel
 from dpaudit.algorithms.wang_zhu_2023.bounds import dp_ftpl_new_regret_bound
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.exact.loss import piecewise_quadrature
@@ -158,7 +159,7 @@ class DPFTPLNew:
                  record: bool = False, backend: str = "auto", releases=None
                  ) -> SimulationResult:
         """``runs`` independent runs: compiled, one run and step at a time (``backend``
-        ``"auto"``/``"numba"``, :func:`._step_kernels.ftpl_new_kernel`), or in lockstep, one
+        ``"auto"``/``"numba"``, :func:`._ftpl_kernels.ftpl_new_kernel`), or in lockstep, one
         vectorised step at a time (``"numpy"``); the same law.
 
         Steps ``1..K`` pull arm ``t - 1`` once; then every step draws all runs' ``theta`` in
@@ -203,7 +204,7 @@ class DPFTPLNew:
                 or type(pert).ppf is not Lemma15Perturbation.ppf
                 or type(pert).sample is not Lemma15Perturbation.sample):
             return None
-        return sk.ftpl_new_kernel, (float(pert.epsilon), float(pert.delta),
+        return ftpl_new_kernel, (float(pert.epsilon), float(pert.delta),
                                     float(pert.rate_multiplier), math.log(self.horizon),
                                     float(self.log_term))
 

@@ -39,8 +39,8 @@ import numpy as np
 from scipy import special
 
 from dpaudit.algorithms import _kernels as kern
-from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
+from dpaudit.algorithms.wang_zhu_2023._ftpl_kernels import ftpl_gauss_kernel
 from dpaudit.algorithms.wang_zhu_2023.bounds import ftpl_no_bound
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.mechanisms.beta_perturbation import (
@@ -140,13 +140,13 @@ class DPFTPLGauss(FTPLEngine):
 
     # -- the perturbation, in the engine's vocabulary ----------------------------------
     def kernel(self) -> tuple | None:
-        """The compiled step of Algorithm 1 (:func:`._step_kernels.ftpl_gauss_kernel`), or
+        """The compiled step of Algorithm 1 (:func:`._ftpl_kernels.ftpl_gauss_kernel`), or
         ``None`` for a subclass that replaces the perturbation code the kernel re-implements
         (a planted twin: its bug must run, so the numpy path does)."""
         if kern.overrides(self, DPFTPLGauss, ("init_state", "update_state", "draw",
                                                "draw_block", "from_block")):
             return None
-        return sk.ftpl_gauss_kernel, (int(self.start_phase), float(self.variance_factor))
+        return ftpl_gauss_kernel, (int(self.start_phase), float(self.variance_factor))
 
     def init_state(self, sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return sums / counts, np.sqrt(self.variance_factor / counts)  # proof: shift 1/N

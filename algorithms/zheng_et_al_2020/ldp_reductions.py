@@ -51,6 +51,7 @@ import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
+from dpaudit.algorithms.zheng_et_al_2020._one_point_kernel import one_point_ucb_kernel
 from dpaudit.sim.bandits import (
     Instance,
     PolicyEntry,
@@ -175,7 +176,7 @@ class OnePointUCB:
                  checkpoints=(), record: bool = False, backend: str = "auto",
                  releases=None) -> SimulationResult:
         """``runs`` runs; the server sees only ``report(1/2 - r)``. Compiled, one run at a
-        time (``backend`` ``"auto"``/``"numba"``, :func:`._step_kernels.one_point_ucb_kernel`),
+        time (``backend`` ``"auto"``/``"numba"``, :func:`._one_point_kernel.one_point_ucb_kernel`),
         or in lockstep with numpy (``"numpy"``); the same law. ``releases`` (the recording
         hook, :mod:`dpaudit.sim.releases`) receives every report as it leaves the user (label
         ``"report"``, with its step and arm); it is served by the numpy path, as is a subclass
@@ -206,7 +207,7 @@ class OnePointUCB:
 
     def kernel(self) -> tuple:
         """``(one_point_ucb_kernel, (sigma, R))`` (:mod:`._step_kernels`)."""
-        return sk.one_point_ucb_kernel, (float(self.sigma), float(self.r))
+        return one_point_ucb_kernel, (float(self.sigma), float(self.r))
 
     def simulate_per_step(self, source: object, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints=(), record: bool = False

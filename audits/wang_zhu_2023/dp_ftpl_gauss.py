@@ -23,14 +23,19 @@ Wording of the finding: Theorem 11 claims sufficiency only. The exact computatio
 the narration of Fig. 1 ("when N_i(t) < N_G, F' is out of the feasible region ... when
 N_i(t) = N_G, F' begins to lay in the feasible region"), not the theorem.
 
-The broken twin ``dp-ftpl-gauss-faulty`` skips the start phase (``N_0 = 1``).
+The broken twin ``dp-ftpl-gauss-no-start-phase`` (first registered as
+``dp-ftpl-gauss-faulty``, an alias kept) skips the start phase (``N_0 = 1``): true loss
+1.4585 at (1, 0.01).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLGaussNoStartPhase
+from dpaudit.algorithms.wang_zhu_2023._twins import (
+    NO_START_PHASE_TRUE_EPSILON,
+    DPFTPLGaussNoStartPhase,
+)
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLGauss
 from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     Family,
@@ -98,4 +103,7 @@ SPEC = replace(SPEC, findings=[*SPEC.findings, FTPL_START_PHASE_TRAJECTORY,
 # DPFTPLGaussNoStartPhase, whose docstring says what is wrong (no start phase: N_0 = 1); the
 # tight-start-phase finding and the regret run are about the sound algorithm, so the twin has
 # neither
-AUDITS = [SPEC, SPEC.twin(DPFTPLGaussNoStartPhase, findings=[])]
+_NO_START = SPEC.twin(DPFTPLGaussNoStartPhase, findings=[], bug="no-start-phase",
+                     true_epsilon=NO_START_PHASE_TRUE_EPSILON)
+# dp-ftpl-gauss-faulty: the twin's first name (README, tests, benchmark results), an alias
+AUDITS = [SPEC, _NO_START, replace(_NO_START, name="dp-ftpl-gauss-faulty")]
