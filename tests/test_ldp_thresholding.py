@@ -276,3 +276,18 @@ def test_probability_bounds_outside_zero_one_are_vacuous():
     assert decide_experiment(ExperimentEvidence("p", (below_one,)),
                              confirm=ExperimentEvidence("p", (below_one,))).status \
         == "reproduced"
+
+
+def test_theorem_31_note_names_the_informative_budgets():
+    """The ledger's note: 'about 22,000 to 355,000 pulls' (eps 4 down to 0.5); 1.4 and 0.7
+    million at the grid's eps 0.25 and 0.35 (not run)."""
+    from dpaudit.audits.barbara_lazzaro_pike_burke_2025 import experiments as blp
+    from dpaudit.audits.barbara_lazzaro_pike_burke_2025.statements import STATEMENTS
+
+    note = next(s.note for s in STATEMENTS if s.location == "Theorem 3.1")
+    assert "about 22,000 to 355,000 pulls" in note and "eps >= 0.5" in note
+    assert round(blp.informative_budget(4.0), -3) == 22_000
+    assert round(blp.informative_budget(0.5), -3) == 355_000
+    assert "1.4 and 0.7 million pulls, untested" in note
+    assert round(blp.informative_budget(0.25), -5) == 1_400_000
+    assert round(blp.informative_budget(0.25 * 2**0.5), -5) == 700_000 > blp.MAX_INFORMATIVE_T
