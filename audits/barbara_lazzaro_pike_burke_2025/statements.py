@@ -24,7 +24,7 @@ _BLP = [
               (claim("privbern", "likelihood-ratio-symbolic"), claim("privbern", "exact-loss")),
               quote="The PrivBern([...]) Mechanism is an [...]-DP mechanism that takes as input "
                     "a reward in [...] from arm [...], and outputs a Bernoulli-distributed "
-                    "random variable with an expected value [...] (Lemma 2.1)"),
+                    "random variable with an expected value [...]"),
     Statement(BARBARA_2025, "Alg. 1, Lemma 2.1", PRIV, SUF,
               "fixed-budget LDP thresholding (Alg. 1) is eps-LDP",
               (claim("ldp-tbp-fixed-budget", "report-ldp-exact"),
@@ -62,14 +62,13 @@ _BLP = [
               "fixed-confidence LDP thresholding (Alg. 2) is eps-LDP",
               (claim("ldp-tbp-fixed-confidence", "report-ldp-exact"),
                claim("ldp-tbp-fixed-confidence", "report-ldp-sampled")),
-              quote="Moreover, Algorithm 2 is [...]-LDP. (Theorem 4.1)"),
+              quote="Moreover, Algorithm 2 is [...]-LDP."),
     Statement(BARBARA_2025, "Theorem 4.1", UPPER, SUF,
               "Alg. 2 returns the correct set and stops within T <= K + 2 H^eps log(4 K T^3 "
               "/ delta), both with probability at least 1 - delta",
               (experiment("ldp-thresholding-thm41"),),
               quote="Then, with probability at least [...], algorithm 2 returns the optimal set "
-                    "and [...] (Theorem 4.1; the sample-complexity bound was lost in "
-                    "extraction)",
+                    "and [...] (the sample-complexity bound was lost in extraction)",
               note="the bound is rebuilt from Appendix D (implicit in T); the cell per eps is "
                    "the count of runs that return the correct set and stop within it, "
                    "against 1 - delta = 0.9"),
