@@ -203,3 +203,91 @@ def test_measured_losses_respect_theorems_3_1_and_3_2():
                                               rng=np.random.default_rng(70 + env))
         worst = max(worst, int(r.extra["loss"].sum()))
     assert float(cp_upper(worst, 300, 1e-3)) >= thm32_lower([0.1] * 4, 400, 0.1)
+
+
+def _evidence(name: str, **kw):
+    from dpaudit.registry import get_experiment
+
+    exp = get_experiment(name)
+    return exp.run(exp.settings(quick=True, **kw)).evidence
+
+
+@pytest.mark.parametrize("name", ["ldp-thresholding", "ldp-thresholding-thm41",
+                                  "ldp-thresholding-thm42", "ldp-thresholding-thm32"])
+def test_cells_follow_the_rule_and_labels_do_not_depend_on_runs(name):
+    """Every compared cell has a valid interval (a count, a mean on its known range, or a
+    stated method), and the confirmation at 4x the runs has the same labels."""
+    first = _evidence(name, horizon=128, runs=20)
+    again = _evidence(name, horizon=128, runs=80)
+    assert [m.label for m in first.measurements] == [m.label for m in again.measurements]
+    compared = [m for m in first.measurements if m.paper_value is not None]
+    assert compared and all(m.runs > 0 for m in compared)
+    for m in compared:
+        assert m.count is not None or m.summary is not None or m.ci_method
+
+
+def test_theorem_31_cells_vacuous_at_the_grid_and_compared_where_informative():
+    """At the budget grid the bound is 1 (vacuous); at the informative budgets it is at most
+    0.05, and the first budget where it is."""
+    from dpaudit.audits.barbara_lazzaro_pike_burke_2025 import experiments as blp
+
+    cells = _evidence("ldp-thresholding", horizon=128, runs=20).measurements
+    grid = [m for m in cells if m.label.startswith("T=")]
+    informative = [m for m in cells if m.label.startswith("bound")]
+    assert grid and all(m.paper_value == 1.0 and m.vacuous_above == 1.0 for m in grid)
+    assert {m.label.split("eps=")[1].split(",")[0] for m in informative} == {"0.5", "1", "2",
+                                                                            "4"}
+    for eps in (0.5, 1.0, 2.0, 4.0):
+        t = blp.informative_budget(eps)
+        assert thm31_upper(MEANS_FB, 0.5, 0.05, t, eps) <= blp.INFORMATIVE
+        assert thm31_upper(MEANS_FB, 0.5, 0.05, t - 1, eps) > blp.INFORMATIVE
+
+
+MEANS_FB = (0.3, 0.4, 0.6, 0.7)
+
+
+def test_theorem_41_cell_is_the_theorems_event_and_42_can_only_witness():
+    cells41 = _evidence("ldp-thresholding-thm41", horizon=128, runs=20).measurements
+    counts = [m for m in cells41 if m.paper_value is not None]
+    assert all(m.count is not None and m.paper_value == pytest.approx(0.9) for m in counts)
+    cells42 = _evidence("ldp-thresholding-thm42", horizon=128, runs=20).measurements
+    assert all(m.direction == "witness at least" and m.vacuous_below == 1.0 for m in cells42)
+    for m in cells42:  # the range of one run: [K, the cap]
+        assert m.summary.low == 4.0 and m.summary.high >= m.summary.largest
+
+
+def test_probability_bounds_outside_zero_one_are_vacuous():
+    """An upper bound on a probability at or above 1, or a lower bound at or below 0, says
+    nothing: the cell is vacuous whatever was measured."""
+    from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
+
+    upper = Measurement("u", 1.0, 0.9, 100, "at most", count=90, vacuous_above=1.0)
+    lower = Measurement("l", 0.0, 0.0, 100, "at least", count=0, ci_low=0.0, ci_high=0.1,
+                        vacuous_below=math.ulp(0.0))
+    tiny = Measurement("t", 5e-324, 0.5, 100, "at least", count=50,
+                       vacuous_below=math.ulp(0.0))
+    ev = ExperimentEvidence("p", (upper, lower))
+    assert decide_experiment(ev).status == "vacuous"
+    # a positive bound, however small, is compared (and here witnessed)
+    d = decide_experiment(ExperimentEvidence("p", (upper, tiny)),
+                          confirm=ExperimentEvidence("p", (upper, tiny)))
+    assert d.status == "reproduced"
+    below_one = Measurement("u", 0.999, 0.5, 100, "at most", count=50, vacuous_above=1.0)
+    assert decide_experiment(ExperimentEvidence("p", (below_one,)),
+                             confirm=ExperimentEvidence("p", (below_one,))).status \
+        == "reproduced"
+
+
+def test_theorem_31_note_names_the_informative_budgets():
+    """The ledger's note: 'about 22,000 to 355,000 pulls' (eps 4 down to 0.5); 1.4 and 0.7
+    million at the grid's eps 0.25 and 0.35 (not run)."""
+    from dpaudit.audits.barbara_lazzaro_pike_burke_2025 import experiments as blp
+    from dpaudit.audits.barbara_lazzaro_pike_burke_2025.statements import STATEMENTS
+
+    note = next(s.note for s in STATEMENTS if s.location == "Theorem 3.1")
+    assert "about 22,000 to 355,000 pulls" in note and "eps >= 0.5" in note
+    assert round(blp.informative_budget(4.0), -3) == 22_000
+    assert round(blp.informative_budget(0.5), -3) == 355_000
+    assert "1.4 and 0.7 million pulls, untested" in note
+    assert round(blp.informative_budget(0.25), -5) == 1_400_000
+    assert round(blp.informative_budget(0.25 * 2**0.5), -5) == 700_000 > blp.MAX_INFORMATIVE_T

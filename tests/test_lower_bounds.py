@@ -91,15 +91,26 @@ def test_wang_zhu_thm4_horizons_and_contradiction_rule(monkeypatch) -> None:
     assert _status(_run("wang-zhu-thm4", horizon=10**4, runs=3)) == "vacuous"
 
 
+def _confirmed_status(name: str, **kw) -> str:
+    """The ledger status with the rule's confirmation (4x the runs, fresh seed)."""
+    exp = all_experiments()[name]
+    settings = exp.settings(quick=True, **kw)
+    return experiment_outcome(exp.run(settings), exp.run(settings.confirmation()))[0]
+
+
 def test_ldp_thm32_family_and_contradiction_rule(monkeypatch) -> None:
     envs = blp.thm32_environments()
     assert envs[0] == (0.6,) * 4 and envs[2] == (0.6, 0.4, 0.6, 0.6) and len(envs) == 5
-    ok = _run("ldp-thresholding-thm32", horizon=256, runs=40)
-    assert _status(ok) == "reproduced"
+    assert _confirmed_status("ldp-thresholding-thm32", horizon=256, runs=40) == "reproduced"
     # a bound no loss probability can reach (above 1) must be reported as a contradiction
     monkeypatch.setattr(blp, "thm32_lower", lambda *a, **k: 1.5)
     bad = _run("ldp-thresholding-thm32", horizon=256, runs=40)
-    assert _status(bad) == "not reproduced" and "NOT consistent" in bad.verdict
+    assert all(r[-1] == "below the bound (contradiction)" for r in bad.table.rows)
+    assert _confirmed_status("ldp-thresholding-thm32", horizon=256, runs=40) \
+        == "not reproduced"
+    # a probability lower bound at or below zero says nothing: vacuous, not reproduced
+    monkeypatch.setattr(blp, "thm32_lower", lambda *a, **k: 0.0)
+    assert _status(_run("ldp-thresholding-thm32", horizon=256, runs=40)) == "vacuous"
 
 
 def test_gauss_start_phase_threshold_against_an_independent_closed_form() -> None:

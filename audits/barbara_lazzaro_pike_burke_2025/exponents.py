@@ -21,9 +21,23 @@ parameters there):
   ``Delta^2``) that is bounded when ``tau`` stays away from 0 and 1 and grows when the means
   approach 0 or 1. Computed on the thresholding experiment's instance and on means near 0.
 
-So "up to constants" holds in the high-privacy regime (``eps`` of order 1 or below, which is
-what local DP usually means) and fails as ``eps`` grows: at ``eps = 8`` the two rates differ by
-a factor ``(e^8 + 1)^2 / 4 = 2.2e6`` beyond the ``eps -> 0`` constant. Nothing is sampled.
+The paper's reading is a limit (Sec. 3.2, after Theorem 3.2: "Algorithm 1 is near-optimal
+when [eps -> 0], i.e. when maximal level of privacy is achieved. [...] Hence the upper and lower
+bounds match up to constants and an additive term"; Sec. 4.2, after Theorem 4.2: "as [eps -> 0]
+Algorithm 2 is instance-dependent optimal up to constants and additive terms"; the bracketed
+formulas were lost in extraction). It is decided by two exact cells: the fixed-budget limit
+``lim_{eps -> 0} r_low / r_up`` (sympy) against ``4 c c'``, the constant that the paper's
+``eps -> 0`` equivalences (``(e^eps - 1)^2 ~ eps^2``, ``H^eps ~ 4 H / eps^2``) give; and the
+fixed-confidence limit of the leading-term ratio, ``8 c'' H / sum_i kl(mu_i, tau)^-1``, on each
+instance against ``8 c'' / (tau (1 - tau))``, a bound free of the means (``kl(p, q) <= (p -
+q)^2 / (q (1 - q))``, the chi-square bound), so the ratio is a constant for a fixed threshold.
+Each ``eps`` of the grid also has its cell, not compared (the paper claims nothing there): the
+ratio of the upper bound's exponent to the lower bound's, ``r_up / r_low = 1 / (c c' (e^eps +
+1)^2)``, itself.
+
+So "up to constants" holds as the paper states it (``eps -> 0``), and it does not hold
+uniformly in ``eps``: at ``eps = 8`` the two rates differ by a factor ``(e^8 + 1)^2 / 4 =
+2.2e6`` beyond the ``eps -> 0`` constant. Nothing is sampled (every cell has ``runs = 0``).
 """
 
 from __future__ import annotations
@@ -44,6 +58,7 @@ from dpaudit.sim.experiments import (
     Table,
     new_figure,
 )
+from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 PAPER = "Barbara, Lazzaro & Pike-Burke 2025, Locally Differentially Private Thresholding Bandits"
 NAME = "ldp-thresholding-exponents"
@@ -81,6 +96,33 @@ def confidence_ratio(means: tuple[float, ...], tau: float, epsilon: float, *,
     return upper / lower
 
 
+def exponent_ratio(epsilon: float, *, c: float = 16.0, c_prime: float = 16.0) -> float:
+    """``r_up / r_low = 1 / (c c' (e^eps + 1)^2)``: the upper bound's exponent over the lower
+    bound's (fixed budget); below 1, since the upper bound decays more slowly."""
+    return 1.0 / rate_ratio(epsilon, c=c, c_prime=c_prime)
+
+
+def rate_ratio_limit(*, c: float = 16.0, c_prime: float = 16.0) -> sp.Expr:
+    """``lim_{eps -> 0} r_low / r_up`` of :func:`symbolic_rate_ratio` (sympy): ``4 c c'``."""
+    eps, cs, cps = sp.symbols("epsilon c c_prime", positive=True)
+    return sp.limit(symbolic_rate_ratio(), eps, 0, "+").subs(
+        {cs: sp.nsimplify(c), cps: sp.nsimplify(c_prime)})
+
+
+def confidence_limit(means: tuple[float, ...], tau: float, *, c_second: float = 2.0) -> float:
+    """``lim_{eps -> 0}`` of :func:`confidence_ratio`: ``8 c'' H / sum_i kl(mu_i, tau)^-1``
+    (``(e^eps - 1)^2 H^eps = (e^eps + 1)^2 H -> 4 H``)."""
+    mu = np.asarray(means, dtype=float)
+    h = complexity(mu, tau)
+    return float(8.0 * c_second * h / np.sum(1.0 / _kl(mu, tau)))
+
+
+def confidence_constant(tau: float, *, c_second: float = 2.0) -> float:
+    """``8 c'' / (tau (1 - tau))``: :func:`confidence_limit` is at most this on every
+    instance with threshold ``tau`` (``kl(mu, tau) <= (mu - tau)^2 / (tau (1 - tau))``)."""
+    return 8.0 * c_second / (tau * (1.0 - tau))
+
+
 def exponents(settings: ExperimentSettings) -> ExperimentOutput:
     ratio = symbolic_rate_ratio()
     eps = sp.Symbol("epsilon", positive=True)
@@ -98,8 +140,20 @@ def exponents(settings: ExperimentSettings) -> ExperimentOutput:
             cr = confidence_ratio(means, tau, e)
             rows.append((f"fixed confidence upper/lower, {label}", e, cr,
                          cr / confidence_ratio(means, tau, EPSILONS[0])))
-    fig, ax = new_figure()
+    fig, _ = new_figure(figsize=(11, 4.2))
+    fig.clear()
+    ax0, ax = fig.subplots(1, 2)
     grid = np.geomspace(EPSILONS[0], EPSILONS[-1], 60)
+    for c_up, style in ((16.0, "-"), (64.0, "--")):
+        ax0.plot(grid, [exponent_ratio(e, c=c_up) for e in grid], style,
+                 label=f"r_up / r_low, c = {c_up:g}, c' = 16")
+        ax0.axhline(exponent_ratio(0.0, c=c_up), color="0.5", lw=0.8, ls=style)
+    ax0.plot(EPSILONS, [exponent_ratio(e) for e in EPSILONS], "o", ms=4,
+             label="table cells (c = c' = 16); grey: eps -> 0 limits 1/(4 c c')")
+    ax0.set(xscale="log", yscale="log", xlabel="epsilon",
+            ylabel="upper bound's exponent / lower bound's exponent",
+            title="fixed budget: the ratio of exponents itself")
+    ax0.legend(fontsize=6)
     ax.plot(grid, [rate_ratio(e) / rate_ratio(0.0) for e in grid],
             label="fixed budget: rate ratio / its eps -> 0 limit")
     for label, (means, tau) in INSTANCES.items():
@@ -109,27 +163,67 @@ def exponents(settings: ExperimentSettings) -> ExperimentOutput:
     ax.set(xscale="log", yscale="log", xlabel="epsilon",
            ylabel="upper/lower mismatch (relative to small eps)")
     ax.legend(fontsize=6)
+    cells = [Measurement(f"fixed budget: upper exponent / lower exponent at eps={e:g}", None,
+                         exponent_ratio(e), 0, note="1 / (c c' (e^eps + 1)^2), c = c' = 16; "
+                         "not compared (the paper claims the match as eps -> 0)")
+             for e in EPSILONS]
+    for e in EPSILONS:
+        rows.append(("fixed budget r_up/r_low = upper exponent / lower exponent (c = c' = 16)",
+                     e, exponent_ratio(e), exponent_ratio(e) / exponent_ratio(0.0)))
+    limit = rate_ratio_limit()
+    cells.append(Measurement(
+        "fixed budget: lim eps -> 0 of r_low / r_up", 4.0 * 16.0 * 16.0, float(limit), 0,
+        "at most", note="sympy limit of the exact ratio, against 4 c c' (c = c' = 16), the "
+        "constant the paper's eps -> 0 equivalences give; finite and free of H and K"))
+    rows.append(("fixed budget lim eps->0 r_low/r_up (sympy)", 0.0, float(limit), 1.0))
+    for label, (means, tau) in INSTANCES.items():
+        lim = confidence_limit(means, tau)
+        cells.append(Measurement(
+            f"fixed confidence: lim eps -> 0 of upper / lower leading terms, {label}",
+            confidence_constant(tau), lim, 0, "at most",
+            note="8 c'' H / sum_i kl(mu_i, tau)^-1 (c'' = 2) against 8 c'' / (tau (1 - tau)), "
+                 "its bound over every instance with this threshold"))
+        rows.append((f"fixed confidence lim eps->0 upper/lower, {label}", 0.0, lim,
+                     lim / confidence_constant(tau)))
     table = Table(("comparison", "epsilon", "ratio", "ratio / small-eps ratio"), tuple(rows))
     h = {label: complexity(m, t) for label, (m, t) in INSTANCES.items()}
     summary = "\n".join([
-        "**Claim.** Narration: the upper bounds (Theorems 3.1, 4.1) match the lower bounds "
-        "(Theorems 3.2, 4.2) up to constants.",
+        "**Claim.** Narration after Theorems 3.2 and 4.2: as eps -> 0 the upper bounds "
+        "(Theorems 3.1, 4.1) match the lower bounds (Theorems 3.2, 4.2) up to constants and "
+        "additive terms.",
         f"**Derived.** Fixed budget: r_low / r_up = {sp.sstr(ratio)} (sympy; equals "
         f"c c' (e^eps + 1)^2: {identity}). The gaps cancel (both rates scale with 1/H); K "
         "enters only the upper bound's additive 2 log((log T + 1) K).",
-        f"**Measured.** Relative to eps -> 0 the fixed-budget mismatch is "
+        "**Measured.** The fixed-budget upper bound's exponent over the lower bound's, "
+        "r_up / r_low = 1 / (c c' (e^eps + 1)^2) with c = c' = 16: " + ", ".join(
+            f"{exponent_ratio(e):.3g} at eps = {e:g}" for e in EPSILONS)
+        + f" (limit {1.0 / float(limit):.6g} = 1/(4 c c') as eps -> 0, sympy). "
+        f"Relative to eps -> 0 the fixed-budget mismatch is "
         f"{rate_ratio(1.0) / rate_ratio(0.0):.3g}x at eps = 1, "
         f"{rate_ratio(4.0) / rate_ratio(0.0):.3g}x at eps = 4 and "
         f"{rate_ratio(8.0) / rate_ratio(0.0):.3g}x at eps = 8; the fixed-confidence leading "
         "terms move the same way, times kl(mu, tau)/Delta^2, which is largest for means near "
         "0 or 1 (H = " + ", ".join(f"{v:.3g}" for v in h.values()) + " on the two "
         "instances).",
-        "**Reading.** 'Up to constants' holds for eps of order 1 or below (a constant factor "
-        "4 c c' as eps -> 0, within 3.5x of it up to eps = 1) and does not hold uniformly in "
-        "eps: the mismatch grows like e^(2 eps). The constants themselves are reconstructions "
-        "(c = 16 or 64), which move the ratio by a fixed factor only.",
+        "**The paper's reading.** Sec. 3.2: \"Algorithm 1 is near-optimal when [eps -> 0], "
+        "i.e. when maximal level of privacy is achieved. [...] Hence the upper and lower bounds "
+        "match up to constants and an additive term\"; Sec. 4.2: \"as [eps -> 0] Algorithm 2 "
+        "is instance-dependent optimal up to constants and additive terms\" (bracketed "
+        "formulas lost in extraction).",
+        f"**Decided.** As the paper states it, a limit: lim eps -> 0 of r_low / r_up = "
+        f"{float(limit):g} = 4 c c' (finite, free of H and K); the fixed-confidence limits "
+        + ", ".join(f"{confidence_limit(m, t):.4g} ({lab}; bound {confidence_constant(t):.4g})"
+                    for lab, (m, t) in INSTANCES.items())
+        + " are at most 8 c'' / (tau (1 - tau)), a constant for a fixed threshold. Not "
+        "uniformly in eps: the mismatch is within 3.5x of its limit up to eps = 1 and grows "
+        "like e^(2 eps) beyond (the paper leaves low privacy regimes to future work). The "
+        "constants are reconstructions (c = 16 or 64), which move the ratio by a fixed factor "
+        "only.",
     ])
-    return ExperimentOutput(fig, table, summary,
+    evidence = ExperimentEvidence(
+        "Sec. 3.2 and 4.2: as eps -> 0 the upper bounds (Theorems 3.1, 4.1) match the lower "
+        "bounds (Theorems 3.2, 4.2) up to constants and additive terms", tuple(cells))
+    return ExperimentOutput(fig, table, summary, evidence=evidence,
                             verdict="exponents compared symbolically; see the table")
 
 
@@ -140,4 +234,5 @@ EXPERIMENTS = [
                run=exponents, horizon=1, runs=1, quick_horizon=1, quick_runs=1),
 ]
 
-__all__ = ["EXPERIMENTS", "confidence_ratio", "rate_ratio", "symbolic_rate_ratio"]
+__all__ = ["EXPERIMENTS", "confidence_constant", "confidence_limit", "confidence_ratio",
+           "exponent_ratio", "rate_ratio", "rate_ratio_limit", "symbolic_rate_ratio"]

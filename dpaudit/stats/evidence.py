@@ -407,6 +407,11 @@ class Measurement:
 
     ``tail_share`` and ``largest`` (set by :meth:`of_runs`): the share of runs above 10x the
     median and the largest run, reported beside the mean.
+
+    ``vacuous_above``: an upper bound (``direction="at most"``) at or above it says nothing at
+    this setting (1.0 for a bound on a probability: every probability is at most 1). For a
+    lower bound on a probability ``vacuous_below`` is the smallest positive double
+    (``math.ulp(0.0)``): a bound at or below zero says nothing either.
     """
 
     label: str
@@ -424,6 +429,7 @@ class Measurement:
     summary: RunSummary | None = None
     ratio_of: tuple[RunSummary, RunSummary] | None = None
     ci_method: str = ""
+    vacuous_above: float | None = None
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
@@ -552,8 +558,11 @@ class ExperimentDecision:
 
 
 def _vacuous(m: Measurement) -> bool:
-    return (m.paper_value is not None and m.vacuous_below is not None
-            and m.direction != "at most" and float(m.paper_value) < m.vacuous_below)
+    if m.paper_value is None:
+        return False
+    if m.direction == "at most":
+        return m.vacuous_above is not None and float(m.paper_value) >= m.vacuous_above
+    return m.vacuous_below is not None and float(m.paper_value) < m.vacuous_below
 
 
 def _interval(m: Measurement, alpha: float) -> tuple[float, float, float | None, str, bool]:
@@ -695,9 +704,10 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
                                       "no paper value to compare with")
         key = max(vacuous, key=lambda c: float(c.measurement.paper_value or 0.0))
         return ExperimentDecision(
-            "vacuous", alpha, cells, key, "every paper value is below its vacuity floor (e.g. "
-            "a lower bound under one unit of regret): the statement says nothing at this "
-            "setting", interval_method=", ".join(methods), tail_share=tail)
+            "vacuous", alpha, cells, key, "every paper value is outside its informative "
+            "range (e.g. a lower bound under one unit of regret or at or below zero "
+            "probability, an upper bound on a probability at or above 1): the statement says "
+            "nothing at this setting", interval_method=", ".join(methods), tail_share=tail)
     status, live, n_wrong, n_right = _status(cells)
     wrong = [c for c in live if c.outcome == "wrong side"]
     key = wrong[0] if wrong else min(live, key=_margin)
