@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from dpaudit.algorithms._kl import bernoulli_kl
-from dpaudit.algorithms.azize_et_al_2025.dp_phased import DPIMED
 from dpaudit.algorithms.azize_et_al_2025.bounds import thm1_lower, thm1_rate
+from dpaudit.algorithms.azize_et_al_2025.dp_phased import DPIMED
 from dpaudit.algorithms.azize_et_al_2025.instances import (
     AZIZE_ET_AL_2025,
     AZIZE_ET_AL_2025_EPSILONS,
