@@ -148,7 +148,7 @@ def regret_comparison(settings: ExperimentSettings) -> ExperimentOutput:
                    "95% CI high", "Theorem 1 lower bound (asymptotic, x log T)",
                    "valid 95% low (Hoeffding-Bernstein on [0, T max gap])", "valid 95% high",
                    "tail share (runs above 10x the median)", "largest run"), tuple(rows))
-    best = {}
+    best: dict[tuple[str, float], tuple[str, float]] = {}
     for inst_name, eps, name, m, *_ in rows:
         if name == CONTROL:
             continue
