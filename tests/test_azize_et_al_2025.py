@@ -20,14 +20,28 @@ from dpaudit.algorithms.azize_et_al_2025.bounds import (
     thm2_leading,
 )
 from dpaudit.algorithms.azize_et_al_2025.dp_phased import DPIMED, DPKLUCB
+from dpaudit.algorithms.azize_et_al_2025.instances import AZIZE_ET_AL_2025_MU1
 from dpaudit.audits.azize_et_al_2025._common import (
     CANARY_STEP,
     RELEASE_HORIZON,
     covering_release_view,
 )
+from dpaudit.audits.azize_et_al_2025.experiments import (
+    COMPETITORS,
+    CONTROL,
+    MIN_HORIZON,
+    OURS,
+    _NoiselessIMED,
+    lower_bound_comparison,
+    regret_comparison,
+)
 from dpaudit.cli import main
+from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import TableRewards
+from dpaudit.sim.experiments import ExperimentSettings
 from dpaudit.sim.releases import ReleaseRecorder
+from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
+from dpaudit.stats.rule import tail_of
 
 GRID = [0.0, 0.05, 0.3, 0.5, 0.62, 0.9, 1.0]
 
@@ -142,3 +156,97 @@ def test_a_twin_is_violated(capsys) -> None:
     # true loss 2 eps against the claimed eps: caught at the quick budget (seeded run)
     assert main(["check", "dp-imed-half-scale", "--quick", "--no-state", "--workers", "1"]) == 1
     assert "VIOLATED" in capsys.readouterr().out
+
+
+# -- the experiments under the rule (dpaudit.stats.rule) ----------------------------------------
+
+
+def test_theorem_1_experiment_is_decided_exactly() -> None:
+    # exact cells (runs = 0): no sampling, no confirmation; Theorem 1's constant is at least
+    # the earlier one on every computed cell
+    out = lower_bound_comparison(ExperimentSettings(1, 1, quick=True))
+    assert out.evidence is not None
+    decision = decide_experiment(out.evidence, confirm_required=True)
+    assert decision.status == "reproduced"
+    assert decision.stable is None
+    assert {c.method for c in decision.cells} == {"exact"}
+
+
+def test_regret_cells_have_valid_intervals_and_labels_free_of_the_run_count() -> None:
+    # the confirmation (4x the runs, fresh seed) is matched by label: every compared cell of
+    # the first run must find its twin, and every one must carry a valid interval (the ratio of
+    # two Hoeffding-Bernstein intervals on [0, T * max gap]); deterministic (seeded, and the
+    # assertions hold for every draw)
+    settings = ExperimentSettings(MIN_HORIZON, 3, quick=True)
+    first = regret_comparison(settings).evidence
+    confirm = regret_comparison(settings.confirmation()).evidence
+    assert first is not None and confirm is not None
+    assert [m.label for m in first.measurements] == [m.label for m in confirm.measurements]
+    compared = [m for m in first.measurements if m.paper_value is not None]
+    assert len(compared) == len(OURS) * len(COMPETITORS) * 2  # quick: one mean vector, 2 eps
+    assert all(m.ratio_of is not None and m.direction == "at least" for m in compared)
+    high = MIN_HORIZON * 0.5  # mu_2: max gap 0.75 - 0.25
+    assert all(s.low == 0.0 and s.high == high for m in compared for s in m.ratio_of or ())
+    decision = decide_experiment(first, confirm=confirm)
+    assert {c.method for c in decision.cells if c.outcome != "not compared"} == {
+        "ratio of hoeffding-bernstein"}
+    assert all(c.valid for c in decision.cells)
+    # the not-compared cells: DP-IMED and its noise-free control on every setting
+    shown = [m.label for m in first.measurements if m.paper_value is None]
+    assert len(shown) == 2 * 2 and any(CONTROL in label for label in shown)
+
+
+def _ratio_cell(runs: int, seed: int) -> ExperimentEvidence:
+    env, horizon = AZIZE_ET_AL_2025_MU1.source(), 10**6
+    high = horizon * (max(AZIZE_ET_AL_2025_MU1.means) - min(AZIZE_ET_AL_2025_MU1.means))
+    reg = all_policies()
+    rng = np.random.default_rng(np.random.SeedSequence((seed, runs)))
+    other = reg["adap-ucb"].factory(epsilon=0.01).simulate(env, horizon, runs, rng=rng).regret
+    ours = reg["dp-klucb"].factory(epsilon=0.01).simulate(env, horizon, runs, rng=rng).regret
+    return ExperimentEvidence("lower regret", (Measurement.of_ratio(
+        "mu_1, eps=0.01: adap-ucb / dp-klucb", 1.0, other, ours,
+        numerator_range=(0.0, high), denominator_range=(0.0, high)),))
+
+
+def test_the_rule_decides_the_widest_ratio_of_the_experiment() -> None:
+    # mu_1 at eps = 0.01, T = 10^6 (a cell the stored reproduction decides): 100 runs and the
+    # confirmation at 400, alpha 0.05 for this one cell. Seeded. False-failure probability:
+    # estimated below 1e-6 -- over 30 seeds the ratio's lower limit at 100 runs had mean 2.03
+    # and standard deviation 0.13 (smallest 1.78), and the test fails only if it falls below 1
+    decision = decide_experiment(_ratio_cell(100, 20250508), confirm=_ratio_cell(400, 20250509))
+    assert decision.status == "reproduced" and decision.stable is True
+    assert decision.cells[0].ci_low > 1.0
+
+
+def _tail_count(values: np.ndarray) -> int:
+    share, _ = tail_of(values)
+    return round(share * values.size)
+
+
+def _tail_evidence(runs: int, seed: int) -> ExperimentEvidence:
+    env, horizon, eps = AZIZE_ET_AL_2025_MU1.source(), 10**6, 0.01
+    rng = np.random.default_rng(np.random.SeedSequence((seed, runs)))
+    noisy = DPIMED(eps).simulate(env, horizon, runs, rng=rng).regret
+    quiet = _NoiselessIMED(eps).simulate(env, horizon, runs, rng=rng).regret
+    return ExperimentEvidence("DP-IMED's tail needs its noise", (
+        Measurement("DP-IMED: share of runs above 10x the median", TAIL_FLOOR, 0.0, runs,
+                    "at least", count=_tail_count(noisy)),
+        Measurement("DP-IMED without noise: share of runs above 10x the median", TAIL_FLOOR,
+                    0.0, runs, "at most", count=_tail_count(quiet)),
+    ))
+
+
+#: the tail share that separates the two (DP-IMED's measured share on mu_1 at eps = 0.01 is
+#: 0.13-0.16; the control's is 0 in 3200 runs over the 16 settings)
+TAIL_FLOOR = 0.03
+
+
+def test_dp_imed_heavy_tail_needs_the_noise() -> None:
+    # Clopper-Pearson on the count of runs above 10x the median (the rule's tail), 400 runs and
+    # the confirmation at 1600, alpha 0.05 over the two cells. Seeded. False-failure
+    # probability: about 6e-5 (binomial tails at 400 runs: DP-IMED's count below 21 at its
+    # measured share 0.13, 1e-7; the control's count 5 or more at share 0.001, the 95% upper
+    # limit of its 0 of 3200, 6e-5; the confirmation's are below 1e-30)
+    decision = decide_experiment(_tail_evidence(400, 11), confirm=_tail_evidence(1600, 12))
+    assert decision.status == "reproduced" and decision.stable is True
+    assert {c.method for c in decision.cells} == {"clopper-pearson"}
