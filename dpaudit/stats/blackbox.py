@@ -28,7 +28,7 @@ from dpaudit.interfaces import Mechanism
 from dpaudit.stats.evidence import SampledEvidence, decide
 from dpaudit.stats.results import ClaimResult, Notion
 from dpaudit.stats.rng import DEFAULT_SEED, generator
-from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
+from dpaudit.stats.sampled import TAIL_DRAWS, AuditBudget, SamplerPair, sampled_audit
 from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
 if TYPE_CHECKING:  # the engine imports this module's users; only the types are needed here
@@ -301,7 +301,8 @@ def blackbox_evaluator(build: Callable[[float, float], Mechanism], *,
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         mech = build(ctx.epsilon, ctx.delta)
         budget = AuditBudget(samples=quick_samples if ctx.quick else samples,
-                             selection_fraction=selection_fraction)
+                             selection_fraction=selection_fraction,
+                             tail_draws=None if ctx.quick else TAIL_DRAWS)
         return audit_mechanism(mech, epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
                                budget=budget, seed=ctx.seed, key=f"claim:{spec.id}",
                                workers=ctx.workers).evidence
