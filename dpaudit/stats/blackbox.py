@@ -267,7 +267,7 @@ def audit_mechanism(
                              features=getattr(mech, "features", None),
                              n_outcomes=getattr(mech, "n_outcomes", None),
                              who=f"{type(mech).__name__}.sample", workers=workers,
-                             scheduler=scheduler)
+                             scheduler=scheduler, analysis_mu=_analysis_mu(mech))
     notion = mechanism_notion(mech)
     subject = _Subject("dp-claim", notion, f"{mechanism_label(mech)} is ({eps:g}, {dlt:g})-DP on "
                        "its neighbouring inputs (black-box sampling audit)", "user mechanism",
@@ -275,6 +275,17 @@ def audit_mechanism(
     chosen = pairs[evidence.data["pair"]]
     return BlackBoxResult(evidence, decide(subject, subject, evidence, alpha=alpha),
                           chosen.data, chosen.data_prime)
+
+
+def _analysis_mu(mech: Any) -> float | None:
+    """The mechanism's ``gdp_mu`` (the Gaussian DP parameter its analysis implies), when it
+    declares a positive finite one."""
+    mu = getattr(mech, "gdp_mu", None)
+    try:
+        mu = None if mu is None else float(mu)
+    except (TypeError, ValueError):
+        return None
+    return mu if mu is not None and 0.0 < mu < float("inf") else None
 
 
 def to_claim_result(result: BlackBoxResult, *, id: str, statement: str, reference: str,
