@@ -74,15 +74,19 @@ __all__ = ["MAX_TAIL_SAMPLES", "TAIL_DRAWS", "AuditBudget", "SamplerPair", "draw
 
 #: a claim with ``delta > 0`` draws at least ``TAIL_DRAWS / delta`` per side (up to
 #: :data:`MAX_TAIL_SAMPLES`): the events that can show a delta have probabilities of order
-#: delta, and the measurement must see each of them many times. For a Gaussian shift at
-#: ``delta = 1e-5`` the bound reaches 0.90 of the exact loss at about 2e7 measured draws per
-#: side and ``alpha = 0.05 / 3`` (the best threshold's expected Clopper-Pearson bound:
-#: 0.73 at 8e5, 0.83 at 4e6, 0.87 at 8e6, 0.90 at 1.6e7, 0.93 at 4e7), so 300/delta (3e7, of
-#: which 80% measure) reaches it with a margin
-TAIL_DRAWS = 300.0
-#: the largest budget :data:`TAIL_DRAWS` asks for (about 3 s per side for a scalar Gaussian
-#: on one core)
-MAX_TAIL_SAMPLES = 30_000_000
+#: delta, and the measurement must see each of them many times. For a unit Gaussian shift by
+#: ``mu`` at ``delta = 1e-5`` the best threshold's expected Clopper-Pearson bound, as a
+#: fraction of the exact loss, is (``alpha = 0.05``; measured draws per side): ``mu = 0.268``
+#: (analytic calibration at eps = 1) 0.73 at 8e5, 0.83 at 4e6, 0.90 at 1.6e7, 0.93 at 4e7;
+#: ``mu = 0.206`` (the classical calibration) 0.92 at 2.4e7, 0.945 at 5.7e7, 0.956 at 9.5e7;
+#: ``mu = 0.106`` 0.90 at 2.9e7, 0.94 at 9.5e7; ``mu = 0.065`` 0.87 at 2.4e7, 0.91 at 5.7e7,
+#: 0.93 at 9.5e7. A threshold chosen on a selection histogram of 6e6 draws loses about 0.02
+#: of that on average (0.06 at worst over 8 seeds, ``mu = 0.206``), so 1000/delta (1e8, 90%
+#: measured) is what reaches 0.9 for the smallest of these shifts
+TAIL_DRAWS = 1000.0
+#: the largest budget :data:`TAIL_DRAWS` asks for (about 4 s of CPU per side for a scalar
+#: Gaussian drawn and counted in numpy)
+MAX_TAIL_SAMPLES = 100_000_000
 
 Outputs = np.ndarray | dict[str, np.ndarray]
 Sampler = Callable[[int, np.random.Generator], Outputs]
@@ -111,6 +115,13 @@ class AuditBudget:
     each sample in this process from one stream (the engine's behaviour before 2026-11-26;
     reports stored from then reproduce with it). The result depends on ``select_chunk``
     (another stream), never on the workers.
+
+    Claims with ``delta > 0`` (:meth:`for_delta`, :meth:`n_stream`): ``tail_draws`` (default
+    :data:`TAIL_DRAWS`; ``None``: off, for samplers that simulate a policy step by step) sizes
+    the budget to at least ``tail_draws / delta`` draws per side, at most
+    ``max_tail_samples``; the selection is then ``tail_selection_fraction`` of it, the draws
+    above ``max_select`` streamed into histograms of the chosen statistic
+    (``tail_select``).
     """
 
     samples: int = 1_000_000
@@ -124,6 +135,7 @@ class AuditBudget:
     tail_draws: float | None = TAIL_DRAWS
     max_tail_samples: int = MAX_TAIL_SAMPLES
     tail_select: bool = True
+    tail_selection_fraction: float = 0.1
 
     def __post_init__(self) -> None:
         check_int("samples", self.samples, low=200)
@@ -141,6 +153,8 @@ class AuditBudget:
         if self.tail_draws is not None:
             check_real("tail_draws", self.tail_draws, low=0.0, low_open=True)
         check_int("max_tail_samples", self.max_tail_samples, low=200)
+        check_real("tail_selection_fraction", self.tail_selection_fraction, low=0.0,
+                   high=1.0, low_open=True, high_open=True)
 
     def for_delta(self, delta: float) -> AuditBudget:
         """This budget sized for a claim with ``delta``: with ``delta > 0`` and ``tail_draws``
@@ -155,11 +169,13 @@ class AuditBudget:
         """Selection draws per side above the held sample (``max_select``), streamed into
         histograms of the chosen statistic (only with ``delta > 0``, ``tail_select`` and
         ``tail_draws``: a budget sized by the claim; others keep their split): the
-        threshold can then lie in the far tail, where a delta of order 1e-5 lives."""
+        threshold can then lie in the far tail, where a delta of order 1e-5 lives. The whole
+        selection is ``tail_selection_fraction`` of ``samples`` (a histogram needs fewer draws
+        than a held sample's search to place one threshold; the rest measure)."""
         if delta <= 0 or not self.tail_select or self.max_select is None or \
                 self.tail_draws is None:
             return 0
-        wanted = max(100, int(round(self.samples * self.selection_fraction)))
+        wanted = max(100, int(round(self.samples * self.tail_selection_fraction)))
         return max(0, wanted - self.n_select)
 
     def chunk_for(self, n: int) -> int | None:
