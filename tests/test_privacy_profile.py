@@ -13,7 +13,6 @@ from scipy.special import ndtr
 
 from dpaudit.audits.recipes.ldp import gaussian_epsilon
 from dpaudit.stats.evidence import decide
-from dpaudit.stats.results import Notion
 from dpaudit.stats.profile import (
     PROFILE_DELTAS,
     ProfileEvent,
@@ -21,6 +20,7 @@ from dpaudit.stats.profile import (
     gaussian_tradeoff,
     privacy_profile,
 )
+from dpaudit.stats.results import Notion
 from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 from tests.strategies import epsilons
 
