@@ -49,9 +49,10 @@ __all__ = ["PROFILE_DELTAS", "ProfileEvent", "calibration_finding", "claimed_tra
 #: the deltas at which every sampled claim reports a valid epsilon lower bound
 PROFILE_DELTAS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7)
 
-#: type I errors at which the claimed and exact trade-off curves are tabulated
+#: type I errors at which the claimed and exact trade-off curves are tabulated (the claimed
+#: curve's kink is added per claim)
 CURVE_GRID = tuple(float(x) for x in np.concatenate([
-    np.logspace(-8, -1, 29), np.linspace(0.125, 1.0, 8)]))
+    [0.0], np.logspace(-8, -2, 25), np.linspace(0.02, 1.0, 50)]))
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ def privacy_profile(events: Sequence[ProfileEvent], *, alpha: float, epsilon: fl
                "claimed_type_ii": float(claimed_tradeoff(np.array([q]), epsilon, delta)[0])}
               for e, p, q in zip(events, p_lo, q_hi, strict=True)]
     mu = mu_lower_bound(p_lo, q_hi)
-    grid = np.asarray(CURVE_GRID)
+    kink = (1.0 - delta) / (1.0 + math.exp(min(epsilon, 700.0)))
+    grid = np.unique(np.append(np.asarray(CURVE_GRID), kink))
     out: dict[str, Any] = {
         "confidence": 1.0 - alpha,
         "alpha_per_limit": a_each,
