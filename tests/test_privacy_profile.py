@@ -114,3 +114,41 @@ def test_calibration_finding_on_a_sqrt2_release_and_never_on_the_correct_one():
     # correct release's bound exceeds 0.25 with probability <= 0.05 per seed
     assert all(_gdp_finding(1 / math.sqrt(2), s) for s in range(3))
     assert not any(_gdp_finding(1.0, s) for s in range(3))
+
+
+def _tail_audit(seed: int, workers: int = 1, delta: float = 1e-3):
+    from dpaudit.mechanisms.gaussian import analytic_sigma
+
+    sigma = analytic_sigma(1.0, delta, 1.0)  # the tight calibration: the hardest correct case
+    pair = SamplerPair("0 vs 1", lambda m, g: sigma * g.standard_normal(m),
+                       lambda m, g: 1.0 + sigma * g.standard_normal(m))
+    # 100/delta = 1e5 draws per side, 2e4 selecting (2e3 held, the rest streamed)
+    budget = AuditBudget(samples=1000, tail_draws=100.0, max_select=2000,
+                         tail_selection_fraction=0.2)
+    return sampled_audit([pair], delta=delta, alpha=0.05, budget=budget, seed=seed, key="t",
+                         workers=workers)
+
+
+def test_streamed_selection_is_the_same_for_any_worker_count():
+    one, two = _tail_audit(3), _tail_audit(3, workers=2)
+    assert one.data["selection_streamed"] == 18_000
+    assert (one.event, one.count_p, one.count_q, one.data["profile_events"]) == \
+        (two.event, two.count_p, two.count_q, two.data["profile_events"])
+
+
+def test_tail_sized_audit_of_a_tight_gaussian_raises_few_false_alarms():
+    """The analytic Gaussian meets (1, 1e-3) with equality: each seeded audit is VIOLATED with
+    probability <= alpha = 0.05 (event chosen on the selection draws, measured on fresh
+    ones). Over 20 seeds, more than ``k`` violations (``P[Bin(20, 0.05) > k] < 1e-6``) is this
+    test's false-failure event."""
+
+    class _Spec:
+        id, notion, statement, reference = "c", Notion.LDP, "s", "r"
+
+    class _Ctx:
+        epsilon, delta, alpha = 1.0, 1e-3, 0.05
+
+    runs = 20
+    violated = sum(decide(_Spec, _Ctx, _tail_audit(s), alpha=0.05).verdict.value == "VIOLATED"
+                   for s in range(runs))
+    assert violated <= int(stats.binom.isf(1e-6, runs, 0.05))
