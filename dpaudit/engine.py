@@ -37,6 +37,7 @@ from dpaudit.stats.evidence import (
 )
 from dpaudit.stats.results import (
     CheckReport,
+    ClaimResult,
     Finding,
     Notion,
     RegretResult,
@@ -272,7 +273,28 @@ def _finding(spec: FindingSpec, ctx: CheckContext, result: Finding | SampledEvid
                    details=(*claim.details, f"decided at the finding's own alpha = {ctx.alpha:g}"
                             " (a finding never changes the exit code)"),
                    data={**claim.data, "verdict": claim.verdict.value,
-                         "detectable_epsilon": claim.detectable_epsilon}, observes=observes)
+                         "detectable_epsilon": claim.detectable_epsilon,
+                         **({"privacy_profile": claim.profile} if claim.profile else {})},
+                   observes=observes)
+
+
+def calibration_findings(claims: Sequence[ClaimResult]) -> list[Finding]:
+    """One finding per sampled claim whose privacy profile shows the code's Gaussian DP
+    parameter above its analysis's (:func:`dpaudit.stats.profile.calibration_finding`): the
+    code adds less noise than its analysis. Information, never a verdict."""
+    out = []
+    for c in claims:
+        found = c.data.get("calibration_finding")
+        if not found:
+            continue
+        out.append(Finding(f"{c.id}-calibration", found["summary"], c.notion,
+                           alpha=c.alpha,
+                           details=(f"from the privacy profile of claim {c.id} (confidence "
+                                    f"{found['confidence']:.3g}): Gaussian DP mu >= "
+                                    f"{found['mu_lower_bound']:.6g}, the analysis implies "
+                                    f"mu = {found['analysis_mu']:.6g} (sensitivity / sigma)",),
+                           data=dict(found), observes=c.observes))
+    return out
 
 
 @dataclass(frozen=True)
@@ -368,6 +390,7 @@ def run_check(
     for i, f in enumerate(spec.findings, 1):
         raw = piece(f"finding:{i}:{f.id}", f"finding: {f.id}", partial(f.evaluate, ctx))
         findings.append(_finding(f, ctx, raw))
+    findings.extend(calibration_findings(claims))
     regret_result = None
     if run_regret and spec.regret is not None:
         regret_fn = spec.regret

@@ -123,7 +123,7 @@ def _assert_mechanism(mech: Any, epsilon: float | None, delta: float | None, sam
     from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
     from dpaudit.stats.results import Verdict
 
-    budget = AuditBudget(samples=samples)
+    budget = AuditBudget(samples=samples, tail_draws=None)  # the test's budget, as given
     result = audit_mechanism(mech, epsilon=epsilon, delta=delta, alpha=alpha, budget=budget,
                              seed=seed, key="assert_private",
                              neighbours=None if neighbours is None else list(neighbours))

@@ -81,6 +81,14 @@ class Gaussian(AdditiveNoiseMechanism):
             return classical_sigma(self.epsilon, self.delta, self.sensitivity)
         return analytic_sigma(self.epsilon, self.delta, self.sensitivity)
 
+    @property
+    def gdp_mu(self) -> float:
+        """The Gaussian DP parameter the analysis implies, ``sensitivity / sigma`` (Dong, Roth
+        & Su 2022, Thm 2.7): the sampled audit's privacy profile compares the code's lower
+        bound with it (a subclass whose ``_noise`` adds less noise than ``sigma`` shows above
+        it)."""
+        return self.sensitivity / self.sigma
+
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(epsilon={self.epsilon!r}, delta={self.delta!r}, "
                 f"sensitivity={self.sensitivity!r}, calibration={self.calibration!r})")

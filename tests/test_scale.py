@@ -8,7 +8,7 @@ import pytest
 from dpaudit.mechanisms import Laplace
 from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
 from dpaudit.stats.rng import child_seed
-from dpaudit.stats.sampled import _count
+from dpaudit.stats.sampled import _count, _Counter
 
 BUDGET = AuditBudget(samples=60_000)
 
@@ -37,8 +37,8 @@ class _Above:
 def _peak(n: int, chunk_bytes: int) -> int:
     tracemalloc.start()
     try:
-        _count(lambda m, g: g.random(m), _Above(), n, child_seed(1, "m"), "p", chunk_bytes,
-               "sample", 1, None)
+        _count(lambda m, g: g.random(m), _Counter(events=(_Above(),)), n, child_seed(1, "m"),
+               "p", chunk_bytes, "sample", 1, None)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -56,8 +56,8 @@ def test_measured_counts_follow_the_law():
     # 10^6 uniform draws, P(x > 0.5) = 1/2: |hits - n/2| > 5.5 sd has probability < 1e-7,
     # this test's false-failure probability (seeded)
     n = 1_000_000
-    hits, draws = _count(lambda m, g: g.random(m), _Above(), n, child_seed(2, "m"), "p",
-                         1 << 16, "sample", 1, None)
+    (hits,), draws = _count(lambda m, g: g.random(m), _Counter(events=(_Above(),)), n,
+                            child_seed(2, "m"), "p", 1 << 16, "sample", 1, None)
     assert draws == n  # no deadline: every planned draw is measured
     assert abs(hits - n / 2) < 5.5 * np.sqrt(n / 4)
 

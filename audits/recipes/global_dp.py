@@ -84,7 +84,8 @@ def global_dp_claim(pairs: Callable[[CheckContext], Sequence[SamplerPair]],
     and measurement; ranking of several pairs on its own fresh runs), one engine."""
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         return sampled_audit(pairs(ctx), delta=ctx.delta, alpha=ctx.alpha,
-                             budget=AuditBudget(samples=ctx.size(runs)), seed=ctx.seed,
+                             budget=AuditBudget(samples=ctx.size(runs), tail_draws=None),
+                             seed=ctx.seed,
                              key=f"claim:{spec.id}", who="simulate",
                              workers=ctx.workers)
     return evaluate

@@ -25,7 +25,7 @@ from dpaudit.stats.evidence import (
     float_error_floor,
 )
 from dpaudit.stats.results import Finding, Notion
-from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
+from dpaudit.stats.sampled import TAIL_DRAWS, AuditBudget, SamplerPair, sampled_audit
 
 __all__ = [
     "arm_reports",
@@ -143,21 +143,29 @@ def _epsilon_at(delta: float, mu: float) -> float:
 def gaussian_sampled_evidence(report_d: Callable[[int, np.random.Generator], np.ndarray],
                               report_dp: Callable[[int, np.random.Generator], np.ndarray],
                               direction: np.ndarray, ctx: CheckContext, n: int,
-                              pair: str, max_select: int | None = 200_000
-                              ) -> SampledEvidence:
+                              pair: str, max_select: int | None = 200_000,
+                              analysis_mu: float | None = None) -> SampledEvidence:
     """Reports of two data (the algorithm's own report code) projected on ``direction`` (the
     whitened difference of their means: the likelihood-ratio statistic, a scalar), audited by
     the one sampled-bound engine. ``max_select`` caps the selection sample (a larger one lets
-    the threshold reach the far tail, where a Gaussian's loss at small delta lives)."""
+    the threshold reach the far tail, where a Gaussian's loss at small delta lives). The
+    budget is sized by delta (:meth:`dpaudit.stats.sampled.AuditBudget.for_delta`: 300/delta
+    draws per side, the selection streamed into a histogram of the statistic), except under
+    ``--quick``. ``analysis_mu``: the Mahalanobis distance the paper's calibration implies at
+    this pair (the Gaussian DP parameter of its analysis), for the calibration finding of the
+    privacy profile (:mod:`dpaudit.stats.profile`)."""
     w = np.asarray(direction, float).ravel()
+    tail_draws = None if ctx.quick else TAIL_DRAWS
 
     def projected(report):
         return lambda m, g: np.asarray(report(m, g), float).reshape(m, -1) @ w
 
     return sampled_audit([SamplerPair(pair, projected(report_d), projected(report_dp))],
                          delta=ctx.delta, alpha=ctx.alpha,
-                         budget=AuditBudget(samples=n, max_select=max_select),
+                         budget=AuditBudget(samples=n, max_select=max_select,
+                                             tail_draws=tail_draws),
                          seed=ctx.seed, key="claim:report-ldp-sampled", who="report",
+                         analysis_mu=analysis_mu,
                          details=("statistic: the report projected on the whitened difference "
                                   "of the two report means (the likelihood-ratio direction)",))
 
@@ -274,7 +282,8 @@ def simulated_reports_evidence(policy, source_d, source_dp, horizon: int, view,
     return sampled_audit(
         [SamplerPair(pair, release_sampler(policy, source_d, horizon, view=view),
                      release_sampler(policy, source_dp, horizon, view=view))],
-        delta=ctx.delta, alpha=ctx.alpha, budget=AuditBudget(samples=n), seed=ctx.seed,
+        delta=ctx.delta, alpha=ctx.alpha, budget=AuditBudget(samples=n, tail_draws=None),
+        seed=ctx.seed,
         key="claim:reports-sampled", who="reports",
         details=("observes: every report the running algorithm sends (recording hook)",
                  *details))

@@ -175,7 +175,8 @@ def release_claim(make: Callable[[CheckContext], Any],
                              release_sampler(alg, a.source_prime, a.horizon, view=a.view))
                  for a in found]
         ev = sampled_audit(pairs, delta=ctx.delta, alpha=ctx.alpha,
-                           budget=AuditBudget(samples=n, max_select=max_select),
+                           budget=AuditBudget(samples=n, max_select=max_select,
+                                              tail_draws=None),
                            seed=ctx.seed,
                            key=f"claim:{spec.id}", who="simulate (releases)",
                            workers=ctx.workers)

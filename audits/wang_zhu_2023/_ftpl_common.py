@@ -168,7 +168,7 @@ def sampled_next_action(family: Family):
                            lambda m, g: alg.sample_next_actions(*h, m, g),
                            lambda m, g: alg.sample_next_actions(*hp, m, g))
         return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
-                             budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
+                             budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS), tail_draws=None,
                                                 selection_fraction=1 / 11),
                              seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
                              who="sample_next_actions")

@@ -85,7 +85,7 @@ def release_claim(algorithm: Callable[[CheckContext], object], reference: str, *
             release_sampler(alg, d, horizon, view=view),
             release_sampler(alg, d_prime, horizon, view=view))
         return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
-                             budget=AuditBudget(samples=ctx.size(runs),
+                             budget=AuditBudget(samples=ctx.size(runs), tail_draws=None,
                                                  max_select=max_select),
                              seed=ctx.seed, key=f"claim:{spec.id}", who="releases",
                              details=("observes: the first perturbed scores theta the running "

@@ -144,7 +144,7 @@ def _sampled(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
                        lambda m, g: alg.sample_next_actions(*h, m, g),
                        lambda m, g: alg.sample_next_actions(*h_prime, m, g))
     return sampled_audit([pair], delta=ctx.delta, alpha=ctx.alpha,
-                         budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS),
+                         budget=AuditBudget(samples=ctx.size(NEXT_ACTIONS), tail_draws=None,
                                             selection_fraction=1 / 11),
                          seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=len(h[1]),
                          who="sample_next_actions", workers=ctx.workers)
@@ -159,7 +159,7 @@ def _trajectory(ctx: CheckContext) -> SampledEvidence:
     target = GlobalDPTarget(alg, epsilon=ctx.epsilon, delta=ctx.delta,
                             neighbours=global_neighbour_pairs(horizon, 2))
     ev = sampled_audit(mechanism_pairs(target, target.neighbours), delta=ctx.delta,
-                       alpha=ctx.alpha, budget=AuditBudget(samples=samples),
+                       alpha=ctx.alpha, budget=AuditBudget(samples=samples, tail_draws=None),
                        seed=ctx.seed, key="trajectory", who="simulate", workers=ctx.workers,
                        details=("Definition 1 (per-step DP) does not promise "
                                 "trajectory-level privacy; this is information, not a "

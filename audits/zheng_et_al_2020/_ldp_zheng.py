@@ -149,7 +149,8 @@ def gaussian_claims(report: Callable[[CheckContext], Report], what: str, referen
         r = report(ctx)
         n = ctx.size(samples)
         return gaussian_sampled_evidence(r.sample_d, r.sample_dp, r.direction, ctx, n, r.pair,
-                                         max_select=TAIL_SELECT if n > 10 ** 7 else 200_000)
+                                         max_select=TAIL_SELECT if n > 10 ** 7 else 200_000,
+                                         analysis_mu=r.mu_witness)
 
     def code(ctx: CheckContext) -> Evidence:
         return code_exact_evidence(report(ctx), ctx, reference, name)

@@ -54,6 +54,7 @@ from dpaudit.stats.blackbox import (
 )
 from dpaudit.stats.results import CheckReport, Notion
 from dpaudit.stats.rng import DEFAULT_SEED
+from dpaudit.stats.sampled import TAIL_DRAWS
 from dpaudit.validation import check_epsilon_delta
 
 
@@ -67,8 +68,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="claimed epsilon (default: the object's, or the audit's)")
     p.add_argument("--delta", type=float_arg, default=None,
                    help="claimed delta (default: the object's, or the audit's)")
-    p.add_argument("--samples", type=int_arg, default=AuditBudget.samples,
-                   help="samples per input, selection + measurement (default 1e6)")
+    p.add_argument("--samples", type=int_arg, default=None,
+                   help="samples per input, selection + measurement (default 1e6; with "
+                        "delta > 0, sized by the claim: 1000/delta up to 1e8, the selection "
+                        "streamed into histograms; a given N is used as it is)")
     p.add_argument("--selection-fraction", type=float_arg, default=AuditBudget.selection_fraction,
                    help="share of the samples that chooses the event (default 0.2)")
     p.add_argument("--alpha", type=float_arg, default=0.05,
@@ -186,7 +189,9 @@ def run(args: argparse.Namespace) -> int:
     from dpaudit.reports.state import after_failure, chunk_scope
 
     check_state_options(args)
-    budget = AuditBudget(samples=args.samples, selection_fraction=args.selection_fraction)
+    budget = AuditBudget(samples=AuditBudget.samples if args.samples is None else args.samples,
+                         selection_fraction=args.selection_fraction,
+                         tail_draws=TAIL_DRAWS if args.samples is None else None)
     start = time.perf_counter()
     stopped: limits.DeadlineReached | None = None
     with scheduler_scope(args.scheduler), \
@@ -223,7 +228,8 @@ def run(args: argparse.Namespace) -> int:
     report = CheckReport(
         name=args.target, description=description, paper=paper,
         parameters={"epsilon": eps, "delta": dlt, "alpha": args.alpha,
-                    "samples": args.samples, "selection_fraction": args.selection_fraction,
+                    "samples": budget.for_delta(float(dlt)).samples,
+                    "selection_fraction": args.selection_fraction,
                     "seed": args.seed, **({} if args.seconds is None
                                           else {"seconds": args.seconds})},
         claims=(claim,), seconds=seconds)

@@ -1,4 +1,10 @@
-"""``python -m dpaudit plot cdf NAME [--epsilon E] [--delta D] [--n N] [--successes R] --out F``.
+"""``python -m dpaudit plot cdf NAME [--epsilon E] [--delta D] [--n N] [--successes R] --out F``
+and ``python -m dpaudit plot profile REPORT.json [--claim ID] --out F``.
+
+``plot profile`` draws the privacy profile a ``--json`` report stores for a sampled claim
+(``privacy_profile``: its trade-off points beside the claimed curve, and epsilon against
+delta; :mod:`dpaudit.reports.profile_plot`), the first sampled claim unless ``--claim`` names
+one.
 
 Draws a perturbation's CDF ``F``, its neighbour ``F'`` (one observation changed) and the
 feasible region of Lemma 8 (Wang & Zhu 2023) for ``F'`` given ``F``, in the style of the paper's
@@ -25,8 +31,13 @@ from dpaudit.validation import check_epsilon_delta, check_int
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plot", help="draw a perturbation's CDF, its neighbour and Lemma 8's "
                                     "feasible region")
-    p.add_argument("kind", choices=["cdf"], help="what to draw (only 'cdf' for now)")
-    p.add_argument("name", nargs="?", default=None, help="perturbation name (see --list)")
+    p.add_argument("kind", choices=["cdf", "profile"],
+                   help="what to draw: a perturbation's CDF, or a sampled claim's privacy "
+                        "profile from a --json report")
+    p.add_argument("name", nargs="?", default=None,
+                   help="perturbation name (see --list), or for profile the JSON report")
+    p.add_argument("--claim", default=None,
+                   help="profile: the claim id (default: the first with a profile)")
     p.add_argument("--list", action="store_true", help="list the plottable names")
     p.add_argument("--epsilon", type=float_arg, default=None,
                    help="epsilon (default: the check's, else 1)")
@@ -41,6 +52,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.kind == "profile":
+        return _run_profile(args)
     pairs = all_cdf_pairs()
     if args.list:
         print("\n".join(sorted(pairs)))
@@ -68,6 +81,35 @@ def run(args: argparse.Namespace) -> int:
     pair = pairs[args.name](eps, dl, n=args.n, successes=args.successes)
     draw(pair, eps, dl, prepare_output(Path(out)))
     print(f"wrote {out}")
+    return 0
+
+
+def _run_profile(args: argparse.Namespace) -> int:
+    import json
+
+    if args.name is None:
+        raise UsageError("plot profile needs a JSON report (written by check/audit --json)")
+    if args.out is None or Path(args.out).suffix.lower() != ".png":
+        raise UsageError("--out FILE.png is required")
+    try:
+        report = json.loads(Path(args.name).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the JSON report {args.name!r}: {exc}") from None
+    claims = [c for c in report.get("claims", []) if isinstance(c, dict)
+              and c.get("privacy_profile") and (args.claim is None or c.get("id") == args.claim)]
+    if not claims:
+        what = f"claim {args.claim!r}" if args.claim else "any claim"
+        raise UsageError(f"the report {args.name!r} holds no privacy profile for {what} "
+                         "(profiles come with sampled claims)")
+    from dpaudit.reports.profile_plot import draw_profile
+    from dpaudit.sim.experiments import new_figure
+
+    fig, ax = new_figure(figsize=(9.0, 3.6))
+    fig.delaxes(ax)
+    draw_profile(fig, claims[0]["privacy_profile"], str(claims[0]["id"]))
+    fig.tight_layout()
+    fig.savefig(prepare_output(Path(args.out)))
+    print(f"wrote {args.out}")
     return 0
 
 

@@ -179,9 +179,22 @@ def _claim_section(c: ClaimResult) -> list[str]:
     out += _data_block(c.data, "claim")
     if c.details:
         out.append("<ul>" + "".join(f"<li>{_e(d)}</li>" for d in c.details) + "</ul>")
-    out += [_delta_curve(c.data, c.id)]
+    out += [_delta_curve(c.data, c.id), _profile_plot(c.profile, c.id)]
     out.append("</section>")
     return out
+
+
+def _profile_plot(profile: Mapping[str, Any] | None, what: str) -> str:
+    """The privacy profile of a sampled claim (:mod:`dpaudit.reports.profile_plot`)."""
+    if not profile:
+        return ""
+    from dpaudit.reports.profile_plot import draw_profile
+    from dpaudit.sim.experiments import new_figure
+
+    fig, ax = new_figure(figsize=(8.0, 3.2))
+    fig.delaxes(ax)
+    draw_profile(fig, profile, what)
+    return _png(fig, f"{what}: privacy profile")
 
 
 def _finding_section(f: Finding) -> list[str]:

@@ -488,7 +488,8 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         pairs = len(target.neighbours) + search_budget
         used, rank = _plan(samples, pairs, rate, seconds, pilot)
         bar.total = 2 * (used + (pairs > 1) * pairs * rank) + pilot + n_timed
-        budget = AuditBudget(samples=used, rank_samples=rank, search_budget=search_budget,
+        budget = AuditBudget(samples=used, tail_draws=None, rank_samples=rank,
+                             search_budget=search_budget,
                              selection_fraction=selection_fraction)
         result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=alpha, budget=budget,
                                  seed=seed, key=f"audit-policy:{notion}")

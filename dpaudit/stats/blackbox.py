@@ -28,7 +28,7 @@ from dpaudit.interfaces import Mechanism
 from dpaudit.stats.evidence import SampledEvidence, decide
 from dpaudit.stats.results import ClaimResult, Notion
 from dpaudit.stats.rng import DEFAULT_SEED, generator
-from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
+from dpaudit.stats.sampled import TAIL_DRAWS, AuditBudget, SamplerPair, sampled_audit
 from dpaudit.validation import InvalidParameterError, check_alpha, check_epsilon_delta, check_int
 
 if TYPE_CHECKING:  # the engine imports this module's users; only the types are needed here
@@ -267,7 +267,7 @@ def audit_mechanism(
                              features=getattr(mech, "features", None),
                              n_outcomes=getattr(mech, "n_outcomes", None),
                              who=f"{type(mech).__name__}.sample", workers=workers,
-                             scheduler=scheduler)
+                             scheduler=scheduler, analysis_mu=_analysis_mu(mech))
     notion = mechanism_notion(mech)
     subject = _Subject("dp-claim", notion, f"{mechanism_label(mech)} is ({eps:g}, {dlt:g})-DP on "
                        "its neighbouring inputs (black-box sampling audit)", "user mechanism",
@@ -275,6 +275,17 @@ def audit_mechanism(
     chosen = pairs[evidence.data["pair"]]
     return BlackBoxResult(evidence, decide(subject, subject, evidence, alpha=alpha),
                           chosen.data, chosen.data_prime)
+
+
+def _analysis_mu(mech: Any) -> float | None:
+    """The mechanism's ``gdp_mu`` (the Gaussian DP parameter its analysis implies), when it
+    declares a positive finite one."""
+    mu = getattr(mech, "gdp_mu", None)
+    try:
+        mu = None if mu is None else float(mu)
+    except (TypeError, ValueError):
+        return None
+    return mu if mu is not None and 0.0 < mu < float("inf") else None
 
 
 def to_claim_result(result: BlackBoxResult, *, id: str, statement: str, reference: str,
@@ -301,7 +312,8 @@ def blackbox_evaluator(build: Callable[[float, float], Mechanism], *,
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         mech = build(ctx.epsilon, ctx.delta)
         budget = AuditBudget(samples=quick_samples if ctx.quick else samples,
-                             selection_fraction=selection_fraction)
+                             selection_fraction=selection_fraction,
+                             tail_draws=None if ctx.quick else TAIL_DRAWS)
         return audit_mechanism(mech, epsilon=ctx.epsilon, delta=ctx.delta, alpha=ctx.alpha,
                                budget=budget, seed=ctx.seed, key=f"claim:{spec.id}",
                                workers=ctx.workers).evidence

@@ -41,8 +41,11 @@ __all__ = [
     "Candidate",
     "LogisticScore",
     "ScoreEvent",
+    "HISTOGRAM_BINS",
+    "TAIL_BINS",
     "SubsetEvent",
     "ThresholdEvent",
+    "ThresholdFamily",
     "best_category_subset",
     "best_subset_event",
     "best_threshold_event",
@@ -50,6 +53,8 @@ __all__ = [
     "cp_upper",
     "default_feature_map",
     "fit_logistic_score",
+    "histogram_counts",
+    "histogram_edges",
     "projected_bound",
 ]
 
@@ -467,3 +472,103 @@ def fit_logistic_score(sel_a: np.ndarray, sel_b: np.ndarray, *,
                    options={"maxiter": 200})
     return LogisticScore(res.x[:-1].copy(), float(res.x[-1]), mean, scale, features)
 
+
+
+# -- histograms of a statistic: threshold events from a streamed selection sample ------------
+#: bins of a selection histogram between the pilot sample's extreme values (quantile-spaced,
+#: evenly in log-odds, so each tail gets as many as the body)
+HISTOGRAM_BINS = 4096
+#: bins added beyond each extreme of the pilot sample (evenly spaced, out to half the pilot's
+#: range again): the far tail, which a capped pilot never reaches, keeps candidate thresholds
+TAIL_BINS = 256
+
+
+def histogram_edges(sel_a: np.ndarray, sel_b: np.ndarray, *, bins: int = HISTOGRAM_BINS,
+                    tail_bins: int = TAIL_BINS) -> np.ndarray:
+    """Fixed bin edges for a statistic, from a pilot selection sample of both sides.
+
+    A statistic with at most ``bins`` distinct pilot values keeps them all as edges (every
+    threshold the pilot could choose stays available). Otherwise the edges are pilot
+    quantiles at levels evenly spaced in log-odds between ``1/(2N)`` and ``1 - 1/(2N)`` (``N``
+    pooled draws; ``method="inverted_cdf"``: observed values), plus ``tail_bins`` evenly
+    spaced edges beyond each extreme out to half the pilot's range. The edges depend on the
+    pilot alone, so histograms of later chunks (any worker) add up to one histogram.
+    """
+    v = np.concatenate([np.asarray(sel_a, float).ravel(), np.asarray(sel_b, float).ravel()])
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return np.zeros(1)
+    u = np.unique(v)
+    if len(u) <= bins:
+        return u
+    lo = 1.0 / (2.0 * len(v))
+    levels = expit(np.linspace(np.log(lo / (1 - lo)), np.log((1 - lo) / lo), bins))
+    core = np.unique(np.concatenate([np.quantile(v, levels, method="inverted_cdf"),
+                                     u[[0, -1]]]))
+    step = (core[-1] - core[0]) / (2.0 * tail_bins)
+    if not step > 0:
+        return core
+    ext = step * np.arange(1, tail_bins + 1)
+    return np.unique(np.concatenate([core[0] - ext[::-1], core, core[-1] + ext]))
+
+
+def histogram_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Counts of ``values`` in the ``len(edges) + 1`` bins of ``edges``: bin ``i`` holds the
+    values with exactly ``i`` edges at or below them (``searchsorted(..., "right")``)."""
+    idx = np.searchsorted(edges, np.asarray(values, float).ravel(), side="right")
+    return np.bincount(idx, minlength=len(edges) + 1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ThresholdFamily:
+    """The threshold events of a histogram with edges ``edges``, in both tails and both
+    directions: candidate ``i`` of ``4 * len(edges)`` is family ``i // len(edges)`` (upper tail
+    ``D vs D'``, upper ``D' vs D``, lower ``D vs D'``, lower ``D' vs D``) at edge
+    ``i % len(edges)``; ``p``/``q`` are the candidates' selection frequencies on the likely and
+    the other side."""
+
+    edges: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+    n: int
+
+    @staticmethod
+    def of(edges: np.ndarray, counts_a: np.ndarray, counts_b: np.ndarray) -> ThresholdFamily:
+        ca, cb = np.asarray(counts_a, float), np.asarray(counts_b, float)
+        na, nb = max(ca.sum(), 1.0), max(cb.sum(), 1.0)
+        # {y >= e_j}: bins j+1..m; {y < e_j}: bins 0..j
+        up_a = (ca.sum() - np.cumsum(ca)[:-1]) / na
+        up_b = (cb.sum() - np.cumsum(cb)[:-1]) / nb
+        lo_a, lo_b = np.cumsum(ca)[:-1] / na, np.cumsum(cb)[:-1] / nb
+        p = np.concatenate([up_a, up_b, lo_a, lo_b])
+        q = np.concatenate([up_b, up_a, lo_b, lo_a])
+        return ThresholdFamily(np.asarray(edges, float), p, q, int(min(na, nb)))
+
+    def event(self, i: int) -> tuple[ThresholdEvent, str]:
+        fam, j = divmod(int(i), len(self.edges))
+        e = float(self.edges[j])
+        upper = fam < 2
+        # {y < e} is {y <= the float just below e}
+        te = ThresholdEvent(e if upper else float(np.nextafter(e, -np.inf)), upper)
+        return te, DIRECTIONS[fam % 2]
+
+    def best(self, *, n_measure: int, delta: float, alpha: float, top: int = 64,
+             selection_alpha: float = SELECTION_ALPHA) -> Candidate:
+        """The candidate with the best projected bound at ``delta`` (:func:`projected_bound`)."""
+        i, bound = _pick(self.p, self.q, self.n, n_measure, delta, alpha, top, selection_alpha)
+        te, direction = self.event(i)
+        return Candidate(te, direction, bound, float(self.p[i]), float(self.q[i]))
+
+    def best_mu(self, *, n_measure: int, alpha: float,
+                selection_alpha: float = SELECTION_ALPHA) -> Candidate:
+        """The candidate whose projected Gaussian-DP bound ``Phi^-1(p_lo) - Phi^-1(q_hi)`` is
+        largest (:func:`dpaudit.stats.profile.mu_lower_bound` of the projected limits)."""
+        p_sel = cp_lower(np.rint(self.p * self.n), self.n, selection_alpha)
+        q_sel = cp_upper(np.rint(self.q * self.n), self.n, selection_alpha)
+        p_lo = cp_lower(np.rint(p_sel * n_measure), n_measure, alpha / 2)
+        q_hi = cp_upper(np.rint(q_sel * n_measure), n_measure, alpha / 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mu = np.nan_to_num(ndtri(p_lo) - ndtri(q_hi), nan=-np.inf, posinf=-np.inf)
+        i = int(np.argmax(mu))
+        te, direction = self.event(i)
+        return Candidate(te, direction, float(mu[i]), float(self.p[i]), float(self.q[i]))

@@ -45,6 +45,12 @@ from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.stats.intervals import (
     student_t_interval,
 )
+from dpaudit.stats.profile import (
+    ProfileEvent,
+    calibration_finding,
+    privacy_profile,
+    summary_line,
+)
 from dpaudit.stats.results import (
     ClaimResult,
     Method,
@@ -368,10 +374,32 @@ def _decide_sampled(base: dict[str, Any], ev: SampledEvidence, eps: float, dlt: 
             "n_p": ev.n_p, "count_q": ev.count_q, "n_q": ev.n_q, "n_measure": ev.n_p,
             "p_lo": p_lo, "q_hi": q_hi,
             "n_select": ev.n_select, "power": power, "detectable_at_power": detect}
+    profile = sampled_profile(ev, eps, dlt, alpha)
+    lines.append(summary_line(profile))
+    finding = calibration_finding(profile, violated=verdict is Verdict.VIOLATED)
+    if finding is not None:
+        data["calibration_finding"] = finding
+        lines.append(f"finding: {finding['summary']}")
     return ClaimResult(**base, verdict=verdict, method=Method.SAMPLED,
                        epsilon_lower_bound=bound,
                        detectable_epsilon=None if verdict is not Verdict.CONSISTENT else detect,
-                       alpha=alpha, details=tuple(lines), data=data)
+                       alpha=alpha, details=tuple(lines), data=data, profile=profile)
+
+
+def sampled_profile(ev: SampledEvidence, eps: float, dlt: float, alpha: float
+                    ) -> dict[str, Any]:
+    """The privacy profile (:func:`dpaudit.stats.profile.privacy_profile`) of sampled
+    evidence at ``alpha``: its measured profile events, or (evidence gathered before the
+    profile existed, or a hand-built one) its one event."""
+    raw = ev.data.get("profile_events") or [{
+        "role": "verdict", "event": ev.event, "direction": ev.direction,
+        "count_p": ev.count_p, "n_p": ev.n_p, "count_q": ev.count_q, "n_q": ev.n_q}]
+    events = [ProfileEvent(str(r["role"]), str(r["event"]), str(r["direction"]),
+                           int(r["count_p"]), int(r["n_p"]), int(r["count_q"]), int(r["n_q"]))
+              for r in raw]
+    mu = ev.data.get("analysis_mu")
+    return privacy_profile(events, alpha=alpha, epsilon=eps, delta=dlt,
+                           analysis_mu=None if mu is None else float(mu))
 
 
 #: what a paper's statement says of the measured value: ``"at most"`` (an upper bound: the

@@ -36,6 +36,7 @@ from dpaudit.stats.events import (
     DIRECTIONS,
     Candidate,
     ScoreEvent,
+    ThresholdEvent,
     best_category_subset,
     best_subset_event,
     best_threshold_event,
@@ -54,8 +55,10 @@ __all__ = [
     "AtomEvent",
     "RowSetEvent",
     "SummaryEvent",
+    "ThresholdView",
     "code_outcomes",
     "select_event",
+    "threshold_view",
 ]
 
 MAX_DISCRETE_OUTCOMES = 64
@@ -307,3 +310,63 @@ def select_event(a: np.ndarray | dict[str, np.ndarray], b: np.ndarray | dict[str
                                 n_outcomes=None, kw=dict(kw))
         cands.append(_with_event(cand, SummaryEvent(name, cand.event)))
     return _best(cands), "summaries"
+
+
+# -- the statistic a threshold event reads (for histograms and multi-event counts) -----------
+@dataclass(frozen=True)
+class _Identity:
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return np.asarray(outputs, dtype=float).reshape(len(outputs))
+
+
+@dataclass(frozen=True)
+class _ScoreOf:
+    score: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return np.asarray(self.score(outputs), dtype=float).reshape(len(outputs))
+
+
+@dataclass(frozen=True)
+class _SummaryOf:
+    name: str
+    inner: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, outputs: dict[str, np.ndarray]) -> np.ndarray:
+        return self.inner(np.asarray(outputs[self.name]))
+
+
+@dataclass(frozen=True)
+class ThresholdView:
+    """What a threshold-type event reads: ``statistic(outputs)`` (one float per draw), and
+    :meth:`event` that wraps another threshold on the same statistic as the same kind of
+    event (a learned score's, a named summary's)."""
+
+    statistic: Callable[[Any], np.ndarray]
+    template: Any
+
+    def event(self, threshold: ThresholdEvent) -> Any:
+        return _rewrap(self.template, threshold)
+
+
+def _rewrap(template: Any, threshold: ThresholdEvent) -> Any:
+    if isinstance(template, ThresholdEvent):
+        return threshold
+    if isinstance(template, ScoreEvent):
+        return ScoreEvent(template.score, threshold, template.name)
+    return SummaryEvent(template.name, _rewrap(template.inner, threshold))
+
+
+def threshold_view(event: Any) -> ThresholdView | None:
+    """The :class:`ThresholdView` of a threshold event (on the output, a score or statistic,
+    or a named summary of either); ``None`` for the other families (subsets, atoms, codes)."""
+    if isinstance(event, ThresholdEvent):
+        return ThresholdView(_Identity(), event)
+    if isinstance(event, ScoreEvent):
+        return ThresholdView(_ScoreOf(event.score), event)
+    if isinstance(event, SummaryEvent):
+        inner = threshold_view(event.inner)
+        if inner is None:
+            return None
+        return ThresholdView(_SummaryOf(event.name, inner.statistic), event)
+    return None

@@ -193,9 +193,11 @@ class ClaimResult:
     data: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # wall-clock seconds of this claim's evidence (JUnit testcase time)
     observes: str = ""
+    #: the empirical privacy profile of a sampled claim (:mod:`dpaudit.stats.profile`)
+    profile: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "notion": self.notion.value,
             "observes": self.observes or default_observes(self.notion, self.method),
@@ -213,6 +215,9 @@ class ClaimResult:
             "data": _jsonable(self.data),
             "seconds": round(self.seconds, 3),
         }
+        if self.profile is not None:
+            out["privacy_profile"] = _jsonable(self.profile)
+        return out
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,10 @@ ranking draws per candidate pair.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
 
@@ -48,9 +49,18 @@ import numpy as np
 
 from dpaudit.sim import limits
 from dpaudit.sim.parallel import SharedPool, chunk_sizes, map_chunks, resolve_scheduler
-from dpaudit.stats.events import DIRECTIONS
+from dpaudit.stats.events import (
+    DIRECTIONS,
+    SELECTION_ALPHA,
+    Candidate,
+    ThresholdEvent,
+    ThresholdFamily,
+    histogram_counts,
+    histogram_edges,
+)
 from dpaudit.stats.evidence import SampledEvidence
-from dpaudit.stats.families import Features, select_event
+from dpaudit.stats.families import Features, ThresholdView, select_event, threshold_view
+from dpaudit.stats.profile import PROFILE_DELTAS
 from dpaudit.stats.rng import child_seed
 from dpaudit.validation import (
     InvalidParameterError,
@@ -60,7 +70,38 @@ from dpaudit.validation import (
     check_real,
 )
 
-__all__ = ["AuditBudget", "SamplerPair", "draw", "sampled_audit"]
+__all__ = ["MAX_TAIL_SAMPLES", "TAIL_DRAWS", "AuditBudget", "SamplerPair", "draw",
+           "sampled_audit"]
+
+#: a claim with ``delta > 0`` draws at least ``TAIL_DRAWS / delta`` per side (up to
+#: :data:`MAX_TAIL_SAMPLES`): the events that can show a delta have probabilities of order
+#: delta, and the measurement must see each of them many times. For a unit Gaussian shift by
+#: ``mu`` at ``delta = 1e-5`` the best threshold's expected Clopper-Pearson bound, as a
+#: fraction of the exact loss, is (``alpha = 0.05``; measured draws per side): ``mu = 0.268``
+#: (analytic calibration at eps = 1) 0.73 at 8e5, 0.83 at 4e6, 0.90 at 1.6e7, 0.93 at 4e7;
+#: ``mu = 0.206`` (the classical calibration) 0.92 at 2.4e7, 0.945 at 5.7e7, 0.956 at 9.5e7;
+#: ``mu = 0.106`` 0.90 at 2.9e7, 0.94 at 9.5e7; ``mu = 0.065`` 0.87 at 2.4e7, 0.91 at 5.7e7,
+#: 0.93 at 9.5e7. A threshold chosen on a selection histogram of 6e6 draws loses about 0.02
+#: of that on average (0.06 at worst over 8 seeds, ``mu = 0.206``), so 1000/delta (1e8, 90%
+#: measured) is what reaches 0.9 for the smallest of these shifts
+TAIL_DRAWS = 1000.0
+#: one-sided level of the pessimistic selection limits (``selection_alpha`` of
+#: :func:`~dpaudit.stats.events.projected_bound`) when the threshold is chosen on a streamed
+#: histogram of at least :data:`LARGE_SELECTION` draws per side. Neighbouring thresholds of a
+#: histogram share most of their counts, so the winner's curse that the default 0.01 guards
+#: against is mild there, while 0.01 pushes the choice away from the far tail. Expected bound
+#: (fraction of exact) of the chosen threshold over 8 seeds (100-107), selection 1e7 and
+#: measurement 9e7 draws per side, ``alpha = 0.025``: Gaussian shift ``mu = 0.206``: mean 0.945
+#: (0.5), 0.941 (0.16), 0.939 (0.05), 0.924 (0.01), worst seed 0.93, 0.915, 0.915, 0.898;
+#: ``mu = 0.065``: mean 0.892, 0.891, 0.890, 0.880, worst 0.850, 0.857, 0.857, 0.809. With 3e6
+#: selection draws 0.5 and 0.16 were worse than 0.01 (``mu = 0.268``: 0.834, 0.876 against
+#: 0.906), hence the size condition
+STREAMED_SELECTION_ALPHA = 0.16
+#: the streamed selection size from which :data:`STREAMED_SELECTION_ALPHA` applies
+LARGE_SELECTION = 5_000_000
+#: the largest budget :data:`TAIL_DRAWS` asks for (about 4 s of CPU per side for a scalar
+#: Gaussian drawn and counted in numpy)
+MAX_TAIL_SAMPLES = 100_000_000
 
 Outputs = np.ndarray | dict[str, np.ndarray]
 Sampler = Callable[[int, np.random.Generator], Outputs]
@@ -89,6 +130,13 @@ class AuditBudget:
     each sample in this process from one stream (the engine's behaviour before 2026-11-26;
     reports stored from then reproduce with it). The result depends on ``select_chunk``
     (another stream), never on the workers.
+
+    Claims with ``delta > 0`` (:meth:`for_delta`, :meth:`n_stream`): ``tail_draws`` (default
+    :data:`TAIL_DRAWS`; ``None``: off, for samplers that simulate a policy step by step) sizes
+    the budget to at least ``tail_draws / delta`` draws per side, at most
+    ``max_tail_samples``; the selection is then ``tail_selection_fraction`` of it, the draws
+    above ``max_select`` streamed into histograms of the chosen statistic
+    (``tail_select``).
     """
 
     samples: int = 1_000_000
@@ -99,6 +147,10 @@ class AuditBudget:
     chunk_bytes: int = 1 << 26
     max_select: int | None = 200_000
     select_chunk: int | Literal["auto"] | None = "auto"
+    tail_draws: float | None = TAIL_DRAWS
+    max_tail_samples: int = MAX_TAIL_SAMPLES
+    tail_select: bool = True
+    tail_selection_fraction: float = 0.1
 
     def __post_init__(self) -> None:
         check_int("samples", self.samples, low=200)
@@ -113,6 +165,33 @@ class AuditBudget:
             check_int("max_select", self.max_select, low=100)
         if self.select_chunk is not None and self.select_chunk != "auto":
             check_int("select_chunk", self.select_chunk, low=100)
+        if self.tail_draws is not None:
+            check_real("tail_draws", self.tail_draws, low=0.0, low_open=True)
+        check_int("max_tail_samples", self.max_tail_samples, low=200)
+        check_real("tail_selection_fraction", self.tail_selection_fraction, low=0.0,
+                   high=1.0, low_open=True, high_open=True)
+
+    def for_delta(self, delta: float) -> AuditBudget:
+        """This budget sized for a claim with ``delta``: with ``delta > 0`` and ``tail_draws``
+        set, at least ``min(ceil(tail_draws / delta), max_tail_samples)`` draws per side (a
+        larger ``samples`` is kept). ``delta = 0`` leaves it unchanged."""
+        if delta <= 0 or self.tail_draws is None:
+            return self
+        want = min(int(math.ceil(self.tail_draws / delta)), self.max_tail_samples)
+        return self if want <= self.samples else replace(self, samples=want)
+
+    def n_stream(self, delta: float) -> int:
+        """Selection draws per side above the held sample (``max_select``), streamed into
+        histograms of the chosen statistic (only with ``delta > 0``, ``tail_select`` and
+        ``tail_draws``: a budget sized by the claim; others keep their split): the
+        threshold can then lie in the far tail, where a delta of order 1e-5 lives. The whole
+        selection is ``tail_selection_fraction`` of ``samples`` (a histogram needs fewer draws
+        than a held sample's search to place one threshold; the rest measure)."""
+        if delta <= 0 or not self.tail_select or self.max_select is None or \
+                self.tail_draws is None:
+            return 0
+        wanted = max(100, int(round(self.samples * self.tail_selection_fraction)))
+        return max(0, wanted - self.n_select)
 
     def chunk_for(self, n: int) -> int | None:
         """Draws per side in one chunk of a ranking or selection sample of ``n`` draws per
@@ -182,27 +261,94 @@ def _row_bytes(out: Outputs) -> int:
     return max(1, sum(int(np.asarray(a)[0].nbytes) for a in arrays))
 
 
-def _count_chunk(sampler: Sampler, event: Any, who: str, size: int,
-                 rng: np.random.Generator) -> int:
-    return int(np.count_nonzero(event.contains(draw(sampler, size, rng, who))))
+@dataclass(frozen=True)
+class _Counter:
+    """Hits of several events fixed before the measurement: thresholds ``(t, upper)`` on one
+    ``statistic`` (computed once per draw), or whole ``events`` (each tested on its own)."""
+
+    statistic: Callable[[Any], np.ndarray] | None = None
+    thresholds: tuple[tuple[float, bool], ...] = ()
+    events: tuple[Any, ...] = ()
+
+    def hits(self, outputs: Outputs) -> tuple[int, ...]:
+        if self.statistic is not None:
+            s = np.asarray(self.statistic(outputs), dtype=float)
+            return tuple(int(np.count_nonzero(s >= t if up else s <= t))
+                         for t, up in self.thresholds)
+        return tuple(int(np.count_nonzero(e.contains(outputs))) for e in self.events)
 
 
-def _count(sampler: Sampler, event: Any, n: int, seed: np.random.SeedSequence, side: str,
-           chunk_bytes: int, who: str, workers: int, scheduler: object,
-           pool: SharedPool | None = None, deadline: float | None = None
-           ) -> tuple[int, int]:
-    """``(hits, draws)``: hits of ``event`` in ``n`` fresh draws, streamed: fixed chunks of at
-    most ``chunk_bytes`` of outputs (and at most an eighth of ``n``, so workers share them),
-    each with its own spawned seed (:func:`dpaudit.sim.parallel.map_chunks`); only counts come
-    back. The chunking depends on ``n`` and the sampler's row size, never on the workers.
-    ``deadline``: no chunk starts after it, so ``draws`` may be a prefix of ``n``."""
+def _count_chunk(sampler: Sampler, counter: _Counter, who: str, size: int,
+                 rng: np.random.Generator) -> tuple[int, ...]:
+    return counter.hits(draw(sampler, size, rng, who))
+
+
+def _chunk_of(sampler: Sampler, n: int, seed: np.random.SeedSequence, side: str,
+              chunk_bytes: int, who: str) -> int:
+    """Draws per chunk of a streamed sample of ``n``: at most ``chunk_bytes`` of outputs and
+    at most an eighth of ``n`` (so workers share them); a function of ``n`` and the
+    sampler's row size, never of the workers."""
     probe = draw(sampler, min(n, 64), np.random.Generator(np.random.PCG64(
         child_seed(seed, "probe", side))), who)
-    chunk = max(1, min(chunk_bytes // _row_bytes(probe), max(10_000, -(-n // 8))))
-    counts = map_chunks(partial(_count_chunk, sampler, event, who), n, seed=seed, key=side,
+    return max(1, min(chunk_bytes // _row_bytes(probe), max(10_000, -(-n // 8))))
+
+
+def _count(sampler: Sampler, counter: _Counter, n: int, seed: np.random.SeedSequence,
+           side: str, chunk_bytes: int, who: str, workers: int, scheduler: object,
+           pool: SharedPool | None = None, deadline: float | None = None
+           ) -> tuple[tuple[int, ...], int]:
+    """``(hits, draws)``: hits of each of ``counter``'s events in ``n`` fresh draws, streamed:
+    fixed chunks (:func:`_chunk_of`), each with its own spawned seed
+    (:func:`dpaudit.sim.parallel.map_chunks`); only counts come back. ``deadline``: no chunk
+    starts after it, so ``draws`` may be a prefix of ``n``."""
+    chunk = _chunk_of(sampler, n, seed, side, chunk_bytes, who)
+    counts = map_chunks(partial(_count_chunk, sampler, counter, who), n, seed=seed, key=side,
                         chunk=chunk, workers=workers, scheduler=scheduler, pool=pool,
                         deadline=deadline)
-    return int(sum(counts)), int(sum(chunk_sizes(n, chunk)[:len(counts)]))
+    total = tuple(int(sum(c[i] for c in counts)) for i in range(len(counts[0]))) if counts \
+        else (0,) * max(len(counter.thresholds), len(counter.events))
+    return total, int(sum(chunk_sizes(n, chunk)[:len(counts)]))
+
+
+def _histogram_chunk(sampler: Sampler, statistic: Callable[[Any], np.ndarray],
+                     edges: np.ndarray, who: str, size: int, rng: np.random.Generator
+                     ) -> np.ndarray:
+    return histogram_counts(statistic(draw(sampler, size, rng, who)), edges)
+
+
+def _stream_histograms(pair: SamplerPair, view: ThresholdView, edges: np.ndarray, n: int,
+                       seq: np.random.SeedSequence, chunk_bytes: int, who: str, workers: int,
+                       scheduler: object, pool: SharedPool | None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Histograms (on ``edges``) of the chosen statistic over ``n`` more selection draws per
+    side, streamed in fixed chunks with their own seeds: memory stays that of one chunk, and
+    the summed histograms are the same for any number of workers."""
+    out = []
+    for sampler, side in ((pair.sample_p, "p"), (pair.sample_q, "q")):
+        chunk = _chunk_of(sampler, n, seq, side, chunk_bytes, who)
+        parts = map_chunks(partial(_histogram_chunk, sampler, view.statistic, edges, who), n,
+                           seed=seq, key=side, chunk=chunk, workers=workers,
+                           scheduler=scheduler, pool=pool, resumable=False)
+        out.append(np.sum(parts, axis=0) if parts else np.zeros(len(edges) + 1, np.int64))
+    return out[0], out[1]
+
+
+def _inner_threshold(event: Any) -> ThresholdEvent:
+    while not isinstance(event, ThresholdEvent):
+        event = event.threshold if hasattr(event, "threshold") else event.inner
+    return event
+
+
+def _profile_candidates(family: ThresholdFamily, n_measure: int, alpha: float, top: int
+                        ) -> list[tuple[str, Candidate]]:
+    """The profile's events on a selection histogram: the best threshold at each delta of
+    :data:`~dpaudit.stats.profile.PROFILE_DELTAS` and the best for Gaussian DP (each ranked at
+    its share of ``alpha``; any choice keeps the profile valid, it only shapes its power)."""
+    k = len(PROFILE_DELTAS) + 2
+    out = [(f"delta={d:g}", family.best(n_measure=n_measure, delta=d, alpha=alpha / k,
+                                        top=top)) for d in PROFILE_DELTAS]
+    out.append(("gdp", family.best_mu(n_measure=n_measure, alpha=alpha / k)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -276,35 +422,56 @@ class _Source:
 
 def _select(pair: SamplerPair, n: int, n_measure: int, source: _Source, *,
             delta: float, alpha: float, top: int, features: Features | None,
-            n_outcomes: int | None, who: str) -> tuple[Any, str]:
+            n_outcomes: int | None, who: str) -> tuple[Candidate, str, Any]:
+    """The event chosen on ``n`` selection draws per side, its output kind, and for a
+    threshold event its :class:`~dpaudit.stats.families.ThresholdView` with the selection
+    histograms of its statistic (``None`` otherwise)."""
     a, b = source.sample(pair, n, who)
     if isinstance(a, dict) != isinstance(b, dict) or (
             isinstance(a, dict) and isinstance(b, dict) and set(a) != set(b)):
         raise InvalidParameterError(f"{who}: both inputs must return the same kind of output "
                                     "(the same summaries)")
-    return select_event(a, b, n_measure=n_measure, delta=delta, alpha=alpha, top=top,
-                        features=features, n_outcomes=n_outcomes)
+    cand, kind = select_event(a, b, n_measure=n_measure, delta=delta, alpha=alpha, top=top,
+                              features=features, n_outcomes=n_outcomes)
+    view = threshold_view(cand.event)
+    if view is None:
+        return cand, kind, None
+    sa, sb = view.statistic(a), view.statistic(b)
+    edges = histogram_edges(sa, sb)
+    return cand, kind, (view, edges, histogram_counts(sa, edges), histogram_counts(sb, edges))
 
 
 def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
                   budget: AuditBudget, seed: int | np.random.SeedSequence, key: str,
                   features: Features | None = None, n_outcomes: int | None = None,
                   details: Sequence[str] = (), who: str = "sample", workers: int = 1,
-                  scheduler: object = None) -> SampledEvidence:
+                  scheduler: object = None, analysis_mu: float | None = None
+                  ) -> SampledEvidence:
     """Rank the pairs, choose one event on a selection sample, measure it on a fresh one.
 
     ``alpha`` is the level the measurement is expected to be judged at; it only shapes the
     event search (the verdict's level is set by :func:`dpaudit.stats.evidence.decide`). Random
     streams: ``(seed, key, "rank", i)``, ``(seed, key, "select")``, ``(seed, key,
-    "measure")``. The measurement streams in fixed chunks (counts only), sent to ``workers``
-    local processes or a Dask ``scheduler`` by :func:`dpaudit.sim.parallel.map_chunks`; the
-    evidence does not depend on either. See the module docstring for the rule and validity.
+    "select-stream")``, ``(seed, key, "measure")``. The measurement streams in fixed chunks
+    (counts only), sent to ``workers`` local processes or a Dask ``scheduler`` by
+    :func:`dpaudit.sim.parallel.map_chunks`; the evidence does not depend on either. See the
+    module docstring for the rule and validity.
+
+    With ``delta > 0`` the budget is sized by the claim (:meth:`AuditBudget.for_delta`) and
+    the selection draws above the held sample are streamed into histograms of the chosen
+    statistic, from which the threshold is chosen (:meth:`AuditBudget.n_stream`). Beside the
+    verdict's event, the profile's events (:func:`_profile_candidates`) are measured on the
+    same fresh draws (``data["profile_events"]``; :mod:`dpaudit.stats.profile`).
+    ``analysis_mu``: the Gaussian DP parameter the release's analysis implies (sensitivity /
+    sigma), for the calibration finding.
     """
     check_delta(delta)
     check_alpha(alpha)
     if not pairs:
         raise InvalidParameterError("pairs=() must contain at least one pair of inputs")
-    n_sel, n_meas = budget.n_select, budget.n_measure
+    budget = budget.for_delta(delta)
+    n_stream = budget.n_stream(delta)
+    n_sel, n_meas = budget.n_select, budget.n_measure - n_stream
     select = partial(_select, delta=delta, alpha=alpha, top=budget.top, features=features,
                      n_outcomes=n_outcomes, who=who)
     # one local pool for every stage (ranking, selection, both sides of the measurement),
@@ -322,21 +489,46 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
             for i, pair in enumerate(pairs):
                 if limits.deadline_passed():
                     raise limits.deadline_reached("ranking of the neighbouring pairs")
-                cand, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
+                cand, _, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
                 ranking.append((i, float(cand.projected_bound)))
             ranking.sort(key=lambda r: -r[1])
             best = ranking[0][0]
         if limits.deadline_passed():
             raise limits.deadline_reached("ranking of the neighbouring pairs")
         pair = pairs[best]
-        cand, kind = select(pair, n_sel, n_meas, source("select"))
+        cand, kind, hist = select(pair, n_sel, n_meas, source("select"))
+        roles: list[tuple[str, Candidate]] = [("verdict", cand)]
+        streamed = 0
+        if hist is not None:
+            view, edges, ca, cb = hist
+            if n_stream > 0:
+                xa, xb = _stream_histograms(pair, view, edges, n_stream,
+                                            child_seed(seed, key, "select-stream"),
+                                            budget.chunk_bytes, who, workers, scheduler,
+                                            shared)
+                ca, cb, streamed = ca + xa, cb + xb, n_stream
+            family = ThresholdFamily.of(edges, ca, cb)
+            if streamed:
+                sel_alpha = STREAMED_SELECTION_ALPHA if n_sel + streamed >= LARGE_SELECTION \
+                    else SELECTION_ALPHA
+                t = family.best(n_measure=n_meas, delta=delta, alpha=alpha, top=budget.top,
+                                selection_alpha=sel_alpha)
+                cand = Candidate(view.event(t.event), t.direction, t.projected_bound, t.p_hat,
+                                 t.q_hat)
+                roles = [("verdict", cand)]
+            roles += [(r, replace(c, event=view.event(c.event)))
+                      for r, c in _profile_candidates(family, n_meas, alpha, budget.top)]
+            counter = _Counter(view.statistic, tuple(
+                (e.threshold, e.upper) for e in (_inner_threshold(c.event) for _, c in roles)))
+        else:
+            counter = _Counter(events=(cand.event,))
         if limits.deadline_passed():
             raise limits.deadline_reached("event selection")
         meas = child_seed(seed, key, "measure")
         end = limits.current_deadline()
         ends = (None, None) if end is None else (
             time.monotonic() + (end - time.monotonic()) / 2, end)
-        got = [_count(s, cand.event, n_meas, meas, side, budget.chunk_bytes, who, workers,
+        got = [_count(s, counter, n_meas, meas, side, budget.chunk_bytes, who, workers,
                       scheduler, shared, until)
                for (s, side), until in zip(((pair.sample_p, "p"), (pair.sample_q, "q")), ends,
                                            strict=True)]
@@ -345,14 +537,26 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
             shared.close()
     if min(n for _, n in got) == 0:
         raise limits.deadline_reached("measurement (no chunk of one side finished)")
-    (hp, np_), (hq, nq) = got
-    cp, cq, n_p, n_q = ((hp, hq, np_, nq) if cand.direction == DIRECTIONS[0]
-                        else (hq, hp, nq, np_))
+    (hits_p, np_), (hits_q, nq) = got
+
+    def oriented(j: int, direction: str) -> tuple[int, int, int, int]:
+        return ((hits_p[j], hits_q[j], np_, nq) if direction == DIRECTIONS[0]
+                else (hits_q[j], hits_p[j], nq, np_))
+
+    cp, cq, n_p, n_q = oriented(0, cand.direction)
+    profile_events = []
+    for j, (role, c) in enumerate(roles):
+        kp, kq, mp, mq = oriented(j, c.direction)
+        profile_events.append({"role": role, "event": c.event.description,
+                               "direction": c.direction, "count_p": kp, "n_p": mp,
+                               "count_q": kq, "n_q": mq})
     extra: dict[str, Any] = {}
+    n_select_total = n_sel + streamed
     if end is not None:
         hit = n_p < n_meas or n_q < n_meas
         extra = {"deadline_hit": hit, "samples_used": {
-            "select": n_sel, "measure_p": n_p, "measure_q": n_q, "measure_planned": n_meas}}
+            "select": n_select_total, "measure_p": n_p, "measure_q": n_q,
+            "measure_planned": n_meas}}
         if hit:
             lines_deadline = (f"deadline reached during the measurement: decided on the "
                               f"{n_p} and {n_q} draws measured (of {n_meas} planned per side), "
@@ -363,10 +567,19 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
         top = ", ".join(f"#{i}: {b:.3g}" for i, b in ranking[:5])
         lines.append(f"pair ranking (projected bounds on {budget.n_rank} fresh draws per side "
                      f"and pair): {top}")
+    if streamed:
+        lines.append(f"threshold chosen on a histogram of {n_select_total} selection draws per "
+                     f"side ({n_sel} held, {streamed} streamed); budget sized by delta: "
+                     f"{budget.samples} draws per side")
+        extra["selection_streamed"] = streamed
+        extra["samples_per_side"] = budget.samples
+    if analysis_mu is not None:
+        extra["analysis_mu"] = float(analysis_mu)
     return SampledEvidence(
         count_p=cp, n_p=n_p, count_q=cq, n_q=n_q, event=cand.event.description,
-        direction=cand.direction, p_select=float(cand.p_hat), n_select=n_sel,
+        direction=cand.direction, p_select=float(cand.p_hat), n_select=n_select_total,
         details=(*details, *lines),
         data={"output_kind": kind, "pair": best, "pair_description": pair.description,
               "pairs_tried": len(pairs), "ranking": ranking,
-              "projected_bound": float(cand.projected_bound), **extra})
+              "projected_bound": float(cand.projected_bound),
+              "profile_events": profile_events, **extra})
