@@ -229,8 +229,24 @@ def _flush_stdout() -> None:
         stream.flush()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return its exit code (argparse itself exits 2 on a malformed line)."""
+def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> int:
+    """Run one command; return its exit code (argparse itself exits 2 on a malformed line).
+
+    ``started``: when the command started (``time.monotonic()``; ``python -m dpaudit`` passes
+    the process's start), which ``--seconds`` counts from; default: now.
+    """
+    import time
+
+    from dpaudit.sim import limits
+
+    limits.command_started(time.monotonic() if started is None else started)
+    try:
+        return _main(argv)
+    finally:
+        limits.command_started(None)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         parser = build_parser()

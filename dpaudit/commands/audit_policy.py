@@ -208,6 +208,7 @@ def _run(args: argparse.Namespace) -> int:
 
     check_state_options(args)
     start = time.perf_counter()
+    limits.check_policy_audit(args)  # exit 2 with the estimate, before the module is imported
     factory = _load(args.target)
     state = open_state(args, factory)
     try:
@@ -232,9 +233,9 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
                  delta=args.delta, interface=args.interface, methods=methods, feed=args.feed,
                  factory_kwargs=settings, time_base=args.time_base)
     means = parse_means(args.means, args.arms)
-    limits.check_policy_audit(args)  # exit 2 with the size it would need, before any run
     try:
-        left = None if args.seconds is None else args.seconds - (time.perf_counter() - start)
+        spent = max(time.perf_counter() - start, limits.command_elapsed())  # since the start
+        left = None if args.seconds is None else args.seconds - spent
         audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
                                          total=args.seconds)
     except limits.DeadlineReached as exc:
@@ -253,7 +254,9 @@ def _audit_policy(args: argparse.Namespace, code: Any, means: Any) -> Any:
     return audit_policy(code, epsilon=args.epsilon, delta=args.delta, notion=args.notion,
                          rewards=args.rewards, means=means, samples=args.samples,
                          alpha=args.alpha, seed=args.seed, workers=args.workers,
-                         seconds=args.seconds, search_budget=args.search_budget,
+                         seconds=None if args.seconds is None else max(
+                             args.seconds - limits.command_elapsed(), 1e-3),
+                         search_budget=args.search_budget,
                          history_method=args.history_method,
                          selection_fraction=args.selection_fraction,
                          ldp_hook=args.ldp_hook, ldp_sink=args.ldp_sink,

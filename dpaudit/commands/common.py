@@ -67,6 +67,30 @@ def _check_creatable_folder(folder: Path, text: str) -> None:
             f"{text!r}: cannot create a folder under {str(base)!r}, which is a file")
     if not os.access(base, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"{text!r}: folder {str(base)!r} is not writable")
+    _probe_mkdir(folder, base, text)
+
+
+def _probe_mkdir(folder: Path, base: Path, text: str) -> None:
+    """Create the missing folders now and remove them again, so a folder the kernel refuses
+    (``/proc/no-such-dir``: ``os.access`` says yes to root) fails before the run."""
+    missing = []
+    for candidate in (folder, *folder.parents):
+        if candidate == base or candidate.exists():
+            break
+        missing.append(candidate)
+    made = []
+    try:
+        for candidate in reversed(missing):
+            candidate.mkdir()
+            made.append(candidate)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: cannot create folder {str(candidate)!r}: "
+            f"{exc.strerror or exc}") from None
+    finally:
+        for candidate in reversed(made):
+            with contextlib.suppress(OSError):
+                candidate.rmdir()
 
 
 def output_file(text: str) -> Path:

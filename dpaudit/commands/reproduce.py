@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     experiment = get_experiment(args.name)
     settings = experiment.settings(horizon=args.horizon, runs=args.runs, seed=args.seed,
                                    quick=args.quick)
+    reproduce_estimate(experiment.name, settings.horizon, settings.runs)  # exit 2 if too big
     out = prepare_output(args.out, folder=True)
     cache = open_cache(args, experiment.name, experiment.stem, settings, out)
     settings = replace(settings, cache=cache)
@@ -89,6 +90,22 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     print(f"done in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def reproduce_estimate(name: str, horizon: int, runs: int):
+    """A lower bound on a reproduction's memory (each run keeps its regret, pull counts and
+    curve: 512 bytes) and time (one algorithm's ``runs x horizon`` arm-pulls at
+    :data:`~dpaudit.sim.limits.FAST_PULLS_PER_SECOND` on every core; a figure has several),
+    from its settings alone; what does not fit is refused (exit 2)."""
+    from dpaudit.sim import limits
+    from dpaudit.sim.parallel import default_workers
+
+    rate = limits.FAST_PULLS_PER_SECOND * default_workers()
+    est = limits.Estimate(f"reproduce {name} at T={horizon}, {runs} runs", 512 * runs,
+                          horizon * runs / rate,
+                          f"{horizon * runs:.3g} arm-pulls of one algorithm at {rate:.3g} per "
+                          "second, faster than any policy here runs")
+    return limits.check_estimate(est, seconds=None, advice="lower --runs or --horizon")
 
 
 def _budget(exp) -> str:

@@ -214,7 +214,7 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
                             pass_rng, pass_seed, env_param=env, **common)
     state, pystate = np.random.get_state(), random.getstate()
     try:
-        probe = _build(probe_code, np.random.SeedSequence(0), np.zeros((t, k)))
+        probe = _build(probe_code, np.random.SeedSequence(0))  # no (T, K) table: lazy zeros
     finally:
         np.random.set_state(state)
         random.setstate(pystate)
@@ -292,10 +292,24 @@ def _seed_kwargs(code: PolicyCode, seq: np.random.SeedSequence) -> dict[str, Any
     return extra
 
 
+class _ZeroRows:
+    """``T`` rows of ``K`` zero rewards without holding them (the probe instance's
+    environment: a horizon of 1e9 must not allocate a ``T x K`` table to be looked at)."""
+
+    def __init__(self, horizon: int, n_arms: int) -> None:
+        self.horizon, self.row = horizon, [0.0] * n_arms
+
+    def __len__(self) -> int:
+        return self.horizon
+
+    def __getitem__(self, s: int) -> list[float]:
+        return self.row
+
+
 def _build(code: PolicyCode, seq: np.random.SeedSequence, table: Any = None) -> Any:
     extra = _seed_kwargs(code, seq)
     if code.env_param is not None:
-        env = RewardEnv(np.zeros((code.horizon, code.n_arms)) if table is None else table,
+        env = RewardEnv(_ZeroRows(code.horizon, code.n_arms) if table is None else table,
                         code.n_arms, code.horizon)
         extra[code.env_param] = env
     try:
