@@ -108,3 +108,15 @@ def test_simulation_chunks_are_capped_so_memory_does_not_grow_with_runs():
     chunk_part = small.memory - 10**5 // simulation_chunk(10**5, 2, 100) * 2080
     assert large.memory - 10**7 // simulation_chunk(10**7, 2, 100) * 2080 <= chunk_part + 4096
     assert simulation_chunk(1600, 2, 100) == 100  # small runs keep their chunks (and seeds)
+
+
+def test_fail_on_inconclusive_has_its_own_exit_code(capsys):
+    from dpaudit.cli import EXIT_INCONCLUSIVE, build_parser
+
+    argv = ["audit", "laplace", "--samples", "2000", "--seconds", "0.001", "--no-state"]
+    assert main(argv) == 0  # the deadline cut it: INCONCLUSIVE, exit 0 by default
+    assert "INCONCLUSIVE" in capsys.readouterr().out
+    assert main([*argv, "--fail-on-inconclusive"]) == EXIT_INCONCLUSIVE == 4
+    assert main(["audit", "laplace", "--samples", "2000", "--no-state",
+                 "--fail-on-inconclusive"]) == 0  # decided: the flag changes nothing
+    assert "4 (with --fail-on-inconclusive)" in build_parser().description

@@ -158,6 +158,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 #: options that do not change the report's numbers (outputs, placement, memory refusal)
 _NOT_IN_KEY = frozenset({"command", "target", "json", "junit", "html", "workers", "memory",
+                         "fail_on_inconclusive",
                          "resume", "state_dir", "no_state", "debug", "func"})
 
 

@@ -179,6 +179,9 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
     from dpaudit.reports.junit import to_junit
     from dpaudit.reports.text import to_json
 
+    from dpaudit.stats.results import Verdict
+
+    args._inconclusive = any(c.verdict is Verdict.INCONCLUSIVE for c in report.claims)
     json_target = getattr(args, "json", None)
     if json_target == "-":
         print(to_json(report, command=command))
@@ -247,6 +250,9 @@ def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the
                    help="write JUnit XML: each claim a test case (VIOLATED fails, "
                         "INCONCLUSIVE is skipped)")
     p.add_argument("--html", metavar="PATH", type=output_file, default=None, help=html_help)
+    p.add_argument("--fail-on-inconclusive", action="store_true",
+                   help="exit 4 when no claim is VIOLATED but one is INCONCLUSIVE (for CI "
+                        "gates; a VIOLATED claim still exits 1)")
 
 
 def add_state_options(p: argparse.ArgumentParser, *, where: str) -> None:
