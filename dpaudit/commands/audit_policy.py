@@ -118,8 +118,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--contexts", default=None, metavar="FILE|gaussian:D",
                    help="context stream for a policy whose methods take a context (.npy, "
                         "CSV or text, one row per step; gaussian:D generates one from --seed)")
-    p.add_argument("--time-base", type=int_arg, default=0, choices=(0, 1),
-                   help="first time index passed to get_arm(t)/update(t, ...) (default 0)")
+    p.add_argument("--time-base", type=int_arg, default=None, choices=(0, 1),
+                   help="first time index passed to get_arm(t)/update(t, ...) (default: "
+                        "detected: 0, or 1 when a short run from 0 fails and one from 1 runs)")
     p.add_argument("--rewards", choices=("table", "instance"), default="table",
                    help="global DP on fixed reward tables (default) or on a Bernoulli "
                         "instance with a revision rule (--means)")
@@ -132,6 +133,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="what a whole-run function receives (default: the (T, K) table; env: "
                         "an environment whose pull(arm) serves the rewards, for code that "
                         "draws its own)")
+    p.add_argument("--reward-fn", default=None, metavar="MODULE:NAME",
+                   help="the module-level function a whole-run function draws its rewards "
+                        "through (e.g. mycode:pull_arm; numba-compiled too): replaced in each "
+                        "run by one serving the audited rewards; the actions are the arms "
+                        "it is asked for")
     p.add_argument("--history-method", default=None,
                    help="per-step DP: a method (arms, rewards) that sets the history")
     p.add_argument("--samples", type=int_arg, default=20_000,
@@ -232,7 +238,8 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
     settings = parse_settings(args.set, args.config)
     code = adapt(factory, n_arms=args.arms, horizon=args.horizon, epsilon=args.epsilon,
                  delta=args.delta, interface=args.interface, methods=methods, feed=args.feed,
-                 factory_kwargs=settings, time_base=args.time_base)
+                 factory_kwargs=settings, time_base=args.time_base,
+                 reward_fn=args.reward_fn)
     means = parse_means(args.means, args.arms)
     try:
         spent = max(time.perf_counter() - start, limits.command_elapsed())  # since the start
