@@ -140,3 +140,17 @@ def test_a_reward_function_that_does_not_resolve_is_a_usage_error(spec, word):
 
     with pytest.raises(InvalidParameterError, match=word):
         adapt(mod.run_etc, n_arms=2, horizon=24, epsilon=1.0, reward_fn=spec)
+
+
+def test_the_whole_witness_is_in_the_text_and_the_json(tmp_path, capsys):
+    from dpaudit.commands.audit_policy import whole_witness
+
+    cut = ("neighbours: D = all-1 table (64x2), D' = all-1 table (64x2) with step 61 := ..."
+           " (best of 9 pair(s))")
+    whole = "D = all-1 table (64x2), D' = all-1 table (64x2) with step 61 := 0 (last step)"
+    assert whole_witness((cut, "other"), whole) == (
+        f"neighbours: {whole} (best of 9 pair(s))", "other")
+    code, claim = _audit(tmp_path, "one_based:MeanScaleETC")
+    line = next(d for d in claim["details"] if d.startswith("neighbours:"))
+    assert "..." not in line and claim["data"]["witness"] in line
+    assert claim["data"]["witness"].endswith(")")  # the reason in parentheses, whole

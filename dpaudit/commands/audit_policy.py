@@ -78,6 +78,18 @@ def finish_claim(claim: ClaimResult, audit: PolicyAudit) -> ClaimResult:
     return dataclasses.replace(claim, details=details)
 
 
+def whole_witness(details: tuple[str, ...], witness: str) -> tuple[str, ...]:
+    """``details`` with the neighbours line carrying the whole pair: the sampled audit's line
+    shortens long descriptions to 80 characters ("... with step ..."), and the step and value
+    that moved the actions are what a reader needs to reproduce the witness."""
+    out = []
+    for d in details:
+        if d.startswith("neighbours: D = ") and "..." in d and " (best of " in d:
+            d = f"neighbours: {witness}{d[d.rfind(' (best of '):]}"
+        out.append(d)
+    return tuple(out)
+
+
 def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
     """``"0.9,0.6"`` -> ``[0.9, 0.6]`` (``None`` stays ``None``)."""
     if text is None:
@@ -295,10 +307,12 @@ def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
         claim = finish_claim(to_claim_result(audit.result, id=f"{args.notion}-dp",
                                              notion=notion, reference=ref,
                                              statement=statement), audit)
+        witness = f"D = {audit.result.data!r}, D' = {audit.result.data_prime!r}"
         claim = dataclasses.replace(claim, data={
             **claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
             "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
-            "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)},
+            "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime),
+            "witness": witness}, details=whole_witness(claim.details, witness),
             seconds=time.perf_counter() - start)
     return _report(args, code, claim, start, samples_used=audit.samples)
 
