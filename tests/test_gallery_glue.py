@@ -154,3 +154,12 @@ def test_the_whole_witness_is_in_the_text_and_the_json(tmp_path, capsys):
     line = next(d for d in claim["details"] if d.startswith("neighbours:"))
     assert "..." not in line and claim["data"]["witness"] in line
     assert claim["data"]["witness"].endswith(")")  # the reason in parentheses, whole
+
+
+def test_a_report_only_class_is_audited_for_local_dp_as_it_is(tmp_path):
+    # exact: the release law is read off numpy's Laplace draws, so the verdicts are certain
+    args = ("--notion", "ldp")
+    code, claim = _audit(tmp_path, "report_only:HalfScaleReporter", *args)
+    assert code == 1 and claim["verdict"] == "VIOLATED"
+    code, claim = _audit(tmp_path, "report_only:LaplaceReporter", *args)
+    assert code == 0 and claim["verdict"] == "EXACT"

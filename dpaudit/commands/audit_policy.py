@@ -251,7 +251,7 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
     code = adapt(factory, n_arms=args.arms, horizon=args.horizon, epsilon=args.epsilon,
                  delta=args.delta, interface=args.interface, methods=methods, feed=args.feed,
                  factory_kwargs=settings, time_base=args.time_base,
-                 reward_fn=args.reward_fn)
+                 reward_fn=args.reward_fn, release_only=args.notion == "ldp")
     means = parse_means(args.means, args.arms)
     try:
         spent = max(time.perf_counter() - start, limits.command_elapsed())  # since the start

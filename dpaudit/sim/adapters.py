@@ -173,7 +173,7 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
           delta: float = 0.0, interface: str = "auto", methods: Sequence[str] | None = None,
           factory_kwargs: dict[str, Any] | None = None, seeding: str = "auto",
           feed: str = "table", time_base: int | None = 0,
-          reward_fn: str | None = None) -> PolicyCode:
+          reward_fn: str | None = None, release_only: bool = False) -> PolicyCode:
     """Describe how to run ``factory``'s code; see the module docstring for every option.
 
     ``interface="auto"``: a function whose first parameter is ``rewards``, ``table``,
@@ -189,6 +189,8 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     actions are the arms it was asked for. A first parameter named like ``means`` gets
     placeholder means (0.5 each). A numba-compiled ``factory`` is run as its ``.py_func``
     (compiled code binds the reward function when it is compiled).
+    ``release_only`` (``--notion ldp``): an object with no bandit methods is accepted as a
+    ``"report"`` target (only its report hook is called: :mod:`dpaudit.sim.ldp_audit`).
     """
     k = check_int("n_arms", n_arms, low=1)
     t = check_int("horizon", horizon, low=1)
@@ -238,7 +240,12 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
         np.random.set_state(state)
         random.setstate(pystate)
     if interface == "auto":
-        interface = _detect(probe, methods, env)
+        try:
+            interface = _detect(probe, methods, env)
+        except InvalidParameterError:
+            if not release_only or methods:
+                raise
+            return dataclasses.replace(probe_code, interface="report", methods=())
     if interface == "object-run":
         name = methods[0] if methods else run_method(probe)
         if env is None or name is None:

@@ -23,9 +23,11 @@ module                    shape                                        planted b
                           (``--reward-fn``)
 ``params_dict``           ``ETC(env, n, params)`` + ``run()``          mean's noise scale
                           (``--set n=T``)                              on a sum
+``report_only``           ``report(reward)`` alone, no bandit methods  ``Lap(1/(2 eps))``
+                          (``--notion ldp``)
 ========================  ===========================================  ==================
 
 Glue the last three needed before (lines of the wrapper a user wrote, counted in
 ``tests/test_gallery_glue.py``): ``one_based`` 6, ``module_reward`` 13, ``params_dict`` 3;
-now 0 each.
+now 0 each; ``report_only`` needed ``--interface run`` and ``--ldp-hook report``, now none.
 """
