@@ -163,3 +163,17 @@ def test_a_report_only_class_is_audited_for_local_dp_as_it_is(tmp_path):
     assert code == 1 and claim["verdict"] == "VIOLATED"
     code, claim = _audit(tmp_path, "report_only:LaplaceReporter", *args)
     assert code == 0 and claim["verdict"] == "EXACT"
+
+
+def test_the_horizon_advice_says_what_it_costs_against_the_seconds_given():
+    from dpaudit.sim.policy_audit import PolicyAudit
+
+    audit = PolicyAudit(result=None, notion="global", samples=1000, rank_samples=100,
+                        requested_samples=1000, pairs=16, runs=4000, seconds=2.0,
+                        runs_per_second=2000.0, reproducible=True,
+                        inconclusive_reason="the actions did not depend on the rewards at "
+                                            "this horizon; try T >= 2048",
+                        horizon=64, seconds_given=30.0)
+    advice = audit.horizon_advice()  # 4000 runs x 32 longer at 2000 runs/s = 64 s
+    assert "about 64 s" in advice and "does not fit" in advice and "--seconds 106" in advice
+    assert advice in audit.details()
