@@ -120,3 +120,11 @@ def test_fail_on_inconclusive_has_its_own_exit_code(capsys):
     assert main(["audit", "laplace", "--samples", "2000", "--no-state",
                  "--fail-on-inconclusive"]) == 0  # decided: the flag changes nothing
     assert "4 (with --fail-on-inconclusive)" in build_parser().description
+
+
+def test_reproduce_has_a_deadline_and_keeps_its_cells(capsys, tmp_path):
+    code = main(["reproduce", "azize-basu-fig3", "--quick", "--out", str(tmp_path),
+                 "--seconds", "0.001"])
+    out = capsys.readouterr().out
+    assert code == 0 and "deadline of 0.001 s reached" in out and "no figure written" in out
+    assert not list(tmp_path.glob("*.png"))
