@@ -178,7 +178,6 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
     """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs."""
     from dpaudit.reports.junit import to_junit
     from dpaudit.reports.text import to_json
-
     from dpaudit.stats.results import Verdict
 
     args._inconclusive = any(c.verdict is Verdict.INCONCLUSIVE for c in report.claims)

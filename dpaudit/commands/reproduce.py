@@ -30,8 +30,8 @@ from dpaudit.commands.common import (
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
-from dpaudit.sim import limits
 from dpaudit.registry import all_experiments, get_experiment
+from dpaudit.sim import limits
 from dpaudit.sim.experiments import run_experiment
 from dpaudit.stats.rng import DEFAULT_SEED
 

@@ -47,9 +47,9 @@ from dpaudit.validation import InvalidParameterError
 
 __all__ = ["FAST_PULLS_PER_SECOND", "FAST_SAMPLES_PER_SECOND", "FAST_USER_STEPS_PER_SECOND",
            "HARD_KILL_GRACE", "TIME_LIMIT_ENV", "DeadlineReached", "Estimate", "check_estimate",
-           "check_memory", "check_seconds", "command_elapsed", "command_started", "current_deadline",
-           "deadline_passed", "deadline_reached", "deadline_scope", "deadline_seconds",
-           "default_memory", "format_bytes", "format_seconds", "parse_memory",
+           "check_memory", "check_seconds", "command_elapsed", "command_started",
+           "current_deadline", "deadline_passed", "deadline_reached", "deadline_scope",
+           "deadline_seconds", "default_memory", "format_bytes", "format_seconds", "parse_memory",
            "policy_audit_bytes", "process_start", "run_with_deadline", "time_limit"]
 
 #: seconds past a cooperative deadline before the command's process group is killed: code in
