@@ -3,9 +3,9 @@ reward)`` with ``t`` counted from 1 (``for t in range(1, T + 1)``), as much rese
 
 Each arm is pulled ``m`` times in a row (arm ``(t - 1) // m`` at steps 1 .. m K); then the arm
 with the largest ``S_a + Lap(1 / epsilon)`` (``S_a``: its ``m`` rewards in [0, 1] summed,
-sensitivity 1) is played to the end. Every reward enters one release, so the action sequence is epsilon-DP for
-reward tables that differ in one step (parallel composition; Dwork & Roth 2014, Theorem 3.6;
-Azize & Basu 2022, Definition 2). No glue: dpaudit finds that ``t`` starts at 1.
+sensitivity 1) is played to the end. Every reward enters one release, so the action sequence
+is epsilon-DP for reward tables that differ in one step (parallel composition; Dwork & Roth
+2014, Theorem 3.6; Azize & Basu 2022, Definition 2). No glue: dpaudit finds that ``t`` starts at 1.
 """
 
 import numpy as np
