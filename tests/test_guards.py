@@ -36,6 +36,8 @@ GALLERY = "examples.gallery.dpse:DPSE"
      ("TiB of memory", "refused before any work", "lower --runs")),
     (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e9", "--workers", "1"],
      ("at least", "--seconds S")),
+    (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e9", "--workers", "2"],
+     ("at least", "--seconds S")),
     (["audit", "laplace", "--samples", "1e12"], ("draws at", "lower --samples")),
     (["reproduce", "azize-basu-fig2", "--runs", "1e9"], ("GiB of memory",)),
     (["audit-policy", GALLERY, "--arms", "2", "--horizon", "1e9", "--epsilon", "1"],

@@ -199,7 +199,7 @@ def _memory_source() -> str:
 #: second per worker of dpaudit's vectorised simulators (the fastest measured, UCB, runs about
 #: 7.5e7), draws per second per worker of a sampled audit (Laplace: about 1e7), and steps per
 #: second of third-party code run one step at a time (Python: about 1e6; numba: more).
-FAST_PULLS_PER_SECOND = 2e8
+FAST_PULLS_PER_SECOND = 1e8
 FAST_SAMPLES_PER_SECOND = 1e8
 FAST_USER_STEPS_PER_SECOND = 1e8
 #: the environment variable holding the seconds a command without ``--seconds`` may be
