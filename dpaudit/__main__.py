@@ -1,5 +1,6 @@
 import sys
 
 from dpaudit.cli import main
+from dpaudit.sim.limits import process_start
 
-sys.exit(main())
+sys.exit(main(started=process_start()))

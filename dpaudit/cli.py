@@ -9,6 +9,8 @@ Exit codes mean one thing each:
   module that does not import, a user object that breaks the protocol;
 * **3**: an exception raised inside user code, or an internal error: one line on stderr saying
   which and where; ``--debug`` adds the full traceback;
+* **4**: only with ``--fail-on-inconclusive`` (``check``, ``audit``, ``audit-policy``): no
+  claim VIOLATED, but one INCONCLUSIVE (a CI gate that must not pass without evidence);
 * **130**: interrupted (Ctrl-C), quietly;
 * **141**: standard output was closed by its reader (``python -m dpaudit list | head -1``):
   the command stops quietly, as Unix tools do. 141 is what a shell reports for a tool killed by
@@ -33,7 +35,8 @@ from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import UnknownNameError
 from dpaudit.validation import InvalidParameterError
 
-__all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE",
+__all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "EXIT_INCONCLUSIVE", "EXIT_INTERNAL",
+           "EXIT_INTERRUPTED", "EXIT_USAGE",
            "UsageError", "main"]
 
 # subcommand name -> module in dpaudit.commands (each has add_parser and run)
@@ -41,6 +44,7 @@ COMMANDS = ("list", "check", "audit", "audit_policy", "claims", "reproduce", "pl
             "simulate")
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_INCONCLUSIVE = 4  # --fail-on-inconclusive: nothing VIOLATED, something INCONCLUSIVE
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: standard output's reader went away (| head)
 _USAGE_ERRORS = (InvalidParameterError, UnknownNameError, UsageError)
@@ -58,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m dpaudit",
         description="Executable privacy and regret claims for differentially private bandits. "
                     "Exit codes: 0 no claim violated, 1 a claim VIOLATED, 2 usage error, "
-                    "3 exception in user code or internal error, 130 interrupted, 141 standard "
+                    "3 exception in user code or internal error, 4 (with --fail-on-inconclusive) "
+                    "a claim INCONCLUSIVE and none violated, 130 interrupted, 141 standard "
                     "output closed by its reader (| head).",
     )
     parser.add_argument("--version", action="version", version=f"dpaudit {version()}")
@@ -229,8 +234,24 @@ def _flush_stdout() -> None:
         stream.flush()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return its exit code (argparse itself exits 2 on a malformed line)."""
+def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> int:
+    """Run one command; return its exit code (argparse itself exits 2 on a malformed line).
+
+    ``started``: when the command started (``time.monotonic()``; ``python -m dpaudit`` passes
+    the process's start), which ``--seconds`` counts from; default: now.
+    """
+    import time
+
+    from dpaudit.sim import limits
+
+    limits.command_started(time.monotonic() if started is None else started)
+    try:
+        return _main(argv)
+    finally:
+        limits.command_started(None)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         parser = build_parser()
@@ -239,6 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _cwd_importable()
         module = importlib.import_module(f"dpaudit.commands.{args.command}")
         code = int(module.run(args))
+        if (code == 0 and getattr(args, "fail_on_inconclusive", False)
+                and getattr(args, "_inconclusive", False)):
+            code = EXIT_INCONCLUSIVE
         _flush_stdout()
         return code
     except BrokenPipeError as exc:

@@ -97,6 +97,26 @@ def open_state(args: argparse.Namespace, mech: Any, eps: float | None, dlt: floa
                           resume=args.resume, no_state=args.no_state, state_dir=args.state_dir)
 
 
+def audit_estimate(args: argparse.Namespace, budget: AuditBudget) -> limits.Estimate:
+    """The sampled audit's memory (the selection sample of both sides, capped at
+    ``AuditBudget.max_select``, and one measurement block per worker) and time (both sides'
+    draws at :data:`~dpaudit.sim.limits.FAST_SAMPLES_PER_SECOND` per worker), from the
+    arguments alone; what does not fit is refused (exit 2)."""
+    from dpaudit.sim.parallel import default_workers
+
+    workers = default_workers()
+    held = 2 * 2 * 8 * budget.n_select + workers * (64 << 20)
+    rate = limits.FAST_SAMPLES_PER_SECOND * workers
+    # the budget's draws (a claim with delta > 0 may draw more, streamed: time, not memory;
+    # the estimate is a lower bound either way)
+    n = budget.samples
+    est = limits.Estimate(f"audit {args.target} with {n} samples per side", held,
+                          2 * n / rate,
+                          f"{2 * n:.3g} draws at {rate:.3g} per second, faster "
+                          "than any mechanism here samples")
+    return limits.check_estimate(est, seconds=args.seconds, advice="lower --samples")
+
+
 def mechanisms() -> dict[str, AuditSpec]:
     """Registered audits that name the mechanism a black-box audit attacks."""
     return {n: s for n, s in all_audits().items() if s.mechanism is not None}
@@ -192,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
     budget = AuditBudget(samples=AuditBudget.samples if args.samples is None else args.samples,
                          selection_fraction=args.selection_fraction,
                          tail_draws=TAIL_DRAWS if args.samples is None else None)
+    audit_estimate(args, budget)  # exit 2 with the estimate, before the target is built
     start = time.perf_counter()
     stopped: limits.DeadlineReached | None = None
     with scheduler_scope(args.scheduler), \

@@ -78,6 +78,18 @@ def finish_claim(claim: ClaimResult, audit: PolicyAudit) -> ClaimResult:
     return dataclasses.replace(claim, details=details)
 
 
+def whole_witness(details: tuple[str, ...], witness: str) -> tuple[str, ...]:
+    """``details`` with the neighbours line carrying the whole pair: the sampled audit's line
+    shortens long descriptions to 80 characters ("... with step ..."), and the step and value
+    that moved the actions are what a reader needs to reproduce the witness."""
+    out = []
+    for d in details:
+        if d.startswith("neighbours: D = ") and "..." in d and " (best of " in d:
+            d = f"neighbours: {witness}{d[d.rfind(' (best of '):]}"
+        out.append(d)
+    return tuple(out)
+
+
 def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
     """``"0.9,0.6"`` -> ``[0.9, 0.6]`` (``None`` stays ``None``)."""
     if text is None:
@@ -118,8 +130,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--contexts", default=None, metavar="FILE|gaussian:D",
                    help="context stream for a policy whose methods take a context (.npy, "
                         "CSV or text, one row per step; gaussian:D generates one from --seed)")
-    p.add_argument("--time-base", type=int_arg, default=0, choices=(0, 1),
-                   help="first time index passed to get_arm(t)/update(t, ...) (default 0)")
+    p.add_argument("--time-base", type=int_arg, default=None, choices=(0, 1),
+                   help="first time index passed to get_arm(t)/update(t, ...) (default: "
+                        "detected: 0, or 1 when a short run from 0 fails and one from 1 runs)")
     p.add_argument("--rewards", choices=("table", "instance"), default="table",
                    help="global DP on fixed reward tables (default) or on a Bernoulli "
                         "instance with a revision rule (--means)")
@@ -132,6 +145,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="what a whole-run function receives (default: the (T, K) table; env: "
                         "an environment whose pull(arm) serves the rewards, for code that "
                         "draws its own)")
+    p.add_argument("--reward-fn", default=None, metavar="MODULE:NAME",
+                   help="the module-level function a whole-run function draws its rewards "
+                        "through (e.g. mycode:pull_arm; numba-compiled too): replaced in each "
+                        "run by one serving the audited rewards; the actions are the arms "
+                        "it is asked for")
     p.add_argument("--history-method", default=None,
                    help="per-step DP: a method (arms, rewards) that sets the history")
     p.add_argument("--samples", type=int_arg, default=20_000,
@@ -158,6 +176,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 #: options that do not change the report's numbers (outputs, placement, memory refusal)
 _NOT_IN_KEY = frozenset({"command", "target", "json", "junit", "html", "workers", "memory",
+                         "fail_on_inconclusive",
                          "resume", "state_dir", "no_state", "debug", "func"})
 
 
@@ -208,6 +227,7 @@ def _run(args: argparse.Namespace) -> int:
 
     check_state_options(args)
     start = time.perf_counter()
+    limits.check_policy_audit(args)  # exit 2 with the estimate, before the module is imported
     factory = _load(args.target)
     state = open_state(args, factory)
     try:
@@ -230,11 +250,12 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
     settings = parse_settings(args.set, args.config)
     code = adapt(factory, n_arms=args.arms, horizon=args.horizon, epsilon=args.epsilon,
                  delta=args.delta, interface=args.interface, methods=methods, feed=args.feed,
-                 factory_kwargs=settings, time_base=args.time_base)
+                 factory_kwargs=settings, time_base=args.time_base,
+                 reward_fn=args.reward_fn, release_only=args.notion == "ldp")
     means = parse_means(args.means, args.arms)
-    limits.check_policy_audit(args)  # exit 2 with the size it would need, before any run
     try:
-        left = None if args.seconds is None else args.seconds - (time.perf_counter() - start)
+        spent = max(time.perf_counter() - start, limits.command_elapsed())  # since the start
+        left = None if args.seconds is None else args.seconds - spent
         audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
                                          total=args.seconds)
     except limits.DeadlineReached as exc:
@@ -253,7 +274,9 @@ def _audit_policy(args: argparse.Namespace, code: Any, means: Any) -> Any:
     return audit_policy(code, epsilon=args.epsilon, delta=args.delta, notion=args.notion,
                          rewards=args.rewards, means=means, samples=args.samples,
                          alpha=args.alpha, seed=args.seed, workers=args.workers,
-                         seconds=args.seconds, search_budget=args.search_budget,
+                         seconds=None if args.seconds is None else max(
+                             args.seconds - limits.command_elapsed(), 1e-3),
+                         search_budget=args.search_budget,
                          history_method=args.history_method,
                          selection_fraction=args.selection_fraction,
                          ldp_hook=args.ldp_hook, ldp_sink=args.ldp_sink,
@@ -284,10 +307,12 @@ def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
         claim = finish_claim(to_claim_result(audit.result, id=f"{args.notion}-dp",
                                              notion=notion, reference=ref,
                                              statement=statement), audit)
+        witness = f"D = {audit.result.data!r}, D' = {audit.result.data_prime!r}"
         claim = dataclasses.replace(claim, data={
             **claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
             "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
-            "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime)},
+            "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime),
+            "witness": witness}, details=whole_witness(claim.details, witness),
             seconds=time.perf_counter() - start)
     return _report(args, code, claim, start, samples_used=audit.samples)
 

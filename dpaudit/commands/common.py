@@ -67,6 +67,30 @@ def _check_creatable_folder(folder: Path, text: str) -> None:
             f"{text!r}: cannot create a folder under {str(base)!r}, which is a file")
     if not os.access(base, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"{text!r}: folder {str(base)!r} is not writable")
+    _probe_mkdir(folder, base, text)
+
+
+def _probe_mkdir(folder: Path, base: Path, text: str) -> None:
+    """Create the missing folders now and remove them again, so a folder the kernel refuses
+    (``/proc/no-such-dir``: ``os.access`` says yes to root) fails before the run."""
+    missing = []
+    for candidate in (folder, *folder.parents):
+        if candidate == base or candidate.exists():
+            break
+        missing.append(candidate)
+    made = []
+    try:
+        for candidate in reversed(missing):
+            candidate.mkdir()
+            made.append(candidate)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: cannot create folder {str(candidate)!r}: "
+            f"{exc.strerror or exc}") from None
+    finally:
+        for candidate in reversed(made):
+            with contextlib.suppress(OSError):
+                candidate.rmdir()
 
 
 def output_file(text: str) -> Path:
@@ -154,7 +178,9 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
     """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs."""
     from dpaudit.reports.junit import to_junit
     from dpaudit.reports.text import to_json
+    from dpaudit.stats.results import Verdict
 
+    args._inconclusive = any(c.verdict is Verdict.INCONCLUSIVE for c in report.claims)
     json_target = getattr(args, "json", None)
     if json_target == "-":
         print(to_json(report, command=command))
@@ -223,6 +249,9 @@ def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the
                    help="write JUnit XML: each claim a test case (VIOLATED fails, "
                         "INCONCLUSIVE is skipped)")
     p.add_argument("--html", metavar="PATH", type=output_file, default=None, help=html_help)
+    p.add_argument("--fail-on-inconclusive", action="store_true",
+                   help="exit 4 when no claim is VIOLATED but one is INCONCLUSIVE (for CI "
+                        "gates; a VIOLATED claim still exits 1)")
 
 
 def add_state_options(p: argparse.ArgumentParser, *, where: str) -> None:

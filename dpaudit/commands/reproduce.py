@@ -17,6 +17,7 @@ import argparse
 import sys
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from dpaudit.commands.common import (
@@ -27,8 +28,10 @@ from dpaudit.commands.common import (
     prepare_output,
     resume_can_help,
 )
+from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
 from dpaudit.registry import all_experiments, get_experiment
+from dpaudit.sim import limits
 from dpaudit.sim.experiments import run_experiment
 from dpaudit.stats.rng import DEFAULT_SEED
 
@@ -46,6 +49,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=output_dir, default=Path("."),
                    help="output folder (default: current folder; created if missing)")
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in --out")
+    add_seconds(p, "cells of the experiment (a figure needs all of them: a run cut by the "
+                   "deadline writes no figure and keeps its finished cells for --resume)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     experiment = get_experiment(args.name)
     settings = experiment.settings(horizon=args.horizon, runs=args.runs, seed=args.seed,
                                    quick=args.quick)
+    reproduce_estimate(experiment.name, settings.horizon, settings.runs,  # exit 2 if too big
+                       seconds=args.seconds)
     out = prepare_output(args.out, folder=True)
     cache = open_cache(args, experiment.name, experiment.stem, settings, out)
     settings = replace(settings, cache=cache)
@@ -70,7 +77,11 @@ def run(args: argparse.Namespace) -> int:
     bar = Bar(None, desc=f"reproduce {experiment.name}", unit="cell", enabled=enabled_for(),
               poll=None if cache is None else (lambda: cache.hits + cache.misses))
     try:
-        paths = run_experiment(experiment, settings, out)
+        with limits.deadline_scope(args.seconds) as deadline:
+            paths = run_bounded(partial(run_experiment, experiment, settings, out), deadline)
+    except limits.DeadlineReached as exc:
+        bar.close()
+        return _cut(args, cache, exc)
     except BaseException as exc:
         bar.close()
         if cache is not None and cache.write and cache.misses and resume_can_help(exc):
@@ -84,10 +95,41 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     if cache is not None:
         cache.discard()
-        if args.resume:
+        if args.resume and args.seconds is None:  # under --seconds a child counted them
             print(f"dpaudit: resumed: {cache.hits} cell(s) read back, {cache.misses} computed",
                   file=sys.stderr)
     print(f"done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def reproduce_estimate(name: str, horizon: int, runs: int, *, seconds: float | None = None):
+    """A lower bound on a reproduction's memory (each run keeps its regret, pull counts and
+    curve: 512 bytes) and time (one algorithm's ``runs x horizon`` arm-pulls at
+    :data:`~dpaudit.sim.limits.FAST_PULLS_PER_SECOND` on every core; a figure has several),
+    from its settings alone; what does not fit is refused (exit 2)."""
+    from dpaudit.sim import limits
+    from dpaudit.sim.parallel import default_workers
+
+    rate = limits.FAST_PULLS_PER_SECOND * default_workers()
+    est = limits.Estimate(f"reproduce {name} at T={horizon}, {runs} runs", 512 * runs,
+                          horizon * runs / rate,
+                          f"{horizon * runs:.3g} arm-pulls of one algorithm at {rate:.3g} per "
+                          "second, faster than any policy here runs")
+    return limits.check_estimate(est, seconds=seconds, advice="lower --runs or --horizon")
+
+
+def _cut(args: argparse.Namespace, cache, exc: limits.DeadlineReached) -> int:
+    """The deadline came before every cell was done: no figure (it needs them all); the
+    finished cells stay saved for ``--resume`` (exit 0, as ``simulate`` cut by its deadline)."""
+    saved = (len(list(cache.folder.glob("*.json")))
+             if cache is not None and cache.folder.is_dir() else 0)
+    how = ("killed: code did not return to a cell boundary" if exc.where == "hard kill"
+           else "a cell was not started")
+    keep = (f"{saved} finished cell(s) are saved in {cache.folder}: the same command with "
+            "--resume and a longer --seconds continues from them" if saved else
+            "no cell finished; a longer --seconds (or --quick) would")
+    print(f"dpaudit reproduce {args.name}: deadline of {args.seconds:g} s reached ({how}); no "
+          f"figure written; {keep}")
     return 0
 
 

@@ -2,7 +2,9 @@
 [--seed S] [--workers W] [--scheduler ADDR] [--seconds S] [--json PATH]``.
 
 ``--seconds`` is a deadline: no chunk of runs starts after it, and the report is on the runs
-of the chunks done (``runs_planned``, ``deadline_hit``).
+of the chunks done (``runs_planned``, ``deadline_hit``). Before any run the memory and time are
+estimated from the arguments (:func:`dpaudit.sim.simulation.simulation_estimate`); what does
+not fit is refused with exit 2 and the estimate.
 
 Regret simulation of any registered policy (``python -m dpaudit list`` names the checks; the
 policies are those of :func:`dpaudit.registry.all_policies`) on its paper instance or on
@@ -37,7 +39,7 @@ from dpaudit.commands.common import (
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
 from dpaudit.sim import limits
-from dpaudit.sim.simulation import SimulationReport, simulate_policy
+from dpaudit.sim.simulation import SimulationReport, simulate_policy, simulation_estimate
 from dpaudit.stats.rng import DEFAULT_SEED
 
 
@@ -122,6 +124,10 @@ def run(args: argparse.Namespace) -> int:
 
     check_state_options(args)
     means = _means(args.means)
+    limits.check_estimate(  # exit 2 with the estimate, before any run
+        simulation_estimate(args.name, horizon=args.horizon, runs=args.runs, means=means,
+                            workers=args.workers),
+        seconds=args.seconds, advice="lower --runs or --horizon")
     state = open_state(args)
     with limits.deadline_scope(args.seconds) as deadline:
         try:

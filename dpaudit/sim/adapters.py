@@ -94,7 +94,10 @@ __all__ = [
 
 INTERFACES = ("auto", "select-update", "step", "run", "object-run")
 SEEDINGS = ("auto", "none")
-FEEDS = ("table", "reward-fn", "env")
+FEEDS = ("table", "reward-fn", "env", "module")
+#: first parameters of a whole-run function that takes arm means (``run(means, horizon)``):
+#: with ``reward_fn`` it gets placeholder means, its rewards come from the module function
+MEANS_NAMES = ("means", "mu", "mus", "arm_means", "probs", "thetas", "true_means")
 _DEFAULT_METHODS = {"select-update": ("select", "update"), "step": ("step",)}
 
 
@@ -151,6 +154,10 @@ class PolicyCode:
     env_param: str | None = None
     module_rngs: tuple[tuple[str, str], ...] = ()
     numba: bool = False
+    #: ``(module, attribute)`` of the module-level reward function the code draws its rewards
+    #: through (``feed="module"``): replaced during each run by one serving the audited table
+    reward_hook: tuple[str, str] | None = None
+    means_first: bool = False
 
     @property
     def contextual(self) -> bool:
@@ -165,7 +172,8 @@ class PolicyCode:
 def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: float,
           delta: float = 0.0, interface: str = "auto", methods: Sequence[str] | None = None,
           factory_kwargs: dict[str, Any] | None = None, seeding: str = "auto",
-          feed: str = "table", time_base: int = 0) -> PolicyCode:
+          feed: str = "table", time_base: int | None = 0,
+          reward_fn: str | None = None, release_only: bool = False) -> PolicyCode:
     """Describe how to run ``factory``'s code; see the module docstring for every option.
 
     ``interface="auto"``: a function whose first parameter is ``rewards``, ``table``,
@@ -173,13 +181,23 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     (``"run"``); otherwise one probe instance decides (select/update methods by their common
     names, else ``step``, else a ``run()`` method of an object built with an environment).
     ``factory_kwargs`` are settings (:func:`dpaudit.sim.conventions.parse_settings`).
+    ``time_base=None``: methods taking a time index (``get_arm(t)``) are tried on a short run
+    of zero rewards with ``t`` from 0, then from 1; the first base that runs is used.
+    ``reward_fn="module:name"``: ``factory`` is a whole-run function that draws its rewards
+    through that module-level function (``pull(arm)``, ``draw_reward(means, arm)``, numba-
+    compiled or not); each run replaces it by one serving the audited reward table, and the
+    actions are the arms it was asked for. A first parameter named like ``means`` gets
+    placeholder means (0.5 each). A numba-compiled ``factory`` is run as its ``.py_func``
+    (compiled code binds the reward function when it is compiled).
+    ``release_only`` (``--notion ldp``): an object with no bandit methods is accepted as a
+    ``"report"`` target (only its report hook is called: :mod:`dpaudit.sim.ldp_audit`).
     """
     k = check_int("n_arms", n_arms, low=1)
     t = check_int("horizon", horizon, low=1)
     interface = check_choice("interface", interface, INTERFACES)
     seeding = check_choice("seeding", seeding, SEEDINGS)
     feed = check_choice("feed", feed, FEEDS)
-    base = check_int("time_base", time_base, low=0, high=1)
+    base = None if time_base is None else check_int("time_base", time_base, low=0, high=1)
     if not callable(factory):
         raise InvalidParameterError(f"factory={factory!r} must be callable (a class or function)")
     values = {"n_arms": k, "horizon": t, "epsilon": epsilon, "delta": delta}
@@ -192,8 +210,11 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     first = next(iter(sig.parameters), None) if sig is not None else None
     is_numba = numba_dispatcher(factory)
     common: dict[str, Any] = {
-              "seed_globals": seeding != "none", "time_base": base, "numba": is_numba,
+              "seed_globals": seeding != "none", "time_base": base or 0, "numba": is_numba,
               "module_rngs": module_generators(factory) if seeding != "none" else ()}
+    if reward_fn is not None:
+        return _module_feed(factory, reward_fn, k, t, kwargs, pass_rng, pass_seed, first,
+                            common)
     if interface == "auto" and not inspect.isclass(factory) and first in (
             "rewards", "table", "reward_fn", "reward_table", *ENV_NAMES):
         interface = "run"
@@ -214,12 +235,17 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
                             pass_rng, pass_seed, env_param=env, **common)
     state, pystate = np.random.get_state(), random.getstate()
     try:
-        probe = _build(probe_code, np.random.SeedSequence(0), np.zeros((t, k)))
+        probe = _build(probe_code, np.random.SeedSequence(0))  # no (T, K) table: lazy zeros
     finally:
         np.random.set_state(state)
         random.setstate(pystate)
     if interface == "auto":
-        interface = _detect(probe, methods, env)
+        try:
+            interface = _detect(probe, methods, env)
+        except InvalidParameterError:
+            if not release_only or methods:
+                raise
+            return dataclasses.replace(probe_code, interface="report", methods=())
     if interface == "object-run":
         name = methods[0] if methods else run_method(probe)
         if env is None or name is None:
@@ -237,10 +263,110 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
             f"{interface!r} ({', '.join(_DEFAULT_METHODS[interface])})")
     fns = [_method(probe, m) for m in names]
     if interface == "select-update":
-        return dataclasses.replace(probe_code, methods=names, select_roles=roles(fns[0]),
+        code = dataclasses.replace(probe_code, methods=names, select_roles=roles(fns[0]),
                                    update_roles=roles(fns[1]))
+        if base is None and "t" in code.select_roles + code.update_roles:
+            code = dataclasses.replace(code, time_base=_time_base(code))
+        return code
     return dataclasses.replace(probe_code, interface="step", methods=names,
                                step_roles=roles(fns[0], default=("reward", "arm")))
+
+
+def _module_feed(factory: Callable, spec: str, k: int, t: int, kwargs: dict[str, Any],
+                 pass_rng: bool, pass_seed: bool, first: str | None,
+                 common: dict[str, Any]) -> PolicyCode:
+    """The :class:`PolicyCode` of a whole-run function fed through a module-level reward
+    function (``adapt(reward_fn=...)``); a name that does not resolve is a usage error."""
+    import importlib
+
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr or "." in attr:
+        raise InvalidParameterError(
+            f"reward_fn={spec!r} must be MODULE:NAME, a module-level function")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InvalidParameterError(f"reward_fn={spec!r}: module {module_name!r} does not "
+                                    f"import ({exc})") from None
+    if not callable(getattr(module, attr, None)):
+        raise InvalidParameterError(f"reward_fn={spec!r}: module {module_name!r} has no "
+                                    f"function {attr!r}")
+    if common["numba"]:
+        factory = factory.py_func  # compiled code bound the reward function at compile time
+        common = {**common, "numba": False}
+    means_first = first in MEANS_NAMES
+    _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=1 if means_first else 0)
+    return PolicyCode(factory, k, t, "run", (), kwargs, pass_rng, pass_seed, feed="module",
+                      reward_hook=(module_name, attr), means_first=means_first, **common)
+
+
+def _serve_module_rewards(code: PolicyCode, table: np.ndarray, extra: dict[str, Any]
+                          ) -> np.ndarray:
+    """One run of a module-fed whole-run function: its reward function serves ``table``."""
+    import sys
+
+    module_name, attr = code.reward_hook or ("", "")
+    module = sys.modules[module_name]
+    original = getattr(module, attr)
+    inner = getattr(original, "py_func", original)
+    who = roles(inner) if _signature(inner) is not None else ("arm",)
+    if "arm" not in who:
+        raise InvalidParameterError(
+            f"reward function {module_name}:{attr} has no arm parameter (named arm, a, "
+            "action, i, k, idx ...): dpaudit cannot tell which reward it asks for")
+    position = who.index("arm")
+    name = [n for n in inspect.signature(inner).parameters][position]
+    rows = table.tolist()
+    pulled: list[int] = []
+
+    def serve(*args: Any, **kw: Any) -> float:
+        arm = args[position] if position < len(args) else kw[name]
+        if len(pulled) >= code.horizon:
+            raise InvalidParameterError(f"{code.name} drew more than horizon={code.horizon} "
+                                        f"rewards through {attr}()")
+        a = _arm(arm if isinstance(arm, int | np.integer) else int(arm), code.n_arms,
+                 f"the arm passed to {attr}()")
+        pulled.append(a)
+        return float(rows[len(pulled) - 1][a])
+
+    args = [[0.5] * code.n_arms] if code.means_first else []
+    setattr(module, attr, serve)
+    try:
+        code.factory(*args, **code.kwargs, **extra)
+    except InvalidParameterError:
+        raise
+    except Exception as exc:
+        raise _user_error(f"run function {code.name}", exc) from exc
+    finally:
+        setattr(module, attr, original)
+    if len(pulled) != code.horizon:
+        raise InvalidParameterError(
+            f"{code.name} drew {len(pulled)} rewards through {attr}(); a run must draw "
+            f"horizon={code.horizon}")
+    return np.array(pulled, dtype=np.int64)
+
+
+def _time_base(code: PolicyCode) -> int:
+    """0 or 1: the first time base under which a short run (``2 K + 2`` steps of zero
+    rewards) completes; 0 when neither does (the audit then reports the error, with the
+    hint of ``--time-base 1``)."""
+    if code.contextual:
+        return 0
+    short = dataclasses.replace(code, horizon=min(code.horizon, 2 * code.n_arms + 2))
+    state, pystate = np.random.get_state(), random.getstate()
+    try:
+        for base in (0, 1):
+            try:
+                _play_roles(dataclasses.replace(short, time_base=base),
+                            _build(short, np.random.SeedSequence(0)),
+                            _ZeroRows(short.horizon, short.n_arms))
+            except (InvalidParameterError, UserCodeError, Exception):  # noqa: BLE001
+                continue
+            return base
+    finally:
+        np.random.set_state(state)
+        random.setstate(pystate)
+    return 0
 
 
 def with_horizon(code: PolicyCode, horizon: int) -> PolicyCode:
@@ -292,10 +418,24 @@ def _seed_kwargs(code: PolicyCode, seq: np.random.SeedSequence) -> dict[str, Any
     return extra
 
 
+class _ZeroRows:
+    """``T`` rows of ``K`` zero rewards without holding them (the probe instance's
+    environment: a horizon of 1e9 must not allocate a ``T x K`` table to be looked at)."""
+
+    def __init__(self, horizon: int, n_arms: int) -> None:
+        self.horizon, self.row = horizon, [0.0] * n_arms
+
+    def __len__(self) -> int:
+        return self.horizon
+
+    def __getitem__(self, s: int) -> list[float]:
+        return self.row
+
+
 def _build(code: PolicyCode, seq: np.random.SeedSequence, table: Any = None) -> Any:
     extra = _seed_kwargs(code, seq)
     if code.env_param is not None:
-        env = RewardEnv(np.zeros((code.horizon, code.n_arms)) if table is None else table,
+        env = RewardEnv(_ZeroRows(code.horizon, code.n_arms) if table is None else table,
                         code.n_arms, code.horizon)
         extra[code.env_param] = env
     try:
@@ -380,12 +520,26 @@ def _play_roles(code: PolicyCode, obj: Any, rows: Any, contexts: Any = None) -> 
     select, update = (_method(obj, m) for m in code.methods)
     where = f"{code.name}.{code.methods[0]}()"
     actions = []
-    for t in range(code.horizon):
-        given = {"t": t + code.time_base, "context": None if contexts is None else contexts[t]}
-        a = _arm(select(*(given[r] for r in code.select_roles)), code.n_arms, where)
-        actions.append(a)
-        given.update(arm=a, reward=rows[t][a])
-        update(*(given[r] for r in code.update_roles))
+    hint = ("" if code.time_base or "t" not in code.select_roles + code.update_roles else
+            f" ({code.name} takes a time index, passed from 0: if it counts t from 1, pass "
+            "--time-base 1)")
+    t = 0
+    try:
+        for t in range(code.horizon):
+            given = {"t": t + code.time_base,
+                     "context": None if contexts is None else contexts[t]}
+            a = _arm(select(*(given[r] for r in code.select_roles)), code.n_arms, where)
+            actions.append(a)
+            given.update(arm=a, reward=rows[t][a])
+            update(*(given[r] for r in code.update_roles))
+    except InvalidParameterError as exc:
+        if not hint:
+            raise
+        raise InvalidParameterError(f"{exc.args[0]}{hint}") from None
+    except UserCodeError:
+        raise
+    except Exception as exc:
+        raise _user_error(f"{code.name} at step {t + 1}{hint}", exc) from exc
     return np.array(actions, dtype=np.int64)
 
 
@@ -408,6 +562,8 @@ def _numba_error(code: PolicyCode, exc: Exception) -> InvalidParameterError:
 
 def _play_run(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) -> np.ndarray:
     extra = _seed_kwargs(code, seq)
+    if code.feed == "module":
+        return _serve_module_rewards(code, table, extra)
     rewards: Any = table.copy()
     if code.feed == "reward-fn":
         def rewards(t: int, arm: int) -> float:

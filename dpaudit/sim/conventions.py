@@ -26,7 +26,9 @@ parameter names, module attributes) and says how to call it; none runs it.
 * **Settings** (:func:`parse_settings`): ``key=value`` strings (values read as TOML: ``0.5``,
   ``true``, ``"text"``; a bare word is a string) or a TOML file's top-level table; a
   parameter ``params`` (``config``, ``settings``, ``cfg``, ``hparams``, ``args``) receives
-  them as one dict, with ``epsilon``, ``delta``, ``n_arms`` and ``horizon`` added when absent.
+  them as one dict, with ``epsilon``, ``delta``, ``n_arms`` and ``horizon`` added when absent;
+  a setting named like another constructor parameter goes to that parameter instead
+  (``DPSE(env, n, params)`` with ``--set n=1000``).
 * **Module-level generators** (:func:`module_generators`): ``numpy.random.Generator``,
   ``numpy.random.RandomState`` and ``random.Random`` objects held as attributes of the
   factory's module are reseeded before every run (each from its own child of the run's seed).
@@ -266,8 +268,10 @@ def _settings_kwargs(factory: Callable, sig: inspect.Signature | None,
     params = {} if sig is None else sig.parameters
     env = next((n for n in ENV_NAMES if n in params), None)
     holder = next((n for n in PARAMS_NAMES if n in params), None)
-    if holder is not None:
-        return {holder: {**values, **settings}}, env
+    if holder is not None:  # settings naming another parameter go to it, the rest to the dict
+        own = {k: v for k, v in settings.items() if k in params and k != holder}
+        rest = {k: v for k, v in settings.items() if k not in own}
+        return {**own, holder: {**values, **rest}}, env
     open_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     unknown = [k for k in settings if sig is not None and k not in params and not open_kw]
     if unknown:

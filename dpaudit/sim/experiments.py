@@ -99,14 +99,25 @@ class ExperimentSettings:
         return numbers, strings, numpy arrays, or lists/tuples/dicts of them; the cell then
         comes back bit for bit, so a resumed reproduction writes the same numbers.
         """
-        return compute() if self.cache is None else self.cache.get(key, compute)
+        return _cell(self.cache, key, compute)
 
 
 def cached(key: Hashable, compute: Callable[[], T]) -> T:
     """:meth:`ExperimentSettings.cached` for code that is handed no settings (a helper called
     by an experiment): the cache of the reproduction running now, or plain ``compute()``."""
-    cache = _ACTIVE_CACHE.get()
-    return compute() if cache is None else cache.get(key, compute)
+    return _cell(_ACTIVE_CACHE.get(), key, compute)
+
+
+def _cell(cache: CellCache | None, key: Hashable, compute: Callable[[], T]) -> T:
+    """The cell ``key``; under ``reproduce --seconds`` a cell not started by the deadline is
+    not started (:class:`~dpaudit.sim.limits.DeadlineReached`; a saved cell is still read)."""
+    from dpaudit.sim import limits
+
+    def bounded() -> T:
+        if limits.deadline_passed():
+            raise limits.deadline_reached("cells of the experiment")
+        return compute()
+    return bounded() if cache is None else cache.get(key, bounded)
 
 
 def confirmation_seed(seed: int) -> int:

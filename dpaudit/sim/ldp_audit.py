@@ -88,7 +88,7 @@ def _resolve(obj: Any, path: str) -> tuple[Any, str]:
 def find_release(code: PolicyCode, *, hook: str | None = None, sink: str | None = None
                  ) -> Release:
     """The hook or sink of ``code``'s objects (named, or found by its common names)."""
-    if code.interface not in ("select-update", "step") and hook is None:
+    if code.interface not in ("select-update", "step", "report") and hook is None:
         raise InvalidParameterError(
             f"--notion ldp needs an object with a report hook or a sink; {code.name} is a "
             f"{code.interface!r} target")
@@ -109,6 +109,10 @@ def find_release(code: PolicyCode, *, hook: str | None = None, sink: str | None 
         if set(found) - {"arm", "reward"} or "reward" not in found:
             found = ("reward",) if len(found) == 1 else ("arm", "reward")
         return Release(code, hook=hook, hook_roles=found)
+    if code.interface == "report":  # no bandit methods: only a hook can release
+        raise InvalidParameterError(
+            f"{code.name} has no report hook ({', '.join(HOOK_NAMES)}) and no bandit methods "
+            "to feed a sink: name its report method with --ldp-hook")
     if sink is None or not callable(getattr(*_resolve(probe, sink), None)):
         raise InvalidParameterError(
             f"{code.name} has no report hook ({', '.join(HOOK_NAMES)}) and no sink "

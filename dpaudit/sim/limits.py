@@ -45,10 +45,12 @@ from typing import Any
 
 from dpaudit.validation import InvalidParameterError
 
-__all__ = ["HARD_KILL_GRACE", "DeadlineReached", "check_memory", "check_seconds",
+__all__ = ["FAST_PULLS_PER_SECOND", "FAST_SAMPLES_PER_SECOND", "FAST_USER_STEPS_PER_SECOND",
+           "HARD_KILL_GRACE", "TIME_LIMIT_ENV", "DeadlineReached", "Estimate", "check_estimate",
+           "check_memory", "check_seconds", "command_elapsed", "command_started",
            "current_deadline", "deadline_passed", "deadline_reached", "deadline_scope",
-           "deadline_seconds", "default_memory", "format_bytes",
-           "parse_memory", "policy_audit_bytes", "run_with_deadline"]
+           "deadline_seconds", "default_memory", "format_bytes", "format_seconds", "parse_memory",
+           "policy_audit_bytes", "process_start", "run_with_deadline", "time_limit"]
 
 #: seconds past a cooperative deadline before the command's process group is killed: code in
 #: the middle of a chunk at the deadline may finish it, code that never returns is stopped
@@ -56,20 +58,56 @@ HARD_KILL_GRACE = 3.0
 
 _deadline: float | None = None  # time.monotonic() at which drawing stops (None: no deadline)
 _deadline_seconds: float | None = None
+# time.monotonic() at which the command started (``--seconds`` counts from it; None: from the
+# opening of each deadline scope, as for library calls)
+_command_start: float | None = None
+
+
+def process_start() -> float:
+    """When this process started, in ``time.monotonic()`` units.
+
+    Read from ``/proc/self/stat`` (start time in clock ticks since boot) against
+    ``CLOCK_BOOTTIME``; where that is unavailable, now. ``python -m dpaudit ... --seconds S``
+    counts its deadline from here, so the interpreter's start, imports and loading the user's
+    module are inside the ``S`` seconds, not added to them.
+    """
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # field 22 of stat(5); fields[0] is field 3
+        elapsed = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return now
+    return now - elapsed if 0.0 <= elapsed < 3600.0 else now
+
+
+def command_elapsed() -> float:
+    """Seconds since the command started (0 when no command start is set)."""
+    return 0.0 if _command_start is None else max(time.monotonic() - _command_start, 0.0)
+
+
+def command_started(at: float | None) -> None:
+    """Set (``None``: clear) the start of the command that ``--seconds`` counts from."""
+    global _command_start
+    _command_start = at
 
 
 @contextlib.contextmanager
 def deadline_scope(seconds: float | None) -> Iterator[float | None]:
     """Within the block, :func:`current_deadline` is ``seconds`` from now (``None``: none).
 
-    Yields the absolute deadline (``time.monotonic()`` units). A non-positive or non-finite
+    "Now" is the command's start when one is set (:func:`command_started`: the CLI sets
+    it to the process's start), so the deadline holds for the whole command. Yields the
+    absolute deadline (``time.monotonic()`` units). A non-positive or non-finite
     ``seconds`` is a usage error (exit 2). Nested scopes restore the outer one on exit.
     """
     global _deadline, _deadline_seconds
     if seconds is not None:
         seconds = check_seconds(seconds)
     before = _deadline, _deadline_seconds
-    _deadline = None if seconds is None else time.monotonic() + seconds
+    origin = time.monotonic() if _command_start is None else _command_start
+    _deadline = None if seconds is None else origin + seconds
     _deadline_seconds = seconds
     try:
         yield _deadline
@@ -112,12 +150,131 @@ def format_bytes(n: float) -> str:
 
 
 def default_memory() -> int:
-    """Half of the machine's physical memory (4 GiB where it cannot be read)."""
+    """Half of the machine's physical memory (4 GiB where it cannot be read), and no more
+    than the address space this process may still take under ``ulimit -v`` (its soft
+    ``RLIMIT_AS`` less what it has mapped already)."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        budget = max(int(total) // 2, 256 << 20)
     except (AttributeError, ValueError, OSError):
-        return 4 << 30
-    return max(int(total) // 2, 256 << 20)
+        budget = 4 << 30
+    room = _address_space_left()
+    return budget if room is None else max(min(budget, room), 1 << 20)
+
+
+def _address_space_left() -> int | None:
+    """Bytes of address space left under ``RLIMIT_AS`` (``None``: no limit, or unknown)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError, AttributeError):
+        return None
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return None
+    mapped = 0
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    mapped = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    return max(int(soft) - mapped, 0)
+
+
+def _memory_source() -> str:
+    room = _address_space_left()
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (AttributeError, ValueError, OSError):
+        total = 4 << 30
+    if room is not None and room < total:
+        return "the address space left under the process's limit (ulimit -v)"
+    return "half the machine's memory"
+
+
+#: Optimistic rates, so that an estimate at them is a *lower* bound on the time: arm-pulls per
+#: second per worker of dpaudit's vectorised simulators (the fastest measured, UCB, runs about
+#: 7.5e7), draws per second per worker of a sampled audit (Laplace: about 1e7), and steps per
+#: second of third-party code run one step at a time (Python: about 1e6; numba: more).
+FAST_PULLS_PER_SECOND = 1e8
+FAST_SAMPLES_PER_SECOND = 1e8
+FAST_USER_STEPS_PER_SECOND = 1e8
+#: the environment variable holding the seconds a command without ``--seconds`` may be
+#: estimated to take (default :data:`DEFAULT_TIME_LIMIT`)
+TIME_LIMIT_ENV = "DPAUDIT_TIME_LIMIT"
+DEFAULT_TIME_LIMIT = 3600.0
+
+
+def time_limit() -> float:
+    """Seconds a command without ``--seconds`` may be estimated to need
+    (``$DPAUDIT_TIME_LIMIT``, default 1 hour); a malformed value is a usage error."""
+    text = os.environ.get(TIME_LIMIT_ENV, "").strip()
+    if not text:
+        return DEFAULT_TIME_LIMIT
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value != float("inf")):
+        raise InvalidParameterError(
+            f"{TIME_LIMIT_ENV}={text!r} must be a finite number of seconds above 0")
+    return value
+
+
+def format_seconds(s: float) -> str:
+    """``93784`` -> ``26.1 h``."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if s >= size:
+            return f"{s / size:.3g} {unit}"
+    return f"{s:.3g} s"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a command will hold and how long it will take at the least, computed from its
+    arguments alone before any work (:func:`check_estimate`).
+
+    ``what``: the work (``"simulate ucb at T=1000, 10^9 runs"``); ``memory``: bytes at the
+    peak; ``seconds``: a lower bound on the wall time (the work at the optimistic rates
+    above); ``basis``: how ``seconds`` was computed, for the message."""
+
+    what: str
+    memory: int
+    seconds: float
+    basis: str
+
+    def text(self) -> str:
+        return (f"about {format_bytes(self.memory)} of memory and at least "
+                f"{format_seconds(self.seconds)} ({self.basis})")
+
+
+def check_estimate(est: Estimate, *, seconds: float | None, advice: str,
+                   memory: int | None = None) -> Estimate:
+    """Refuse (exit 2, with the estimate) what does not fit; return ``est`` otherwise.
+
+    Memory must fit ``memory`` (default :func:`default_memory`). Time: under ``--seconds``
+    the deadline cuts the work, so no time is refused; without it the lower bound must fit
+    :func:`time_limit`. Called before anything of the work's size is allocated.
+    """
+    budget = default_memory() if memory is None else memory
+    if est.memory > budget:
+        than = (f"the --memory budget of {format_bytes(budget)}" if memory is not None
+                else f"{format_bytes(budget)} ({_memory_source()})")
+        raise InvalidParameterError(
+            f"{est.what} would need {est.text()}: more memory than {than}; refused before "
+            f"any work; {advice}")
+    if seconds is None:
+        limit = time_limit()
+        if est.seconds > limit:
+            raise InvalidParameterError(
+                f"{est.what} would need {est.text()}: longer than the {format_seconds(limit)} a "
+                f"command without --seconds may be estimated to take (${TIME_LIMIT_ENV}); "
+                f"refused before any work; {advice}, or give --seconds S to stop at S seconds "
+                "and report what finished")
+    return est
 
 
 def parse_memory(text: str) -> int:
@@ -257,22 +414,40 @@ def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
     return out
 
 
-def check_policy_audit(args: Any) -> None:
-    """``audit-policy``'s memory check (``args``: its parsed options)."""
+def check_policy_audit(args: Any) -> Estimate:
+    """``audit-policy``'s guard (``args``: its parsed options), before the user's module is
+    even imported: at least two arms, a horizon of at least one pull per arm, and the memory
+    (:func:`policy_audit_bytes`, against ``--memory``) and time (every sampled run's steps at
+    :data:`FAST_USER_STEPS_PER_SECOND` per worker) of the audit; exit 2 with the estimate."""
     from dpaudit.stats.sampled import AuditBudget
     from dpaudit.validation import check_int
 
-    budget = default_memory() if args.memory is None else parse_memory(args.memory)
-    horizon = check_int("horizon", args.horizon, low=1)
+    budget = None if args.memory is None else parse_memory(args.memory)
     arms = check_int("arms", args.arms, low=1)
+    if arms < 2:
+        raise InvalidParameterError(
+            f"arms={arms} must be an integer in [2, inf): with one arm every run plays the "
+            "same action sequence, so there is nothing a privacy audit could observe")
+    horizon = check_int("horizon", args.horizon, low=1)
+    if horizon < arms:
+        raise InvalidParameterError(
+            f"horizon={horizon} must be an integer in [{arms}, inf) (at least one pull per "
+            f"arm, --arms {arms})")
     samples = check_int("samples", args.samples, low=200)
     workers = check_int("workers", args.workers, low=1)
+    search = check_int("search_budget", getattr(args, "search_budget", 16), low=1)
     needed = policy_audit_bytes(
         horizon=horizon, n_arms=arms, samples=samples,
         selection_fraction=float(args.selection_fraction), max_select=AuditBudget.max_select,
         chunk=200, workers=workers)
-    check_memory(f"audit-policy at T={horizon}, K={arms}, {samples} samples", needed, budget,
-                 advice="lower --horizon, --samples or --workers")
+    runs = 2 * samples + 2 * 200 * search  # the audited pair's samples and the search's probes
+    rate = FAST_USER_STEPS_PER_SECOND * workers
+    est = Estimate(f"audit-policy at T={horizon}, K={arms}, {samples} samples", needed,
+                   runs * horizon / rate,
+                   f"{runs} runs of {horizon} steps at {rate:.3g} steps per second, faster than "
+                   "Python code steps")
+    return check_estimate(est, seconds=getattr(args, "seconds", None), memory=budget,
+                          advice="lower --horizon, --samples or --workers, or raise --memory")
 
 
 def deadline_claim(args: Any, name: str, exc: DeadlineReached) -> Any:

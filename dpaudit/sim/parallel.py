@@ -104,11 +104,16 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
     return [chunk] * full + ([rest] if rest else [])
 
 
-def chunk_runs(runs: int) -> int:
-    """Runs per chunk for simulated runs: a function of ``runs`` only (at most 16 chunks, at
-    least 10 runs each, so lockstep simulators keep their vector width; never the workers)."""
+def chunk_runs(runs: int, *, most: int | None = None) -> int:
+    """Runs per chunk for simulated runs: a function of ``runs`` (and ``most``) only, never of
+    the workers: at most 16 chunks, at least 10 runs each, so lockstep simulators keep their
+    vector width; and at most ``most`` runs per chunk (``simulate`` caps a chunk's memory so,
+    and then has more chunks: memory does not grow with the number of runs)."""
     runs = check_int("runs", runs, low=1)
-    return max(min(runs, 10), -(-runs // 16))
+    size = max(min(runs, 10), -(-runs // 16))
+    if most is not None:
+        size = min(size, max(check_int("most", most, low=1), 10))
+    return size
 
 
 def default_workers() -> int:

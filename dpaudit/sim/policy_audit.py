@@ -384,6 +384,27 @@ class PolicyAudit:
     decision_step: int | None = None
     exact: ExactEvidence | None = None
     release: str | None = None
+    horizon: int | None = None
+    seconds_given: float | None = None
+
+    def horizon_advice(self) -> str | None:
+        """What the suggested horizon (``try T >= N``) costs, so the advice fits the time:
+        this audit's runs, each ``N / T`` times longer, at the pilot's runs per second."""
+        import math
+        import re
+
+        found = re.search(r"try T >= (\d+)", self.inconclusive_reason or "")
+        if found is None or not self.horizon or self.runs_per_second <= 0 or not self.runs:
+            return None
+        longer = int(found.group(1))
+        need = self.runs * longer / self.horizon / self.runs_per_second
+        given = ("" if self.seconds_given is None else
+                 f" (--seconds {self.seconds_given:g} was given: it "
+                 f"{'fits' if need <= self.seconds_given else 'does not fit'})")
+        return (f"at T = {longer} this audit's {self.runs} runs would take about "
+                f"{math.ceil(need)} s at the pilot's speed{given}: run it with --horizon "
+                f"{longer} --seconds {math.ceil(1.5 * need) + 10} (a --search-budget of "
+                f"{max(4, self.pairs // 2)} or fewer --samples shortens it)")
 
     def details(self) -> tuple[str, ...]:
         if self.exact is not None:
@@ -405,6 +426,9 @@ class PolicyAudit:
                             f"{self.decision_step}" if self.decision_step else ""))
         if self.inconclusive_reason is not None:
             lines.append(self.inconclusive_reason)
+            advice = self.horizon_advice()
+            if advice is not None:
+                lines.append(advice)
         if not self.reproducible:
             lines.append("the code is not reproducible under the seeds dpaudit sets (it draws "
                          "from a generator seeded elsewhere): runs are independent, so the "
@@ -505,4 +529,5 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                        moved=None if influence is None else sum(x > 0 for x in influence),
                        screened=None if influence is None else len(influence),
                        decision_step=getattr(target, "decision_step", None),
-                       release=getattr(getattr(target, "rel", None), "where", None))
+                       release=getattr(getattr(target, "rel", None), "where", None),
+                       horizon=code.horizon, seconds_given=seconds)

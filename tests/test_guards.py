@@ -1,0 +1,132 @@
+"""Guards on every command: memory and time are estimated from the arguments before any work,
+and what does not fit is refused with exit 2 and the estimate (never exit 3, never a kill)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from dpaudit.cli import main
+from dpaudit.sim import limits
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _examples_importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+
+
+def _refused(capsys, argv: list[str]) -> str:
+    t0 = time.perf_counter()
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert time.perf_counter() - t0 < 5  # refused before any work
+    return err
+
+
+GALLERY = "examples.gallery.dpse:DPSE"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e12", "--workers", "1"],
+     ("TiB of memory", "refused before any work", "lower --runs")),
+    (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e9", "--workers", "1"],
+     ("at least", "--seconds S")),
+    (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e9", "--workers", "2"],
+     ("at least", "--seconds S")),
+    (["audit", "laplace", "--samples", "1e12"], ("draws at", "lower --samples")),
+    (["reproduce", "azize-basu-fig2", "--runs", "1e9"], ("GiB of memory",)),
+    (["audit-policy", GALLERY, "--arms", "2", "--horizon", "1e9", "--epsilon", "1"],
+     ("TiB of memory", "--memory")),
+    (["audit-policy", GALLERY, "--arms", "1", "--horizon", "64", "--epsilon", "1"],
+     ("arms=1", "nothing a privacy audit could observe")),
+    (["audit-policy", GALLERY, "--arms", "3", "--horizon", "2", "--epsilon", "1"],
+     ("horizon=2", "one pull per arm")),
+])
+def test_what_does_not_fit_is_refused_with_the_estimate(capsys, tmp_path, argv, words):
+    argv = [*argv, "--no-state"]
+    if argv[0] == "reproduce":
+        argv += ["--out", str(tmp_path)]
+    err = _refused(capsys, argv)
+    for word in words:
+        assert word in err, err
+
+
+def test_a_folder_that_cannot_be_created_is_refused_at_parse_time(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "laplace", "--json", "/proc/no-such-dir/r.json"])
+    assert exc.value.code == 2
+    assert "cannot create folder" in capsys.readouterr().err
+    # the probe leaves nothing behind where it could create the folders
+    assert main(["check", "no-such-name-x", "--json", str(tmp_path / "a" / "b" / "r.json")]) == 2
+    assert not (tmp_path / "a").exists()
+
+
+def test_the_time_limit_is_an_environment_setting(capsys, monkeypatch):
+    monkeypatch.setenv(limits.TIME_LIMIT_ENV, "1e-9")
+    err = _refused(capsys, ["simulate", "ucb", "--horizon", "100", "--runs", "10",
+                            "--workers", "1", "--no-state"])
+    assert "$DPAUDIT_TIME_LIMIT" in err
+    monkeypatch.setenv(limits.TIME_LIMIT_ENV, "soon")
+    assert "DPAUDIT_TIME_LIMIT='soon'" in _refused(
+        capsys, ["simulate", "ucb", "--horizon", "100", "--runs", "10", "--no-state"])
+
+
+def test_under_seconds_time_is_not_refused_but_memory_is():
+    est = limits.Estimate("x", 1, 1e9, "b")
+    assert limits.check_estimate(est, seconds=5.0, advice="a") is est
+    with pytest.raises(limits.InvalidParameterError, match="more memory"):
+        limits.check_estimate(limits.Estimate("x", 1 << 60, 1.0, "b"), seconds=5.0,
+                              advice="a")
+
+
+def test_seconds_count_from_the_command_start(monkeypatch):
+    start = time.monotonic() - 4.0
+    limits.command_started(start)
+    try:
+        with limits.deadline_scope(5.0) as deadline:
+            assert deadline == pytest.approx(start + 5.0)
+        assert limits.command_elapsed() >= 4.0
+    finally:
+        limits.command_started(None)
+    assert 0.0 <= time.monotonic() - limits.process_start() < 3600
+
+
+def test_the_address_space_limit_bounds_the_default_memory(monkeypatch):
+    monkeypatch.setattr(limits, "_address_space_left", lambda: 300 << 20)
+    assert limits.default_memory() == 300 << 20
+
+
+def test_simulation_chunks_are_capped_so_memory_does_not_grow_with_runs():
+    from dpaudit.sim.simulation import simulation_chunk, simulation_estimate
+
+    small = simulation_estimate("ucb", horizon=100, runs=10**5, workers=1)
+    large = simulation_estimate("ucb", horizon=100, runs=10**7, workers=1)
+    assert simulation_chunk(10**7, 2, 100) == simulation_chunk(10**5, 2, 100)
+    chunk_part = small.memory - 10**5 // simulation_chunk(10**5, 2, 100) * 2080
+    assert large.memory - 10**7 // simulation_chunk(10**7, 2, 100) * 2080 <= chunk_part + 4096
+    assert simulation_chunk(1600, 2, 100) == 100  # small runs keep their chunks (and seeds)
+
+
+def test_fail_on_inconclusive_has_its_own_exit_code(capsys):
+    from dpaudit.cli import EXIT_INCONCLUSIVE, build_parser
+
+    argv = ["audit", "laplace", "--samples", "2000", "--seconds", "0.001", "--no-state"]
+    assert main(argv) == 0  # the deadline cut it: INCONCLUSIVE, exit 0 by default
+    assert "INCONCLUSIVE" in capsys.readouterr().out
+    assert main([*argv, "--fail-on-inconclusive"]) == EXIT_INCONCLUSIVE == 4
+    assert main(["audit", "laplace", "--samples", "2000", "--no-state",
+                 "--fail-on-inconclusive"]) == 0  # decided: the flag changes nothing
+    assert "4 (with --fail-on-inconclusive)" in build_parser().description
+
+
+def test_reproduce_has_a_deadline_and_keeps_its_cells(capsys, tmp_path):
+    code = main(["reproduce", "azize-basu-fig3", "--quick", "--out", str(tmp_path),
+                 "--seconds", "0.001"])
+    out = capsys.readouterr().out
+    assert code == 0 and "deadline of 0.001 s reached" in out and "no figure written" in out
+    assert not list(tmp_path.glob("*.png"))
