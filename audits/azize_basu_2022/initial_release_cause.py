@@ -42,8 +42,8 @@ from dpaudit.sim.experiments import (
     Table,
     new_figure,
 )
-from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 from dpaudit.stats.events import cp_lower, cp_upper
+from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 NAME = "azize-basu-initial-release-cause"
 TAIL = 1e4  # regret at T counted as "tail" (about 2.5x the median at T = 1e7)
