@@ -20,9 +20,9 @@ They differ in what they quantify over, and so in what a measurement can say abo
   over the cells, confirmed at 4x the runs) of the mean regret on the two-level instance,
   fixed before the data are seen, is at or above it; the other two instances are drawn and
   tabulated beside it. The evidence (direction ``"witness at least"``) lets the evidence
-  module say ``reproduced`` when every ``(policy, eps)`` witnesses the bound and ``INCONCLUSIVE`` otherwise (not
-  witnessed on these instances, which cannot contradict a minimax bound); never ``not
-  reproduced``.
+  module say ``reproduced`` when every ``(policy, eps)`` witnesses the bound and
+  ``INCONCLUSIVE`` otherwise (not witnessed on these instances, which cannot contradict a
+  minimax bound); never ``not reproduced``.
 * ``azize-basu-thm3``: Theorem 3, Eq. (4), the problem-dependent bound ``liminf_{T -> inf}
   Reg_T / ln T >= sum_a Delta_a / min(d_inf, 6 eps t_inf)`` for *consistent* eps-global DP
   policies (Bernoulli: ``d_inf = kl(mu_a, mu*)``, ``t_inf = Delta_a``). It is asymptotic: a
