@@ -1,0 +1,60 @@
+"""The Azize & Basu 2022 ledger notes against the stored outputs they are worded from.
+
+Each stored reproduction under ``docs/azize_basu/`` keeps both runs' evidence (``<stem>.json``:
+the run at the paper's settings and its confirmation at 4x the runs with a fresh seed). The
+rule decides them here again (:func:`dpaudit.stats.evidence.decide_experiment`, alpha 0.05),
+and each cell a note quotes must have the side the note gives it. Deterministic: the stored
+numbers are read, nothing is sampled.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpaudit.audits.azize_basu_2022 import statements as st
+from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "azize_basu"
+
+
+def _decided(stem: str):
+    doc = json.loads((DOCS / f"{stem}.json").read_text())
+    ev = ExperimentEvidence.from_dict(doc["evidence"])
+    confirm = (None if doc["confirm_evidence"] is None
+               else ExperimentEvidence.from_dict(doc["confirm_evidence"]))
+    d = decide_experiment(ev, confirm=confirm, confirm_required=True)
+    return d, {c.measurement.label: c for c in d.cells}, doc
+
+
+def test_every_statement_quotes_the_paper_and_says_what_would_settle_the_undecidable() -> None:
+    for s in st.STATEMENTS:
+        assert s.quote, s.location
+    by = {s.location: s for s in st.STATEMENTS}
+    assert by["Theorem 3"].settle and by["Theorem 8, Eq. (8)"].settle
+    assert by["Fig. 2"].settle
+
+
+def test_fig2_ten_times_against_dp_se_is_not_reproduced_for_the_printed_index() -> None:
+    d, cells, doc = _decided("azize_basu_fig2_ratio")
+    assert d.status == "not reproduced" and d.stable is True
+    assert doc["runs"] == 50_000 and doc["confirmation"]["runs"] == 200_000
+    key = cells['DP-SE (beta = 1/T) / AdaP-UCB (bonus="printed") (paper: at least 10)']
+    assert key.outcome == "wrong side" and key.ci_high < 2.0 and key.measurement.measured < 1
+    assert "below 10, and below 2, at 50000 runs (confirmed at 200000)" in st.FIG2_NOTE
+
+
+def test_theorem7_printed_is_above_its_bound_at_small_eps() -> None:
+    d, cells, _ = _decided("adap_ucb_index_thm7")
+    assert d.status == "not reproduced" and d.stable is True
+    above = sorted(float(k.rsplit("=", 1)[1]) for k, c in cells.items()
+                   if c.outcome == "wrong side")
+    assert above[0] == pytest.approx(0.05) and above[-1] == pytest.approx(0.2924)
+    assert "above the bound at eps 0.05 to 0.29" in st.THM7_NOTE
+
+
+def test_theorem2_is_witnessed_on_the_two_level_instance() -> None:
+    d, _, _ = _decided("azize_basu_thm2")
+    assert d.status == "reproduced" and d.stable is True
