@@ -58,3 +58,22 @@ def test_theorem7_printed_is_above_its_bound_at_small_eps() -> None:
 def test_theorem2_is_witnessed_on_the_two_level_instance() -> None:
     d, _, _ = _decided("azize_basu_thm2")
     assert d.status == "reproduced" and d.stable is True
+
+
+def test_initial_release_factorial_names_the_printed_index_as_the_cause() -> None:
+    from dpaudit.audits.azize_basu_2022 import initial_release_cause as c
+
+    d, cells, doc = _decided("azize_basu_initial_release_cause")
+    assert d.status == "reproduced" and d.stable is True
+    assert doc["runs"] == 100_000 and doc["confirmation"]["runs"] == 400_000
+    tails = {label: cells[f"tail share: {label}"].measurement for label in c.VARIANTS}
+    printed_ext, printed_l1, outside_ext, outside_l1 = (
+        tails[c.FACTORIAL[k]] for k in (("printed", "episode-rule"), ("printed", "lemma1"),
+                                        ("outside", "episode-rule"), ("outside", "lemma1")))
+    # "no run enters the tail under either release" with the term outside the root
+    assert outside_ext.count == 0 and outside_l1.count == 0
+    # "about a tenth of the extrapolated release's tail": between a twentieth and a fifth
+    assert 0.05 < printed_l1.count / printed_ext.count < 0.2
+    diag = tails["Eq. (7) printed, no initial noise (diagnostic, not private)"]
+    assert diag.count == printed_l1.count
+    assert "about a tenth" in st.INITIAL_NOTE and "as many tail runs" in st.INITIAL_NOTE
