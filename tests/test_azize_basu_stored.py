@@ -77,3 +77,20 @@ def test_initial_release_factorial_names_the_printed_index_as_the_cause() -> Non
     diag = tails["Eq. (7) printed, no initial noise (diagnostic, not private)"]
     assert diag.count == printed_l1.count
     assert "about a tenth" in st.INITIAL_NOTE and "as many tail runs" in st.INITIAL_NOTE
+
+
+def test_theorem7_at_eps_071_and_1_rests_on_the_initial_release() -> None:
+    """Point of the Theorem 7 note: with Eq. (7) as printed, the regret's rule interval is
+    above the bound at eps 0.71 and 1 with the extrapolated release and below it with Lemma
+    1's, each side kept on the confirmation at 4x the runs."""
+    d, cells, doc = _decided("adap_ucb_index_exact")
+    assert d.status == "not reproduced" and d.stable is True
+    assert doc["runs"] == 400_000 and doc["confirmation"]["runs"] == 1_600_000
+    for eps in ("0.71", "1"):
+        ext = cells[f"regret at T, printed index, eps = {eps}, initial release Lap(2/eps), "
+                    "extrapolated"]
+        l1 = cells[f"regret at T, printed index, eps = {eps}, initial release Lap(1/eps), "
+                   "Lemma 1"]
+        assert (ext.outcome, ext.stable) == ("wrong side", True)
+        assert (l1.outcome, l1.stable) == ("right side", True)
+    assert "above the bound with the initial release extrapolated" in st.THM7_NOTE
