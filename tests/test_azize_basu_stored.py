@@ -94,3 +94,10 @@ def test_theorem7_at_eps_071_and_1_rests_on_the_initial_release() -> None:
         assert (ext.outcome, ext.stable) == ("wrong side", True)
         assert (l1.outcome, l1.stable) == ("right side", True)
     assert "above the bound with the initial release extrapolated" in st.THM7_NOTE
+
+
+def test_fig2_dp_ucb_ratios_are_undecided_at_the_papers_twenty_runs() -> None:
+    d, _, doc = _decided("azize_basu_fig2_intervals")
+    assert doc["runs"] == 20 and d.status == "INCONCLUSIVE"
+    assert d.runs_to_settle is not None and d.runs_to_settle > 20 * 4
+    assert "no ratio is decided" in st.FIG2_NOTE
