@@ -40,10 +40,16 @@ def test_every_statement_quotes_the_paper_and_says_what_would_settle_the_undecid
 def test_fig2_ten_times_against_dp_se_is_not_reproduced_for_the_printed_index() -> None:
     d, cells, doc = _decided("azize_basu_fig2_ratio")
     assert d.status == "not reproduced" and d.stable is True
-    assert doc["runs"] == 50_000 and doc["confirmation"]["runs"] == 200_000
-    key = cells['DP-SE (beta = 1/T) / AdaP-UCB (bonus="printed") (paper: at least 10)']
-    assert key.outcome == "wrong side" and key.ci_high < 2.0 and key.measurement.measured < 1
-    assert "below 10, and below 2, at 50000 runs (confirmed at 200000)" in st.FIG2_NOTE
+    assert doc["runs"] == 200_000 and doc["confirmation"]["runs"] == 800_000
+    ten = " (paper: at least 10)"
+    ucb = cells['DP-SE (beta = 1/T) / AdaP-UCB (bonus="printed")' + ten]
+    kl = cells["DP-SE (beta = 1/T) / AdaP-KLUCB" + ten]
+    order = cells['AdaP-UCB (bonus="printed") / AdaP-KLUCB (paper: at least 1)']
+    second = cells['DP-SE (beta = 1/T) / AdaP-UCB (bonus="printed") (paper: at least 1)']
+    assert all(c.stable for c in (ucb, kl, order, second))
+    assert (ucb.outcome, kl.outcome, second.outcome) == ("wrong side",) * 3
+    assert order.outcome == "right side" and ucb.ci_high < 1.0 and kl.ci_high < 10.0
+    assert "200000 runs per algorithm (confirmed at 800000" in st.FIG2_NOTE
 
 
 def test_theorem7_printed_is_above_its_bound_at_small_eps() -> None:
