@@ -107,3 +107,14 @@ def test_fig2_dp_ucb_ratios_are_undecided_at_the_papers_twenty_runs() -> None:
     assert doc["runs"] == 20 and d.status == "INCONCLUSIVE"
     assert d.runs_to_settle is not None and d.runs_to_settle > 20 * 4
     assert "no ratio is decided" in st.FIG2_NOTE
+
+
+def test_fig3_low_privacy_regime_is_not_flat() -> None:
+    d, cells, doc = _decided("azize_basu_fig3")
+    assert d.status == "not reproduced" and d.stable is True
+    assert doc["runs"] == 24 and doc["horizon"] == 10**7  # 180000 decision runs (7500x)
+    flat = cells["low-privacy regime: regret at eps = 0.3 / regret at eps = 10"]
+    dep = cells["high-privacy regime: regret at eps = 0.05 / regret at eps = 0.3"]
+    assert (flat.outcome, dep.outcome) == ("wrong side", "right side")
+    assert flat.measurement.runs == 180_000 and flat.ci_low > 2.0
+    assert "180000 runs per eps (confirmed at 720000" in st.FIG3_NOTE
