@@ -46,3 +46,22 @@ def test_the_proof_step_holds_for_the_outside_reading_and_fails_for_the_printed_
     ratio, m, _, _ = ix.worst_ratio(1e5, 1.0, "printed")
     assert ratio > 1.0 and m == 1
     assert math.isfinite(ratio)
+
+
+def test_regret_cells_are_the_rule_at_eps_071_and_1_for_both_initial_releases() -> None:
+    """Theorem 7's regret cells (Eq. (7) as printed) at eps 0.71 and 1, one per initial
+    release, each the rule's interval on [0, T * 0.25] with its bound as the paper's value;
+    labels free of the run count so the confirmation matches them."""
+    from dpaudit.algorithms.azize_basu_2022.bounds import thm7_adap_ucb_upper
+    from dpaudit.registry import all_experiments
+
+    assert ix.REGRET_EPS == (0.71, 1.0) and set(ix.RELEASES) == {"episode-rule", "lemma1"}
+    exp = all_experiments()["adap-ucb-index-exact"]
+    settings = exp.settings(horizon=4000, runs=30, quick=True)
+    cells = ix._regret_cells(settings)
+    assert len(cells) == 4
+    for m in cells:
+        eps = float(m.label.split("eps = ")[1].split(",")[0])
+        assert m.paper_value == pytest.approx(thm7_adap_ucb_upper((0.75, 0.5), 4000, eps))
+        assert (m.summary.low, m.summary.high) == (0.0, 1000.0) and m.direction == "at most"
+        assert "30" not in m.label

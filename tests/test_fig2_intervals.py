@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from dpaudit.audits.azize_basu_2022 import fig2_intervals as f2
+from dpaudit.reports.ledger import experiment_outcome
 from dpaudit.sim.experiments import ratio_interval
 
 
@@ -46,3 +47,48 @@ def test_fig4_panel_reading(low: float, high: float, words: str) -> None:
     from dpaudit.audits.wang_zhu_2023.fig4_narration import panel_reading
 
     assert panel_reading(low, high).startswith(words)
+
+
+def test_fig2_ratio_cells_are_ratios_of_valid_intervals_on_the_known_range() -> None:
+    """Fig. 2's ratio experiment compares the paper's two algorithms with DP-SE at the
+    paper's "10 times" and the ordering at 1, each cell a ratio of two Hoeffding/empirical-
+    Bernstein intervals on [0, T * 0.5], its label free of the run count."""
+    from dpaudit.audits.azize_basu_2022 import findings as fb
+    from dpaudit.registry import all_experiments
+
+    exp = all_experiments()["azize-basu-fig2-ratio"]
+    out = exp.run(exp.settings(horizon=2000, runs=50))
+    compared = [m for m in out.evidence.measurements if m.paper_value is not None]
+    assert sorted(m.paper_value for m in compared) == [1.0, 1.0, 10.0, 10.0]
+    for m in out.evidence.measurements:
+        assert m.ratio_of is not None and "50" not in m.label
+        assert all((s.low, s.high) == (0.0, 1000.0) for s in m.ratio_of)
+    assert fb.max_regret((0.75, 0.25), 2000) == 1000.0
+
+
+def test_fig2_ratio_against_dp_se_is_decided_below_ten() -> None:
+    """DP-SE / AdaP-KLUCB and DP-SE / AdaP-UCB lie below the paper's 10 at T = 10^5 with
+    5000 runs, confirmed at 20000 (fresh seed). Seeded; the rule's intervals cover with
+    probability >= 1 - 0.05, so a wrong 'not reproduced' has probability at most 0.05."""
+    from dpaudit.registry import all_experiments
+
+    exp = all_experiments()["azize-basu-fig2-ratio"]
+    settings = exp.settings(horizon=10**5, runs=5000)
+    out = exp.run(settings)
+    status, _, numbers = experiment_outcome(out, exp.run(settings.confirmation()))
+    assert status == "not reproduced" and numbers["stable"] is True
+    assert numbers["paper_value"] == 10.0 and numbers["ci_high"] < 10.0
+
+
+def test_fig2_intervals_at_twenty_runs_decide_nothing_and_say_what_would() -> None:
+    """On [0, T/2] twenty runs cannot place a DP-UCB/AdaP ratio on one side of 10: the rule
+    leaves the cells undecided with the runs that would settle them (deterministic: Hoeffding's
+    half-width alone exceeds the means)."""
+    from dpaudit.registry import all_experiments
+
+    exp = all_experiments()[f2.NAME]
+    out = exp.run(exp.settings(horizon=2000, runs=20))
+    status, _, numbers = experiment_outcome(out, exp.run(
+        exp.settings(horizon=2000, runs=20).confirmation()))
+    assert status == "INCONCLUSIVE" and numbers["paper_value"] == 10.0
+    assert all(m.ratio_of is not None for m in out.evidence.measurements)

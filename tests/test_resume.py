@@ -391,7 +391,8 @@ def _interrupt_after(monkeypatch, cells: int) -> None:
 
 
 @pytest.mark.parametrize(("name", "args", "cells"), [
-    ("azize-basu-fig3", ["--horizon", "500", "--runs", "2"], 8),  # settings.cached
+    # settings.cached: 8 eps + 3 decision cells, and as many again in the confirmation
+    ("azize-basu-fig3", ["--horizon", "500", "--runs", "2"], 22),
     ("wang-zhu-fig6", ["--horizon", "200", "--runs", "2"], 38),  # experiments.cached
 ])
 def test_reproduce_resumed_from_a_partial_cache_writes_the_same_files(
@@ -427,7 +428,7 @@ def test_reproduce_cache_is_keyed_by_settings(tmp_path, monkeypatch, capsys):
     assert main([*common, "--resume", "--seed", "5"]) == 0
     err = capsys.readouterr().err
     assert "no saved cells for these arguments" in err
-    assert "resumed: 0 cell(s) read back, 8 computed" in err
+    assert "resumed: 0 cell(s) read back, 22 computed" in err
     assert main([*common, "--resume", "--no-state"]) == 2
 
 

@@ -1,37 +1,40 @@
-"""The initial-release finding's cause tested by switching it off: ``python -m dpaudit reproduce
-azize-basu-initial-release-cause``.
+"""What causes AdaP-UCB's heavy regret tail: a 2x2 factorial control, ``python -m dpaudit
+reproduce azize-basu-initial-release-cause``.
 
-The initial-release finding (``docs/findings.md``) attributes AdaP-UCB's heavy regret tail on
-Fig. 2's instance to the release of each arm's *initial* one-sample mean, which Algorithm 1 of
-Azize & Basu 2022 does not specify and which dpaudit extrapolates from the episode rule as
-``Lap(2/eps)`` (``initial_noise="episode-rule"``): a best arm whose first release lands far
-below its mean waits for its ``N = 1`` bonus to win again.
+On Fig. 2's instance (Azize & Basu 2022, Sec. 5: eps = 1, T = 10^7) a few runs per thousand of
+AdaP-UCB pay 10^4-10^6 regret while the median is about 4000. Two suspects, both in the first
+episodes, where an arm's index rests on one reward:
 
-A cause is tested by removing it and watching the effect go. Three variants of AdaP-UCB
-(printed index, ``eps = 1``, alpha = 3.1) run on Fig. 2's instance:
+* **the index**: Eq. (7) as printed puts the privacy term ``alpha ln t / (eps N/2)`` under the
+  square root (``bonus="printed"``); the proof's Laplace tail needs it outside the root
+  (``bonus="outside"``). With ``N = 1`` the printed bonus is far below the noise it must cover
+  (``adap-ucb-index-exact``);
+* **the initial release**: Algorithm 1 pulls every arm once (line 3) but does not say how that
+  one-reward mean is released. dpaudit's default extrapolates the episode rule
+  ``Lap(2/(eps N_a))`` to ``N_a = 1``, i.e. ``Lap(2/eps)`` (``initial_noise="episode-rule"``);
+  Lemma 1's scale for a one-reward mean is ``Lap(1/eps)`` (``"lemma1"``; Example 2 releases a
+  one-reward episode as "r_6 + Lap(1/eps)").
 
-* ``episode-rule``: the default, ``Lap(2/eps)`` on the initial release;
-* ``lemma1``: Lemma 1's scale for a one-sample mean, ``Lap(1/eps)`` (private, half the noise);
-* ``no initial noise``: the initial release without noise. **Not private**: a diagnostic
-  variant built here only to isolate the cause; it is not registered and not a twin.
-
-For each, the fraction of runs whose regret at ``T`` exceeds ``10^4`` (about five times the
-median) is reported with its exact 95% Clopper-Pearson interval, and the two-sided Fisher exact
-test compares the default with each variant. The cause is supported when the tail goes with the
-initial noise (fewer tail runs as the initial noise shrinks, none without it) while the bulk
-(the median) stays put; when it shrinks but does not vanish, the cause is one of several, and
-a fourth variant also removes the second suspect (the printed index's small bonus in the first
-episodes, the Eq. (7) finding).
+A cause is isolated by changing one factor at a time. The four private combinations (index
+printed/outside x initial release ``Lap(2/eps)``/``Lap(1/eps)``) run on the same instance; for
+each, the tail share (runs whose regret at ``T`` exceeds :data:`TAIL`, a fixed threshold about
+2.5x the median at ``T = 10^7``) is a Clopper-Pearson count. The compared cells are the effects,
+each the difference of two tail shares, with the interval ``[lo_A - hi_B, hi_A - lo_B]`` from
+two Clopper-Pearson intervals at half the cell's share each (both cover with the cell's
+confidence by the union bound): the initial release alone (printed index), the index alone
+(under each release) and both together. An effect is shown when its interval lies above 0,
+under the rule (:mod:`dpaudit.stats.rule`: the same side on a confirmation at 4x the runs with
+a fresh seed). Two diagnostic variants without initial noise (**not private**, never
+registered) are shown, not compared.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
 from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
-from dpaudit.audits.azize_basu_2022.findings import PAPER
+from dpaudit.audits.azize_basu_2022.findings import PAPER, max_regret, regret_runs
 from dpaudit.sim.experiments import (
     Experiment,
     ExperimentOutput,
@@ -40,103 +43,147 @@ from dpaudit.sim.experiments import (
     new_figure,
 )
 from dpaudit.stats.events import cp_lower, cp_upper
+from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 NAME = "azize-basu-initial-release-cause"
-TAIL = 1e4  # regret at T counted as "tail" (about five times the median at T = 1e7)
+TAIL = 1e4  # regret at T counted as "tail" (about 2.5x the median at T = 1e7)
+#: the level the compared cells share (Bonferroni over :data:`EFFECTS`)
+ALPHA = 0.05
 
 
 class _NoInitialNoise(AdaPUCB):
     """AdaP-UCB whose initial one-sample release carries no noise. NOT PRIVATE: a diagnostic
-    that removes the suspected cause of the initial-release tail; never registered."""
+    that removes the initial noise altogether; never registered."""
 
     def _initial_scale(self) -> float:
         return 0.0
 
 
-class _NoInitialNoiseOutside(_NoInitialNoise):
-    """The same diagnostic with Eq. (7)'s privacy term outside the square root (the reading
-    the proof needs, the Eq. (7) finding): removes the second suspect, the printed index's
-    small bonus in the first episodes. NOT PRIVATE; never registered."""
+INDEX = {"printed": "Eq. (7) printed", "outside": "term outside the root"}
+RELEASE = {"episode-rule": "initial Lap(2/eps) (extrapolated)",
+           "lemma1": "initial Lap(1/eps) (Lemma 1)"}
+#: the factorial: (index reading, initial release) -> label
+FACTORIAL = {(b, r): f"{INDEX[b]}, {RELEASE[r]}" for b in INDEX for r in RELEASE}
+DEFAULT = ("printed", "episode-rule")
+DIAGNOSTICS = {"Eq. (7) printed, no initial noise (diagnostic, not private)": "printed",
+               "term outside the root, no initial noise (diagnostic, not private)": "outside"}
+VARIANTS = {**{label: (lambda e, b=b, r=r: AdaPUCB(e, bonus=b, initial_noise=r))
+               for (b, r), label in FACTORIAL.items()},
+            **{label: (lambda e, b=b: _NoInitialNoise(e, bonus=b))
+               for label, b in DIAGNOSTICS.items()}}
+#: the compared effects: (name, (index, release) with the suspected cause, without it)
+EFFECTS = (
+    ("initial release alone (printed index): Lap(2/eps) minus Lap(1/eps)",
+     ("printed", "episode-rule"), ("printed", "lemma1")),
+    ("index alone (initial Lap(2/eps)): printed minus outside",
+     ("printed", "episode-rule"), ("outside", "episode-rule")),
+    ("index alone (initial Lap(1/eps)): printed minus outside",
+     ("printed", "lemma1"), ("outside", "lemma1")),
+    ("both together: printed with Lap(2/eps) minus outside with Lap(1/eps)",
+     ("printed", "episode-rule"), ("outside", "lemma1")),
+)
+#: shown beside the effects, not compared: the initial release under the outside index
+SHOWN = (("initial release alone (outside index): Lap(2/eps) minus Lap(1/eps)",
+          ("outside", "episode-rule"), ("outside", "lemma1")),)
+RUNS, QUICK_RUNS = 100_000, 50_000
 
 
-VARIANTS = {"episode-rule (default, Lap(2/eps))": lambda e: AdaPUCB(e),
-            "lemma1 (Lap(1/eps))": lambda e: AdaPUCB(e, initial_noise="lemma1"),
-            "no initial noise (diagnostic, not private)": lambda e: _NoInitialNoise(e),
-            "no initial noise, outside index (diagnostic, not private)":
-                lambda e: _NoInitialNoiseOutside(e, bonus="outside")}
-
-
-def tail_row(regret: np.ndarray) -> tuple[int, float, float, float]:
-    """``(tail runs, fraction, CP low, CP high)`` at 95% (two-sided, 2.5% each side)."""
+def tail_row(regret: np.ndarray, alpha: float = 0.05) -> tuple[int, float, float, float]:
+    """``(tail runs, fraction, CP low, CP high)``: the two-sided Clopper-Pearson interval at
+    ``1 - alpha`` (``alpha / 2`` each side) of the share of runs above :data:`TAIL`."""
     k = int(np.sum(regret > TAIL))
     n = regret.size
-    return k, k / n, float(cp_lower(k, n, 0.025)), float(cp_upper(k, n, 0.025))
+    return k, k / n, float(cp_lower(k, n, alpha / 2)), float(cp_upper(k, n, alpha / 2))
+
+
+def difference_interval(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float, float,
+                                                                            float]:
+    """``(difference, low, high)`` of the tail shares of ``a`` and ``b``: the interval
+    ``[lo_a - hi_b, hi_a - lo_b]`` from two Clopper-Pearson intervals at ``alpha / 2`` each
+    (each two-sided), so it covers with probability ``>= 1 - alpha`` (union bound)."""
+    _, fa, la, ha = tail_row(a, alpha / 2)
+    _, fb, lb, hb = tail_row(b, alpha / 2)
+    return fa - fb, la - hb, ha - lb
 
 
 def cause(settings: ExperimentSettings) -> ExperimentOutput:
     eps = AZIZE_BASU_FIG2.settings["epsilon"]
     env = AZIZE_BASU_FIG2.source()
+    horizon, runs = settings.horizon, settings.runs
+    top = max_regret(AZIZE_BASU_FIG2.means, horizon)
     regret = {label: np.asarray(settings.cached(("cause", label), lambda m=make, lb=label:
-                                m(eps).simulate(env, settings.horizon, settings.runs,
-                                                rng=settings.rng("cause", lb)).regret))
+                                regret_runs(m(eps), env, horizon, runs,
+                                            settings.rng("cause", lb))))
               for label, make in VARIANTS.items()}
-    default = next(iter(VARIANTS))
-    k0 = int(np.sum(regret[default] > TAIL))
+    share = ALPHA / len(EFFECTS)
+    cells: list[Measurement] = []
+    for label, r in regret.items():
+        k = int(np.sum(r > TAIL))
+        cells.append(Measurement(f"tail share: {label}", None, k / r.size, r.size, "at most",
+                                 count=k, note=f"runs with regret above {TAIL:g}"))
+        cells.append(Measurement.of_runs(f"mean regret: {label}", None, r, low=0.0, high=top))
+    effect_rows = []
+    for compared, group in ((True, EFFECTS), (False, SHOWN)):
+        for name, with_cause, without in group:
+            d, lo, hi = difference_interval(regret[FACTORIAL[with_cause]],
+                                            regret[FACTORIAL[without]], share)
+            cells.append(Measurement(
+                f"effect on the tail share, {name}", 0.0 if compared else None, d, runs,
+                direction="at least", ci_low=lo, ci_high=hi, ci_confidence=1.0 - share,
+                ci_method="difference of two Clopper-Pearson intervals, each at half the "
+                          f"cell's share {share:g} (union bound)",
+                note="above 0: the change removes tail runs"))
+            side = ("above 0" if lo > 0 else "below 0" if hi < 0 else "straddles 0")
+            effect_rows.append((name, round(d, 6), round(lo, 6), round(hi, 6),
+                                side if compared else f"{side} (shown, not compared)"))
+    evidence = ExperimentEvidence(
+        "dpaudit's cause test: each of Eq. (7) as printed and the extrapolated initial release "
+        "Lap(2/eps) raises AdaP-UCB's tail share on Fig. 2's instance (changing it removes "
+        "tail runs), alone and together", tuple(cells))
     rows = []
     for label, r in regret.items():
         k, frac, lo, hi = tail_row(r)
-        p = 1.0 if label == default else float(stats.fisher_exact(
-            [[k0, r.size - k0], [k, r.size - k]]).pvalue)
-        rows.append((label, r.size, float(np.median(r)), float(np.max(r)), k, frac, lo, hi, p))
+        med = float(np.median(r))
+        rows.append((label, r.size, round(float(r.mean()), 1), med, float(r.max()), k, frac,
+                     lo, hi, float(np.mean(r > 10 * med))))
     fig, ax = new_figure()
     for label, r in regret.items():
         ax.hist(np.log10(np.maximum(r, 1.0)), bins=60, histtype="step", label=label)
     ax.axvline(np.log10(TAIL), color="k", linestyle=":")
     ax.set(xlabel="log10 regret at T", ylabel="runs", yscale="log")
-    ax.set_title(f"AdaP-UCB on Fig. 2's instance, eps = {eps:g}, T = {settings.horizon}",
-                 fontsize=9)
-    ax.legend(fontsize=6)
-    table = Table(("variant", "runs", "median regret", "max regret", f"runs > {TAIL:g}",
-                   "fraction", "95% CP low", "95% CP high", "Fisher p vs default"),
-                  tuple(rows))
-    lines = [f"- {r[0]}: {r[4]} of {r[1]} runs above {TAIL:g} ({r[6]:.2g} .. {r[7]:.2g}); "
-             f"median {r[2]:.0f}" + ("" if r[0] == default else f"; Fisher p = {r[8]:.2g}")
+    ax.set_title(f"AdaP-UCB on Fig. 2's instance, eps = {eps:g}, T = {horizon}", fontsize=9)
+    ax.legend(fontsize=5)
+    table = Table(("variant", "runs", "mean regret", "median regret", "max regret",
+                   f"runs > {TAIL:g}", "tail share", "95% CP low", "95% CP high",
+                   "share > 10x median"), tuple(rows))
+    lines = [f"- {r[0]}: {r[5]} of {r[1]} runs above {TAIL:g} (95% CP {r[7]:.2g} .. "
+             f"{r[8]:.2g}); mean {r[2]:.0f}, median {r[3]:.0f}, largest {r[4]:.4g}"
              for r in rows]
-    base_k, no_noise = rows[0][4], rows[2]
-    shrinks = no_noise[8] < 0.05 and no_noise[4] < base_k
-    vanishes = no_noise[4] == 0
-    if base_k == 0:
-        reading = ("no tail run at these settings: the cause cannot be tested here (more runs "
-                   "or a longer horizon are needed)")
-    elif shrinks and vanishes:
-        reading = ("the tail goes with the initial noise (none left without it, Fisher p < "
-                   "0.05) while the median stays put: the named cause is supported")
-    elif shrinks:
-        reading = (f"the initial noise is a cause: without it the tail runs fall from {base_k} "
-                   f"to {no_noise[4]} (Fisher p = {no_noise[8]:.2g}); it is not the only one, "
-                   "since a tail remains; removing the printed index's small first-episode "
-                   "bonus as well (the Eq. (7) finding) leaves "
-                   + (f"no tail run of {rows[3][1]}" if rows[3][4] == 0 else
-                      f"{rows[3][4]} tail runs of {rows[3][1]}"))
-    else:
-        reading = ("removing the initial noise does not reduce the tail significantly: the "
-                   "attribution is not confirmed at these settings")
+    effects = [f"- {n}: {d:.3g} [{lo:.3g}, {hi:.3g}]: {side}"
+               for n, d, lo, hi, side in effect_rows]
     summary = "\n".join([
-        "**Finding under test.** The extrapolated initial release Lap(2/eps) causes "
-        "AdaP-UCB's heavy regret tail on Fig. 2's instance.",
-        "**Measured** (alpha = 3.1; printed index unless stated):", *lines,
-        "**Reading.** " + reading[0].upper() + reading[1:] + ".",
+        "**Question.** Which of two suspects, Eq. (7) as printed or the extrapolated initial "
+        "release Lap(2/eps), causes AdaP-UCB's heavy regret tail on Fig. 2's instance "
+        f"(eps = {eps:g}, alpha = 3.1)? A 2x2 factorial control changes each alone and both "
+        "together.",
+        "**Tail share per variant** (95% Clopper-Pearson):", *lines,
+        f"**Effects** (difference of tail shares; interval at 1 - {share:g} each, Bonferroni "
+        f"over the {len(EFFECTS)} compared effects; the status below also needs the "
+        "confirmation at 4x the runs):", *effects,
     ])
-    return ExperimentOutput(fig, table, summary,
-                            verdict="cause tested by switching the initial noise off")
+    return ExperimentOutput(fig, table, summary, evidence=evidence,
+                            verdict="2x2 factorial: index reading x initial release")
 
 
 EXPERIMENTS = [
     Experiment(name=NAME, paper=PAPER,
-               description="the initial release as the cause of AdaP-UCB's regret tail: its "
-                           "noise at Lap(2/eps), Lap(1/eps) and switched off (diagnostic)",
-               run=cause, horizon=10**7, runs=20000, quick_horizon=10**6, quick_runs=1000,
-               min_horizon=100, min_horizon_reason="every arm needs a few episodes"),
+               description="what causes AdaP-UCB's regret tail: a 2x2 factorial of Eq. (7)'s "
+                           "reading (printed, outside) and the initial release (Lap(2/eps), "
+                           "Lap(1/eps)), with two non-private diagnostics",
+               run=cause, horizon=10**7, runs=RUNS, quick_horizon=10**6,
+               quick_runs=QUICK_RUNS, min_horizon=100,
+               min_horizon_reason="every arm needs a few episodes"),
 ]
 
-__all__ = ["EXPERIMENTS", "TAIL", "VARIANTS", "tail_row"]
+__all__ = ["EFFECTS", "EXPERIMENTS", "FACTORIAL", "TAIL", "VARIANTS", "difference_interval",
+           "tail_row"]
