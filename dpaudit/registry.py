@@ -30,7 +30,7 @@ from dpaudit.engine import AuditSpec
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.reports.ledger import Statement
 from dpaudit.sim.bandits import PolicyEntry
-from dpaudit.sim.experiments import Experiment
+from dpaudit.sim.experiments import Experiment, note_policy_module
 
 __all__ = [
     "UnknownNameError",
@@ -323,7 +323,7 @@ def all_policies() -> dict[str, PolicyEntry]:
     """
     algorithms_pkg = importlib.import_module("dpaudit.algorithms")
 
-    registry: dict[str, PolicyEntry] = {}
+    registry = _PolicyTable()
     for module_name in _walk(algorithms_pkg, public_only=False):
         module = importlib.import_module(module_name)
         for name, entry in getattr(module, "POLICIES", {}).items():
@@ -331,5 +331,39 @@ def all_policies() -> dict[str, PolicyEntry]:
                 raise RuntimeError(f"policy name {name!r} is registered twice")
             if not isinstance(entry, PolicyEntry):
                 raise TypeError(f"POLICIES[{name!r}] in {module_name} must be a PolicyEntry")
-            registry[name] = entry
+            dict.__setitem__(registry, name, entry)
+            registry.modules[name] = module_name
     return registry
+
+
+class _PolicyTable(dict[str, PolicyEntry]):
+    """The policy registry, noting for a running experiment the modules of the policies it
+    looks up (:func:`dpaudit.sim.experiments.note_policy_module`), so a stored output's code
+    digest covers the algorithms it used by name and no others."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.modules: dict[str, str] = {}
+
+    def _note(self, name: object) -> None:
+        module = self.modules.get(name) if isinstance(name, str) else None
+        if module is not None:
+            note_policy_module(module)
+
+    def __getitem__(self, name: str) -> PolicyEntry:
+        self._note(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self._note(name)
+        return super().get(name, default)
+
+    def values(self) -> Any:
+        for name in self:
+            self._note(name)
+        return super().values()
+
+    def items(self) -> Any:
+        for name in self:
+            self._note(name)
+        return super().items()

@@ -131,7 +131,7 @@ def test_junit_marks_inconclusive_as_skipped_with_the_reason() -> None:
 
 def test_minimal_example_is_in_the_readme_and_runs_as_shown() -> None:
     source = (ROOT / "examples" / "minimal_audit.py").read_text()
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "ci-gate.md").read_text()
     assert f"```python\n{source}```" in readme
     assert "`cd examples && python -m dpaudit check minimal_audit`" in readme
     proc = subprocess.run([sys.executable, "-m", "dpaudit", "check", "minimal_audit"],
@@ -263,7 +263,7 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text()
     blocks = [b.split("```", 1)[0].strip() for b in readme.split("```bash\n")[1:]]
     command = blocks[1]
-    assert command == "python -m mypy && python -m pytest -q"
+    assert command == "python -m mypy && python -m pytest -q -n auto --durations=20"
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
           if line.strip() and not line.lstrip().startswith("#")]
     assert ci[-1] == command

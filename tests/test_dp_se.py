@@ -1,4 +1,4 @@
-"""DP-SE (Sajed & Sheffet 2019; shared/REFERENCE.md Sec. 4.4)."""
+"""DP-SE (Sajed & Sheffet 2019, the successive-elimination baseline of Azize & Basu 2022)."""
 
 from __future__ import annotations
 

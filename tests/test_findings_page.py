@@ -1,5 +1,7 @@
-"""docs/findings.md is generated from the ledger and the stored reproductions (issue 25 item 9):
-this test fails when the committed page is stale. Regenerate it with
+"""docs/findings.md is generated from the ledger and the stored reproductions: these tests fail
+when the committed page is stale, and when a stored reproduction has no stored evidence or was
+produced by code that has changed since (its ``code_digest``). Regenerate an output with the
+command at its end, then the page with
 ``python -m dpaudit claims --findings-page docs/findings.md``."""
 
 from __future__ import annotations
@@ -29,6 +31,53 @@ def test_every_stored_output_names_the_command_that_made_it() -> None:
         text = path.read_text()
         found = re.findall(r"python -m dpaudit reproduce ([\w-]+)", text)
         assert experiments[stem] in found, f"{path} has no reproduce command for its experiment"
+
+
+def test_every_stored_output_keeps_its_evidence_and_was_made_by_the_code_now() -> None:
+    from dpaudit.reports.referee import load_stored
+
+    experiments = {e.stem: e for e in all_experiments().values()}
+    stale = []
+    for stem, so in load_stored(DOCS).items():
+        if stem not in experiments:
+            continue
+        if so.doc is None:
+            stale.append(f"{so.md.relative_to(DOCS)}: no {stem}.json beside it")
+        elif so.fresh is not True:
+            stale.append(f"{so.md.relative_to(DOCS)}: made by older code; re-run "
+                         f"`{so.command} --out {so.md.parent.relative_to(DOCS.parent)}`")
+    assert not stale, "stale stored outputs:\n" + "\n".join(stale)
+
+
+def test_the_digest_follows_the_code_that_makes_the_numbers(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """The digest covers the experiment's module, what it imports, and the modules of the
+    policies it looks up in the registry by name (recorded while it runs), not the deciding
+    and reporting layer; a stored output is fresh until one of those modules changes."""
+    from dpaudit.registry import all_policies
+    from dpaudit.reports.referee import StoredOutput
+    from dpaudit.sim import experiments as ex
+
+    exp = all_experiments()["azize-basu-fig2"]
+    digest, modules = ex.code_digest_of(exp.run.__module__)
+    assert exp.run.__module__ in modules
+    assert "dpaudit.algorithms.baselines.dp_se" not in modules  # only looked up by name
+    assert not any(m.startswith(("dpaudit.reports", "dpaudit.stats.evidence")) for m in modules)
+    used: set[str] = set()
+    token = ex._LOOKED_UP.set(used)
+    try:
+        all_policies()["dp-se"]
+    finally:
+        ex._LOOKED_UP.reset(token)
+    assert used == {"dpaudit.algorithms.baselines.dp_se"}
+    digest, modules = ex.code_digest_of(exp.run.__module__, *used)
+    assert "dpaudit.algorithms.baselines.dp_se" in modules
+    md = tmp_path / "azize_basu_fig2.md"
+    md.write_text("# x\n")
+    doc = {"experiment": exp.name, "code_digest": digest, "modules": list(modules)}
+    assert StoredOutput(md.stem, md, doc).fresh is True
+    monkeypatch.setattr(ex, "digest_of_modules", lambda names: "changed")
+    assert StoredOutput(md.stem, md, doc).fresh is False
 
 
 def test_cli_writes_the_page(tmp_path: Path, capsys) -> None:

@@ -24,8 +24,12 @@ PAPERS = all_papers()
 
 
 def test_every_paper_has_statements_of_each_reading() -> None:
+    from pathlib import Path
+
     assert set(PAPERS) == {s.paper for s in STATEMENTS}
-    assert len(PAPERS) == 5
+    # one paper per package that declares statements (a new paper adds one, no list changes)
+    audits = Path(__file__).resolve().parents[1] / "audits"
+    assert len(PAPERS) == len(list(audits.glob("*/statements.py"))) >= 5
     for paper in PAPERS:
         kinds = {s.kind for s in STATEMENTS if s.paper == paper}
         assert "privacy" in kinds and "regret upper bound" in kinds, paper
@@ -163,7 +167,10 @@ def test_lower_bounds_have_a_computed_status() -> None:
     assert all(s.tests for s in lower)
     want = {"Theorem 2": "reproduced", "Theorem 3": "run", "Theorem 4": "vacuous",
             "Theorem 3.2": "reproduced", "Theorem 4.2": "run"}
-    rows = build_ledger(lower)
+    # the statuses pinned here are those of the papers that declared them (a paper added
+    # later brings its own lower bounds, tested above and in its own test file)
+    pinned = {"Azize & Basu 2022", "Wang & Zhu 2023", "Barbara, Lazzaro & Pike-Burke 2025"}
+    rows = build_ledger([s for s in lower if s.paper in pinned])
     assert {r.statement.location: r.status for r in rows} == want
     details = {r.statement.location: r.tests[0].detail for r in rows}
     assert "cannot contradict" in details["Theorem 3"]
@@ -185,8 +192,8 @@ def test_start_phase_narration_row_is_not_reproduced() -> None:
 def _readme_ledger_commands() -> list[str]:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("## The reviewer's ledger", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ledger.md").read_text()
+    section = page.split("# The reviewer's ledger", 1)[1].split("\n## ", 1)[0]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip()]
 

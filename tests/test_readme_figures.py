@@ -87,7 +87,9 @@ def check_figure(doc: dict, path: str, op: str, value: str) -> str | None:
         f"{path} = {got}, outside [{lo:g}, {hi:g}] stated by the README's {value}")
 
 
-README_BLOCKS = figure_blocks((ROOT / "README.md").read_text())
+#: the figures quoted by the README and by the pages of the docs site
+README_BLOCKS = [b for path in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+                 for b in figure_blocks(path.read_text())]
 
 
 def test_the_readme_quotes_figures_through_comments() -> None:

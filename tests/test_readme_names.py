@@ -19,7 +19,12 @@ from dpaudit.stats import evidence
 from dpaudit.stats.results import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
+#: the README (the front page) and the reference pages of the docs site that were its
+#: sections: every name, status and time they give is checked here
+PAGES = ("verdicts", "ledger", "cli", "audit-policy", "papers", "simulate", "layout", "ci-gate",
+         "reconstructions", "tightness", "benchmarks", "verification", "auditor")
+README = "\n\n".join(p.read_text() for p in (ROOT / "README.md",
+                                             *(ROOT / "docs" / f"{n}.md" for n in PAGES)))
 BLOCKS = re.findall(r"```[a-z]*\n(.*?)```", README, re.S)
 CODE = re.findall(r"`([^`]+)`", re.sub(r"```.*?```", "", README, flags=re.S)) + BLOCKS
 
@@ -42,6 +47,11 @@ def _produced_experiment_statuses() -> set[str]:
     """The status strings :func:`decide_experiment` can return, read from its source."""
     tree = ast.parse(inspect.getsource(evidence.decide_experiment))
     assigned: dict[str, ast.AST] = {}
+    # the status it takes from the cells' outcomes (``status, ... = _status(cells)``) is the
+    # one :func:`evidence._status` assigns
+    for node in ast.walk(ast.parse(inspect.getsource(evidence._status))):
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            assigned[node.targets[0].id] = node.value
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             assigned[node.targets[0].id] = node.value
@@ -62,7 +72,7 @@ def _produced_experiment_statuses() -> set[str]:
 
 
 def test_the_verdict_table_lists_exactly_the_verdicts():
-    assert _table("## Verdicts") == [v.value for v in Verdict]
+    assert _table("# Verdicts") == [v.value for v in Verdict]
 
 
 def test_the_status_table_lists_exactly_the_ledger_statuses_in_their_order():
@@ -140,6 +150,8 @@ def test_no_typed_timing_outside_generated_or_checked_passages():
     record (a paragraph that names its ``benchmarks/`` script); table cells and commands are
     not prose."""
     prose = re.sub(r"<!-- timings: [^>]*-->.*?<!-- /timings -->", "", README, flags=re.S)
+    # stored results quoted verbatim (tests/test_docs_site.py compares them with their files)
+    prose = re.sub(r"<!-- generated: [^>]*-->.*?<!-- /generated -->", "", prose, flags=re.S)
     prose = re.sub(r"```.*?```", "", prose, flags=re.S)
     paragraphs = [p for p in prose.split("\n\n") if "benchmarks/" not in p]
     lines = [ln for p in paragraphs for ln in re.sub(r"`[^`\n]*`", "", p).splitlines()
@@ -164,6 +176,9 @@ def test_generated_timings_are_the_stored_measurements():
     assert {"check-dp-ftpl-new", "reproduce-azize-basu-fig2"} <= {k for k, _ in markers}
     for key, text in markers:
         assert key in stored, f"{key}: no stored measurement (python benchmarks/timings.py {key})"
+        if key in timings.SHELL_COMMANDS:
+            assert stored[key]["command"] == timings.SHELL_COMMANDS[key]
+            continue
         assert stored[key]["command"].split()[3:] == timings.COMMANDS[key]
         assert text == timings.shown(stored[key]["seconds"]), (
             f"{key}: the README shows {text!r}, the stored measurement is "

@@ -25,7 +25,7 @@ from dpaudit.stats.intervals import (
 )
 from dpaudit.stats.results import Notion, RegretResult, Verdict
 from dpaudit.stats.rng import generator
-from dpaudit.stats.rule import RunSummary
+from dpaudit.stats.rule import RunSummary, bounded_interval, runs_to_settle_bounded
 from dpaudit.validation import InvalidParameterError
 
 
@@ -34,28 +34,38 @@ def _t_half(std: float, runs: int, alpha: float) -> float:
 
 
 @pytest.mark.parametrize(("bound", "want"), [(120.0, Verdict.CONSISTENT),
-                                             (101.0, Verdict.INCONCLUSIVE),
+                                             (100.5, Verdict.INCONCLUSIVE),
                                              (80.0, Verdict.VIOLATED)])
 def test_three_outcomes_at_the_alpha_share(bound: float, want: Verdict) -> None:
-    """mean 100, sd 10, 100 runs: the Student-t half-width at alpha = 0.05 / 2 (the share of
-    a check with one sampled claim and a regret experiment) is about 2.3, so a bound of 120
-    lies above the interval, 101 inside it and 80 below it."""
+    """mean 100, sd 10, 10^4 runs in [0, 1000], alpha = 0.05 / 2 (the share of a check with
+    one sampled claim and a regret experiment): the distribution-free interval is about
+    [98.3, 101.7], so 120 lies above it, 100.5 inside and 80 below."""
     alpha = 0.05 / 2
-    d = decide_regret(RegretEvidence(100.0, 10.0, 100, bound), alpha=alpha)
+    d = decide_regret(RegretEvidence(100.0, 10.0, 10_000, bound, 1000.0), alpha=alpha)
     assert d.verdict is want and d.alpha == alpha
-    half = _t_half(10.0, 100, alpha)
-    assert d.ci_low == pytest.approx(100.0 - half) and d.ci_high == pytest.approx(100.0 + half)
-    assert d.lower_method == "student-t"  # no range given: the t limit decides
+    iv = bounded_interval(mean=100.0, std=10.0, runs=10_000, low=0.0, high=1000.0,
+                          alpha=alpha)
+    assert (d.ci_low, d.ci_high) == (iv.low, iv.high) and 98.0 < iv.low < iv.high < 102.0
+    assert d.lower_method == "hoeffding-bernstein"
     assert (d.runs_to_settle is None) == (want is not Verdict.INCONCLUSIVE)
+
+
+def test_without_the_range_of_one_run_nothing_is_decided() -> None:
+    """Student-t would call both of these (its half-width is about 2.3), but it is not valid
+    for heavy-tailed regret: without ``max_per_run`` the verdict stays INCONCLUSIVE."""
+    for bound in (120.0, 80.0):
+        d = decide_regret(RegretEvidence(100.0, 10.0, 100, bound), alpha=0.025)
+        assert d.verdict is Verdict.INCONCLUSIVE and "distribution-free" in d.reason
+        assert d.lower_method == "student-t"
 
 
 def test_a_mean_one_run_above_the_bound_with_a_wide_interval_is_never_violated() -> None:
     """The old point rule (``mean <= bound``) called this VIOLATED."""
     rng = generator(7, "one-run-above")
-    regrets = rng.exponential(100.0, size=20)
+    regrets = np.minimum(rng.exponential(100.0, size=20), 2000.0)
     bound = float(regrets.mean()) - float(regrets.max()) / 20  # one run's share below the mean
     d = decide_regret(RegretEvidence(float(regrets.mean()), float(regrets.std(ddof=1)), 20,
-                                     bound), alpha=0.05)
+                                     bound, 2000.0), alpha=0.05)
     assert regrets.mean() > bound
     assert d.verdict is Verdict.INCONCLUSIVE
     assert d.runs_to_settle is not None and d.runs_to_settle > 20
@@ -68,19 +78,23 @@ def test_runs_to_settle_is_the_first_run_count_that_decides() -> None:
         assert n is not None and n >= 2
         assert _t_half(std, n, 0.05) < abs(mean - bound)
         assert n == 2 or _t_half(std, n - 1, 0.05) >= abs(mean - bound)
-        verdict = decide_regret(RegretEvidence(mean, std, n, bound), alpha=0.05).verdict
-        assert verdict is not Verdict.INCONCLUSIVE
     assert runs_to_settle(mean=1.0, std=1.0, value=1.0, alpha=0.05) is None
+    for mean, std, bound in ((100.0, 30.0, 90.0), (100.0, 30.0, 110.0), (5.0, 1.0, 4.5)):
+        sm = RunSummary(10, mean, std, mean, mean, 0.0, 0.0, 1000.0)
+        n = runs_to_settle_bounded(sm, bound, alpha=0.05)
+        assert n is not None and n >= 2
+        assert decide_regret(RegretEvidence(mean, std, n, bound, 1000.0),
+                             alpha=0.05).verdict is not Verdict.INCONCLUSIVE
+        assert decide_regret(RegretEvidence(mean, std, n - 1, bound, 1000.0),
+                             alpha=0.05).verdict is Verdict.INCONCLUSIVE
 
 
 def test_violated_needs_the_distribution_free_limit_when_the_range_is_known() -> None:
     """mean 1000, sd 200 over 50 runs of T * max gap = 10^5: the t lower limit (about 943) is
-    above a bound of 900, the empirical-Bernstein one (valid for any law) is not."""
-    t_only = decide_regret(RegretEvidence(1000.0, 200.0, 50, 900.0), alpha=0.05)
-    assert t_only.verdict is Verdict.VIOLATED
+    above a bound of 900, the distribution-free one is not."""
     ev = RegretEvidence(1000.0, 200.0, 50, 900.0, max_per_run=1e5)
     d = decide_regret(ev, alpha=0.05)
-    assert d.lower_method == "empirical-bernstein" and d.lower_limit < 900.0
+    assert d.lower_method == "hoeffding-bernstein" and d.lower_limit < 900.0
     assert d.verdict is Verdict.INCONCLUSIVE
     n = d.runs_to_settle
     assert n is not None and n > 50
@@ -88,11 +102,9 @@ def test_violated_needs_the_distribution_free_limit_when_the_range_is_known() ->
                          alpha=0.05).verdict is Verdict.VIOLATED
 
 
-def test_no_bound_or_one_run_is_inconclusive() -> None:
-    assert decide_regret(RegretEvidence(5.0, 1.0, 10, None), alpha=0.05).verdict \
+def test_no_bound_is_inconclusive() -> None:
+    assert decide_regret(RegretEvidence(5.0, 1.0, 10, None, 100.0), alpha=0.05).verdict \
         is Verdict.INCONCLUSIVE
-    d = decide_regret(RegretEvidence(5.0, 0.0, 1, 1.0), alpha=0.05)
-    assert d.verdict is Verdict.INCONCLUSIVE and "at least 2 runs" in d.reason
 
 
 @pytest.mark.statistical
@@ -147,8 +159,8 @@ def _spec(regret_mean: float, bound: float) -> AuditSpec:
     sampled = SampledEvidence(500, 1000, 480, 1000, "E", "D vs D'", 0.5, 1000)
 
     def regret(ctx):
-        return RegretResult("inst", "alg", 100, 40, regret_mean, 0.0, 0.0, 0.95, bound, "Thm",
-                            regret_mean <= bound, std=5.0)
+        return RegretResult("inst", "alg", 100, 400, regret_mean, 0.0, 0.0, 0.95, bound,
+                            "Thm", regret_mean <= bound, std=5.0, max_per_run=300.0)
     return AuditSpec("toy", "toy", "paper", [_claim(sampled)], 1.0, 0.0, regret=regret)
 
 

@@ -1,4 +1,5 @@
-"""``python -m dpaudit claims [PAPER] [--markdown] [--json PATH|-] [--from DIR]``: the ledger.
+"""``python -m dpaudit claims [PAPER] [--markdown] [--json PATH|-] [--from DIR] [--stored DIR]
+[--referee [PATH]]``: the ledger, and the referee's report built from it.
 
 Every declared statement of the papers (each paper package's ``STATEMENTS``, collected by
 the registry: :func:`dpaudit.registry.all_statements`) with its location,
@@ -40,6 +41,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "interrupted ledger with --from DIR --save DIR)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     p.add_argument("--list-papers", action="store_true", help="print the paper keys")
+    p.add_argument("--referee", metavar="PATH", nargs="?", const="-", type=json_output,
+                   default=None,
+                   help="write the referee's report (Markdown: per statement the paper's "
+                        "words, verdict, evidence, reproduce command and a review comment) "
+                        "to PATH, or to stdout without PATH")
+    p.add_argument("--stored", metavar="DIR", type=_existing_dir, default=None,
+                   help="decide each experiment from its reproduction stored under DIR (e.g. "
+                        "docs/, at the paper's settings) when the code that made it is "
+                        "unchanged, instead of running it with --quick budgets")
     p.add_argument("--findings-page", metavar="PATH", default=None,
                    help="write the findings page (docs/findings.md) from the ledger and the "
                         "reproductions stored beside it under docs/; runs nothing")
@@ -82,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     quiet = args.json is not None and str(args.json) == "-"
     line = ProgressLine(args, "claims")
     try:
-        runner = Runner(source=args.source, seed=args.seed, save=args.save)
+        runner = Runner(source=args.source, seed=args.seed, save=args.save,
+                        stored=args.stored)
         rows = build_ledger(statements, runner=runner, progress=line)
     finally:
         line.close()
@@ -93,6 +104,17 @@ def run(args: argparse.Namespace) -> int:
             print(text)
         else:
             write_text_output(args.json, text + "\n")
+    if args.referee is not None:
+        from dpaudit.reports.referee import referee_report
+
+        report = referee_report(rows)
+        if args.referee == "-":
+            print(report, end="")
+        else:
+            write_text_output(args.referee, report)
+            if not quiet:
+                print(f"wrote {args.referee}")
+        return code
     if not quiet:
         print(format_markdown(rows) if args.markdown else format_text(rows))
     return code

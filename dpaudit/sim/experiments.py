@@ -126,21 +126,65 @@ class _Prefixed:
         return self.cache.get((self.prefix, key), compute)
 
 
-def code_digest_of(module: str) -> tuple[str, tuple[str, ...]]:
+#: modules that decide and report but compute no stored number: a stored output keeps its raw
+#: evidence, and its status is decided again from it by the rule of today, so a change here
+#: does not make the output stale (nor are their imports followed: the registry imports every
+#: paper)
+NOT_IN_DIGEST = ("dpaudit.stats.evidence", "dpaudit.stats.rule", "dpaudit.stats.intervals",
+                 "dpaudit.stats.results", "dpaudit.reports", "dpaudit.commands", "dpaudit.cli",
+                 "dpaudit.registry", "dpaudit.schema", "dpaudit.testing",
+                 "dpaudit.pytest_plugin", "dpaudit.engine")
+
+
+def _excluded(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in NOT_IN_DIGEST)
+
+
+#: while an experiment runs (:func:`run_experiment`), the modules declaring the registered
+#: policies it looked up by name (the registry notes them: :func:`note_policy_module`)
+_LOOKED_UP: ContextVar[set[str] | None] = ContextVar("dpaudit_policy_lookups", default=None)
+
+
+def note_policy_module(module: str) -> None:
+    """Record that the running experiment uses a policy declared in ``module``."""
+    used = _LOOKED_UP.get()
+    if used is not None:
+        used.add(module)
+
+
+def digest_of_modules(modules: Sequence[str]) -> str:
+    """SHA-256 of the source of ``modules`` (dpaudit module names), in sorted order."""
+    import hashlib
+    import importlib.util
+
+    h = hashlib.sha256()
+    for name in sorted(set(modules)):
+        spec = importlib.util.find_spec(name)
+        origin = None if spec is None else spec.origin
+        h.update(name.encode() + b"\0")
+        h.update(Path(origin).read_bytes() if origin else b"<missing>")
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def code_digest_of(module: str, *extra: str) -> tuple[str, tuple[str, ...]]:
     """``(sha256, modules)``: a digest of the source of ``module`` and of every dpaudit
     module it imports, directly or through others (every ``import`` statement in each file,
-    function-local ones included, read with :mod:`ast`; nothing is executed). A stored
-    output records it, so a test can tell when the code that produced the output has
-    changed since."""
+    function-local ones included, read with :mod:`ast`; nothing is executed), except the
+    deciding and reporting modules of :data:`NOT_IN_DIGEST`; ``extra``: more modules to
+    start from (those of the registered policies the experiment looked up by name, which no
+    import statement shows). A stored output records it, so a test can tell when the code
+    that produced its numbers has changed since."""
     import ast
-    import hashlib
     import importlib.util
 
     seen: dict[str, Path] = {}
     todo = [module]
+    todo += list(extra)
     while todo:
         name = todo.pop()
-        if name in seen or not (name == "dpaudit" or name.startswith("dpaudit.")):
+        if name in seen or not (name == "dpaudit" or name.startswith("dpaudit.")) \
+                or _excluded(name):
             continue
         try:
             spec = importlib.util.find_spec(name)
@@ -163,10 +207,7 @@ def code_digest_of(module: str) -> tuple[str, tuple[str, ...]]:
                     base = ".".join(parts + ([base] if base else []))
                 todo.append(base)
                 todo += [f"{base}.{a.name}" for a in node.names]
-    h = hashlib.sha256()
-    for name in sorted(seen):
-        h.update(name.encode() + b"\0" + seen[name].read_bytes() + b"\0")
-    return h.hexdigest(), tuple(sorted(seen))
+    return digest_of_modules(list(seen)), tuple(sorted(seen))
 
 
 @dataclass(frozen=True)
@@ -328,10 +369,15 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
     fails when the code has changed since. While it runs, :func:`cached` uses
     ``settings.cache``.
     """
-    result = _run(experiment, settings)
-    second = None
-    if confirm and result.evidence is not None and result.evidence.sampled:
-        second = _run(experiment, settings.confirmation())
+    used: set[str] = set()
+    token = _LOOKED_UP.set(used)
+    try:
+        result = _run(experiment, settings)
+        second = None
+        if confirm and result.evidence is not None and result.evidence.sampled:
+            second = _run(experiment, settings.confirmation())
+    finally:
+        _LOOKED_UP.reset(token)
     out.mkdir(parents=True, exist_ok=True)
     png, csv_path, md, js = (out / f"{experiment.stem}.{ext}"
                              for ext in ("png", "csv", "md", "json"))
@@ -348,7 +394,7 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
         f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
         + (" --quick" if settings.quick else "")
         + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
-    digest, modules = code_digest_of(experiment.run.__module__)
+    digest, modules = code_digest_of(experiment.run.__module__, *sorted(used))
     doc = {"experiment": experiment.name, "horizon": settings.horizon, "runs": settings.runs,
            "seed": settings.seed, "quick": settings.quick,
            "confirmation": None if second is None else {

@@ -1,8 +1,8 @@
 """Adaptors from bandit policies to the black-box protocol, one per privacy notion.
 
 The auditor (:mod:`dpaudit.stats.blackbox`) only needs ``sample(data, size, rng)``, a claim and
-neighbouring inputs. These adaptors supply them for the notions of shared/DESIGN.md, with the
-heuristic neighbour pairs of issue 3; they know no algorithm by name (they use the protocols
+neighbouring inputs. These adaptors supply them for the three notions (local, per-step,
+global DP), with heuristic neighbour pairs; they know no algorithm by name (they use the protocols
 of :mod:`dpaudit.interfaces`).
 
 * **Global DP** (Azize & Basu 2022 Definition 2; Wang & Zhu 2023 Definition 3). Data is a ``(T, K)``

@@ -1,9 +1,11 @@
 """Regret harness: summarise per-run pseudo-regret into a :class:`RegretResult`.
 
 Pseudo-regret of a run is ``sum_t (mu* - mu_{a_t})``; the mean over runs gets a Student-t
-confidence interval (runs are independent; the interval assumes a near-normal mean, see
-:mod:`dpaudit.stats.intervals`). The bound is whatever the paper's theorem gives at the same
-horizon, computed by the audit file. The verdict is not decided here but by
+confidence interval for display (it assumes a near-normal mean, see
+:mod:`dpaudit.stats.intervals`), and the tail beside it (share of runs above 10x the median,
+the largest run); the verdict's interval is distribution-free on ``[0, T * max gap]``. The
+bound is whatever the paper's theorem gives at the same horizon, computed by the audit file. The
+verdict is not decided here but by
 :func:`dpaudit.stats.evidence.decide_regret` (at ``1 - confidence`` here; the check engine
 decides again at the regret experiment's share of the check's alpha).
 """
@@ -18,6 +20,7 @@ import numpy as np
 from dpaudit.stats.evidence import decided_regret
 from dpaudit.stats.intervals import student_t_interval
 from dpaudit.stats.results import RegretResult
+from dpaudit.stats.rule import tail_of
 
 __all__ = ["max_regret_per_run", "summarise_regret"]
 
@@ -58,6 +61,7 @@ def summarise_regret(
     iv = student_t_interval(mean=mean, std=std, runs=runs, alpha=1.0 - confidence)
     half = 0.0 if not math.isfinite(iv.high) else iv.high - mean
     within = None if bound is None else bool(mean <= bound)
+    tail = tail_of(regrets)
     mean_curve = () if curves is None else tuple(float(v) for v in np.mean(curves, axis=0))
     result = RegretResult(
         instance=instance, algorithm=algorithm, horizon=int(horizon), runs=runs, mean=mean,
@@ -65,5 +69,6 @@ def summarise_regret(
         bound_name=bound_name, within_bound=within, checkpoints=tuple(int(c) for c in checkpoints),
         mean_curve=mean_curve, details=tuple(details), std=std,
         max_per_run=None if means is None else max_regret_per_run(means, horizon),
+        tail_share=tail[0], largest=tail[1],
     )
     return decided_regret(result, alpha=1.0 - confidence)

@@ -178,7 +178,7 @@ def mechanism_notion(mech: Any, default: Notion = Notion.GLOBAL) -> Notion:
     ``"global"``), else ``default``.
 
     A mechanism that declares none is a mechanism on neighbouring *inputs*, i.e. central DP
-    (what shared/DESIGN.md calls global: two inputs differing in one record, the law of the
+    (what the verdicts call global: two inputs differing in one record, the law of the
     whole output), not local DP: a local randomiser says ``notion = "ldp"``. A declared value
     outside the three is an error (exit 2), not silently relabelled.
     """

@@ -43,9 +43,6 @@ from scipy import stats
 
 from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.stats.intervals import (
-    IntervalMethod,
-    bernstein_interval,
-    runs_to_settle,
     student_t_interval,
 )
 from dpaudit.stats.results import (
@@ -60,6 +57,7 @@ from dpaudit.stats.results import (
 from dpaudit.stats.rule import (
     BOUNDED,
     RunSummary,
+    bounded_interval,
     ratio_bounds,
     runs_to_settle_bounded,
     stable_outcome,
@@ -218,51 +216,49 @@ def regret_evidence(result: RegretResult) -> RegretEvidence:
 
 
 def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
-    """The verdict on a regret bound at level ``alpha`` (see :class:`RegretEvidence`).
+    """The verdict on a regret bound at level ``alpha`` (see :class:`RegretEvidence`), by the
+    rule of :mod:`dpaudit.stats.rule`.
 
-    ``VIOLATED`` when the lower limit (empirical Bernstein when ``max_per_run`` is known,
-    else Student-t) is above the bound; ``CONSISTENT`` when the Student-t upper limit is below
-    it; ``INCONCLUSIVE`` otherwise, with the runs at which the observed spread would settle
-    it. Each limit is one-sided at ``alpha / 2``, and the two wrong verdicts exclude each
-    other, so the verdict is wrong with probability at most ``alpha`` (for ``CONSISTENT``,
-    as far as the Student-t interval's normal approximation holds; ``CONSISTENT`` never
-    changes an exit code).
+    With ``max_per_run`` (no run's regret exceeds ``T * max gap``) the interval is
+    distribution-free (Hoeffding with empirical Bernstein on ``[0, max_per_run]``, two-sided at
+    ``alpha``): ``VIOLATED`` when its lower limit is above the bound, ``CONSISTENT`` when its
+    upper limit is below it, ``INCONCLUSIVE`` otherwise, with the runs at which the observed
+    spread would settle it. The two wrong verdicts exclude each other, so the verdict is
+    wrong with probability at most ``alpha`` for every law of the runs on that range.
+    Without ``max_per_run`` only the Student-t interval exists; regret is heavy-tailed, so it
+    is shown and decides nothing (``INCONCLUSIVE``).
     """
     check_alpha(alpha)
     t = student_t_interval(mean=ev.mean, std=ev.std, runs=ev.runs, alpha=alpha)
     scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
-    method: IntervalMethod
-    if scale is not None:
-        valid = bernstein_interval(mean=ev.mean, std=ev.std, runs=ev.runs, scale=scale,
-                                   alpha=alpha)
-        lower, method = valid.low, "empirical-bernstein"
-    else:
-        lower, method = t.low, "student-t"
     if ev.bound is None:
-        return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, lower, method,
+        return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, t.low, "student-t",
                               None, "no numeric bound to compare with")
     bound = float(ev.bound)
-    if ev.runs < 2:
-        return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, lower, method,
-                              None, "one run gives no spread: at least 2 runs are needed")
-    if lower > bound:
-        return RegretDecision(Verdict.VIOLATED, alpha, t.low, t.high, lower, method, None,
-                              f"lower {1 - alpha / 2:.4g} limit {lower:.6g} ({method}) is above "
+    if scale is None:
+        return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, t.low, "student-t",
+                              None, "no distribution-free interval: the instance's range of "
+                              "one run's regret (T * max gap) is not known, and a Student-t "
+                              "interval is not valid for heavy-tailed regret")
+    mean = min(max(ev.mean, 0.0), scale)
+    iv = bounded_interval(mean=mean, std=ev.std, runs=ev.runs, low=0.0, high=scale,
+                          alpha=alpha)
+    method = iv.method
+    if iv.low > bound:
+        return RegretDecision(Verdict.VIOLATED, alpha, iv.low, iv.high, iv.low, method, None,
+                              f"lower {1 - alpha / 2:.4g} limit {iv.low:.6g} ({method}) is above "
                               f"the bound {bound:.6g}")
-    if t.high < bound:
-        return RegretDecision(Verdict.CONSISTENT, alpha, t.low, t.high, lower, method, None,
-                              f"upper {1 - alpha / 2:.4g} limit {t.high:.6g} (student-t) is "
+    if iv.high < bound:
+        return RegretDecision(Verdict.CONSISTENT, alpha, iv.low, iv.high, iv.low, method, None,
+                              f"upper {1 - alpha / 2:.4g} limit {iv.high:.6g} ({method}) is "
                               f"below the bound {bound:.6g}")
-    if ev.mean > bound:
-        need = runs_to_settle(mean=ev.mean, std=ev.std, value=bound, alpha=alpha,
-                              method=method, scale=scale)
-    else:
-        need = runs_to_settle(mean=ev.mean, std=ev.std, value=bound, alpha=alpha)
+    summary = RunSummary(ev.runs, mean, ev.std, mean, mean, 0.0, 0.0, scale)
+    need = runs_to_settle_bounded(summary, bound, alpha=alpha)
     where = ("no number of runs would settle it at this spread" if need is None
              else f"about {need} runs would settle it at the observed spread")
-    return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, lower, method, need,
-                          f"the interval [{lower:.6g}, {t.high:.6g}] contains the bound "
-                          f"{bound:.6g}: {where}")
+    return RegretDecision(Verdict.INCONCLUSIVE, alpha, iv.low, iv.high, iv.low, method, need,
+                          f"the interval [{iv.low:.6g}, {iv.high:.6g}] ({method}) contains the "
+                          f"bound {bound:.6g}: {where}")
 
 
 def decided_regret(result: RegretResult, *, alpha: float) -> RegretResult:
@@ -568,8 +564,8 @@ def _interval(m: Measurement, alpha: float) -> tuple[float, float, float | None,
         return (float(cp_lower(m.count, m.runs, alpha / 2)),
                 float(cp_upper(m.count, m.runs, alpha / 2)), alpha, "clopper-pearson", True)
     if m.ratio_of is not None:
-        a, b = (s.interval(alpha / 2.0) for s in m.ratio_of)
-        lo, hi = ratio_bounds(a, b)
+        num, den = (s.interval(alpha / 2.0) for s in m.ratio_of)
+        lo, hi = ratio_bounds(num, den)
         return lo, hi, alpha, f"ratio of {BOUNDED}", True
     if m.summary is not None:
         iv = m.summary.interval(alpha)

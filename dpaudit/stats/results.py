@@ -34,7 +34,7 @@ __all__ = [
 
 
 class Verdict(enum.StrEnum):
-    """Outcome of one claim (see shared/DESIGN.md, "Verdicts")."""
+    """Outcome of one claim (see the README, "Verdicts")."""
 
     PROVED = "PROVED"
     EXACT = "EXACT"
@@ -44,7 +44,7 @@ class Verdict(enum.StrEnum):
 
 
 class Notion(enum.StrEnum):
-    """The three privacy notions of shared/DESIGN.md."""
+    """The three privacy notions: local, per-step and global DP."""
 
     LDP = "ldp"
     PER_STEP = "per-step"
@@ -271,9 +271,10 @@ class RegretResult:
     """Mean pseudo-regret at ``horizon`` over ``runs`` runs, a confidence interval, the bound.
 
     ``ci_low``/``ci_high``: the Student-t interval at ``confidence`` (the reporting
-    convention). ``std``: the runs' sample standard deviation; ``max_per_run``: a number no
-    run's regret can exceed (``T * max gap``), which makes a distribution-free interval
-    available. ``within_bound`` is the point comparison ``mean <= bound`` and decides nothing;
+    convention; it decides nothing: the decision's interval is distribution-free). ``std``:
+    the runs' sample standard deviation; ``max_per_run``: a number no run's regret can exceed
+    (``T * max gap``), which makes a distribution-free interval available. ``within_bound`` is the
+    point comparison ``mean <= bound`` and decides nothing;
     ``decision`` (:class:`RegretDecision`) carries the verdict.
     """
 
@@ -295,6 +296,9 @@ class RegretResult:
     max_per_run: float | None = None
     decision: RegretDecision | None = None
     seconds: float = 0.0  # wall-clock seconds of the experiment (set by the engine; JUnit time)
+    #: share of runs above 10x the median run, and the largest run (the tail beside the mean)
+    tail_share: float | None = None
+    largest: float | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -328,6 +332,8 @@ class RegretResult:
             "verdict_lower_method": None if d is None else d.lower_method,
             "runs_to_settle": None if d is None else d.runs_to_settle,
             "verdict_reason": "" if d is None else d.reason,
+            "tail_share": _json_number(self.tail_share),
+            "largest": _json_number(self.largest),
             "seconds": round(self.seconds, 3),
         }
 

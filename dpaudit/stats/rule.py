@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -57,7 +58,7 @@ CONFIRM_FACTOR = 4
 #: a run is in the tail when it exceeds this multiple of the median run
 TAIL_MULTIPLE = 10.0
 #: the method name of :func:`bounded_interval`
-BOUNDED = "hoeffding-bernstein"
+BOUNDED: Literal["hoeffding-bernstein"] = "hoeffding-bernstein"
 _MAX_RUNS = 10**12
 
 

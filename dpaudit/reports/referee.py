@@ -1,0 +1,259 @@
+"""The referee's report: per statement, the paper's words, the verdict, its evidence, the
+command that reproduces it and a comment in the register of a review.
+
+``python -m dpaudit claims PAPER --referee`` writes it from the ledger
+(:mod:`dpaudit.reports.ledger`); ``docs/findings.md`` is the same report restricted to the
+statements that figure reproductions test, built from the reproductions stored under ``docs/``
+without running anything (:mod:`dpaudit.reports.findings_page`).
+
+A stored reproduction (``reproduce NAME --out DIR``) keeps its raw evidence in
+``<stem>.json`` (both runs of the rule, the settings, the digest of the code that produced the
+numbers): its status is decided here again by the rule of today
+(:func:`~dpaudit.stats.evidence.decide_experiment`), and :class:`StoredOutput.fresh` says
+whether the code that produced it is still the code now.
+
+The comment is assembled from the statement's reading (a sufficient guarantee, a necessary
+condition or figure narration), its status and the ledger's note, and never says more than
+the status: a ``reproduced`` figure narration is "supported at the tested settings", not
+proved; a lower bound that is ``vacuous`` "says nothing at this setting"; an INCONCLUSIVE
+statement says what would settle it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dpaudit.reports.ledger import LedgerRow, Statement, TestOutcome, TestStatus
+
+__all__ = ["StoredOutput", "load_stored", "referee_report", "review_comment",
+           "stored_outcome"]
+
+
+@dataclass(frozen=True)
+class StoredOutput:
+    """One stored reproduction: ``md`` (its page), ``doc`` (``<stem>.json``, ``None`` for an
+    output written before the rule stored its evidence)."""
+
+    stem: str
+    md: Path
+    doc: dict[str, Any] | None
+
+    @property
+    def text(self) -> str:
+        return self.md.read_text()
+
+    @property
+    def fresh(self) -> bool | None:
+        """The code that produced the numbers is the code now (``None``: no digest stored):
+        the modules it recorded have the same source, and the experiment's module imports no
+        module it did not record."""
+        if self.doc is None or "code_digest" not in self.doc:
+            return None
+        from dpaudit.registry import all_experiments
+        from dpaudit.sim.experiments import code_digest_of, digest_of_modules
+
+        exp = all_experiments().get(str(self.doc.get("experiment", "")))
+        if exp is None:
+            return None
+        recorded = [str(m) for m in self.doc.get("modules", ())]
+        if not set(code_digest_of(exp.run.__module__)[1]) <= set(recorded):
+            return False
+        return digest_of_modules(recorded) == self.doc["code_digest"]
+
+    @property
+    def command(self) -> str:
+        d = self.doc or {}
+        return (f"python -m dpaudit reproduce {d.get('experiment', self.stem)} "
+                f"--horizon {d.get('horizon')} --runs {d.get('runs')} --seed {d.get('seed')}")
+
+
+def load_stored(root: Path) -> dict[str, StoredOutput]:
+    """Every stored reproduction under ``root`` by stem: ``<stem>.md`` files whose first line
+    is a Markdown title, with ``<stem>.json`` beside them when it exists."""
+    found: dict[str, StoredOutput] = {}
+    for path in sorted(root.rglob("*.md")):
+        if path.stem in found:
+            continue
+        if not path.read_text().split("\n", 1)[0].startswith("# "):
+            continue
+        js = path.with_suffix(".json")
+        doc = None
+        if js.is_file():
+            try:
+                doc = json.loads(js.read_text())
+            except ValueError:
+                doc = None
+        found[path.stem] = StoredOutput(path.stem, path, doc if isinstance(doc, dict) else None)
+    return found
+
+
+def stored_outcome(out: StoredOutput) -> TestOutcome | None:
+    """Status, detail and numbers of a stored reproduction, decided from its stored evidence
+    by the rule of today (``None``: no evidence stored; ``("run", ...)``: evidence that
+    compares nothing)."""
+    from dpaudit.reports.ledger import experiment_outcome
+    from dpaudit.stats.evidence import ExperimentEvidence
+
+    if out.doc is None:
+        return None
+    ev_doc, conf_doc = out.doc.get("evidence"), out.doc.get("confirm_evidence")
+    if ev_doc is None:
+        return ("run", "", {})
+
+    class _Out:  # what experiment_outcome reads of an output
+        def __init__(self, doc: dict[str, Any] | None) -> None:
+            self.verdict = ""
+            self.evidence = None if doc is None else ExperimentEvidence.from_dict(doc)
+
+    status, detail, numbers = experiment_outcome(_Out(ev_doc), _Out(conf_doc)
+                                                 if conf_doc is not None else None)
+    where = (f"stored at T = {out.doc.get('horizon')}, {out.doc.get('runs')} runs, seed "
+             f"{out.doc.get('seed')}")
+    return status, f"{where}; {detail}", numbers
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}" if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+    return str(x)
+
+
+def evidence_line(t: TestStatus) -> str:
+    """One test's evidence: status, interval and method, runs, confirmation, tail, settle."""
+    n = t.numbers
+    parts = [f"**{t.status}**"]
+    if n.get("measured") is not None:
+        parts.append(f"measured {_num(n.get('measured'))} against the paper's "
+                     f"{_num(n.get('paper_value'))}")
+    if n.get("ci_low") is not None or n.get("ci_high") is not None:
+        method = n.get("interval_method") or "interval"
+        parts.append(f"interval [{_num(n.get('ci_low'))}, {_num(n.get('ci_high'))}] ({method})")
+    if n.get("runs") is not None:
+        parts.append(f"{n['runs']} runs")
+    if n.get("confirm_runs") is not None:
+        parts.append(f"confirmation at {n['confirm_runs']} runs with a fresh seed: "
+                     + ("same status" if n.get("stable") else "status changed"))
+    if n.get("tail_share") is not None:
+        parts.append(f"{_num(n['tail_share'], 3)} of runs above 10x the median"
+                     + (f", largest {_num(n.get('largest'))}" if n.get("largest") is not None
+                        else ""))
+    if n.get("runs_to_settle") is not None:
+        parts.append(f"about {n['runs_to_settle']} runs would settle it")
+    return "; ".join(parts)
+
+
+_OPENING = {
+    "PROVED": "The stated condition holds over the stated parameter domain: the sufficient "
+              "condition reduces symbolically to inequalities that hold there.",
+    "EXACT": "The privacy loss of the tested neighbouring inputs was computed numerically to a "
+             "stated tolerance and is within the claim.",
+    "CONSISTENT": "The audit found no violation; this is not a proof, and the report gives the "
+                  "smallest violation the test could have caught.",
+    "VIOLATED": "The check found a counterexample to the statement as written.",
+    "reproduced": "The measurements support the statement at the tested settings, with "
+                  "intervals valid for the data and a confirmation at 4x the runs.",
+    "not reproduced": "The measurements contradict the statement at the tested settings: a "
+                      "valid interval lies on the side the statement excludes, and a "
+                      "confirmation at 4x the runs with a fresh seed agrees.",
+    "INCONCLUSIVE": "The evidence does not decide the statement at the tested settings.",
+    "vacuous": "At the tested settings the bound is too small to say anything (below one unit "
+               "of regret, or a probability at or below zero), so it can be neither supported "
+               "nor contradicted there.",
+    "run": "The statement is measured but not compared with a number of the paper.",
+    "not yet implemented": "No test of this statement exists yet.",
+}
+
+_READING = {
+    "sufficient (theorem)": "The paper states it as a sufficient guarantee (a theorem), so a "
+                            "single valid counterexample refutes it, and agreement at tested "
+                            "points does not prove it.",
+    "necessary (theorem)": "The paper states it as a necessary condition (a lower bound on "
+                           "every algorithm of a class), so a measured algorithm above it "
+                           "witnesses it only for that algorithm and setting.",
+    "figure narration": "The paper states it as narration of a figure, not as a theorem, so "
+                        "it is judged at the figure's settings only.",
+}
+
+
+def review_comment(st: Statement, status: str, tests: Sequence[TestStatus] = ()) -> str:
+    """A one-paragraph comment on ``st`` in the register of a review, never stronger than
+    ``status``."""
+    parts = [_OPENING.get(status, f"Status: {status}."), _READING.get(st.reading, "")]
+    if st.note:
+        parts.append(f"Finding: {st.note.rstrip('.')}.")
+    if status == "INCONCLUSIVE":
+        need = [int(n) for t in tests
+                if (n := t.numbers.get("runs_to_settle")) is not None]
+        if st.settle:
+            parts.append(f"What would settle it: {st.settle.rstrip('.')}.")
+        elif need:
+            parts.append(f"About {max(need)} runs would settle it at the observed spread.")
+    if status in ("not reproduced", "VIOLATED"):
+        parts.append("We would ask the authors to state the conditions under which the "
+                     "statement holds, or to correct it.")
+    return " ".join(p for p in parts if p)
+
+
+def _quote(st: Statement) -> list[str]:
+    if st.quote:
+        return [f"> {st.quote}", f"> ({st.location})", ""]
+    return [f"Statement ({st.location}), in dpaudit's words (the paper's are not quoted here): "
+            f"{st.text}", ""]
+
+
+def statement_entry(st: Statement, status: str, tests: Sequence[TestStatus],
+                    extra: Iterable[str] = ()) -> list[str]:
+    """The report's entry for one statement (Markdown lines)."""
+    out = [f"### {st.location}: {st.text}", "", f"*{st.reading}; {st.kind}.*", "",
+           *_quote(st), f"Verdict: **{status}**.", ""]
+    if tests:
+        out.append("Evidence:")
+        for t in tests:
+            detail = f" ({t.detail})" if t.detail else ""
+            out.append(f"- `{t.test.label}`: {evidence_line(t)}{detail}. "
+                       f"Reproduce: `{t.test.command}`")
+        out.append("")
+    out += list(extra)
+    out += [f"Comment: {review_comment(st, status, tests)}", ""]
+    return out
+
+
+def referee_report(rows: Sequence[LedgerRow], *, title: str = "Referee's report") -> str:
+    """The report for the ledger ``rows`` (Markdown)."""
+    out = [f"# {title}", "",
+           "Generated by `python -m dpaudit claims PAPER --referee` from the reviewer's "
+           "ledger: per statement, the paper's words, the verdict, the evidence it rests on, "
+           "the command that reproduces it and a comment. Experiments are decided by one rule "
+           "(`dpaudit.stats.rule`): intervals valid for the data, and a decision only when a "
+           "confirmation at 4x the runs with a fresh seed agrees.", ""]
+    paper = None
+    for row in rows:
+        if row.statement.paper != paper:
+            paper = row.statement.paper
+            out += [f"## {paper}", ""]
+        out += statement_entry(row.statement, row.status, row.tests)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def outcomes_from_store(names: Iterable[str], stored: Mapping[str, StoredOutput]
+                        ) -> dict[str, TestOutcome]:
+    """``name -> outcome`` for the experiments ``names`` with a stored output holding evidence
+    (looked up by the experiment's stem)."""
+    from dpaudit.registry import all_experiments
+
+    exps = all_experiments()
+    found: dict[str, TestOutcome] = {}
+    for name in names:
+        exp = exps.get(name)
+        so = None if exp is None else stored.get(exp.stem)
+        got = None if so is None else stored_outcome(so)
+        if got is not None:
+            found[name] = got
+    return found

@@ -1,0 +1,144 @@
+"""Azize, Wu, Honda, Orabona, Ito & Basu 2025: d_eps in closed form, the DP-KLUCB index, the
+phase schedule the release attack relies on, the twins' true losses from the code's own noise
+scale, Theorem 1's constant, and the checks on the algorithms and their twins."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from dpaudit.algorithms._kl import bernoulli_kl
+from dpaudit.algorithms.azize_et_al_2025 import _twins as tw
+from dpaudit.algorithms.azize_et_al_2025.bounds import (
+    d_eps,
+    dp_klucb_index,
+    thm1_lower,
+    thm1_rate,
+    thm2_leading,
+)
+from dpaudit.algorithms.azize_et_al_2025.dp_phased import DPIMED, DPKLUCB
+from dpaudit.audits.azize_et_al_2025._common import (
+    CANARY_STEP,
+    RELEASE_HORIZON,
+    covering_release_view,
+)
+from dpaudit.cli import main
+from dpaudit.sim.bandits import TableRewards
+from dpaudit.sim.releases import ReleaseRecorder
+
+GRID = [0.0, 0.05, 0.3, 0.5, 0.62, 0.9, 1.0]
+
+
+def _numeric_d_eps(x: float, y: float, eps: float) -> float:
+    lo, hi = min(x, y), max(x, y)
+    if hi - lo < 1e-12:
+        return 0.0
+
+    def f(z: float) -> float:
+        return eps * abs(z - x) + float(bernoulli_kl(np.array(z), np.array(y)))
+    res = minimize_scalar(f, bounds=(lo, hi), method="bounded",
+                          options={"xatol": 1e-12, "maxiter": 500})
+    return min(float(res.fun), f(lo), f(hi))
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.3, 1.0, 5.0])
+def test_d_eps_closed_form_is_the_infimum(eps: float) -> None:
+    for x in GRID:
+        for y in GRID[1:-1]:  # kl(z, y) is infinite at y in {0, 1} but for z = y
+            want = _numeric_d_eps(x, y, eps)
+            assert float(d_eps(x, y, eps)) == pytest.approx(want, rel=1e-7, abs=1e-9), (x, y)
+
+
+def test_d_eps_interpolates_between_kl_and_eps_tv() -> None:
+    x, y = 0.625, 0.75
+    kl = float(bernoulli_kl(np.array(x), np.array(y)))
+    # never above either end of the interpolation (z = x gives kl, z = y gives eps |y - x|)
+    for eps in (0.01, 0.1, 1.0, 10.0):
+        assert float(d_eps(x, y, eps)) <= min(kl, eps * (y - x)) + 1e-15
+    # large eps: the tilted point lies below x, so z = x and d_eps = kl exactly
+    assert float(d_eps(x, y, 50.0)) == pytest.approx(kl, rel=1e-12)
+    # eps -> 0: d_eps / eps -> |y - x| (the total variation of the two Bernoullis)
+    assert float(d_eps(x, y, 1e-6)) / 1e-6 == pytest.approx(y - x, rel=1e-4)
+
+
+def test_dp_klucb_index_solves_its_equation() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.0, 1.0, 200)
+    c = rng.uniform(0.001, 0.5, 200)
+    for eps in (0.1, 1.0):
+        u = dp_klucb_index(x, c, eps)
+        assert np.all(u >= x - 1e-12) and np.all(u <= 1.0)
+        inside = u < 1.0
+        # the index is the largest mu with d_eps(x, mu) <= c: equality where it is below 1
+        assert np.allclose(d_eps(x[inside], u[inside], eps), c[inside], atol=1e-9)
+        # and it is 1 exactly when eps (1 - x) <= c (d_eps(x, 1) = eps (1 - x))
+        assert np.array_equal(~inside, eps * (1.0 - x) <= c)
+
+
+def test_theorem_1_and_2_at_a_point() -> None:
+    means, eps, t = (0.9, 0.4), 1.0, 10**4
+    rate = 0.5 / _numeric_d_eps(0.4, 0.9, eps)
+    assert thm1_rate(means, eps) == pytest.approx(rate, rel=1e-7)
+    assert thm1_lower(means, t, eps) == pytest.approx(rate * math.log(t), rel=1e-7)
+    assert thm2_leading(means, t, eps, alpha=1.5) == pytest.approx(1.5 * rate * math.log(t),
+                                                                   rel=1e-7)
+
+
+def test_phase_counts_grow_geometrically() -> None:
+    alg = DPKLUCB(1.0, alpha=2.0)
+    n, seen = np.array([1]), [1]
+    for _ in range(6):
+        n = alg.next_count(n)
+        seen.append(int(n[0]))
+    assert seen == [1, 2, 4, 8, 16, 32, 64]
+    slow = DPIMED(1.0, alpha=1.1)
+    assert int(slow.next_count(np.array([3]))[0]) == 4  # ceil(3.3) = 4
+    assert int(slow.next_count(np.array([1]))[0]) == 2  # at least one more pull
+
+
+@pytest.mark.parametrize("cls", [DPKLUCB, DPIMED])
+def test_the_canary_always_lies_in_a_phase_of_two_rewards(cls) -> None:
+    """The release attack's premise (``_common``): at alpha = 2 with K = 2, the phase covering
+    step 5 holds 2 rewards in every run, and its release is the one the view picks."""
+    table = TableRewards(np.zeros((RELEASE_HORIZON, 2)))
+    rec = ReleaseRecorder()
+    cls(1.0).simulate(table, RELEASE_HORIZON, 4000, rng=np.random.default_rng(7),
+                      releases=rec)
+    steps = np.stack([np.where(r.active, r.step, -1) for r in rec.releases], axis=1)
+    first = np.argmax(steps >= CANARY_STEP, axis=1)
+    rows = np.arange(steps.shape[0])
+    assert np.all(steps[rows, first] - steps[rows, first - 1] == 2)
+    values = np.concatenate([r.values for r in rec.releases], axis=1)
+    picked = covering_release_view(CANARY_STEP)(rec)[f"release covering step {CANARY_STEP}"]
+    assert np.array_equal(picked, values[rows, first])
+
+
+def test_twins_true_loss_from_the_codes_own_scale() -> None:
+    # loss of one release = sensitivity 1 / the scale the code uses for it
+    for cls in (tw.DPKLUCBHalfScale, tw.DPIMEDHalfScale):
+        alg = cls(1.0)
+        losses = 1.0 / alg.noise_scale(np.array([1, 2, 64]))
+        assert np.allclose(losses, tw.TRUE_EPSILON["half-scale"])
+    for cls in (tw.DPKLUCBMeanScale, tw.DPIMEDMeanScale):
+        alg = cls(1.0)
+        lengths = np.array([1, 2, 2**20])
+        assert np.allclose(1.0 / alg.noise_scale(lengths), lengths)  # eps L, unbounded in L
+        assert tw.TRUE_EPSILON["mean-scale"] == math.inf
+    assert np.allclose(1.0 / DPKLUCB(1.0).noise_scale(np.array([1, 64])), 1.0)
+
+
+def test_the_check_accepts_the_algorithm(capsys) -> None:
+    # exit 0: no claim VIOLATED. A correct algorithm comes out VIOLATED with probability at
+    # most the check's alpha (0.05 by default, split over its sampled claims); the check is
+    # seeded (the default seed), so this run is one fixed draw of that event
+    assert main(["check", "dp-imed", "--quick", "--no-state", "--workers", "1"]) == 0
+    assert "phase-release-sampled" in capsys.readouterr().out
+
+
+def test_a_twin_is_violated(capsys) -> None:
+    # true loss 2 eps against the claimed eps: caught at the quick budget (seeded run)
+    assert main(["check", "dp-imed-half-scale", "--quick", "--no-state", "--workers", "1"]) == 1
+    assert "VIOLATED" in capsys.readouterr().out

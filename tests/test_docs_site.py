@@ -1,0 +1,76 @@
+"""The documentation site builds with ``mkdocs build --strict`` (a broken link, a page missing
+from the navigation or an API reference that no longer resolves fails it), and its pages cite
+nothing outside the repository."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings")
+    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
+                          "--site-dir", str(tmp_path / "site")], cwd=ROOT, capture_output=True,
+                         text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+                         timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for page in ("index.html", "findings/index.html", "reference/index.html"):
+        assert (tmp_path / "site" / page).is_file(), page
+    api = (tmp_path / "site" / "reference" / "index.html").read_text()
+    assert "run_check" in api and "decide_experiment" in api
+
+
+def test_no_page_or_module_cites_a_file_outside_the_repository() -> None:
+    pattern = re.compile(r"\bshared/(DESIGN|REFERENCE|CONVENTIONS)|\.\./shared/")
+    hits = []
+    for path in [ROOT / "README.md", *ROOT.glob("docs/**/*.md"), *ROOT.glob("dpaudit/**/*.py"),
+                 *ROOT.glob("algorithms/**/*.py"), *ROOT.glob("audits/**/*.py"),
+                 *ROOT.glob("mechanisms/**/*.py"), *ROOT.glob("tests/*.py")]:
+        if path.name == Path(__file__).name:
+            continue
+        hits += [f"{path.relative_to(ROOT)}:{i}" for i, line in
+                 enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert not hits, hits
+
+
+def test_user_docs_carry_no_issue_numbers() -> None:
+    """The README and the site's pages say what the tool does now, not the project's history:
+    no "issue 22" or "(issue 24)" in them."""
+    pattern = re.compile(r"\bissues? #?\d+", re.I)
+    hits = [f"{p.relative_to(ROOT)}:{i}" for p in [ROOT / "README.md",
+                                                   *sorted(ROOT.glob("docs/*.md"))]
+            for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    assert not hits, hits
+
+
+def _sync_docs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sync_docs",
+                                                  ROOT / "benchmarks" / "sync_docs.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_quoted_stored_results_are_the_stored_files() -> None:
+    """A page that quotes a stored result (``<!-- generated: PATH -->``) holds exactly that
+    file's text: `python benchmarks/sync_docs.py` refreshes them."""
+    sync = _sync_docs()
+    found = 0
+    for page in sync.pages():
+        for path, mode, body in sync.blocks(page):
+            found += 1
+            assert body == sync.source_text(path, mode), (
+                f"{page.relative_to(ROOT)} quotes {path} out of date: run "
+                "`python benchmarks/sync_docs.py`")
+    assert found >= 3
