@@ -60,3 +60,32 @@ def test_rdp_upper_rejects_delta_zero() -> None:
     (0.01, 0.05, "below target"), (0.2, 0.3, "above target"), (0.05, 0.2, "undecided")])
 def test_conclusion_reads_the_bracket(low: float, high: float, expected: str) -> None:
     assert exp.conclusion(0.1, low, high) == expected
+
+
+def test_cells_are_exact_and_read_the_deciding_end() -> None:
+    """A cell is exact (runs = 0, no confirmation asked) and carries the end of the bracket that
+    decides it; a bracket containing the target is not compared."""
+    below = exp.cell_measurement(1.0, 1e-5, 10**6, 0.39, 0.40)
+    above = exp.cell_measurement(0.1, 1e-10, 10**6, 0.112, 0.113)
+    open_ = exp.cell_measurement(0.1, 1e-5, math.inf, 0.07, 0.12)
+    assert (below.runs, below.measured, below.paper_value) == (0, 0.40, 1.0)
+    assert (above.measured, above.paper_value) == (0.112, 0.1)
+    assert open_.paper_value is None and "undecided" in open_.note
+    assert above.label == "target 0.1, delta' 1e-10, n = 1e6"
+    assert open_.label.endswith("n = inf")
+
+
+def test_quick_run_decides_target_01_at_delta_1e10_exactly() -> None:
+    """At the quick budget (PLD to 10^7 pulls, discretisation 1e-5) the target 0.1 is exceeded
+    at delta' = 1e-10 from 10^6 pulls (the PLD's optimistic lower bound is above 0.1), target 1
+    holds at both compared delta' up to the limit; the status is exact, no confirmation."""
+    from dpaudit.stats.evidence import decide_experiment
+
+    out = exp.horizon_experiment(exp.EXPERIMENTS[0].settings(quick=True))
+    d = decide_experiment(out.evidence)
+    assert d.status == "not reproduced" and d.stable is None
+    wrong = {c.measurement.label for c in d.cells if c.outcome == "wrong side"}
+    assert wrong == {"target 0.1, delta' 1e-10, n = 1e6", "target 0.1, delta' 1e-10, n = 1e7",
+                     "target 0.1, delta' 1e-10, n = inf"}
+    right = [c for c in d.cells if c.measurement.label.startswith("target 1,")]
+    assert right and all(c.outcome == "right side" for c in right)

@@ -120,8 +120,70 @@ def test_fig6_reproduction_writes_its_files(tmp_path) -> None:
     paths = run_experiment(exp, exp.settings(horizon=300, runs=3, seed=1), tmp_path)
     assert [p.suffix for p in paths] == [".png", ".csv", ".md", ".json"]
     text = paths[2].read_text()
-    assert "DP-UCB-Int best of the private algorithms" in text
+    assert "DP-UCB-Int is significantly better than all other private algorithms" in text
+    assert "Status (decided by dpaudit.stats.evidence.decide_experiment)" in text
     rows = paths[1].read_text().splitlines()
     assert rows[0].startswith("instance,epsilon,algorithm,mean regret at T")
     assert len(rows) == 1 + 4 * 5
     assert np.all([p.stat().st_size > 0 for p in paths])
+
+
+def test_quantile_limits_cover_at_their_level() -> None:
+    """The order-statistic interval of a quantile is distribution-free: on a law with atoms
+    (where a normal approximation is meaningless) and on a heavy-tailed one, the two-sided
+    interval at level 0.9 covers the true quantile in at least 90% of 2000 seeded repetitions,
+    up to a binomial margin: the count of misses is at most 200 + 3.1 sd (sd = sqrt(2000 x 0.1
+    x 0.9) = 13.4), so a correct interval fails this test with probability below 1e-3."""
+    from dpaudit.audits.tossou_dimitrakakis_2016.figures import quantile_limits
+
+    rng = np.random.default_rng(np.random.SeedSequence(31))
+    laws = {  # (sampler, true p-quantile of p = 0.9 as inf{x: F(x) >= p})
+        "atoms": (lambda n: rng.choice([0.0, 1.0, 5.0], size=n, p=[0.5, 0.35, 0.15]), 5.0),
+        "pareto": (lambda n: rng.pareto(1.1, size=n), 0.1 ** (-1 / 1.1) - 1.0),
+    }
+    for draw, q in laws.values():
+        misses = 0
+        for _ in range(2000):
+            lo, hi = quantile_limits(draw(60), 0.9, 0.1, 0.0, 1e9)
+            misses += not (lo <= q <= hi)
+        assert misses <= 200 + 3.1 * math.sqrt(2000 * 0.1 * 0.9)
+
+
+def test_spread_interval_reaches_the_range_at_few_runs() -> None:
+    """At 100 runs the upper limit of q(100/101) is no order statistic (1 - (100/101)^100 <
+    1 - alpha/4), so the spread's upper limit is the range's end: S <= 664.5 cannot be decided
+    from 100 runs, only refuted; from about 700 runs it can."""
+    from dpaudit.audits.tossou_dimitrakakis_2016.figures import spread_interval
+
+    v = np.linspace(100.0, 200.0, 100)
+    est, lo, hi = spread_interval(v, 0.005, 0.0, 30000.0)
+    assert hi == 30000.0 and lo <= est <= hi
+    v = np.linspace(100.0, 200.0, 1000)
+    assert spread_interval(v, 0.005, 0.0, 30000.0)[2] <= 100.0
+
+
+def test_zero_spread_cells_are_decisions_not_seeding() -> None:
+    """Fig. 6's cells whose runs all have the same regret (DP-UCB-Int at eps 0.1: round robin
+    for K f = 2 x 3952 steps, then the suboptimal arm never wins again) give the same pull
+    counts under two seeds, while DP-UCB's cell, drawn the same way, differs between runs and
+    seeds: the runs are independent, the policy's decisions simply never change (module
+    docstring of figures.py)."""
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import (
+        TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS as TWO,
+    )
+    from dpaudit.audits.tossou_dimitrakakis_2016.figures import (
+        simulate_panels,
+        zero_spread_evidence,
+    )
+    from dpaudit.sim.experiments import ExperimentSettings
+
+    cells = [simulate_panels(ExperimentSettings(20000, 30, seed), (TWO,),
+                             ("DP-UCB-Int", "DP-UCB")) for seed in (1, 2)]
+    key = ("2 arms, eps 0.1", "DP-UCB-Int")
+    for c in cells:
+        assert np.all(c[key][2][:, 1] == 3952)
+        assert len({tuple(r) for r in c["2 arms, eps 0.1", "DP-UCB"][2].tolist()}) > 10
+    assert not np.array_equal(cells[0]["2 arms, eps 0.1", "DP-UCB"][2],
+                              cells[1]["2 arms, eps 0.1", "DP-UCB"][2])
+    lines = zero_spread_evidence(cells[0])
+    assert any("DP-UCB-Int: regret 1185.6 in all 30 runs; 1 distinct" in s for s in lines)

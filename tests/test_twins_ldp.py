@@ -91,10 +91,10 @@ def test_glm_attained_worst_pair_is_the_search_optimum():
 
 def test_glm_twins_scale_the_attained_worst_pair():
     # the GLM shift is the attained worst pair's distance (below the release's bound
-    # sqrt(4.5 + (2 g(1))^2)), over sigma = 6 sqrt(2 ln(3.75/delta)) divided by the twin's
-    # ratio
+    # sqrt(2 + 1 + (2 g(1))^2), the blocks' hand-derived sensitivities), over sigma = 6
+    # sqrt(2 ln(3.75/delta)) divided by the twin's ratio
     g1 = 1 / (1 + math.exp(-1))
-    up = math.sqrt(4.5 + (2 * g1) ** 2)
+    up = math.sqrt(3.0 + (2 * g1) ** 2)
     worst = _glm_attained()
     assert worst < up
     sig = 6 * math.sqrt(2 * math.log(3.75 / DELTA))

@@ -235,8 +235,8 @@ class GLMSplitInverted(_GLMInline):
     inline for eps * k (with delta / k), the noise k^2 = 9 times too small.
 
     Derivation: ``sigma_twin / sigma = 1/9``; the report is a shift by at most ``9 mu``,
-    ``mu = 0.084760`` (the supremum bound of :meth:`LDPGLMBandit.release`) at ``(1, 1e-5)``:
-    0.76284; exact loss at most 3.2080 at ``delta = 1e-5`` (claim 1).
+    ``mu = 0.074564`` (the supremum bound of :meth:`LDPGLMBandit.release`) at ``(1, 1e-5)``:
+    0.67108; exact loss at most 2.7740 at ``delta = 1e-5`` (claim 1).
     """
 
     name = "ldp-glm-bandit (budget split inverted, faulty)"

@@ -33,6 +33,52 @@ classical calibration; this reading reproduces the printed constants 6 and 3.75 
 ``theta^_{t+1} = Pi_W(theta^_t - zeta (grad + r_t))``, ``zeta = zeta_scale / sqrt(T)``
 (``Theta(1/sqrt(T))``). ``beta_t^2 = beta_scale C sigma sqrt(d t) / mu`` (printed as
 ``O~(C sigma sqrt(dt)/mu)``; ``beta_scale`` default 1).
+**Sensitivity of what Algorithm 3's code releases** (derived by hand; ``x``, ``x'``,
+``theta^`` in the unit ball, ``theta^`` the server's and shared by the two users of a pair,
+``a = x^T theta^``). The code (:meth:`LDPGLMBandit.report`) returns the full symmetric
+``d x d`` matrix ``x x^T + B`` whose noise ``B`` has one ``N(0, sigma^2)`` draw per entry on
+and above the diagonal, mirrored below: the entries below the diagonal are deterministic
+copies (post-processing), so the statistic that is noised is the upper triangle ``ut(x x^T)``
+(``d(d+1)/2`` coordinates), and its sensitivity is the one that sets the loss.
+
+* ``ut(x x^T)``: with ``D = x x^T - x' x'^T``, ``|ut(D)|^2 = (|D|_F^2 + sum_i D_ii^2) / 2 <=
+  |D|_F^2 = |x|^4 + |x'|^4 - 2 (x^T x')^2 <= 2`` (``sum_i D_ii^2 <= |D|_F^2``), with equality
+  at ``x = e_1``, ``x' = e_2`` (``D = diag(1, -1)``): sensitivity ``sqrt(2)``.
+* ``z x = (x^T theta^) x``: ``|z x - theta^/2|^2 = (x^T theta^)^2 (|x|^2 - 1) + |theta^|^2/4
+  <= |theta^|^2 / 4``, so every ``z x`` lies in the ball of radius ``|theta^|/2 <= 1/2``
+  around ``theta^/2``: sensitivity ``1`` (attained at ``x = theta^ = e_1``, ``x' = e_2``), not
+  the ``|z||x| + |z'||x'| = 2`` of the triangle inequality.
+* ``grad = (g(a) - y) x``: sensitivity ``<= 2 m C`` with ``m C = max |g(a) - y|`` over
+  ``|a| <= 1`` and the rewards' domain (:meth:`LDPGLMBandit.gradient_factor`); its noise is
+  ``C sigma``, so it contributes ``2 m`` to the whitened distance.
+
+Jointly (one Gaussian vector, the blocks' noises independent) the Mahalanobis distance of two
+users' report means is at most ``sqrt(2 + 1 + (2 m)^2) / sigma`` (the blocks' separate worst
+cases in quadrature; the supremum of a sum is at most the sum of the suprema):
+``sqrt(3 + 4 g(1)^2) = 2.2667`` for the logistic link at ``C = 1``, where the attained
+supremum is ``1.98326`` (:func:`glm_attained_sup`). The paper's ``sigma = 6 sqrt(2
+ln(3.75/delta))/eps`` presumes sensitivity 2 for each of the three releases (``2C`` for the
+gradient): that covers ``sqrt(2)``, ``1`` and ``2 m C`` whenever ``m <= 1``, so the paper's
+split calibration is sufficient on the domain where ``|g(a) - y| <= C``.
+
+**Against the exact probe** (:mod:`dpaudit.exact.probe`, the route of ``report-ldp-code-exact``
+and of the link sweep): it reads the law of the full returned matrix, ``g + J z``, where the
+column of ``J`` for the draw ``(i, j)`` has ``sigma`` at both ``(i, j)`` and ``(j, i)``, and
+computes the minimum-norm ``y`` with ``J y = s``: ``y_ij = s_ij / sigma`` once per upper-
+triangle entry, i.e. exactly ``|ut(D)| / sigma``, the norm derived above (a Frobenius norm of
+the full matrix would count each off-diagonal shift twice; it would be right only if both
+mirrored entries had independent noise). The two agree: at the witness pair the probe's
+distance equals the declared one to ``1e-9`` (tested), and :meth:`LDPGLMBandit.release`
+declares the blocks' sensitivities derived here. Until this derivation the release declared
+``2`` for the ``z x`` block (the triangle-inequality bound) and the bound ``sqrt(4.5 + (2
+m)^2)`` (2.5763 at ``C = 1``), valid but loose; both were corrected to ``1`` and ``sqrt(3 +
+(2 m)^2)``.
+
+**Link bounds below 1.** The paper allows any ``C`` and rewards ``y = g(x^T theta*) + eta``
+with ``eta`` in ``[-1, 1]`` (Sec. 4); its worked example is Bernoulli. With ``g = C b`` a
+Bernoulli mean and ``y`` in ``{0, 1}`` (``rewards="bernoulli"``), ``m = max(C b(1), 1 - C
+b(-1)) / C``: 9.73 at ``C = 0.1``, so the gradient contributes about ``19.5 / sigma`` where the
+calibration presumes 2: ``reproduce zheng-glm-link-bound`` decides Theorem 9 there.
 """
 
 from __future__ import annotations
@@ -56,9 +102,8 @@ from dpaudit.validation import (
     check_real,
 )
 
-__all__ = ["GLM_LINKS", "LDPGLMBandit", "LDPLinUCB", "UnitBallContexts", "glm_attained_sup",
-           "glm_link", "glm_rewards",
-           "linear_mu_sup", "linear_witness"]
+__all__ = ["GLM_LINKS", "GLM_REWARDS", "LDPGLMBandit", "LDPLinUCB", "UnitBallContexts",
+           "glm_attained_sup", "glm_link", "glm_rewards", "linear_mu_sup", "linear_witness"]
 
 
 class UnitBallContexts:
@@ -271,10 +316,28 @@ def glm_link(link: str, c: float, a: np.ndarray) -> np.ndarray:
     return c * base
 
 
-def glm_rewards(link: str, c: float) -> tuple[float, float]:
-    """The rewards' domain: ``[0, C]`` for the logistic and probit links (``C`` times a
-    Bernoulli, the paper's worked example at ``C = 1``), ``[-C, C]`` for the identity link
-    (``y = g(x^T theta*) + eta`` kept in the range of ``g``)."""
+#: readings of the rewards' domain for Algorithm 3 (:func:`glm_rewards`)
+GLM_REWARDS = ("link-range", "bernoulli")
+
+
+def glm_rewards(link: str, c: float, rewards: str = "link-range") -> tuple[float, float]:
+    """The rewards' domain.
+
+    ``"link-range"``: ``[0, C]`` for the logistic and probit links (``C`` times a Bernoulli,
+    the paper's worked example at ``C = 1``), ``[-C, C]`` for the identity link (``y =
+    g(x^T theta*) + eta`` kept in the range of ``g``). ``"bernoulli"``: ``{0, 1}`` (hull
+    ``[0, 1]``), the paper's worked example (Sec. 4.2: ``y`` Bernoulli with mean ``g(a)``,
+    noise ``eta = y - g(a)`` in ``[-1, 1]`` with mean 0, as Sec. 4 assumes) for a one-signed
+    link with ``C <= 1`` (``g = C b`` is then a valid Bernoulli mean); the reward does not
+    shrink with ``C``, while Algorithm 3's gradient noise ``C sigma`` does.
+    """
+    check_choice("rewards", rewards, GLM_REWARDS)
+    if rewards == "bernoulli":
+        if link == "identity" or c > 1.0:
+            raise InvalidParameterError(
+                f"rewards='bernoulli' needs a one-signed link with C <= 1 (a Bernoulli mean); "
+                f"link={link!r}, link_bound={c!r}")
+        return 0.0, 1.0
     return (-c, c) if link == "identity" else (0.0, c)
 
 
@@ -300,11 +363,13 @@ class LDPGLMBandit(_NoisyRidge):
     def __init__(self, epsilon: float, delta: float, *, alpha: float = 0.05,
                  releases: int = 3, reg_scale: float = 2.0, beta_scale: float = 1.0,
                  zeta_scale: float = 1.0, private: bool = True, link: str = "logistic",
-                 link_bound: float = 1.0) -> None:
+                 link_bound: float = 1.0, rewards: str = "link-range") -> None:
         super().__init__(epsilon, delta, alpha, releases, reg_scale, beta_scale, private)
         self.zeta_scale = check_real("zeta_scale", zeta_scale, low=0.0, low_open=True)
         self.link = check_choice("link", link, GLM_LINKS)
         self.link_bound = check_real("link_bound", link_bound, low=0.0, low_open=True)
+        self.rewards = rewards
+        glm_rewards(self.link, self.link_bound, rewards)  # validates the combination
         # mu = inf g' on (-1, 1): g'(1) for the logistic and probit links (g' decreasing in
         # |a|), C for the identity
         base = {"logistic": float(expit(1.0) * (1.0 - expit(1.0))),
@@ -317,7 +382,7 @@ class LDPGLMBandit(_NoisyRidge):
         clipped to the unit ball and ``y`` to :func:`glm_rewards` first: the domain of the
         bound)."""
         x, theta_hat = to_ball(x), to_ball(theta_hat)
-        lo, hi = glm_rewards(self.link, self.link_bound)
+        lo, hi = glm_rewards(self.link, self.link_bound, self.rewards)
         y = np.clip(np.asarray(y, float), lo, hi)
         n, d = x.shape
         a = np.einsum("nd,nd->n", x, theta_hat)
@@ -329,20 +394,26 @@ class LDPGLMBandit(_NoisyRidge):
 
     def gradient_factor(self) -> float:
         """``max |g(a) - y| / C`` over ``|a| <= 1`` and the rewards' domain: ``b(1)`` for the
-        logistic and probit links, 2 for the identity."""
+        logistic and probit links, 2 for the identity (rewards ``"link-range"``);
+        ``max(C b(1), 1 - C b(-1)) / C`` for Bernoulli rewards."""
         if self.link == "identity":
             return 2.0
-        return float(expit(1.0)) if self.link == "logistic" else float(ndtr(1.0))
+        b1 = float(expit(1.0)) if self.link == "logistic" else float(ndtr(1.0))
+        if self.rewards == "bernoulli":
+            c = self.link_bound
+            return max(c * b1, 1.0 - c * (1.0 - b1)) / c  # b(-1) = 1 - b(1) (symmetric b)
+        return b1
 
     def release(self) -> GaussianRelease:
-        """Blocks and the upper bound ``sqrt(4.5 + (2 m)^2)/sigma`` with ``m`` the
-        :meth:`gradient_factor` (the first two blocks jointly as for LinUCB with ``|z| <= 1``;
-        for the logistic link ``m = g(1)``: ``|g(a) - y| <= g(1)`` for ``|a| <= 1``, ``y in
+        """Blocks and the upper bound ``sqrt(2 + 1 + (2 m)^2)/sigma`` with ``m`` the
+        :meth:`gradient_factor` (the module docstring derives the sensitivities: ``sqrt(2)``
+        for the upper triangle of ``x x^T``, ``1`` for ``z x``, ``2 m C`` for the gradient; for
+        the logistic link ``m = g(1)``: ``|g(a) - y| <= g(1)`` for ``|a| <= 1``, ``y in
         {0, 1}``); the witness is filled in by the audit's search."""
         g1 = self.gradient_factor()
-        up = math.sqrt(linear_mu_sup(1.0) ** 2 + (2.0 * g1) ** 2) / self.sigma
+        up = math.sqrt(2.0 + 1.0 + (2.0 * g1) ** 2) / self.sigma
         return GaussianRelease((("x x^T (upper triangle)", math.sqrt(2.0), self.sigma),
-                                ("z x", 2.0, self.sigma),
+                                ("z x", 1.0, self.sigma),
                                 ("gradient", 2.0 * g1 * self.link_bound,
                                  self.link_bound * self.sigma)),
                                mu_witness=0.0, mu_sup=up)
@@ -352,7 +423,7 @@ class LDPGLMBandit(_NoisyRidge):
         """``releases`` (the recording hook, :mod:`dpaudit.sim.releases`) receives every
         user's report, flattened (upper triangle of the matrix block, then the vectors; label
         ``"report"``)."""
-        if self.link != "logistic" or self.link_bound != 1.0:
+        if self.link != "logistic" or self.link_bound != 1.0 or self.rewards != "link-range":
             raise InvalidParameterError(
                 f"simulate runs the logistic link with C = 1 (the paper's worked example, on "
                 f"Bernoulli rewards); link={self.link!r}, link_bound={self.link_bound!r} is "
