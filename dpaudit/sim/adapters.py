@@ -292,7 +292,8 @@ def _module_feed(factory: Callable, spec: str, k: int, t: int, kwargs: dict[str,
         raise InvalidParameterError(f"reward_fn={spec!r}: module {module_name!r} has no "
                                     f"function {attr!r}")
     if common["numba"]:
-        factory = factory.py_func  # compiled code bound the reward function at compile time
+        # compiled code bound the reward function at compile time
+        factory = getattr(factory, "py_func")  # noqa: B009 - numba dispatchers only
         common = {**common, "numba": False}
     means_first = first in MEANS_NAMES
     _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=1 if means_first else 0)

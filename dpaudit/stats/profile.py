@@ -79,8 +79,9 @@ def claimed_tradeoff(x: np.ndarray, epsilon: float, delta: float) -> np.ndarray:
     """Trade-off function of an ``(eps, delta)``-DP claim at type I errors ``x``."""
     x = np.asarray(x, float)
     e = math.exp(min(epsilon, 700.0))
-    return np.maximum.reduce([np.zeros_like(x), 1.0 - delta - e * x,
-                              (1.0 - delta - x) / e])
+    out: np.ndarray = np.maximum(np.maximum(np.zeros_like(x), 1.0 - delta - e * x),
+                                 (1.0 - delta - x) / e)
+    return out
 
 
 def gaussian_tradeoff(x: np.ndarray, mu: float) -> np.ndarray:
