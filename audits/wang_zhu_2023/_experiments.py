@@ -142,13 +142,14 @@ def ratio_cell(label: str, numerator: np.ndarray, denominator: np.ndarray,
                                 denominator_range=rng_, direction="at least", note=note)
 
 
-def pyplot():
-    import matplotlib
+def subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float],
+             squeeze: bool = True) -> tuple[Any, Any]:
+    """A matplotlib ``(figure, axes)`` outside pyplot's registry (a long process such as
+    ``claims``, which runs many reproductions, keeps no figure alive)."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, squeeze=squeeze)
 
 
 def final(rows: list[dict], panel: str, alg: str) -> tuple[float, float, int]:
@@ -166,11 +167,10 @@ def plot_panels(panels: Sequence[str], rows: list[dict], drawn: Sequence[str], t
                 logy: bool = False):
     """Regret curves of ``drawn`` on every panel (mean, band +- 1 sd: descriptive, it decides
     nothing); returns the figure."""
-    plt = pyplot()
     n = len(panels)
     cols = 2 if n > 1 else 1
-    fig, axes = plt.subplots((n + 1) // 2, cols, figsize=(6 * cols, 4.5 * ((n + 1) // 2)),
-                             squeeze=False)
+    fig, axes = subplots((n + 1) // 2, cols, figsize=(6 * cols, 4.5 * ((n + 1) // 2)),
+                          squeeze=False)
     for ax, panel in zip(axes.ravel(), panels, strict=False):
         for alg in drawn:
             pts = [r for r in rows if r["panel"] == panel and r["algorithm"] == alg]
@@ -307,8 +307,7 @@ def sweep_figure(fig: str, title: str, panels: Sequence[tuple[str, str, np.ndarr
     median a third of it. Compared cells: slope at least ``k - 1/2`` and at most ``k + 1/2``
     (:data:`ABOUT`). The figure's bars (+- 1 sd) are descriptive and decide nothing.
     """
-    plt = pyplot()
-    fig_, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
+    fig_, axes = subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
     rows, lines, cells = [], [], []
     windows: dict[str, tuple[float, float]] = {}
     label_f, swept_f, values_f, pair_f = panels[fit_panel]

@@ -32,10 +32,10 @@ from dpaudit.audits.wang_zhu_2023._experiments import (
     INSTANCES,
     cell_lines,
     experiment,
-    pyplot,
     ratio_cell,
     run_direct,
     run_panel,
+    subplots,
 )
 from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 from dpaudit.stats.rng import DEFAULT_SEED
@@ -118,8 +118,7 @@ def compute(horizon: int, runs: int, seed: int, quick: bool = False):
 
 
 def _figure(rows: list[dict], horizon: int, runs: int):
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = subplots(figsize=(8, 4.5))
     panels = list(dict.fromkeys(r["panel"] for r in rows))
     for j, name in enumerate(OURS):
         mine = [r for r in rows if r["algorithm"] == name]

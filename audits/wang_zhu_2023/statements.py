@@ -7,6 +7,11 @@ tests it by registered name); ``python -m dpaudit claims`` computes each status.
 from __future__ import annotations
 
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_2023
+from dpaudit.audits.wang_zhu_2023.fig4 import QUOTE as FIG4_QUOTE
+from dpaudit.audits.wang_zhu_2023.fig4_narration import QUOTE as NARRATION_QUOTE
+from dpaudit.audits.wang_zhu_2023.fig5 import QUOTE as FIG5_QUOTE
+from dpaudit.audits.wang_zhu_2023.fig6 import QUOTE as FIG6_QUOTE
+from dpaudit.audits.wang_zhu_2023.fig7 import QUOTE as FIG7_QUOTE
 from dpaudit.reports.ledger import KINDS, READINGS, Statement, claim, experiment, regret
 
 __all__ = ["PAPER", "PAPER_KEYS", "STATEMENTS"]
@@ -18,31 +23,68 @@ PAPER = WANG_ZHU_2023
 #: short keys accepted by ``python -m dpaudit claims PAPER`` (the first is the canonical one)
 PAPER_KEYS = ("wang-zhu-2023", "wang-zhu", "ftpl")
 
+# Notes worded from the stored outputs in docs/wang_zhu/ (T = 10^5, runs and confirmation as
+# each output's JSON records); ``settle``: what would decide what these runs leave undecided.
+NARRATION_NOTE = "@@NARRATION@@"
+NARRATION_SETTLE = "@@NARRATION_SETTLE@@"
+FIG4_NOTE = "@@FIG4@@"
+FIG4_SETTLE = "@@FIG4_SETTLE@@"
+FIG5_NOTE = "@@FIG5@@"
+FIG5_SETTLE = "@@FIG5_SETTLE@@"
+FIG6_NOTE = "@@FIG6@@"
+FIG6_SETTLE = "@@FIG6_SETTLE@@"
+FIG7_NOTE = "@@FIG7@@"
+FIG7_SETTLE = "@@FIG7_SETTLE@@"
+
 _WZ = [
     Statement(WANG_ZHU_2023, "Lemma 8", PRIV, SUF,
               "a CDF condition on the perturbation suffices for per-step (eps, delta)-DP",
               (claim("gauss-perturbation", "lemma8-generic"),
                claim("beta-perturbation", "lemma8-generic"),
-               claim("lemma15-perturbation", "lemma8-generic"))),
+               claim("lemma15-perturbation", "lemma8-generic")),
+              quote="Lemma 8 can be used as a sufficient condition of differential privacy "
+                    "guarantee, i.e., if the perturbed distribution in our framework satisfies "
+                    "the inequalities in Lemma 8, then the algorithm must guarantee (eps, "
+                    "delta)-differential privacy."),
     Statement(WANG_ZHU_2023, "Lemma 9", PRIV, SUF,
               "a CDF condition suffices for global DP under data revision",
-              (claim("lemma15-perturbation", "lemma9-generic"),)),
+              (claim("lemma15-perturbation", "lemma9-generic"),),
+              quote="Lemma 9 For any MAB algorithm that satisfies: i) it divides the learning "
+                    "procedure into several phases, and in each phase, it pulls each arm for "
+                    "N(k) times; ii) at the end of each phase k, it draws random sample "
+                    "theta_i(k) for all the arms from a continuous distribution [...] "
+                    "(display OCR-damaged)"),
     Statement(WANG_ZHU_2023, "Theorem 4", LOWER, NEC,
               "regret lower bound for (eps, delta)-global DP algorithms (two arms)",
               (experiment("wang-zhu-thm4"),),
+              quote="Theorem 4 For any bandit algorithm that guarantees (eps, delta)-global "
+                    "differential privacy, and achieves no more than c0 T^a regret on any "
+                    "bandit instance for some constant c0 > 0, a < 1, then for any T "
+                    "satisfies that [display OCR-damaged]",
               note="display OCR-damaged, constants rebuilt from the proof; evaluated with "
-                   "GDP-Elim-New's own regret on I2 (upper 95% limit) and compared with its "
-                   "regret on I1 (lower 95% limit)"),
+                   "GDP-Elim-New's own regret on I2 (upper limit of its distribution-free 95% "
+                   "interval) and compared with its mean regret on I1 (distribution-free "
+                   "interval on [0, T/4]); at every cell up to T = 10^7 the bound is below one "
+                   "unit of regret, so it says nothing there (vacuous), and nothing measured "
+                   "contradicts it"),
     Statement(WANG_ZHU_2023, "Theorem 11, Fig. 1", PRIV, SUF,
               "DP-FTPL-Gauss (Alg. 1) is (eps, delta)-DP after its start phase",
               (claim("gauss-perturbation", "start-phase-exact"),),
+              quote="Theorem 11 DP-FTPL-Gauss guarantees (eps, delta)-differential privacy "
+                    "[...] Since after the start phase we always have N_i(t) >= N_G, "
+                    "DP-FTPL-Gauss can guarantee differential privacy.",
               note="sufficient and holds; conservative by 4x at (1, 0.01) relative to the exact "
                    "Lemma-8 threshold"),
     Statement(WANG_ZHU_2023, "Theorem 11", UPPER, SUF, "regret bound of DP-FTPL-Gauss",
-              (regret("dp-ftpl-gauss"),)),
+              (regret("dp-ftpl-gauss"),),
+              quote="Theorem 11 DP-FTPL-Gauss guarantees (eps, delta)-differential privacy, "
+                    "and its cumulative regret satisfies [display OCR-damaged]"),
     Statement(WANG_ZHU_2023, "Theorem 13, Fig. 2", PRIV, SUF,
               "DP-FTPL-Beta (Alg. 2) is (eps, delta)-DP after its start phase",
               (claim("beta-perturbation", "start-phase-exact"),),
+              quote="Theorem 13 DP-FTPL-Beta guarantees (eps, delta)-differential privacy "
+                    "[...] Since after the start phase we must have N_i(t) >= N_B, "
+                    "DP-FTPL-Beta can guarantee differential privacy.",
               note="sufficient and holds; conservative by about 26x at (1, 0.01) relative to the "
                    "exact Lemma-8 threshold (Remark 14 concedes a large constant)"),
     Statement(WANG_ZHU_2023, "Sec. 6.1-6.2, Fig. 1-2 (a)-(b)", EXP, FIG,
@@ -50,34 +92,64 @@ _WZ = [
               "(N_B) and begins to lie in it at N = N_G (N_B)",
               (experiment("wang-zhu-start-phases"),
                experiment("wang-zhu-start-phase-constants")),
+              quote="We can see that when N_i(t) < N_G (Fig. 1(a)), F'(x) is out of the "
+                    "feasible region [...] Hence the start phase that skips those small "
+                    "N_i(t)'s is necessary to protect differential privacy. On the other hand, "
+                    "when N_i(t) = N_G (Fig. 1(b)), F'(x) begins to lay in the feasible region."
+                    " [Sec. 6.2, the same of N_B and Fig. 2(a)-(b).]",
               note="the exact Lemma-8 threshold is 2 (Gauss) and 32 (Beta), not 8 and 827 "
                    "; Sec. 6.3 itself notes a large gap at Fig. 1(b) and 2(b)"),
     Statement(WANG_ZHU_2023, "Theorem 13", UPPER, SUF, "regret bound of DP-FTPL-Beta",
-              (regret("dp-ftpl-beta"),)),
+              (regret("dp-ftpl-beta"),),
+              quote="Theorem 13 DP-FTPL-Beta guarantees (eps, delta)-differential privacy, and "
+                    "its cumulative regret satisfies [display OCR-damaged]"),
     Statement(WANG_ZHU_2023, "Lemma 15, Theorem 16", PRIV, SUF,
               "DP-FTPL-New (Alg. 3) with the Lemma-15 perturbation is per-step (eps, delta)-DP",
               (claim("lemma15-perturbation", "lemma15-symbolic"),
                claim("lemma15-perturbation", "exact-divergence"),
                claim("dp-ftpl-new", "lemma15-conditions"),
                claim("dp-ftpl-new", "next-action-exact"),
-               claim("dp-ftpl-new", "next-action-sampled"))),
+               claim("dp-ftpl-new", "next-action-sampled")),
+              quote="Theorem 16 DP-FTPL-New can protect (eps, delta)-differential privacy [...] "
+                    "Proof The privacy part can be directly obtained by Lemma 8 and Lemma 15"),
     Statement(WANG_ZHU_2023, "Theorem 16", UPPER, SUF, "regret bound of DP-FTPL-New",
-              (regret("dp-ftpl-new"),)),
+              (regret("dp-ftpl-new"),),
+              quote="Theorem 16 DP-FTPL-New can protect (eps, delta)-differential privacy, and "
+                    "its regret satisfies [display OCR-damaged]"),
     Statement(WANG_ZHU_2023, "Theorem 18", PRIV, SUF,
               "GDP-Elim-New (Alg. 4) is (eps, delta)-global DP",
-              (claim("gdp-elim-new", "phase-release"), claim("gdp-elim-new", "global-dp"))),
+              (claim("gdp-elim-new", "phase-release"), claim("gdp-elim-new", "global-dp")),
+              quote="Theorem 18 Algorithm 4 can protect (eps, delta)-global differential "
+                    "privacy"),
     Statement(WANG_ZHU_2023, "Theorem 18", UPPER, SUF, "regret bound of GDP-Elim-New",
-              (regret("gdp-elim-new"),)),
-    Statement(WANG_ZHU_2023, "Fig. 4-5", EXP, FIG,
-              "DP-FTPL-New has the lowest regret; DP-FTPL-Beta is flat after a long start phase",
-              (experiment("wang-zhu-fig4"),)),
+              (regret("gdp-elim-new"),),
+              quote="Theorem 18 Algorithm 4 can protect (eps, delta)-global differential "
+                    "privacy, and its regret is upper bounded by [display OCR-damaged]"),
     Statement(WANG_ZHU_2023, "Sec. 8, Fig. 4", EXP, FIG,
-              "DP-FTPL-New outperforms DP-UCB-INT significantly",
+              "DP-FTPL-New is always the optimal one of the four (eps, delta)-DP algorithms; "
+              "after its start phase DP-FTPL-Beta's regret does not increase at all",
+              (experiment("wang-zhu-fig4"),),
+              quote=FIG4_QUOTE, note=FIG4_NOTE, settle=FIG4_SETTLE),
+    Statement(WANG_ZHU_2023, "Sec. 8, Fig. 4", EXP, FIG,
+              "our algorithms (DP-FTPL-Gauss, DP-FTPL-Beta and DP-FTPL-New) outperform "
+              "DP-UCB-INT significantly",
               (experiment("wang-zhu-fig4-narration"),),
-              note="judged per panel: the ratio's 95% interval (panels sharing alpha) above 1"),
-    Statement(WANG_ZHU_2023, "Fig. 6-7", EXP, FIG,
-              "with eps = 0, Gauss regret grows like 1/delta^2 and New like 1/delta",
-              (experiment("wang-zhu-fig6"),)),
+              quote=NARRATION_QUOTE, note=NARRATION_NOTE, settle=NARRATION_SETTLE),
+    Statement(WANG_ZHU_2023, "Sec. 8, Fig. 5", EXP, FIG,
+              "(eps, 0)-DP: DP-FTPL-New outperforms DP-UCB, DP-UCB-Bound and DP-SE "
+              "significantly; DP-SE behaves even worse than DP-UCB and DP-UCB-Bound",
+              (experiment("wang-zhu-fig5"),),
+              quote=FIG5_QUOTE, note=FIG5_NOTE, settle=FIG5_SETTLE),
+    Statement(WANG_ZHU_2023, "Sec. 8, Fig. 6(a)", EXP, FIG,
+              "with eps = 0 and delta < 0.01, DP-FTPL-Gauss's regret grows like 1/delta^2 and "
+              "DP-FTPL-New's like 1/delta",
+              (experiment("wang-zhu-fig6"),),
+              quote=FIG6_QUOTE, note=FIG6_NOTE, settle=FIG6_SETTLE),
+    Statement(WANG_ZHU_2023, "Sec. 8, Fig. 7(a)", EXP, FIG,
+              "with delta = 1e-10, DP-FTPL-Gauss's regret grows like 1/eps^2 and DP-FTPL-New's "
+              "like 1/eps",
+              (experiment("wang-zhu-fig7"),),
+              quote=FIG7_QUOTE, note=FIG7_NOTE, settle=FIG7_SETTLE),
 ]
 
 STATEMENTS: tuple[Statement, ...] = tuple(_WZ)
