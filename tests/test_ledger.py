@@ -151,8 +151,9 @@ def test_lower_bounds_have_a_computed_status() -> None:
     give the status each reading allows: a minimax bound witnessed (Azize & Basu Thm 2), an
     asymptotic one only run (Thm 3), finite-T bounds with constants compared (Barbara et al.
     Thm 3.2; Thm 4.2 is drawn by ldp-thresholding, which compares nothing). Wang & Zhu's
-    Theorem 4 is below one unit of regret at every cell of the quick grid (its largest bound
-    there is about 0.4): vacuous, not reproduced."""
+    Theorem 4 is below one unit of regret at every cell of the quick grid (evaluated with the
+    upper limit of GDP-Elim-New's distribution-free interval on I2, it is at most about 0.4):
+    vacuous, not reproduced."""
     lower = [s for s in STATEMENTS if s.kind == "lower bound"]
     assert all(s.tests for s in lower)
     want = {"Theorem 2": "reproduced", "Theorem 3": "run", "Theorem 4": "vacuous",
@@ -161,9 +162,9 @@ def test_lower_bounds_have_a_computed_status() -> None:
     assert {r.statement.location: r.status for r in rows} == want
     details = {r.statement.location: r.tests[0].detail for r in rows}
     assert "cannot contradict" in details["Theorem 3"]
-    assert details["Theorem 4"].startswith("consistent")
+    assert details["Theorem 4"].startswith(("consistent", "not compared"))
     numbers = {r.statement.location: r.tests[0].to_dict() for r in rows}
-    assert 0 < numbers["Theorem 4"]["paper_value"] < 1.0
+    assert 0 <= numbers["Theorem 4"]["paper_value"] < 1.0
     for location in ("Theorem 2", "Theorem 3.2"):
         n = numbers[location]
         assert None not in (n["paper_value"], n["measured"], n["ci_low"], n["ci_high"])
