@@ -91,8 +91,7 @@ FIG7_NOTE = (
     "[0.76, 0.95]; 0.86 [0.82, 0.90] at 400 runs); DP-FTPL-Gauss's increase is steeper than "
     "1/eps^2: 2.66 [2.53, 2.87] (2.71 [2.64, 2.77] at 400 runs), so not reproduced under "
     "this reading. The verdict rests on the reading: between the same points the total "
-    "regret's slope is 1.7 (not decided), and the start phase replaces part of the "
-    "exploration regret, so the increase grows faster than the start-phase cost")
+    "regret's slope is 1.7 (not decided)")
 FIG7_SETTLE = ""
 
 _WZ = [
