@@ -70,18 +70,18 @@ FIG5_SETTLE = (
     "DP-FTPL-New, and about 6900 the closest DP-SE / DP-UCB-Bound cell (Instance 1, eps = 0.1, "
     "ratio 0.98); `reproduce wang-zhu-fig5 --runs N`")
 FIG6_NOTE = (
-    "rates decided by the log-log slope of the extra median regret (over delta = 0.5) "
-    "against 1/delta between delta = 0.01 (the paper's 'less than 0.01') and 0.001 (New) or "
-    "0.0038 (Gauss: below it the start phase fills half the horizon), 'about 1/delta^k' read "
-    "as a slope in [k - 1/2, k + 1/2], T = 10^5, 30 runs (confirmed at 120): DP-FTPL-New's "
-    "~1/delta holds (0.86, interval [0.81, 0.92]; 0.87 [0.84, 0.89] at 120 runs); "
-    "DP-FTPL-Gauss's slope 2.46 [2.31, 2.67] (2.46 [2.39, 2.53] at 120) is steeper than 2 and "
-    "at the edge of 'about 1/delta^2', so undecided; between the same points the total "
-    "regret's slope is 1.8 (not decided). 30 runs instead of the paper's 100, for time")
+    "rates read as the log-log slope of the increase of the median regret over its value at "
+    "delta = 0.5, against 1/delta, between delta = 0.01 (the paper's 'less than 0.01') and "
+    "0.001 (New) or 0.0038 (Gauss: below it the start phase fills half the horizon), 'about "
+    "1/delta^k' as a slope in [k - 1/2, k + 1/2]; T = 10^5, 100 runs, confirmed at 400: "
+    "DP-FTPL-New's ~1/delta holds (0.87, interval [0.84, 0.89]; 0.86 [0.85, 0.87] at 400 "
+    "runs); DP-FTPL-Gauss's slope 2.48 [2.41, 2.57] is steeper than 2, at the edge of 'about "
+    "1/delta^2' (2.46 [2.43, 2.49] at 400 runs, inside it), so undecided at the first run's "
+    "count; between the same points the total regret's slope is 1.8 (not decided)")
 FIG6_SETTLE = (
-    "Gauss's cell: the interval's width falls like 1/sqrt(runs); at the observed slope about "
-    "500 runs would place it inside [1.5, 2.5] or show it above; `reproduce wang-zhu-fig6 "
-    "--runs 500`")
+    "Gauss's cell: a first run at about 400 runs (where the confirmation's interval already "
+    "lies inside [1.5, 2.5]) with its confirmation at 1600; `reproduce wang-zhu-fig6 --runs "
+    "400`")
 FIG7_NOTE = (
     "rates read as the log-log slope of the increase of the median regret over its value at "
     "eps = 10, against 1/eps, between eps = 0.3 and 0.1 (fixed before the runs: the paper "
