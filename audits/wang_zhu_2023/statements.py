@@ -59,16 +59,16 @@ FIG4_SETTLE = (
 FIG5_NOTE = (
     "20 cells (per panel: DP-UCB, DP-UCB-Bound and DP-SE each over DP-FTPL-New, and DP-SE over "
     "each UCB; ratios of mean regrets at T = 10^5 with distribution-free intervals on "
-    "[0, T * max gap]), 30 runs (confirmed at 120): none decided at 30 runs. DP-FTPL-New's "
-    "mean is the lowest in all four panels (the others' means 1.4x to 9x New's), and at 120 "
-    "runs DP-SE's interval lies above New's on Instance 2; DP-SE's mean is above both UCBs' "
-    "in three panels (1.7x to 2.1x) but below DP-UCB's and level with DP-UCB-Bound's on "
-    "Instance 1 at eps = 0.1 (0.83, 0.98), so 'DP-SE behaves even worse' is not what these "
-    "means show there. 30 runs instead of the paper's 100, for time")
+    "[0, T * max gap]), 100 runs, confirmed at 400: 3 cells decided, all for the paper "
+    "(Instance 2: DP-SE above New at eps = 1 and 0.1, DP-SE above DP-UCB-Bound at eps = 1), "
+    "none against it, 17 undecided. DP-FTPL-New's mean is the lowest in all four panels (the "
+    "others' means 1.4x to 9x New's); DP-SE's mean is above both UCBs' in three panels "
+    "(1.7x to 2.1x) but below DP-UCB's and level with DP-UCB-Bound's on Instance 1 at "
+    "eps = 0.1 (ratios 0.83, 0.99), undecided there")
 FIG5_SETTLE = (
-    "at the observed spread 43 to 650 runs per algorithm would decide the cells on "
-    "DP-FTPL-New, and about 6900 the closest DP-SE / DP-UCB-Bound cell (Instance 1, eps = 0.1, "
-    "ratio 0.98); `reproduce wang-zhu-fig5 --runs N`")
+    "at the observed spread 140 to 650 runs per algorithm would decide the cells on "
+    "DP-FTPL-New, and about 17000 the closest DP-SE / DP-UCB-Bound cell (Instance 1, "
+    "eps = 0.1, ratio 0.99); `reproduce wang-zhu-fig5 --runs N`")
 FIG6_NOTE = (
     "rates read as the log-log slope of the increase of the median regret over its value at "
     "delta = 0.5, against 1/delta, between delta = 0.01 (the paper's 'less than 0.01') and "
