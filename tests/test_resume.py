@@ -393,7 +393,7 @@ def _interrupt_after(monkeypatch, cells: int) -> None:
 @pytest.mark.parametrize(("name", "args", "cells"), [
     # settings.cached: 8 eps + 3 decision cells, and as many again in the confirmation
     ("azize-basu-fig3", ["--horizon", "500", "--runs", "2"], 22),
-    ("wang-zhu-fig6", ["--horizon", "200", "--runs", "2"], 38),  # experiments.cached
+    ("wang-zhu-fig6", ["--horizon", "200", "--runs", "2"], 68),  # experiments.cached
 ])
 def test_reproduce_resumed_from_a_partial_cache_writes_the_same_files(
         name, args, cells, tmp_path, monkeypatch, capsys):

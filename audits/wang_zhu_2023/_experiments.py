@@ -14,7 +14,6 @@ Instances (Section 8): Instance 1, 9 Bernoulli arms ``0.30, 0.35, ..., 0.70``; I
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,7 +32,9 @@ from dpaudit.sim.experiments import (
     ExperimentSettings,
     Table,
     cached,
+    run_experiment,
 )
+from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 from dpaudit.stats.rng import generator
 
 INSTANCE_1 = WANG_ZHU_INSTANCE_1.means
@@ -92,9 +93,19 @@ def marks_for(horizon: int) -> np.ndarray:
 
 
 def run_panel(fig: str, panel: str, means: Sequence[float], epsilon: float, delta: float,
-              names: Sequence[str], horizon: int, runs: int, seed: int) -> list[dict]:
-    """Regret curves of ``names`` on one panel: rows for the CSV (one per algorithm and mark)."""
+              names: Sequence[str], horizon: int, runs: int, seed: int,
+              finals: dict[str, np.ndarray] | None = None,
+              at: dict[tuple[str, int], np.ndarray] | None = None) -> list[dict]:
+    """Regret curves of ``names`` on one panel: rows for the CSV (one per algorithm and mark).
+
+    ``finals``: when given, filled with each algorithm's regret at ``T`` per run (what the
+    evidence of a figure compares; the rows keep only means and standard deviations).
+    ``at``: keys ``(algorithm, t)`` to fill with that algorithm's regret at ``t`` per run
+    (``t`` is added to the checkpoints, which record and do not change the runs)."""
     marks = marks_for(horizon)
+    wanted = sorted({t for _, t in (at or {}) if 0 < t < horizon})
+    if wanted:
+        marks = np.unique(np.concatenate([marks, np.asarray(wanted, dtype=marks.dtype)]))
     rows = []
     for name in names:
         def cell(name=name):
@@ -102,7 +113,11 @@ def run_panel(fig: str, panel: str, means: Sequence[float], epsilon: float, delt
             return simulate(name, epsilon, delta, means, horizon, runs, rng, marks)
 
         regret, curve = cached(("panel", fig, panel, name, epsilon, delta, tuple(means),
-                                horizon, runs, seed), cell)
+                                horizon, runs, seed, tuple(wanted)), cell)
+        if finals is not None:
+            finals[name] = np.asarray(regret, dtype=float)
+        for key in [k for k in (at or {}) if k[0] == name]:
+            at[key] = np.asarray(curve[:, int(np.searchsorted(marks, key[1]))], dtype=float)
         for j, m in enumerate(marks):
             rows.append({"figure": fig, "panel": panel, "epsilon": epsilon, "delta": delta,
                          "algorithm": name, "t": int(m), "mean_regret": float(curve[:, j].mean()),
@@ -111,56 +126,30 @@ def run_panel(fig: str, panel: str, means: Sequence[float], epsilon: float, delt
     return rows
 
 
-def write_csv(path: Path, rows: list[dict]) -> Path:
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+def regret_range(means: Sequence[float], horizon: int) -> tuple[float, float]:
+    """The known range of one run's pseudo-regret at ``horizon``: ``[0, T * max gap]`` (every
+    pull costs at most the largest gap); what makes the rule's intervals distribution-free."""
+    return 0.0, float(horizon) * (max(means) - min(means))
 
 
-def pyplot():
-    import matplotlib
+def ratio_cell(label: str, numerator: np.ndarray, denominator: np.ndarray,
+               means: Sequence[float], horizon: int, note: str = "") -> Measurement:
+    """The rule's cell "``mean(numerator) / mean(denominator)`` is at least 1" (the
+    denominator's algorithm has the lower mean regret), from the two valid intervals of the
+    means on the instance's range (:meth:`~dpaudit.stats.evidence.Measurement.of_ratio`)."""
+    rng_ = regret_range(means, horizon)
+    return Measurement.of_ratio(label, 1.0, numerator, denominator, numerator_range=rng_,
+                                denominator_range=rng_, direction="at least", note=note)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    return plt
+def subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float],
+             squeeze: bool = True) -> tuple[Any, Any]:
+    """A matplotlib ``(figure, axes)`` outside pyplot's registry (a long process such as
+    ``claims``, which runs many reproductions, keeps no figure alive)."""
+    from matplotlib.figure import Figure
 
-
-def slope_fit(x: np.ndarray, regrets: np.ndarray, horizon: int, gaps_mean: float, *,
-              seed: int, boot: int = 2000) -> dict:
-    """Log-log slope of the *extra* regret against ``x`` (``1/delta`` or ``1/eps``), 95% CI.
-
-    The paper's rates (Section 8: Gauss ``~ 1/delta^2``, New ``~ 1/delta``) are about the extra
-    regret the privacy costs, so the fit is on ``mean(x) - mean(x_min)`` (the regret at the
-    least private end of the sweep is the baseline). Fit window, fixed in advance: points whose
-    extra regret is at least the baseline (the privacy term dominates) and whose regret is at
-    most ``0.5 T`` times the mean gap (the horizon does not cap it). The interval is a
-    percentile bootstrap over runs (runs resampled at every point independently).
-    """
-    def extra(means: np.ndarray) -> np.ndarray:
-        return means - means[np.argmin(x)]
-
-    mean = regrets.mean(axis=1)
-    base = mean[np.argmin(x)]
-    use = (extra(mean) >= base) & (mean <= 0.5 * horizon * gaps_mean)
-    if use.sum() < 3:
-        return {"slope": math.nan, "lo": math.nan, "hi": math.nan, "points": int(use.sum())}
-    lx = np.log(x[use])
-    slope = float(np.polyfit(lx, np.log(extra(mean)[use]), 1)[0])
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, regrets.shape[1], size=(boot, regrets.shape[0], regrets.shape[1]))
-    slopes = []
-    for b in range(boot):
-        m = np.take_along_axis(regrets, idx[b], axis=1).mean(axis=1)
-        e = extra(m)[use]
-        if np.all(e > 0):
-            slopes.append(np.polyfit(lx, np.log(e), 1)[0])
-    lo, hi = np.percentile(slopes, [2.5, 97.5])
-    return {"slope": slope, "lo": float(lo), "hi": float(hi), "points": int(use.sum()),
-            "x_min": float(x[use].min()), "x_max": float(x[use].max()),
-            "boot_used": len(slopes)}
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, squeeze=squeeze)
 
 
 def final(rows: list[dict], panel: str, alg: str) -> tuple[float, float, int]:
@@ -174,36 +163,14 @@ def regret_at(rows: list[dict], panel: str, alg: str, t: int) -> float:
     return float(np.interp(t, [r["t"] for r in pts], [r["mean_regret"] for r in pts]))
 
 
-def lowest_statement(rows: list[dict], panel: str, names: Sequence[str],
-                     target: str = "DP-FTPL-New") -> str:
-    """Whether ``target`` has the lowest mean final regret, with ties at 2 standard errors."""
-    m0, s0, n0 = final(rows, panel, target)
-    worse, tied, better = [], [], []
-    for a in names:
-        if a == target:
-            continue
-        m, s, n = final(rows, panel, a)
-        se = math.sqrt(s0**2 / n0 + s**2 / n)
-        (better if m < m0 - 2 * se else tied if m < m0 + 2 * se else worse).append(
-            f"{a} {m:.0f}")
-    verdict = ("holds" if not better and not tied else
-               "holds up to a tie within 2 standard errors" if not better else "does not hold")
-    text = f"{target} {m0:.0f}; higher: {', '.join(worse) or '-'}"
-    if tied:
-        text += f"; tied (within 2 SE): {', '.join(tied)}"
-    if better:
-        text += f"; lower: {', '.join(better)}"
-    return f"'{target} has the lowest regret' {verdict} ({text})"
-
-
 def plot_panels(panels: Sequence[str], rows: list[dict], drawn: Sequence[str], title: str, *,
                 logy: bool = False):
-    """Regret curves of ``drawn`` on every panel (mean +- 1 sd band); returns the figure."""
-    plt = pyplot()
+    """Regret curves of ``drawn`` on every panel (mean, band +- 1 sd: descriptive, it decides
+    nothing); returns the figure."""
     n = len(panels)
     cols = 2 if n > 1 else 1
-    fig, axes = plt.subplots((n + 1) // 2, cols, figsize=(6 * cols, 4.5 * ((n + 1) // 2)),
-                             squeeze=False)
+    fig, axes = subplots((n + 1) // 2, cols, figsize=(6 * cols, 4.5 * ((n + 1) // 2)),
+                          squeeze=False)
     for ax, panel in zip(axes.ravel(), panels, strict=False):
         for alg in drawn:
             pts = [r for r in rows if r["panel"] == panel and r["algorithm"] == alg]
@@ -222,10 +189,83 @@ def plot_panels(panels: Sequence[str], rows: list[dict], drawn: Sequence[str], t
     return fig
 
 
+def cell_lines(evidence: ExperimentEvidence, alpha: float = 0.05) -> list[str]:
+    """One Markdown line per compared cell of ``evidence``: measured value, the valid interval
+    at the cell's Bonferroni share of ``alpha`` and the side it lies on in this run alone (the
+    status printed below it also asks the confirmation run to agree)."""
+    d = decide_experiment(evidence, alpha=alpha)
+    out = []
+    for c in d.cells:
+        m = c.measurement
+        if c.outcome == "not compared":
+            continue
+        tail = "" if m.tail_share is None else f"; tail share {m.tail_share:.2f}"
+        out.append(f"- {m.label}: {m.measured:.4g}, interval [{c.ci_low:.4g}, {c.ci_high:.4g}]"
+                   f" ({c.method}, {m.runs} runs{tail}); paper {m.direction} "
+                   f"{m.paper_value:g}: {c.outcome}")
+    return out
+
+
 SWEEP_ALGS = ("DP-FTPL-Gauss", "DP-FTPL-New")
+#: "about x^-k" read as: the measured exponent is nearer to k than to k - 1 or k + 1 (the
+#: paper's rates are integer exponents); the two compared cells are k - 1/2 and k + 1/2
+ABOUT = 0.5
 
 
-REFINE_POINTS = 6  # extra points in a fit window that holds fewer than 4 grid points
+def median_interval(values: np.ndarray, alpha: float) -> tuple[float, float]:
+    """Distribution-free interval of the median of the law of ``values`` at ``1 - alpha``.
+
+    The order statistics ``(x_(k), x_(n+1-k))`` with ``k`` the largest count such that
+    ``P(Bin(n, 1/2) < k) <= alpha / 2``: for any law and any median ``m`` of it,
+    ``P(x_(k) > m) <= P(#{x_i <= m} < k) <= P(Bin(n, 1/2) < k)`` (the binomial sign-test
+    interval, the Clopper-Pearson construction at p = 1/2); ``(min, max)`` widened to the
+    whole sample when no ``k >= 1`` qualifies is not valid, so ``(-inf, inf)`` is returned.
+    """
+    from scipy import stats
+
+    x = np.sort(np.asarray(values, dtype=float).ravel())
+    n = x.size
+    k = int(stats.binom.ppf(alpha / 2.0, n, 0.5))  # P(Bin < k) <= alpha/2 for this k
+    while k >= 1 and stats.binom.cdf(k - 1, n, 0.5) > alpha / 2.0:
+        k -= 1
+    if k < 1:
+        return -math.inf, math.inf
+    return float(x[k - 1]), float(x[n - k])
+
+
+def slope_interval(x: tuple[float, float], extra: tuple[tuple[float, float],
+                                                        tuple[float, float]]
+                   ) -> tuple[float, float]:
+    """Limits of the log-log slope between two points from intervals of the two values.
+
+    ``x = (x_1, x_2)`` with ``x_2 > x_1 > 0``; ``extra = ((lo_1, hi_1), (lo_2, hi_2))``. If
+    both intervals cover, the slope ``(log e_2 - log e_1) / (log x_2 - log x_1)`` lies in
+    ``[(log lo_2 - log hi_1), (log hi_2 - log lo_1)] / (log x_2 - log x_1)``; a non-positive
+    lower limit makes the upper slope ``inf`` (and the lower ``-inf`` when ``lo_2 <= 0``).
+    """
+    (lo1, hi1), (lo2, hi2) = extra
+    span = math.log(x[1]) - math.log(x[0])
+    low = -math.inf if lo2 <= 0 or hi1 <= 0 else (math.log(lo2) - math.log(hi1)) / span
+    high = math.inf if lo1 <= 0 or hi2 <= 0 else (math.log(hi2) - math.log(lo1)) / span
+    return low, high
+
+
+def horizon_cap(name: str, make_pair: Callable, values: Sequence[float], horizon: int
+                ) -> float | None:
+    """The smallest swept value (on a fine log grid from the largest of ``values`` down) at
+    which the start phase of ``name`` still fills at most half the horizon, ``N * N_0 <= T/2``
+    (below it the regret is capped by ``T`` and no rate can show); ``None``: never capped
+    within ``values`` (or no start phase)."""
+    grid = np.geomspace(max(values), min(values), 400)
+    n_arms = len(INSTANCE_1)
+    last = None
+    for v in grid:
+        eps, dl = make_pair(float(v))
+        n0 = getattr(ALGORITHMS[name](eps, dl, horizon), "start_phase", 0)
+        if n_arms * n0 > horizon / 2:
+            return last if last is not None else float(v)
+        last = float(v)
+    return None
 
 
 def run_sweep(fig: str, panel: str, pairs: Sequence[tuple[float, float]], horizon: int,
@@ -247,124 +287,128 @@ def run_sweep(fig: str, panel: str, pairs: Sequence[tuple[float, float]], horizo
     return out
 
 
-def _window(x: np.ndarray, means: np.ndarray, horizon: int, gaps_mean: float) -> np.ndarray:
-    base = means[np.argmin(x)]
-    return (means - base >= base) & (means <= 0.5 * horizon * gaps_mean)
-
-
-def _refine(x: np.ndarray, means: np.ndarray, horizon: int, gaps_mean: float
-            ) -> np.ndarray | None:
-    """``REFINE_POINTS`` values of ``x`` strictly between the grid points that bracket the fit
-    window (the last below it and the first above it), when it holds fewer than 4 points."""
-    order = np.argsort(x)
-    xs, inside = x[order], _window(x, means, horizon, gaps_mean)[order]
-    if inside.sum() >= 4:
-        return None
-    above_base = np.flatnonzero(means[order] - means[order][0] >= means[order][0])
-    if above_base.size == 0:
-        return None
-    lo = xs[max(above_base[0] - 1, 0)]
-    capped = np.flatnonzero(inside[above_base[0]:] == 0)
-    hi_i = above_base[0] + (capped[0] if capped.size else xs.size - above_base[0] - 1)
-    hi = xs[min(hi_i, xs.size - 1)]
-    if hi <= lo:
-        return None
-    return np.geomspace(lo, hi, REFINE_POINTS + 2)[1:-1]
-
-
 def sweep_figure(fig: str, title: str, panels: Sequence[tuple[str, str, np.ndarray,
                                                               Callable]],
                  horizon: int, runs: int, seed: int, fit_panel: int,
-                 paper_slopes: dict[str, float]) -> tuple[Any, list[dict], list[str]]:
-    """Run a sweep figure (Fig. 6 or 7): log-log final regret against the swept parameter.
+                 paper_slopes: dict[str, float], window: tuple[float, float],
+                 ) -> tuple[Any, list[dict], list[str], ExperimentEvidence]:
+    """Run a sweep figure (Fig. 6 or 7): log-log final regret against the swept parameter,
+    and the evidence on the paper's rates (Sec. 8: regret ``~ (1/x)^k``).
 
-    ``panels``: ``(label, swept name, swept values, value -> (eps, delta))``. The log-log slope
-    of the extra regret against ``1/x`` is fitted on panel ``fit_panel`` (see
-    :func:`slope_fit`); when an algorithm's fit window holds fewer than 4 grid points,
-    ``REFINE_POINTS`` log-spaced values between the grid points that bracket it are added
-    (rule fixed in advance; the window is a property of the algorithm's start phase or noise
-    scale and a coarse grid can step over it).
+    ``panels``: ``(label, swept name, swept values, value -> (eps, delta))``; the first swept
+    value is the least private end (the baseline). On panel ``fit_panel`` each algorithm's
+    rate is measured between two swept values fixed in advance, ``window = (start, end)``
+    (``end`` moved up to the value where the start phase fills half the horizon, when that
+    comes first: :func:`horizon_cap`); both end points are added to the grid. The *extra*
+    regret ``m(x) - m(base)`` (``m``: the median regret at ``T`` of the runs, base: the least
+    private end) has an interval from the three medians' distribution-free intervals
+    (:func:`median_interval`), and the slope an interval from the two end points
+    (:func:`slope_interval`); every compared cell holds its share of 5% (Bonferroni), each
+    median a third of it. Compared cells: slope at least ``k - 1/2`` and at most ``k + 1/2``
+    (:data:`ABOUT`). The figure's bars (+- 1 sd) are descriptive and decide nothing.
     """
-    plt = pyplot()
-    fig_, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
-    rows, lines = [], []
-    gaps_mean = float(np.mean(max(INSTANCE_1) - np.array(INSTANCE_1)))
+    fig_, axes = subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
+    rows, lines, cells = [], [], []
+    windows: dict[str, tuple[float, float]] = {}
+    label_f, swept_f, values_f, pair_f = panels[fit_panel]
+    if not values_f[0] > values_f[-1]:
+        raise ValueError("swept values must run from the least private end down")
+    for name in SWEEP_ALGS:
+        start, end = window
+        cap = horizon_cap(name, pair_f, values_f, horizon)
+        if cap is not None:
+            end = max(end, cap)
+        if end < start:
+            windows[name] = (start, end)
+    n_cells = 2 * len(windows)
+    share = 0.05 / max(n_cells, 1)
     for p, (label, swept, values, make_pair) in enumerate(panels):
-        pairs = [make_pair(float(v)) for v in values]
+        xs = np.asarray(values, dtype=float)
+        if p == fit_panel:
+            extra = [v for w in windows.values() for v in w]
+            xs = np.array(sorted(set(xs.tolist()) | set(extra), reverse=True))
+        pairs = [make_pair(float(v)) for v in xs]
         res = run_sweep(fig, label, pairs, horizon, runs, seed)
         ax = axes[0, p]
         for name, finals in res.items():
-            xs, pr = np.asarray(values, dtype=float), list(pairs)
-            extra = _refine(1.0 / xs, finals.mean(axis=1), horizon, gaps_mean) \
-                if p == fit_panel else None
-            if extra is not None:  # denser points inside this algorithm's fit window
-                new_x = 1.0 / extra
-                new_pairs = [make_pair(float(v)) for v in new_x]
-                more = run_sweep(fig, label, new_pairs, horizon, runs, seed, (name,),
-                                 "refine")[name]
-                order = np.argsort(np.concatenate([xs, new_x]))
-                xs = np.concatenate([xs, new_x])[order]
-                finals = np.concatenate([finals, more])[order]
-                pr = [(pr + new_pairs)[i] for i in order]
-            m, s = finals.mean(axis=1), finals.std(axis=1, ddof=1)
+            m, s = finals.mean(axis=1), finals.std(axis=1, ddof=1) if runs > 1 else 0 * xs
             ax.errorbar(xs, m, yerr=s, marker="o", ms=3, capsize=2, label=name)
-            for (eps, dl), mm, ss in zip(pr, m, s, strict=True):
+            for (eps, dl), mm, ss, row in zip(pairs, m, s, finals, strict=True):
                 rows.append({"figure": fig, "panel": label, "algorithm": name, "epsilon": eps,
                              "delta": dl, "mean_regret": float(mm), "std_regret": float(ss),
-                             "runs": runs, "horizon": horizon})
-            if p == fit_panel:
-                f = slope_fit(1.0 / xs, finals, horizon, gaps_mean, seed=seed)
-                refined = (f" ({REFINE_POINTS} points added inside the window)"
-                           if extra is not None else "")
-                if f["points"] >= 3:
-                    lines.append(
-                        f"* {label}, {name}: log-log slope of the extra regret against "
-                        f"1/{swept} = **{f['slope']:.2f}** (95% bootstrap CI {f['lo']:.2f} .. "
-                        f"{f['hi']:.2f}; {f['points']} points{refined}, 1/{swept} from "
-                        f"{f['x_min']:.3g} to {f['x_max']:.3g}); paper: about "
-                        f"{paper_slopes[name]:g}.")
-                else:
-                    lines.append(f"* {label}, {name}: fewer than 3 points in the fit window "
-                                 "(extra regret >= baseline, regret <= 0.5 T mean gap); no "
-                                 "slope.")
+                             "median_regret": float(np.median(row)), "runs": runs,
+                             "horizon": horizon})
+            if p != fit_panel:
+                continue
+            if name not in windows:
+                lines.append(f"* {label}, {name}: no window: the start phase fills half the "
+                             f"horizon before {swept} reaches {window[0]:g}; no slope.")
+                continue
+            a, b = windows[name]
+            idx = {float(v): i for i, v in enumerate(xs)}
+            base = median_interval(finals[0], share / 3.0)
+            ends = [median_interval(finals[idx[v]], share / 3.0) for v in (a, b)]
+            ext = tuple((lo - base[1], hi - base[0]) for lo, hi in ends)
+            lo, hi = slope_interval((1.0 / a, 1.0 / b), ext)
+            med = [float(np.median(finals[i])) for i in (0, idx[a], idx[b])]
+            e1, e2 = med[1] - med[0], med[2] - med[0]
+            point = ((math.log(e2) - math.log(e1)) / (math.log(a) - math.log(b))
+                     if e1 > 0 and e2 > 0 else math.nan)
+            k = paper_slopes[name]
+            what = (f"{label}, {name}: log-log slope of the extra median regret against "
+                    f"1/{swept} from {swept} = {a:g} to {b:g}")
+            note = (f"medians at {swept} = {xs[0]:g} (base), {a:g}, {b:g}: "
+                    + ", ".join(f"{v:.5g}" for v in med)
+                    + f"; extra-regret intervals {ext[0][0]:.4g}..{ext[0][1]:.4g} and "
+                      f"{ext[1][0]:.4g}..{ext[1][1]:.4g}")
+            method = ("order-statistic (sign-test) intervals of the three medians, each at a "
+                      "third of the cell's share, combined by the union bound")
+            for bound, direction in ((k - ABOUT, "at least"), (k + ABOUT, "at most")):
+                cells.append(Measurement(f"{what}, {direction} {bound:g}", bound, point, runs,
+                                         direction, ci_low=lo, ci_high=hi,
+                                         ci_confidence=1.0 - share, ci_method=method,
+                                         note=note))
+            lines.append(f"* {what}: **{point:.2f}** (interval {lo:.2f} .. {hi:.2f} at "
+                         f"{100 * (1 - share):.4g}%; {note}); paper: about {k:g}, read as "
+                         f"between {k - ABOUT:g} and {k + ABOUT:g}.")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(swept)
         ax.set_ylabel(f"regret at T = {horizon}")
         ax.set_title(label, fontsize=9)
         ax.legend(fontsize=8)
-    fig_.suptitle(f"{title} (Instance 1, T = {horizon}, {runs} runs; bars: +- 1 sd)")
-    return fig_, rows, lines
+    fig_.suptitle(f"{title} (Instance 1, T = {horizon}, {runs} runs; mean, bars: +- 1 sd, "
+                  "descriptive only)")
+    evidence = ExperimentEvidence(
+        f"{title}: " + ", ".join(f"{n} regret ~ (1/{swept_f})^{paper_slopes[n]:g}"
+                                 for n in SWEEP_ALGS) + f" ({label_f})", tuple(cells))
+    return fig_, rows, lines, evidence
 
 
-Compute = Callable[[int, int, int, bool], tuple[Any, list[dict], str]]
-
-
-def write_outputs(out_dir: Path, stem: str, fig: Any, rows: list[dict], md: str
-                  ) -> list[Path]:
-    """Write ``<stem>.png``, ``.csv`` and ``.md`` (the direct-call form of a reproduction)."""
-    out_dir = Path(out_dir)
-    png = out_dir / f"{stem}.png"
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    pyplot().close(fig)
-    md_path = out_dir / f"{stem}.md"
-    md_path.write_text(md)
-    return [png, write_csv(out_dir / f"{stem}.csv", rows), md_path]
+Compute = Callable[[int, int, int, bool], tuple[Any, list[dict], str, ExperimentEvidence]]
 
 
 def experiment(name: str, description: str, compute: Compute) -> Experiment:
     """The registry entry (``python -m dpaudit reproduce NAME``) of a reproduction whose
-    ``compute(horizon, runs, seed, quick)`` returns ``(figure, rows, markdown)``."""
+    ``compute(horizon, runs, seed, quick)`` returns ``(figure, rows, markdown, evidence)``."""
 
     def run(settings: ExperimentSettings) -> ExperimentOutput:
-        fig, rows, md = compute(settings.horizon, settings.runs, settings.seed, settings.quick)
+        fig, rows, md, evidence = compute(settings.horizon, settings.runs, settings.seed,
+                                          settings.quick)
         if "t" in rows[0]:  # curves: the table keeps the final regret of each panel/algorithm
             rows = [r for r in rows if r["t"] == settings.horizon]
         table = Table(tuple(rows[0]), tuple(tuple(r.values()) for r in rows))
-        return ExperimentOutput(fig, table, md)
+        return ExperimentOutput(fig, table, md, evidence=evidence)
 
     return Experiment(name=name, paper="Wang & Zhu 2023", description=description, run=run,
                       horizon=WANG_ZHU_INSTANCE_1.horizon, runs=WANG_ZHU_INSTANCE_1.runs,
                       quick_horizon=10**4, quick_runs=20, min_horizon=len(INSTANCE_2),
                       min_horizon_reason="Instance 2 has 101 arms")
+
+
+def run_direct(exp: Experiment, out_dir: Path, *, quick: bool, horizon: int | None,
+               runs: int | None, seed: int) -> list[Path]:
+    """The direct-call form of ``python -m dpaudit reproduce NAME --out DIR``: PNG, CSV,
+    Markdown and JSON, with the rule's confirmation run."""
+    settings_ = exp.settings(horizon=horizon, runs=runs, seed=seed, quick=quick)
+    return list(run_experiment(exp, settings_, Path(out_dir)))
