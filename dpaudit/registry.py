@@ -21,7 +21,7 @@ import importlib
 import importlib.util
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -113,7 +113,8 @@ def _scan() -> _Scan:
         for exp in getattr(module, "EXPERIMENTS", ()):
             if not isinstance(exp, Experiment):
                 raise RuntimeError(f"{name}.EXPERIMENTS holds {exp!r}, not an Experiment")
-            _add(experiments, exp.name, exp, "experiment", name)
+            _add(experiments, exp.name, replace(exp, declared_in=exp.declared_in or name),
+                 "experiment", name)
         for key, builder in getattr(module, "CDF_PAIRS", {}).items():
             _add(pairs, key, builder, "CDF pair", name)
         if hasattr(module, "STATEMENTS"):

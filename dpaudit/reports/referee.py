@@ -61,7 +61,7 @@ class StoredOutput:
         if exp is None:
             return None
         recorded = [str(m) for m in self.doc.get("modules", ())]
-        if not set(code_digest_of(exp.run.__module__)[1]) <= set(recorded):
+        if not set(code_digest_of(*exp.modules)[1]) <= set(recorded):
             return False
         return digest_of_modules(recorded) == self.doc["code_digest"]
 

@@ -144,7 +144,10 @@ class _Prefixed:
 NOT_IN_DIGEST = ("dpaudit.stats.evidence", "dpaudit.stats.rule", "dpaudit.stats.intervals",
                  "dpaudit.stats.results", "dpaudit.reports", "dpaudit.commands", "dpaudit.cli",
                  "dpaudit.registry", "dpaudit.schema", "dpaudit.testing",
-                 "dpaudit.pytest_plugin", "dpaudit.engine")
+                 "dpaudit.pytest_plugin", "dpaudit.engine",
+                 # the harness itself (settings, tables, writing files): the only numbers it
+                 # makes are seeds, and tests/test_findings_page.py pins those
+                 "dpaudit.sim.experiments")
 
 
 def _excluded(name: str) -> bool:
@@ -295,6 +298,14 @@ class Experiment:
     quick_runs: int = 10
     min_horizon: int = 1
     min_horizon_reason: str = ""
+    #: the module that declares it in ``EXPERIMENTS`` (set by the registry): part of a stored
+    #: output's code digest even when ``run`` lives in a shared helper module
+    declared_in: str = ""
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The modules a stored output's digest starts from (``run``'s and the declaring one)."""
+        return tuple(m for m in dict.fromkeys((self.run.__module__, self.declared_in)) if m)
 
     @property
     def stem(self) -> str:
@@ -405,7 +416,7 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
         f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
         + (" --quick" if settings.quick else "")
         + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
-    digest, modules = code_digest_of(experiment.run.__module__, *sorted(used))
+    digest, modules = code_digest_of(*experiment.modules, *sorted(used))
     doc = {"experiment": experiment.name, "horizon": settings.horizon, "runs": settings.runs,
            "seed": settings.seed, "quick": settings.quick,
            "confirmation": None if second is None else {
