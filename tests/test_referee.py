@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dpaudit.cli import main
 from dpaudit.reports import ledger
 from dpaudit.reports.ledger import LedgerRow, Statement, experiment_outcome
@@ -73,5 +75,7 @@ def test_a_stored_output_is_decided_from_its_evidence_by_todays_rule(tmp_path: P
 
 
 def test_the_cli_refuses_an_unwritable_report_path_before_any_work(capsys) -> None:
-    assert main(["claims", "zheng", "--referee", "/proc/no-such-dir/r.md"]) == 2
+    with pytest.raises(SystemExit) as info:  # argparse's usage error: exit 2 at parse time
+        main(["claims", "zheng", "--referee", "/proc/no-such-dir/r.md"])
+    assert info.value.code == 2
     assert "cannot create folder" in capsys.readouterr().err
