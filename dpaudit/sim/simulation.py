@@ -93,15 +93,11 @@ def simulation_estimate(name: str, *, horizon: int, runs: int,
     busy = min(workers, chunks)
     memory = busy * size * _run_bytes(k, horizon) + chunks * (_PER_CHUNK + 16 * k)
     rate = FAST_PULLS_PER_SECOND * busy
-    # episodic policies (AdaP, DP-SE, GDP-Elim-New) do one draw per episode and arm, and their
-    # episodes double: at least min(T, K ceil(log2 T)) steps of work per run, whatever the policy
-    work = runs * min(horizon, k * max(1, math.ceil(math.log2(horizon))))
-    seconds = work / rate
+    seconds = runs * horizon / rate
     return Estimate(f"simulate {name} at T={horizon}, {runs} runs ({chunks} chunk(s) of "
                     f"{size})", memory, seconds,
-                    f"{work:.3g} steps of work (min(T, K log2 T) per run: an episodic policy "
-                    f"draws per episode) at {rate:.3g} per second, faster than any policy here "
-                    "runs")
+                    f"{runs * horizon:.3g} arm-pulls at {rate:.3g} per second, faster than "
+                    "any policy here runs")
 
 
 @dataclass(frozen=True)
