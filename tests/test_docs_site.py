@@ -74,3 +74,28 @@ def test_quoted_stored_results_are_the_stored_files() -> None:
                 f"{page.relative_to(ROOT)} quotes {path} out of date: run "
                 "`python benchmarks/sync_docs.py`")
     assert found >= 3
+
+
+def test_quoted_stored_values_are_the_stored_fields() -> None:
+    """A number quoted from a stored JSON output (``<!-- value: PATH KEY FMT -->``) is that
+    field, formatted: `python benchmarks/sync_docs.py` refreshes them."""
+    sync = _sync_docs()
+    wrong = [f"{page.relative_to(ROOT)}: {path} {key} is {sync.value_text(path, key, fmt)!r}, "
+             f"the page shows {text!r}"
+             for page in sync.pages() for path, key, fmt, text in sync.values(page)
+             if sync.value_text(path, key, fmt) != text]
+    assert not wrong, "run `python benchmarks/sync_docs.py`:\n" + "\n".join(wrong)
+
+
+def test_a_quoted_value_reads_its_key() -> None:
+    sync = _sync_docs()
+    doc = {"rows": [{"name": "a", "x": 1.0, "s": 3}, {"name": "b", "x": 3.0, "s": 5}]}
+    assert sync.lookup(doc, "rows.name=b.x") == 3.0
+    assert sync.lookup(doc, "rows.0.s") == 3
+    assert sync.lookup(doc, "rows.*.x") == [1.0, 3.0]
+    assert sync.lookup(doc, "rows.*.x|median") == 2.0
+    assert sync.lookup(doc, "rows.*.s|len") == 2
+    page = "x <!-- value: P rows.1.x .2f -->1.00<!-- /value --> y"
+    m = sync.VALUE.search(page)
+    assert m and (m.group("path"), m.group("key"), m.group("fmt"), m.group("text")) == (
+        "P", "rows.1.x", ".2f", "1.00")
