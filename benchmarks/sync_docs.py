@@ -13,7 +13,7 @@ pages is the stored one, never typed.
 
 A single number in prose or in a table cell quotes one field of a stored JSON output::
 
-    <!-- value: benchmarks/results/trajectory_full.json rows.name=dp-ftpl-new.exact .3f -->6.732<!-- /value -->
+    <!-- value: benchmarks/results/timings.json check-dp-ftpl-new.seconds .0f -->30<!-- /value -->
 
 The key is dotted: a name picks a dict's field, an integer a list's item, ``field=text`` the
 first dict of a list whose ``field`` reads ``text``, and ``*`` every item of a list; a key may
