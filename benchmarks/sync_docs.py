@@ -16,10 +16,10 @@ A single number in prose or in a table cell quotes one field of a stored JSON ou
     <!-- value: benchmarks/results/timings.json check-dp-ftpl-new.seconds .0f -->30<!-- /value -->
 
 The key is dotted: a name picks a dict's field, an integer a list's item, ``field=text`` the
-first dict of a list whose ``field`` reads ``text``, and ``*`` every item of a list; a key may
-end in ``|median``, ``|min``, ``|max``, ``|mean`` or ``|len`` to reduce what ``*`` gathered.
-The last word is a Python format specification (``g`` when absent). ``sync`` rewrites the
-text between the two comments, and the same test compares it.
+first dict of a list whose ``field`` reads ``text`` (``f=a&g=b``: both), and ``*`` every item
+of a list; a key may end in ``|median``, ``|min``, ``|max``, ``|mean`` or ``|len`` to reduce
+what ``*`` gathered. The last word is a Python format specification (``g`` when absent).
+``sync`` rewrites the text between the two comments, and the same test compares it.
 """
 
 from __future__ import annotations
@@ -56,8 +56,9 @@ def lookup(doc: Any, key: str) -> Any:
         if part == "*":
             items, spread = [x for item in items for x in item], True
         elif "=" in part:
-            field, _, text = part.partition("=")
-            items = [next(x for x in item if str(x.get(field)) == text) for item in items]
+            want = [cond.split("=", 1) for cond in part.split("&")]
+            items = [next(x for x in item if all(str(x.get(f)) == t for f, t in want))
+                     for item in items]
         elif part.lstrip("-").isdigit() and all(isinstance(i, list) for i in items):
             items = [item[int(part)] for item in items]
         else:

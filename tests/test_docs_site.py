@@ -91,6 +91,7 @@ def test_a_quoted_value_reads_its_key() -> None:
     sync = _sync_docs()
     doc = {"rows": [{"name": "a", "x": 1.0, "s": 3}, {"name": "b", "x": 3.0, "s": 5}]}
     assert sync.lookup(doc, "rows.name=b.x") == 3.0
+    assert sync.lookup(doc, "rows.name=b&s=5.x") == 3.0
     assert sync.lookup(doc, "rows.0.s") == 3
     assert sync.lookup(doc, "rows.*.x") == [1.0, 3.0]
     assert sync.lookup(doc, "rows.*.x|median") == 2.0
