@@ -40,7 +40,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMENT = re.compile(r"<!-- figures: (?P<cmd>[^\n]+)\n(?P<body>.*?)-->", re.S)
-LINE = re.compile(r"^(?P<path>[\w.]+)\s*(?P<op><=|=)\s*(?P<value>.+?)\s*$")
+LINE = re.compile(r"^(?P<path>[\w.#]+)\s*(?P<op><=|=)\s*(?P<value>.+?)\s*$")
 
 
 def figure_blocks(text: str) -> list[tuple[str, list[tuple[str, str, str]], str]]:
@@ -60,8 +60,13 @@ def figure_blocks(text: str) -> list[tuple[str, list[tuple[str, str, str]], str]
 
 
 def lookup(doc: Any, path: str) -> Any:
+    """The field at the dotted ``path``; a part ``#`` is the length of the list so far (a count
+    the passage quotes, such as the reduced inequalities of a proof)."""
     for part in path.split("."):
-        doc = doc[int(part)] if isinstance(doc, list) else doc[part]
+        if part == "#":
+            doc = len(doc)
+        else:
+            doc = doc[int(part)] if isinstance(doc, list) else doc[part]
     return doc
 
 
@@ -123,6 +128,11 @@ def test_readme_figures_are_the_tools(command, figures, passage, tmp_path) -> No
     doc["exit_code"] = proc.returncode
     wrong = [w for w in (check_figure(doc, *f) for f in figures) if w]
     assert not wrong, f"{command!r}: " + "; ".join(wrong) + f"\n{proc.stderr[-2000:]}"
+
+
+def test_a_figure_path_reads_a_length() -> None:
+    assert lookup({"a": [{"b": [1, 2, 3]}]}, "a.0.b.#") == 3
+    assert lookup({"a": [{"b": [1, 2, 3]}]}, "a.0.b.2") == 3
 
 
 def test_the_interval_a_figure_states() -> None:
