@@ -1,0 +1,76 @@
+"""Figures on the documentation pages that are neither quoted from a stored output
+(``benchmarks/sync_docs.py`` blocks and values) nor printed by a command the figures comments
+run (``tests/test_readme_figures.py``): derived constants and registered values, recomputed
+here from the code at the page's parameters. Each test reads the page, so a figure changed on
+either side fails it."""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from pathlib import Path
+
+from dpaudit.registry import all_audits
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def page(name: str) -> str:
+    return (DOCS / name).read_text()
+
+
+def shows(printed: str, value: float) -> bool:
+    """``True`` when ``value`` lies in the interval the printed digits state (``1.414`` means
+    ``[1.4135, 1.4145]``); ``inf`` is infinity."""
+    if printed == "inf":
+        return math.isinf(value)
+    d = Decimal(printed)
+    half = Decimal(1).scaleb(d.as_tuple().exponent) / 2
+    return float(d - half) <= value <= float(d + half)
+
+
+def test_release_level_twins_true_losses_are_the_registered_ones() -> None:
+    """docs/release_level.md's twin table: each row's true loss is the twin's registered
+    ``true_epsilon`` (derived in its docstring and recomputed in tests/test_twins_release.py);
+    DP-UCB-Int's benign twin shows its bracket."""
+    from dpaudit.algorithms.tossou_dimitrakakis_2016._twins import INT_TRUE_EPSILON
+
+    audits = all_audits()
+    rows = [line for line in page("release_level.md").splitlines()
+            if re.match(r"\| [a-z0-9-]+-(sqrt2-scale|half-scale|unnoised-first|arms-scale|"
+                        r"shared-draw|no-split|no-level-split)\b", line)]
+    assert len(rows) >= 12
+    seen = 0
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        names, printed = cells[0], cells[-1].split()[0]
+        for name in (n.strip() for n in names.split(",")):
+            true = audits[name].true_epsilon
+            seen += 1
+            if "-" in printed:  # a bracket: the benign twin's exact loss over 10^5 pulls
+                lo, hi = (float(x) for x in printed.split("-"))
+                assert (lo, hi) == INT_TRUE_EPSILON and true == hi, (name, printed, true)
+            else:
+                assert true is not None and shows(printed, true), (name, printed, true)
+    assert seen >= 17
+
+
+def test_release_level_dp_ucb_int_attack_constants() -> None:
+    """docs/release_level.md: DP-UCB-Int's first release at ``n = f`` for the default target
+    (1, 1e-5), its exact loss ``f^(-v/2)``, and the run budget the claim's module sets."""
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt
+    from dpaudit.audits.tossou_dimitrakakis_2016 import _release_claims as rc
+
+    text = page("release_level.md")
+    spec = all_audits()["dp-ucb-int"]
+    alg = DPUCBInt.for_target(spec.default_epsilon, spec.default_delta)
+    f = int(alg.release_every)
+    assert f"n = f = {f} " in text
+    assert "f^(-v/2) = <!-- value: " in text and f"-->{f ** (-alg.v / 2):.4f}<!--" in text
+    assert f"{rc.INT_SELECT} runs per side choose" in text
+    runs = min(rc.INT_RUNS.full, rc.MAX_STEPS // f)
+    assert f"{runs / 1e6:.3g}e6 runs per side" in text
+    assert f"the step budget {rc.MAX_STEPS:.0e}".replace("e+0", "e") + " / f" in text
+    assert f"down to {rc.INT_MIN_RUNS.full:.0e}".replace("e+0", "e") in text
