@@ -74,3 +74,26 @@ def test_release_level_dp_ucb_int_attack_constants() -> None:
     assert f"{runs / 1e6:.3g}e6 runs per side" in text
     assert f"the step budget {rc.MAX_STEPS:.0e}".replace("e+0", "e") + " / f" in text
     assert f"down to {rc.INT_MIN_RUNS.full:.0e}".replace("e+0", "e") in text
+
+
+def test_zheng_calibration_limits_on_the_ldp_and_verification_pages() -> None:
+    """docs/ldp.md and docs/verification.md: the eps beyond which the classical calibration
+    stops meeting delta = 1e-5 at the attained worst pair (the ``zheng-*-scope`` experiments'
+    ``epsilon_limit``), the faulty twin's true loss, and the scope experiments' grid."""
+    from dpaudit.audits.zheng_et_al_2020 import scope
+
+    ldp, verification = page("ldp.md"), page("verification.md")
+    assert scope.DELTA == 1e-5 and "delta = 1e-5" in ldp
+    limit = {name: scope.epsilon_limit(mu, scope.DELTA)
+             for name, (_w, _q, mu) in scope.SCOPES.items()}
+    one_point = f"{limit['zheng-thm2-scope']:.3g}"
+    assert f"{limit['zheng-thm5-scope']:.3g}" == one_point
+    assert f"beyond eps = {one_point} for the one/two-point reports" in ldp
+    assert f"{limit['zheng-thm7-scope']:.3g} for LinUCB" in ldp
+    assert math.isinf(limit["zheng-thm9-scope"]) and "not below eps = 200" in ldp
+    assert f"above eps = {limit['zheng-gaussian-scope']:.3g} at delta = 1e-5" in verification
+    faulty = all_audits()["ldp-one-point-faulty"].true_epsilon
+    assert f"pays eps = {faulty:.3g} (its registered" in ldp
+    assert f"eps in [{min(scope.EPSILONS):g}, {max(scope.EPSILONS):g}]" in ldp
+    bounds = ", ".join(f"{c:g}" for c in scope.LINK_BOUNDS[:-1])
+    assert f"C = {bounds} and {scope.LINK_BOUNDS[-1]:g}" in ldp
