@@ -97,3 +97,32 @@ def test_zheng_calibration_limits_on_the_ldp_and_verification_pages() -> None:
     assert f"eps in [{min(scope.EPSILONS):g}, {max(scope.EPSILONS):g}]" in ldp
     bounds = ", ".join(f"{c:g}" for c in scope.LINK_BOUNDS[:-1])
     assert f"C = {bounds} and {scope.LINK_BOUNDS[-1]:g}" in ldp
+
+
+def test_start_phases_on_the_verification_and_trajectory_pages() -> None:
+    """docs/verification.md and docs/trajectory.md: DP-FTPL-Gauss's and DP-FTPL-Beta's start
+    phases at Fig. 2's (1, 0.01), the exact delta and smallest sufficient count the
+    ``gauss-perturbation`` and ``beta-perturbation`` checks compute, and the unpadded Beta's
+    limit (the ``padding-necessary`` finding), recomputed with the checks' own functions."""
+    from dpaudit.audits.wang_zhu_2023 import beta_perturbation as beta
+    from dpaudit.audits.wang_zhu_2023 import gauss_perturbation as gauss
+    from dpaudit.mechanisms.beta_perturbation import beta_start_phase
+    from dpaudit.mechanisms.gauss_perturbation import gauss_start_phase
+
+    verification, trajectory = page("verification.md"), page("trajectory.md")
+    eps, delta = beta.FIGURE_PARAMETERS
+    n_g = math.ceil(gauss_start_phase(eps, delta))
+    n_b = math.ceil(beta_start_phase(eps, delta))
+    exact_g = gauss.gauss_exact_delta(eps, n_g).value
+    min_g = next(n for n in range(1, n_g + 1) if gauss.gauss_exact_delta(eps, n).value <= delta)
+    assert (f"N_G = {n_g} at ({eps:g}, {delta:g}): exact delta "
+            f"{exact_g:.1e}".replace("e-0", "e-") + "; smallest "
+            f"sufficient N is {min_g}") in verification
+    fails = [n for n in range(1, n_b + 1) if beta.beta_worst_delta(eps, n)[0].value > delta]
+    min_b = max(fails) + 1 if fails else 1
+    assert f"N_B = {n_b} suffices (so does every N from {min_b} to {n_b})" in verification
+    assert f"N from N_B to {beta.N_MAX.full:.0e}".replace("e+0", "e") in verification
+    assert f"limit delta = {beta.unpadded_limit(eps):.4f}" in verification
+    assert beta.unpadded_limit(8.0) < delta
+    assert "at eps = 8 the unpadded Beta's limit delta is below 0.01" in verification
+    assert f"({n_g} and {n_b}\npulls at ({eps:g}, {delta:g}))" in trajectory
