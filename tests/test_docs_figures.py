@@ -126,3 +126,57 @@ def test_start_phases_on_the_verification_and_trajectory_pages() -> None:
     assert beta.unpadded_limit(8.0) < delta
     assert "at eps = 8 the unpadded Beta's limit delta is below 0.01" in verification
     assert f"({n_g} and {n_b}\npulls at ({eps:g}, {delta:g}))" in trajectory
+
+
+def sci(x: float, digits: int = 2) -> str:
+    """``4.6e-5`` (the pages' way of writing ``4.6e-05``)."""
+    return re.sub(r"e([+-])0*(\d)", lambda m: "e" + m.group(1).replace("+", "") + m.group(2),
+                  f"{x:.{digits - 1}e}")
+
+
+def test_tossou_dimitrakakis_page_figures() -> None:
+    """docs/tossou_dimitrakakis.md: the broken twins' exact figures (their exact claims,
+    evaluated at the check's defaults), the delta' the paper's printed calibration points
+    imply under Corollary 3.1 for three constants c, and DP-UCB-Int's round robin at target
+    0.1 (``f`` and the Laplace scale of its first release)."""
+    from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import (
+        PAPER_POINTS,
+        implied_log_inv_delta,
+    )
+    from dpaudit.engine import CheckContext
+    from dpaudit.mechanisms.interval_release import C_TIGHT, release_interval, release_scale
+
+    text = page("tossou_dimitrakakis.md")
+
+    def exact(name: str, claim_id: str):
+        spec = all_audits()[name]
+        claim = next(c for c in spec.claims if c.id == claim_id)
+        ctx = CheckContext(epsilon=spec.default_epsilon, delta=spec.default_delta,
+                           variant=spec.variant)
+        return claim.evaluate(ctx, claim)
+
+    tree = exact("private-ucb-ceil-log2", "counter-exact")
+    details = " ".join(tree.details)
+    horizon = re.search(r"binary tree over T = (\d+)", details).group(1)
+    levels = re.search(r"L = (\d+)", details).group(1)
+    nodes = re.search(r"lies in (\d+) released nodes", details).group(1)
+    lo, hi = (float(x) for x in re.search(r"delta\(eps = 1\) in \[(\S+), (\S+)\]",
+                                          details).groups())
+    assert lo <= tree.delta_at_epsilon <= hi
+    assert (f"`L = ceil(log2 T)` at `T = {horizon}` | VIOLATED: element 1 in {nodes} nodes of "
+            f"`Lap({levels}/eps)`, loss {tree.data['epsilon_exact']:.2g} eps, "
+            f"`delta(1) in [{sci(lo)}, {sci(hi)}]`") in text
+    every_pull = exact("dp-ucb-int-faulty", "pld-exact")
+    first = re.search(r"from the first (\d+) releases", " ".join(every_pull.details)).group(1)
+    assert (f"`delta(1) >= {every_pull.data['delta_lower']:.2f}` from the first {first} "
+            "releases alone") in text
+    implied = {c: [implied_log_inv_delta(t, PAPER_POINTS[t], c) for t in (1.0, 0.1)]
+               for c in (C_TIGHT, 1.0, 2.0)}
+    assert (f"`ln(1/delta') = {implied[C_TIGHT][0]:.1f}` for target 1\nand "
+            f"`{implied[C_TIGHT][1]:.1f}` for target 0.1 (c = e - 1; "
+            f"{implied[1.0][0]:.1f} / {implied[1.0][1]:.1f} with c = 1, "
+            f"{implied[2.0][0]:.1f} / {implied[2.0][1]:.1f} with c = 2)") in text
+    assert f"input privacy {PAPER_POINTS[1.0]} for target 1 and {PAPER_POINTS[0.1]}" in text
+    f = release_interval(PAPER_POINTS[0.1])
+    scale = float(release_scale(f, 1.1))
+    assert f"K f = K x {f} steps" in text and f"the scale being {scale:.2g} there" in text

@@ -9,6 +9,7 @@ Independent sources: the Lambert-W step is checked symbolically (sympy) and agai
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -201,6 +202,8 @@ def test_eq22_premise_fails_for_the_implemented_counter():
     p = 2 * _tail_diff_gamma(15, 2 * 15, nu)
     assert p / 2 > 1e3 * T**-4.0
     assert p == pytest.approx(3.6456e-14, rel=1e-3)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "tossou_dimitrakakis.md").read_text()
+    assert f"with probability `{p:.1e}`, not `<= 1e-20`" in page  # the figure the page quotes
     # the same quadrature reproduces a closed form: m = 1 is one Laplace, tail e^(-a/b)/2
     assert _tail_diff_gamma(1, 2.0, 7.0) == pytest.approx(0.5 * math.exp(-3.5), rel=1e-9)
 
