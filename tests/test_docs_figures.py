@@ -180,3 +180,33 @@ def test_tossou_dimitrakakis_page_figures() -> None:
     f = release_interval(PAPER_POINTS[0.1])
     scale = float(release_scale(f, 1.1))
     assert f"K f = K x {f} steps" in text and f"the scale being {scale:.2g} there" in text
+
+
+def test_tossou_horizon_reading_is_the_stored_outputs() -> None:
+    """docs/tossou_dimitrakakis.md reads the stored ``tossou-dp-ucb-int-horizon`` output in
+    words; each word is checked against its cells (the upper end of the bracket within the
+    target = met, the lower end above it = exceeded, a bracket around it = undecided)."""
+    import json
+
+    text = " ".join(page("tossou_dimitrakakis.md").split())
+    stored = json.loads((DOCS / "tossou_dimitrakakis" / "tossou_dp_ucb_int_horizon.json")
+                        .read_text())
+    cells = {}
+    for m in stored["evidence"]["measurements"]:
+        target, dp, n = re.fullmatch(r"target (\S+), delta' (\S+), n = (\S+)", m["label"]).groups()
+        lo, hi = (float(x) for x in re.search(r"\[(\S+), (\S+)\]", m["note"]).groups())
+        cells[float(target), float(dp), float(n)] = (lo, hi)
+    ns = sorted({n for _t, _d, n in cells})
+    assert ns[0] == 1e4 and ns[-2] == 1e8 and math.isinf(ns[-1])
+    assert "from n = 10^4 to 10^8 and in the limit, at delta' = 1e-5, e^-10 and 1e-10" in text
+    met = {k for k, (lo, hi) in cells.items() if hi <= k[0]}
+    exceeded = {k for k, (lo, hi) in cells.items() if lo > k[0]}
+    assert "target 1 is met at both compared delta' at every n and in the limit" in text
+    assert all((1.0, d, n) in met for d in (1e-5, 1e-10) for n in ns)
+    assert ("target 0.1 is met at delta' = 1e-5 up to n = 10^8 (the limit is undecided)"
+            in text)
+    assert all((0.1, 1e-5, n) in met for n in ns[:-1])
+    limit = (0.1, 1e-5, math.inf)
+    assert limit not in met and limit not in exceeded
+    assert "exceeded at delta' = 1e-10 from n = 10^6 on" in text
+    assert [n for n in ns if (0.1, 1e-10, n) in exceeded] == [n for n in ns if n >= 1e6]
