@@ -210,3 +210,41 @@ def test_tossou_horizon_reading_is_the_stored_outputs() -> None:
     assert limit not in met and limit not in exceeded
     assert "exceeded at delta' = 1e-10 from n = 10^6 on" in text
     assert [n for n in ns if (0.1, 1e-10, n) in exceeded] == [n for n in ns if n >= 1e6]
+
+
+def test_sampled_engine_defaults_on_the_auditing_pages() -> None:
+    """docs/auditor.md, docs/audit-policy.md and docs/simulate.md state the sampled engine's
+    default budget (selection share, ranking draws, tail draws, selection cap) and what they
+    imply for the gallery's default ``--samples``; they are the code's defaults."""
+    import argparse
+
+    from dpaudit.algorithms import _lockstep
+    from dpaudit.commands import audit_policy
+    from dpaudit.stats import sampled
+    from dpaudit.stats.sampled import AuditBudget
+
+    auditor = " ".join(page("auditor.md").split())
+    policy, simulate = page("audit-policy.md"), " ".join(page("simulate.md").split())
+    budget = AuditBudget()
+    share = round(100 * budget.selection_fraction)
+    assert f"fresh draws ({share}% of `--samples`)" in auditor
+    assert f"on fresh draws (the other {100 - share}%)" in auditor
+    assert "`min(samples // 10, 50000)`" in auditor
+    assert AuditBudget(samples=10**7).n_rank == 50_000
+    assert AuditBudget(samples=10**5).n_rank == 10**5 // 10
+    assert budget.tail_draws == sampled.TAIL_DRAWS
+    assert f"at least {sampled.TAIL_DRAWS:g}/delta draws per side, up to " \
+           f"{sampled.MAX_TAIL_SAMPLES:.0e}".replace("e+0", "e") in auditor
+    assert budget.tail_selection_fraction == 0.1 and "A tenth of the draws select" in auditor
+    assert f"(at most {budget.max_select:.0e})".replace("e+0", "e") in auditor
+    assert f"`AuditBudget.max_select = {budget.max_select}` draws per side" in simulate
+    assert f"plus {_lockstep.CHUNK}-step blocks" in simulate
+    sub = argparse.ArgumentParser().add_subparsers()
+    audit_policy.add_parser(sub)
+    (command,) = sub.choices.values()
+    defaults = {a.dest: a.default for a in command._actions}
+    assert defaults["selection_fraction"] == budget.selection_fraction
+    measured = round(defaults["samples"] * (1 - budget.selection_fraction))
+    for text in (policy, auditor):
+        assert f"(`--samples {defaults['samples']}`," in text
+        assert f"the bound is what {measured} measured draws per side can show" in text
