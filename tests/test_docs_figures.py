@@ -248,3 +248,14 @@ def test_sampled_engine_defaults_on_the_auditing_pages() -> None:
     for text in (policy, auditor):
         assert f"(`--samples {defaults['samples']}`," in text
         assert f"the bound is what {measured} measured draws per side can show" in text
+
+
+def test_conformance_suite_parameters_on_the_policies_page() -> None:
+    """docs/policies.md names the conformance suite's family-wise false-failure probability and
+    its per-step reference runs: those of tests/test_policies.py."""
+    source = (ROOT / "tests" / "test_policies.py").read_text()
+    family = re.search(r"^FAMILY_ALPHA = (\S+)$", source, re.M).group(1)
+    n_ref = re.search(r"^N_PILOT, N_FAST, N_REF = \S+, \S+, (\S+)$", source, re.M).group(1)
+    text = " ".join(page("policies.md").split())
+    assert f"family-wise false-failure probability {family}" in text
+    assert text.count(f"({n_ref} per-step runs)") == 1 and f"what {n_ref} runs resolve" in text
