@@ -259,3 +259,48 @@ def test_conformance_suite_parameters_on_the_policies_page() -> None:
     text = " ".join(page("policies.md").split())
     assert f"family-wise false-failure probability {family}" in text
     assert text.count(f"({n_ref} per-step runs)") == 1 and f"what {n_ref} runs resolve" in text
+
+
+def test_azize_et_al_2025_page_figures() -> None:
+    """docs/azize_et_al_2025.md: Theorems 1-2's terms on ``mu_2`` (recomputed), the twins'
+    true losses (registered), and the regret output's decision counts and tails (read from the
+    stored output the page names)."""
+    from dpaudit.algorithms.azize_et_al_2025.bounds import thm1_lower, thm2_leading
+    from dpaudit.algorithms.azize_et_al_2025.instances import AZIZE_ET_AL_2025_MU2 as MU2
+
+    text = " ".join(page("azize_et_al_2025.md").split())
+    assert (f"On `mu_2` at eps = 1, `T = 10^6`: Theorem 2's leading term "
+            f"{thm2_leading(MU2.means, 10**6, 1.0):.0f} (`alpha = 2`), Theorem 1's `log T` term "
+            f"{thm1_lower(MU2.means, 10**6, 1.0):.1f}") in text
+    audits = all_audits()
+    assert audits["dp-klucb-half-scale"].true_epsilon == 2.0
+    assert audits["dp-imed-half-scale"].true_epsilon == 2.0
+    assert math.isinf(audits["dp-klucb-mean-scale"].true_epsilon)
+    assert math.isinf(audits["dp-imed-mean-scale"].true_epsilon)
+    assert "all four VIOLATED against the exact loss 2" in text
+
+    stored = DOCS / "azize_et_al_2025" / "azize_et_al_2025_regret"
+    status = re.search(r"\((\d+) wrong side, (\d+) right side, (\d+) undecided of (\d+) "
+                       r"compared cell\(s\).*?about (\d+) runs would settle",
+                       stored.with_suffix(".md").read_text())
+    wrong, right, undecided, total, settle = (int(x) for x in status.groups())
+    assert (f"{right} of the {total} cells are on the narration's side in both runs" in text
+            and f"none on the other side, {undecided} undecided" in text and wrong == 0)
+    assert f"about {sci(settle)} runs per algorithm and setting" in text
+    tails: dict[str, list[tuple[float, dict]]] = {}
+    runs = int(re.search(r"Settings: T = \d+, (\d+) runs", stored.with_suffix(".md")
+                         .read_text()).group(1))
+    for row in stored.with_suffix(".md").read_text().splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 11 and cells[2] in ("dp-imed", "dp-klucb"):
+            tails.setdefault(cells[2], []).append((float(cells[1]), {
+                "tail_share": float(cells[9]), "largest": float(cells[10]), "runs": runs}))
+    imed, klucb = tails["dp-imed"], tails["dp-klucb"]
+    top = max(imed, key=lambda e: e[1]["tail_share"])
+    assert (f"DP-IMED's share is up to {top[1]['tail_share']:.2f} at eps = {top[0]:g} (largest "
+            f"runs up to {sci(max(s['largest'] for _e, s in imed))}") in text
+    assert (f"non-zero on {sum(s['tail_share'] > 0 for _e, s in imed)} of {len(imed)} settings "
+            f"at {imed[0][1]['runs']} runs") in text
+    worst = max(round(s["tail_share"] * s["runs"]) for _e, s in klucb)
+    assert (f"DP-KLUCB has at most {worst} run in {klucb[0][1]['runs']} above 10x its median on "
+            f"any setting (largest run {sci(max(s['largest'] for _e, s in klucb))}") in text
