@@ -304,3 +304,24 @@ def test_azize_et_al_2025_page_figures() -> None:
     worst = max(round(s["tail_share"] * s["runs"]) for _e, s in klucb)
     assert (f"DP-KLUCB has at most {worst} run in {klucb[0][1]['runs']} above 10x its median on "
             f"any setting (largest run {sci(max(s['largest'] for _e, s in klucb))}") in text
+
+
+def test_trajectory_page_horizons_are_the_checks_budgets() -> None:
+    """docs/trajectory.md's table of registered trajectory items: each horizon (full and
+    ``--quick``) is the budget its audit module declares."""
+    from dpaudit.audits.azize_basu_2022 import dp_se_trajectory
+    from dpaudit.audits.barbara_lazzaro_pike_burke_2025 import trajectory as apt
+    from dpaudit.audits.baselines import trajectory as baselines
+    from dpaudit.audits.wang_zhu_2023 import trajectory as ftpl
+
+    rows = {line.split("|")[1].strip(): line for line in page("trajectory.md").splitlines()
+            if line.startswith("| `")}
+
+    assert f"| {ftpl.NEW_HORIZON.full} ({ftpl.NEW_HORIZON.quick}) |" in rows["`dp-ftpl-new`"]
+    assert (f"| start phase + {ftpl.ADAPTIVE_STEPS.full} (+ {ftpl.ADAPTIVE_STEPS.quick}) |"
+            in rows["`dp-ftpl-gauss`, `dp-ftpl-beta`"])
+    assert f"| {baselines.HORIZON.full} ({baselines.HORIZON.quick}) |" in rows["`thompson`"]
+    assert (f"| {apt.HORIZON.full} ({apt.HORIZON.quick}) |"
+            in rows["`ldp-tbp-fixed-budget`"])
+    h = dp_se_trajectory.HORIZON
+    assert f"| {h.full} ({h.quick}): 2 (1) Laplace releases |" in rows["`dp-se`"]
