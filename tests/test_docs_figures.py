@@ -325,3 +325,33 @@ def test_trajectory_page_horizons_are_the_checks_budgets() -> None:
             in rows["`ldp-tbp-fixed-budget`"])
     h = dp_se_trajectory.HORIZON
     assert f"| {h.full} ({h.quick}): 2 (1) Laplace releases |" in rows["`dp-se`"]
+
+
+def test_twins_true_losses_on_the_papers_page() -> None:
+    """docs/papers.md quotes two broken twins' true losses: the registered ``true_epsilon``."""
+    audits = all_audits()
+    text = " ".join(page("papers.md").split())
+    gauss = audits["dp-ftpl-gauss-no-start-phase"].true_epsilon
+    assert f"no start phase, true loss {gauss:.5g} at (1, 0.01)" in text
+    tree = audits["private-ucb-ceil-log2"]
+    assert f"true loss {tree.true_epsilon / tree.default_epsilon:.2g} eps)" in text
+
+
+def test_generated_timings_on_the_docs_pages_are_the_stored_measurements() -> None:
+    """A wall-clock time on a docs page between ``<!-- timings: KEY -->`` markers is the one
+    ``benchmarks/results/timings.json`` stores for KEY (README.md's: test_readme_names.py)."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("timings", ROOT / "benchmarks" / "timings.py")
+    assert spec is not None and spec.loader is not None
+    timings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timings)
+    stored = json.loads(timings.STORE.read_text())
+    marker = re.compile(r"<!-- timings: (?P<key>[\w-]+) -->(?P<text>[^<]*)<!-- /timings -->")
+    found = [(p.name, m["key"], m["text"]) for p in sorted(DOCS.glob("*.md"))
+             for m in marker.finditer(p.read_text())]
+    assert found
+    for name, key, text in found:
+        assert key in stored, f"{name}: {key} has no stored measurement"
+        assert text == timings.shown(stored[key]["seconds"]), (name, key, text)
