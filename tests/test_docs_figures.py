@@ -355,3 +355,18 @@ def test_generated_timings_on_the_docs_pages_are_the_stored_measurements() -> No
     for name, key, text in found:
         assert key in stored, f"{name}: {key} has no stored measurement"
         assert text == timings.shown(stored[key]["seconds"]), (name, key, text)
+
+
+def test_command_line_limits_on_the_cli_page() -> None:
+    """docs/cli.md states the largest accepted epsilon and the default time limit: the code's
+    constants (and e^EPSILON_MAX's distance below float64's largest number)."""
+    import sys
+
+    from dpaudit.sim.limits import DEFAULT_TIME_LIMIT, TIME_LIMIT_ENV
+    from dpaudit.validation import EPSILON_MAX
+
+    text = " ".join(page("cli.md").split())
+    decades = math.floor(math.log10(sys.float_info.max) - EPSILON_MAX / math.log(10))
+    assert (f"accept epsilon up to {EPSILON_MAX:g} (e^{EPSILON_MAX:g} is "
+            f"{['zero', 'one', 'two', 'three', 'four', 'five'][decades]} decades below") in text
+    assert f"`${TIME_LIMIT_ENV}` seconds (default {DEFAULT_TIME_LIMIT:g})" in text
