@@ -136,7 +136,10 @@ _WZ = [
     Statement(WANG_ZHU_2023, "Theorem 11", UPPER, SUF, "regret bound of DP-FTPL-Gauss",
               (regret("dp-ftpl-gauss"),),
               quote="Theorem 11 DP-FTPL-Gauss guarantees (eps, delta)-differential privacy, "
-                    "and its cumulative regret satisfies [display OCR-damaged]"),
+                    "and its cumulative regret satisfies [display OCR-damaged]",
+              settle="the constant of the theorem's O(N/lambda^4) term (not printed) would make "
+                     "the bound a number to compare the regret with; no run count settles a "
+                     "bound without constants"),
     Statement(WANG_ZHU_2023, "Theorem 13, Fig. 2", PRIV, SUF,
               "DP-FTPL-Beta (Alg. 2) is (eps, delta)-DP after its start phase",
               (claim("beta-perturbation", "start-phase-exact"),),
@@ -160,7 +163,10 @@ _WZ = [
     Statement(WANG_ZHU_2023, "Theorem 13", UPPER, SUF, "regret bound of DP-FTPL-Beta",
               (regret("dp-ftpl-beta"),),
               quote="Theorem 13 DP-FTPL-Beta guarantees (eps, delta)-differential privacy, and "
-                    "its cumulative regret satisfies [display OCR-damaged]"),
+                    "its cumulative regret satisfies [display OCR-damaged]",
+              settle="the constant of the theorem's O(N/lambda^4) term (not printed) would make "
+                     "the bound a number to compare the regret with; no run count settles a "
+                     "bound without constants"),
     Statement(WANG_ZHU_2023, "Lemma 15, Theorem 16", PRIV, SUF,
               "DP-FTPL-New (Alg. 3) with the Lemma-15 perturbation is per-step (eps, delta)-DP",
               (claim("lemma15-perturbation", "lemma15-symbolic"),
