@@ -370,3 +370,19 @@ def test_command_line_limits_on_the_cli_page() -> None:
     assert (f"accept epsilon up to {EPSILON_MAX:g} (e^{EPSILON_MAX:g} is "
             f"{['zero', 'one', 'two', 'three', 'four', 'five'][decades]} decades below") in text
     assert f"`${TIME_LIMIT_ENV}` seconds (default {DEFAULT_TIME_LIMIT:g})" in text
+
+
+def test_rule_and_budget_constants_on_the_ledger_and_verification_pages() -> None:
+    """docs/ledger.md's confirmation factor and tail multiple, docs/azize_et_al_2025.md's and
+    docs/ledger.md's "above 10x the median", and docs/verification.md's symbolic budget are the
+    code's constants."""
+    from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET
+    from dpaudit.stats.rule import CONFIRM_FACTOR, TAIL_MULTIPLE
+
+    ledger = " ".join(page("ledger.md").split())
+    assert f"re-run with a fresh seed at {CONFIRM_FACTOR}x the runs agrees" in ledger
+    assert f"the share of runs above {TAIL_MULTIPLE:g}x the median" in ledger
+    assert f"above {TAIL_MULTIPLE:g}x the median" in " ".join(page("azize_et_al_2025.md").split())
+    verification = " ".join(page("verification.md").split())
+    budget = DEFAULT_SYMBOLIC_BUDGET
+    assert f"(`symbolic_budget`, default {budget:g} s per inequality" in verification
