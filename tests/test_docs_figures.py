@@ -386,3 +386,32 @@ def test_rule_and_budget_constants_on_the_ledger_and_verification_pages() -> Non
     verification = " ".join(page("verification.md").split())
     budget = DEFAULT_SYMBOLIC_BUDGET
     assert f"(`symbolic_budget`, default {budget:g} s per inequality" in verification
+
+
+def test_reconstructed_constants_and_ranges_on_the_ldp_and_azize_pages() -> None:
+    """docs/ldp.md names the thresholding theorems' reconstructed constants (the bounds'
+    defaults); docs/azize_et_al_2025.md the range of one run's regret, ``T max gap``, on its
+    mean vectors."""
+    import inspect
+
+    from dpaudit.algorithms.azize_et_al_2025 import instances as azize
+    from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025 import bounds
+
+    def default(fn, name: str) -> float:
+        return inspect.signature(fn).parameters[name].default
+
+    ldp = " ".join(page("ldp.md").split())
+    c, c1 = default(bounds.thm31_upper, "constant"), default(bounds.thm32_lower, "constant")
+    c2 = default(bounds.thm42_lower, "constant")
+    r, p = (default(bounds.thm41_upper, k) for k in ("radius_constant", "radius_power"))
+    assert f"3.1 `c = {c:g}` (APT's `64 R^2`, `R = 1/2`)" in ldp and 64 * 0.5**2 == c
+    assert f"3.2 `c' = {c1:g}`" in ldp
+    assert f"`T <= K + 2 H^eps log({r:g} K T^{p:g} / delta)`" in ldp
+    assert f"4.2 `c'' = {c2:g}`" in ldp
+
+    text = " ".join(page("azize_et_al_2025.md").split())
+    vectors = [azize.AZIZE_ET_AL_2025_MU1, azize.AZIZE_ET_AL_2025_MU2,
+               azize.AZIZE_ET_AL_2025_MU3, azize.AZIZE_ET_AL_2025_MU4]
+    ranges = [v.horizon * (max(v.means) - min(v.means)) for v in vectors]
+    assert len(set(ranges[1:])) == 1
+    assert f": {sci(ranges[0], 1)} on `mu_1`, {sci(ranges[1], 1)} on the others)" in text
