@@ -32,7 +32,7 @@ import numpy as np
 from dpaudit.audits.recipes.trajectory import exact_event
 from dpaudit.engine import CheckContext
 from dpaudit.registry import all_audits
-from dpaudit.sim.notions import GlobalDPTarget
+from dpaudit.usercode.notions import GlobalDPTarget
 from dpaudit.stats.blackbox import mechanism_pairs
 from dpaudit.stats.evidence import epsilon_from_counts
 from dpaudit.stats.rng import generator

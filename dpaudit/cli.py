@@ -242,7 +242,7 @@ def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> 
     """
     import time
 
-    from dpaudit.sim import limits
+    from dpaudit.runtime import limits
 
     limits.command_started(time.monotonic() if started is None else started)
     try:

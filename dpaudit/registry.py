@@ -2,7 +2,7 @@
 
 One scan imports every public module of :mod:`dpaudit.audits` (one package per paper) once and
 collects what each declares: ``AUDITS`` (a list of :class:`~dpaudit.engine.AuditSpec`; or one
-``AUDIT``), ``EXPERIMENTS`` (a list of :class:`~dpaudit.sim.experiments.Experiment`, for
+``AUDIT``), ``EXPERIMENTS`` (a list of :class:`~dpaudit.experiments.Experiment`, for
 ``reproduce``), ``CDF_PAIRS`` (name -> CDF-pair builder, for ``plot cdf``) and ``STATEMENTS``
 (the paper's :class:`~dpaudit.reports.ledger.Statement` s, for ``claims``, beside ``PAPER`` and
 its short ``PAPER_KEYS``). Names ending in ``-faulty`` are deliberately broken variants and
@@ -30,7 +30,7 @@ from dpaudit.engine import AuditSpec
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.reports.ledger import Statement
 from dpaudit.sim.bandits import PolicyEntry
-from dpaudit.sim.experiments import Experiment, note_policy_module
+from dpaudit.experiments import Experiment, note_policy_module
 
 __all__ = [
     "UnknownNameError",
@@ -339,7 +339,7 @@ def all_policies() -> dict[str, PolicyEntry]:
 
 class _PolicyTable(dict[str, PolicyEntry]):
     """The policy registry, noting for a running experiment the modules of the policies it
-    looks up (:func:`dpaudit.sim.experiments.note_policy_module`), so a stored output's code
+    looks up (:func:`dpaudit.experiments.note_policy_module`), so a stored output's code
     digest covers the algorithms it used by name and no others."""
 
     def __init__(self) -> None:

@@ -8,7 +8,7 @@ import pytest
 from dpaudit.interfaces import AuditableMechanism, NextActionPolicy, Policy
 from dpaudit.registry import all_audits
 from dpaudit.sim.bandits import bernoulli_observation, check_simulation, result_from_actions
-from dpaudit.sim.notions import (
+from dpaudit.usercode.notions import (
     GlobalDPTarget,
     PerStepTarget,
     global_neighbour_pairs,

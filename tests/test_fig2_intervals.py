@@ -10,7 +10,7 @@ from scipy import stats
 
 from dpaudit.audits.azize_basu_2022 import fig2_intervals as f2
 from dpaudit.reports.ledger import experiment_outcome
-from dpaudit.sim.experiments import ratio_interval
+from dpaudit.experiments import ratio_interval
 
 
 def test_ratio_interval_is_the_bonferroni_combination_of_two_t_intervals() -> None:

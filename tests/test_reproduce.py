@@ -86,7 +86,7 @@ def test_mean_interval_is_the_student_t_interval() -> None:
     import numpy as np
     from scipy import stats
 
-    from dpaudit.sim.experiments import mean_interval
+    from dpaudit.experiments import mean_interval
 
     x = np.array([[1.0, 10.0], [2.0, 12.0], [4.0, 11.0], [7.0, 15.0]])
     mean, low, high = mean_interval(x)

@@ -34,7 +34,7 @@ from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB
 from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
 from dpaudit.audits.azize_basu_2022.findings import PAPER, max_regret, rule_rows
 from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

@@ -34,7 +34,7 @@ from dpaudit.algorithms.azize_basu_2022.instances import (
     AZIZE_BASU_FIG3,
 )
 from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

@@ -53,7 +53,7 @@ from dpaudit.algorithms.azize_basu_2022.instances import (
 )
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

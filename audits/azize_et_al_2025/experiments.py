@@ -38,7 +38,7 @@ from dpaudit.algorithms.azize_et_al_2025.instances import (
     AZIZE_ET_AL_2025_MU4,
 )
 from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

@@ -74,7 +74,7 @@ from dpaudit.audits.barbara_lazzaro_pike_burke_2025.ldp_tbp_fixed_confidence imp
 )
 from dpaudit.audits.barbara_lazzaro_pike_burke_2025.ldp_tbp_fixed_confidence import TAU as FC_TAU
 from dpaudit.sim.bandits import BernoulliRewards
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

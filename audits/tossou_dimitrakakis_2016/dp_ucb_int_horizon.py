@@ -41,7 +41,7 @@ import math
 
 from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import PAPER_POINTS, V
 from dpaudit.mechanisms.interval_release import pld_bracket_binned, rdp_epsilon_upper
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

@@ -95,7 +95,7 @@ from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import (
     TOSSOU_DIMITRAKAKIS_FIG6_10_ARMS,
 )
 from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

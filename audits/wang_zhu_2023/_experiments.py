@@ -26,7 +26,7 @@ from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLG
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

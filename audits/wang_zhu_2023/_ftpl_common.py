@@ -36,7 +36,7 @@ from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import discrete_epsilon, worst_pair_loss
-from dpaudit.sim.parallel import map_chunks
+from dpaudit.runtime.parallel import map_chunks
 from dpaudit.sim.regret import summarise_regret
 from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
 from dpaudit.stats.results import Finding, Notion, RegretResult

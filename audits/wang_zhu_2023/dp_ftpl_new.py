@@ -50,8 +50,8 @@ from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSp
 from dpaudit.exact.loss import worst_pair_loss
 from dpaudit.exact.symbolic import prove
 from dpaudit.mechanisms.lemma15 import lemma15_proof_obligations
-from dpaudit.sim.notions import GlobalDPTarget, global_neighbour_pairs
-from dpaudit.sim.parallel import map_chunks
+from dpaudit.usercode.notions import GlobalDPTarget, global_neighbour_pairs
+from dpaudit.runtime.parallel import map_chunks
 from dpaudit.sim.regret import summarise_regret
 from dpaudit.stats.blackbox import mechanism_pairs
 from dpaudit.stats.evidence import ExactEvidence, ProofEvidence, SampledEvidence

@@ -38,7 +38,7 @@ from dpaudit.algorithms.wang_zhu_2023.bounds import (
 )
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

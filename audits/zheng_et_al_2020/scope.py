@@ -47,7 +47,7 @@ from collections.abc import Callable
 from scipy.optimize import brentq
 
 from dpaudit.exact.divergence import classical_gaussian_sigma, gaussian_hockey_stick
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

@@ -1,14 +1,14 @@
 """``python -m dpaudit audit-policy MODULE:FACTORY --arms K --horizon T --epsilon E [...]``.
 
 Audits bandit code that dpaudit did not write (a class with ``select``/``update`` or ``step``,
-or a whole-run function; see :mod:`dpaudit.sim.adapters`) against an ``(epsilon, delta)`` claim:
+or a whole-run function; see :mod:`dpaudit.usercode.adapters`) against an ``(epsilon, delta)`` claim:
 global DP on reward tables (Azize & Basu 2022, Definition 2) or an instance with a revision
 rule (Wang & Zhu 2023, Definition 3), or per-step DP. The neighbouring inputs are searched
-automatically (:mod:`dpaudit.sim.neighbour_search`). The report, JSON and exit codes are those
+automatically (:mod:`dpaudit.usercode.neighbour_search`). The report, JSON and exit codes are those
 of ``audit``: 0 not violated, 1 VIOLATED, 2 usage error, 3 an exception inside the user's code.
 
 Every run saves its finished chunks of runs (the measurement's event counts, and the blocks of
-runs sampled outside it; :mod:`dpaudit.reports.state`, ``--state-dir``, default
+runs sampled outside it; :mod:`dpaudit.runtime.state`, ``--state-dir``, default
 ``.dpaudit-state/``), in the process that runs the audit: under ``--seconds`` that is the
 forked child, so a deadline or Ctrl-C keeps what it finished. The same command with
 ``--resume`` computes only what was not saved; its report is the uninterrupted run's except
@@ -38,11 +38,11 @@ from dpaudit.commands.common import (
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
-from dpaudit.sim import limits
-from dpaudit.sim.adapters import INTERFACES, adapt, describe_user_error
-from dpaudit.sim.conventions import load_contexts, parse_settings
-from dpaudit.sim.ldp_audit import exact_claim
-from dpaudit.sim.policy_audit import PolicyAudit, audit_policy
+from dpaudit.runtime import limits
+from dpaudit.usercode.adapters import INTERFACES, adapt, describe_user_error
+from dpaudit.usercode.conventions import load_contexts, parse_settings
+from dpaudit.usercode.ldp_audit import exact_claim
+from dpaudit.usercode.policy_audit import PolicyAudit, audit_policy
 from dpaudit.stats.blackbox import to_claim_result
 from dpaudit.stats.results import CheckReport, ClaimResult, Notion, Verdict
 from dpaudit.stats.rng import DEFAULT_SEED
@@ -187,7 +187,7 @@ def open_state(args: argparse.Namespace, factory: Any):
     ``--config`` and ``--contexts`` files."""
     from pathlib import Path
 
-    from dpaudit.reports.state import object_code_files, open_run_state
+    from dpaudit.runtime.state import object_code_files, open_run_state
 
     fields = {k: v for k, v in sorted(vars(args).items())
               if k not in _NOT_IN_KEY and not k.startswith("_")}  # _: the parser's own notes
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dpaudit.reports.state import after_failure
+    from dpaudit.runtime.state import after_failure
 
     check_state_options(args)
     start = time.perf_counter()
@@ -264,7 +264,7 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
 
 
 def _audit(args: argparse.Namespace, code: Any, means: Any, state: Any = None) -> Any:
-    from dpaudit.reports.state import chunk_scope
+    from dpaudit.runtime.state import chunk_scope
 
     with chunk_scope(state, piece="audit-policy"):  # in the forked child under --seconds
         return _audit_policy(args, code, means)

@@ -256,7 +256,7 @@ def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the
 
 def add_state_options(p: argparse.ArgumentParser, *, where: str) -> None:
     """``--resume``, ``--state-dir`` and ``--no-state``: saved work of ``check`` and
-    ``reproduce`` (see :mod:`dpaudit.reports.state`); ``where`` names the default state folder."""
+    ``reproduce`` (see :mod:`dpaudit.runtime.state`); ``where`` names the default state folder."""
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run with the same arguments: work it completed "
                         "is read back, not recomputed (no saved state: everything runs)")
@@ -299,7 +299,7 @@ def resume_can_help(exc: BaseException) -> bool:
 def add_scheduler(p: argparse.ArgumentParser) -> None:
     """``--scheduler ADDR``: the Dask cluster of ``check``, ``audit`` and ``simulate``, declared
     once so its name, default and wording cannot drift apart."""
-    from dpaudit.sim.parallel import SCHEDULER_ENV
+    from dpaudit.runtime.parallel import SCHEDULER_ENV
 
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help=f"Dask scheduler address tcp://HOST:PORT (default: ${SCHEDULER_ENV})")
@@ -307,7 +307,7 @@ def add_scheduler(p: argparse.ArgumentParser) -> None:
 
 @contextlib.contextmanager
 def scheduler_scope(address: str | None) -> Iterator[None]:
-    """Send every :func:`dpaudit.sim.parallel.map_chunks` of the command to ``address``.
+    """Send every :func:`dpaudit.runtime.parallel.map_chunks` of the command to ``address``.
 
     The chunked work of a check runs deep inside audit files that pass no scheduler, so
     ``map_chunks`` reads ``$DPAUDIT_SCHEDULER``; the flag therefore sets that variable for the
@@ -315,7 +315,7 @@ def scheduler_scope(address: str | None) -> Iterator[None]:
     takes precedence over the variable, a malformed address is a usage error (exit 2) before
     any work, ``None`` leaves the variable as it is. Results do not depend on it.
     """
-    from dpaudit.sim.parallel import SCHEDULER_ENV, resolve_scheduler
+    from dpaudit.runtime.parallel import SCHEDULER_ENV, resolve_scheduler
 
     if address is None:
         yield

@@ -102,7 +102,7 @@ def _run_profile(args: argparse.Namespace) -> int:
         raise UsageError(f"the report {args.name!r} holds no privacy profile for {what} "
                          "(profiles come with sampled claims)")
     from dpaudit.reports.profile_plot import draw_profile
-    from dpaudit.sim.experiments import new_figure
+    from dpaudit.experiments import new_figure
 
     fig, ax = new_figure(figsize=(9.0, 3.6))
     fig.delaxes(ax)

@@ -6,7 +6,7 @@ the current folder; created if missing). ``--list`` prints the names. This comma
 algorithm and no figure.
 
 Every run saves each completed cell of the experiment (a grid point, a panel, an algorithm:
-:meth:`~dpaudit.sim.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
+:meth:`~dpaudit.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
 (or ``--state-dir``) and deletes them once its outputs are written; after an interruption the
 same command with ``--resume`` reads the completed cells back and writes the same numbers.
 """
@@ -31,8 +31,8 @@ from dpaudit.commands.common import (
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
 from dpaudit.registry import all_experiments, get_experiment
-from dpaudit.sim import limits
-from dpaudit.sim.experiments import run_experiment
+from dpaudit.runtime import limits
+from dpaudit.experiments import run_experiment
 from dpaudit.stats.rng import DEFAULT_SEED
 
 
@@ -106,7 +106,7 @@ def reproduce_estimate(name: str, horizon: int, runs: int, *, seconds: float | N
     """A lower bound on a reproduction's memory (each run keeps its regret, pull counts and
     curve: 512 bytes) from its settings alone; what does not fit is refused (exit 2). Its time
     is not bounded from below by ``runs x horizon`` (episodic algorithms cost per episode)."""
-    from dpaudit.sim import limits
+    from dpaudit.runtime import limits
 
     # no time bound from T x runs: episodic algorithms (AdaP, DP-SE, GDP-Elim-New) cost per
     # episode, not per arm-pull, and exact experiments ignore both, so it would refuse work
@@ -143,9 +143,9 @@ def _budget(exp) -> str:
 
 
 def open_cache(args: argparse.Namespace, name: str, stem: str, settings, out: Path):
-    """The :class:`~dpaudit.reports.state.ExperimentCache` of this run (``None``: ``--no-state``),
+    """The :class:`~dpaudit.runtime.state.ExperimentCache` of this run (``None``: ``--no-state``),
     keyed by the experiment, its validated settings and dpaudit's code."""
-    from dpaudit.reports.state import ExperimentCache, run_key, state_folder
+    from dpaudit.runtime.state import ExperimentCache, run_key, state_folder
 
     if args.no_state:
         return None

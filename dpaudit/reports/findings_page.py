@@ -24,7 +24,7 @@ from pathlib import Path
 
 from dpaudit.reports.ledger import NOT_IMPLEMENTED, STATUS_ORDER, Statement, TestStatus
 from dpaudit.reports.referee import StoredOutput, load_stored, statement_entry, stored_outcome
-from dpaudit.sim.experiments import Experiment
+from dpaudit.experiments import Experiment
 
 __all__ = ["findings_page", "stored_outputs"]
 

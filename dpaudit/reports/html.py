@@ -189,7 +189,7 @@ def _profile_plot(profile: Mapping[str, Any] | None, what: str) -> str:
     if not profile:
         return ""
     from dpaudit.reports.profile_plot import draw_profile
-    from dpaudit.sim.experiments import new_figure
+    from dpaudit.experiments import new_figure
 
     fig, ax = new_figure(figsize=(8.0, 3.2))
     fig.delaxes(ax)
@@ -237,7 +237,7 @@ def _delta_curve(data: Mapping[str, Any], what: str) -> str:
     x_key = next((k for k in keys if len(_numbers(data.get(k)) or ()) == len(delta)), None)
     if x_key is None:
         return ""
-    from dpaudit.sim.experiments import new_figure
+    from dpaudit.experiments import new_figure
 
     fig, ax = new_figure(figsize=(5.0, 3.0))
     ax.plot(_numbers(data[x_key]), delta, marker="o")
@@ -251,7 +251,7 @@ def _delta_curve(data: Mapping[str, Any], what: str) -> str:
 def _regret_plot(r: RegretResult) -> str:
     if len(r.checkpoints) < 2 or len(r.mean_curve) != len(r.checkpoints):
         return ""
-    from dpaudit.sim.experiments import new_figure
+    from dpaudit.experiments import new_figure
 
     fig, ax = new_figure(figsize=(6.4, 3.6))
     ax.plot(r.checkpoints, r.mean_curve, marker="o",

@@ -55,7 +55,7 @@ class StoredOutput:
         if self.doc is None or "code_digest" not in self.doc:
             return None
         from dpaudit.registry import all_experiments
-        from dpaudit.sim.experiments import code_digest_of, digest_of_modules
+        from dpaudit.experiments import code_digest_of, digest_of_modules
 
         exp = all_experiments().get(str(self.doc.get("experiment", "")))
         if exp is None:

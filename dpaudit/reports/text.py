@@ -6,7 +6,7 @@ import json
 import math
 from pathlib import Path
 
-from dpaudit.sim.limits import HARD_KILL_GRACE
+from dpaudit.runtime.limits import HARD_KILL_GRACE
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, RegretResult
 
 __all__ = ["format_text", "to_json", "witness_text", "write_json"]

@@ -29,7 +29,7 @@ from scipy import stats
 
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
-from dpaudit.sim.parallel import (
+from dpaudit.runtime.parallel import (
     chunk_runs,
     chunk_sizes,
     default_workers,
@@ -77,11 +77,11 @@ def simulation_chunk(runs: int, n_arms: int, horizon: int) -> int:
 
 def simulation_estimate(name: str, *, horizon: int, runs: int,
                         means: Sequence[float] | None = None, workers: int | None = 1):
-    """The :class:`~dpaudit.sim.limits.Estimate` of ``simulate`` from its arguments alone:
+    """The :class:`~dpaudit.runtime.limits.Estimate` of ``simulate`` from its arguments alone:
     one chunk of runs per worker plus the bookkeeping of every chunk, and the arm-pulls at
-    :data:`~dpaudit.sim.limits.FAST_PULLS_PER_SECOND` per worker. Validates the arguments
+    :data:`~dpaudit.runtime.limits.FAST_PULLS_PER_SECOND` per worker. Validates the arguments
     (exit 2) on the way; nothing of the runs' size is allocated."""
-    from dpaudit.sim.limits import FAST_PULLS_PER_SECOND, Estimate
+    from dpaudit.runtime.limits import FAST_PULLS_PER_SECOND, Estimate
 
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
@@ -288,11 +288,11 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     ``means`` defaults to the policy's paper instance; the report has the mean pseudo-regret
     with its Student-t interval at ``confidence``, the theorem's bound where there is one,
     the wall time and arm-pulls per second. Chunks go through
-    :func:`dpaudit.sim.parallel.map_chunks` (``workers``, ``scheduler``). ``deadline`` (a
+    :func:`dpaudit.runtime.parallel.map_chunks` (``workers``, ``scheduler``). ``deadline`` (a
     ``time.monotonic()`` time, ``simulate --seconds``): no chunk of runs starts after it and a
     local pool's unfinished chunks are dropped; the report is then on the runs of the chunks
     done (a prefix fixed by the clock alone, so still independent runs; ``deadline_hit``,
-    ``runs_planned``), and :class:`~dpaudit.sim.limits.DeadlineReached` when none finished.
+    ``runs_planned``), and :class:`~dpaudit.runtime.limits.DeadlineReached` when none finished.
     """
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
@@ -320,7 +320,7 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     planned = runs
     runs = sum(chunk_sizes(runs, size)[:len(parts)])
     if runs == 0:
-        from dpaudit.sim.limits import DeadlineReached
+        from dpaudit.runtime.limits import DeadlineReached
 
         raise DeadlineReached(0.0, seconds, "simulation (no chunk of runs finished)")
     total = Moments(0, 0.0, 0.0)

@@ -17,7 +17,7 @@ not be valid. The command reports INCONCLUSIVE with how long it ran and what wou
 
 Cooperative deadline (``check``, ``audit``, ``simulate --seconds``). :func:`deadline_scope`
 sets one wall-clock deadline for the command; the chunk loops that honour it
-(:func:`dpaudit.sim.parallel.map_chunks` given ``deadline=``, the measurement of
+(:func:`dpaudit.runtime.parallel.map_chunks` given ``deadline=``, the measurement of
 :func:`dpaudit.stats.sampled.sampled_audit`, the runs of ``simulate``) check it *between*
 chunks and stop drawing there, returning the chunks done. The chunks are fixed before any
 draw (their sizes depend on the sample size only), so the cut is a chunk boundary chosen by the

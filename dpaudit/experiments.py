@@ -50,7 +50,7 @@ T = TypeVar("T")
 
 class CellCache(Protocol):
     """Where a reproduction keeps its completed cells
-    (:class:`dpaudit.reports.state.ExperimentCache`)."""
+    (:class:`dpaudit.runtime.state.ExperimentCache`)."""
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The cell ``key``: saved, or ``compute()`` (then saved)."""
@@ -65,7 +65,7 @@ _ACTIVE_CACHE: ContextVar[CellCache | None] = ContextVar("dpaudit_experiment_cac
 class ExperimentSettings:
     """The validated budget of one reproduction run.
 
-    ``cache`` (a :class:`dpaudit.reports.state.ExperimentCache`, set by ``reproduce``; ``None``: no
+    ``cache`` (a :class:`dpaudit.runtime.state.ExperimentCache`, set by ``reproduce``; ``None``: no
     caching) keeps the completed cells of the run, see :meth:`cached`.
     """
 
@@ -110,8 +110,8 @@ def cached(key: Hashable, compute: Callable[[], T]) -> T:
 
 def _cell(cache: CellCache | None, key: Hashable, compute: Callable[[], T]) -> T:
     """The cell ``key``; under ``reproduce --seconds`` a cell not started by the deadline is
-    not started (:class:`~dpaudit.sim.limits.DeadlineReached`; a saved cell is still read)."""
-    from dpaudit.sim import limits
+    not started (:class:`~dpaudit.runtime.limits.DeadlineReached`; a saved cell is still read)."""
+    from dpaudit.runtime import limits
 
     def bounded() -> T:
         if limits.deadline_passed():
@@ -147,7 +147,7 @@ NOT_IN_DIGEST = ("dpaudit.stats.evidence", "dpaudit.stats.rule", "dpaudit.stats.
                  "dpaudit.pytest_plugin", "dpaudit.engine",
                  # the harness itself (settings, tables, writing files): the only numbers it
                  # makes are seeds, and tests/test_findings_page.py pins those
-                 "dpaudit.sim.experiments")
+                 "dpaudit.experiments")
 
 
 def _excluded(name: str) -> bool:

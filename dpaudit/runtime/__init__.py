@@ -1,0 +1,4 @@
+"""The runtime: parallel chunked execution with spawned seeds (:mod:`.parallel`), deadlines,
+memory and time guards (:mod:`.limits`), and the saved state that lets an interrupted run
+resume (:mod:`.state`). It sits below the statistics, which run their measurements through
+it, and imports only the foundations (errors, validation, seeds)."""
