@@ -28,7 +28,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from dpaudit.stats.evidence import ExperimentEvidence
+from dpaudit.runtime import limits
+from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.stats.rule import CONFIRM_FACTOR
 from dpaudit.validation import InvalidParameterError, check_int, check_real
@@ -111,8 +112,6 @@ def cached(key: Hashable, compute: Callable[[], T]) -> T:
 def _cell(cache: CellCache | None, key: Hashable, compute: Callable[[], T]) -> T:
     """The cell ``key``; under ``reproduce --seconds`` a cell not started by the deadline is
     not started (:class:`~dpaudit.runtime.limits.DeadlineReached`; a saved cell is still read)."""
-    from dpaudit.runtime import limits
-
     def bounded() -> T:
         if limits.deadline_passed():
             raise limits.deadline_reached("cells of the experiment")
@@ -144,7 +143,11 @@ class _Prefixed:
 NOT_IN_DIGEST = ("dpaudit.stats.evidence", "dpaudit.stats.rule", "dpaudit.stats.intervals",
                  "dpaudit.stats.results", "dpaudit.reports", "dpaudit.commands", "dpaudit.cli",
                  "dpaudit.registry", "dpaudit.schema", "dpaudit.testing",
-                 "dpaudit.pytest_plugin", "dpaudit.engine",
+                 "dpaudit.pytest_plugin", "dpaudit.engine", "dpaudit.statements",
+                 # the registry's policy table (which policies exist, not what they compute:
+                 # the modules of those an experiment looked up are added by name) and the
+                 # saved state of interrupted runs (it restores numbers, it makes none)
+                 "dpaudit.sim.policies", "dpaudit.runtime.state",
                  # the harness itself (settings, tables, writing files): the only numbers it
                  # makes are seeds, and tests/test_findings_page.py pins those
                  "dpaudit.experiments")
@@ -456,8 +459,6 @@ def status_lines(evidence: ExperimentEvidence | None,
     interval method, stability, tail and the runs that would settle it."""
     if evidence is None:
         return []
-    from dpaudit.stats.evidence import decide_experiment
-
     d = decide_experiment(evidence, confirm=confirm, confirm_required=confirm_required)
     lines = [f"Status (decided by dpaudit.stats.evidence.decide_experiment): **{d.status}** "
              f"({d.reason})."]

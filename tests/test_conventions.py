@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from dpaudit.cli import main
+from dpaudit.stats.blackbox import _short
 from dpaudit.usercode.adapters import adapt, play
 from dpaudit.usercode.conventions import RewardEnv, load_contexts, parse_settings, roles
 from dpaudit.usercode.decisions import (
@@ -21,7 +22,6 @@ from dpaudit.usercode.decisions import (
 )
 from dpaudit.usercode.neighbour_search import table_source
 from dpaudit.usercode.policy_audit import _global_chunk, audit_policy
-from dpaudit.stats.blackbox import _short
 from dpaudit.validation import InvalidParameterError
 
 RNG = np.random.default_rng()  # a module-level generator, reseeded per run by the adapter

@@ -1,5 +1,6 @@
 """``--seconds`` on check, audit and simulate: a cooperative deadline between chunks, decided
-on what was drawn, with a hard kill as the backstop (dpaudit.runtime.limits, dpaudit.commands.deadline).
+on what was drawn, with a hard kill as the backstop (dpaudit.runtime.limits,
+dpaudit.commands.deadline).
 
 Timing-sensitive parts run on a fake clock (each sampler call advances it by one second), so
 where the cut falls is deterministic; the two real-clock tests only bound how late a command

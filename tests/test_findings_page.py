@@ -54,9 +54,9 @@ def test_the_digest_follows_the_code_that_makes_the_numbers(tmp_path: Path,
     """The digest covers the experiment's module, what it imports, and the modules of the
     policies it looks up in the registry by name (recorded while it runs), not the deciding
     and reporting layer; a stored output is fresh until one of those modules changes."""
+    from dpaudit import experiments as ex
     from dpaudit.registry import all_policies
     from dpaudit.reports.referee import StoredOutput
-    from dpaudit import experiments as ex
 
     exp = all_experiments()["azize-basu-fig2"]
     digest, modules = ex.code_digest_of(exp.run.__module__)

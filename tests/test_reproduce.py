@@ -50,11 +50,10 @@ def test_reproduce_list_and_missing_folder_created(tmp_path, capsys) -> None:
 
 def test_reproduce_imports_no_algorithm() -> None:
     # the command knows no figure and no algorithm: the experiment files declare them
+    import ast
     from pathlib import Path
 
     import dpaudit.commands.reproduce as cmd
-
-    import ast
 
     tree = ast.parse(Path(cmd.__file__).read_text())
     imported = [alias.name if isinstance(node, ast.Import) else (node.module or "")

@@ -19,10 +19,10 @@ import pytest
 
 from dpaudit.cli import main
 from dpaudit.engine import run_check
+from dpaudit.experiments import ExperimentSettings, cached
 from dpaudit.registry import get_audit
 from dpaudit.runtime import state as state_mod
 from dpaudit.runtime.state import CheckState, StateFormatError, decode, encode
-from dpaudit.experiments import ExperimentSettings, cached
 from dpaudit.stats.evidence import SampledEvidence
 from dpaudit.stats.results import Notion, Verdict
 

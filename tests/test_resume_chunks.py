@@ -25,8 +25,8 @@ import pytest
 
 from dpaudit.cli import main
 from dpaudit.runtime import state as state_mod
-from dpaudit.runtime.state import CheckState, chunk_scope
 from dpaudit.runtime.parallel import map_chunks
+from dpaudit.runtime.state import CheckState, chunk_scope
 from dpaudit.stats.rng import child_seed
 
 ROOT = Path(__file__).resolve().parents[1]

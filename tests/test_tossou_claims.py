@@ -113,8 +113,8 @@ def test_faulty_private_ucb_loss_is_eleven_tenths() -> None:
 
 
 def test_fig6_reproduction_writes_its_files(tmp_path) -> None:
-    from dpaudit.registry import get_experiment
     from dpaudit.experiments import run_experiment
+    from dpaudit.registry import get_experiment
 
     exp = get_experiment("tossou-fig6")
     paths = run_experiment(exp, exp.settings(horizon=300, runs=3, seed=1), tmp_path)

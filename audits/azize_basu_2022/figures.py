@@ -33,7 +33,6 @@ from dpaudit.algorithms.azize_basu_2022.instances import (
     AZIZE_BASU_FIG2,
     AZIZE_BASU_FIG3,
 )
-from dpaudit.registry import all_policies
 from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
@@ -42,6 +41,7 @@ from dpaudit.experiments import (
     mean_interval,
     new_figure,
 )
+from dpaudit.registry import all_policies
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 #: Fig. 3's decision cells run this many times the figure's runs (20 -> 150000 at the paper's

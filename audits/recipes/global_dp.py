@@ -27,8 +27,8 @@ import sympy as sp
 
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.exact.symbolic import Domain, Obligation, prove
-from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.runtime.parallel import chunk_runs, map_chunks
+from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.sim.regret import summarise_regret
 from dpaudit.stats.evidence import ProofEvidence, SampledEvidence
 from dpaudit.stats.results import RegretResult

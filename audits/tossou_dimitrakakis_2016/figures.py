@@ -94,7 +94,6 @@ from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import (
     TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
     TOSSOU_DIMITRAKAKIS_FIG6_10_ARMS,
 )
-from dpaudit.registry import all_policies
 from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
@@ -102,6 +101,7 @@ from dpaudit.experiments import (
     Table,
     mean_interval,
 )
+from dpaudit.registry import all_policies
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 PAPER = f"{TOSSOU_DIMITRAKAKIS_2016} (AAAI)"

@@ -42,9 +42,9 @@ from dpaudit.commands.deadline import (
 from dpaudit.engine import AuditSpec, run_check
 from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from dpaudit.registry import get_audit
-from dpaudit.runtime.state import chunk_scope
 from dpaudit.reports.text import format_text
 from dpaudit.runtime import limits
+from dpaudit.runtime.state import chunk_scope
 from dpaudit.stats.rng import DEFAULT_SEED
 
 

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from dpaudit.errors import UsageError
+from dpaudit.errors import UsageError, UserCodeError, origin
+from dpaudit.validation import InvalidParameterError
 
 __all__ = ["ProgressLine", "add_report_outputs", "add_scheduler", "add_state_options",
            "check_state_options", "emit_reports", "float_arg", "int_arg", "json_output",
@@ -286,14 +287,13 @@ def resume_can_help(exc: BaseException) -> bool:
     internal error (the same code fails the same way, and a fixed dpaudit has another key):
     there the state is deleted and no ``--resume`` is suggested.
     """
-    from dpaudit.cli import _USAGE_ERRORS, _origin
-    from dpaudit.errors import UserCodeError
-
     if isinstance(exc, KeyboardInterrupt | MemoryError | OSError | UserCodeError):
         return True
-    if isinstance(exc, _USAGE_ERRORS) or not isinstance(exc, Exception):
+    # a usage error: InvalidParameterError or a UsageError (the registry's UnknownNameError
+    # is one), the errors the command line maps to exit 2
+    if isinstance(exc, InvalidParameterError | UsageError) or not isinstance(exc, Exception):
         return False
-    return _origin(exc)[0] == "user code"
+    return origin(exc)[0] == "user code"
 
 
 def add_scheduler(p: argparse.ArgumentParser) -> None:

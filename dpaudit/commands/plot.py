@@ -101,8 +101,8 @@ def _run_profile(args: argparse.Namespace) -> int:
         what = f"claim {args.claim!r}" if args.claim else "any claim"
         raise UsageError(f"the report {args.name!r} holds no privacy profile for {what} "
                          "(profiles come with sampled claims)")
-    from dpaudit.reports.profile_plot import draw_profile
     from dpaudit.experiments import new_figure
+    from dpaudit.reports.profile_plot import draw_profile
 
     fig, ax = new_figure(figsize=(9.0, 3.6))
     fig.delaxes(ax)

@@ -30,9 +30,9 @@ from dpaudit.commands.common import (
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
+from dpaudit.experiments import run_experiment
 from dpaudit.registry import all_experiments, get_experiment
 from dpaudit.runtime import limits
-from dpaudit.experiments import run_experiment
 from dpaudit.stats.rng import DEFAULT_SEED
 
 

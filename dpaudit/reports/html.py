@@ -188,8 +188,8 @@ def _profile_plot(profile: Mapping[str, Any] | None, what: str) -> str:
     """The privacy profile of a sampled claim (:mod:`dpaudit.reports.profile_plot`)."""
     if not profile:
         return ""
-    from dpaudit.reports.profile_plot import draw_profile
     from dpaudit.experiments import new_figure
+    from dpaudit.reports.profile_plot import draw_profile
 
     fig, ax = new_figure(figsize=(8.0, 3.2))
     fig.delaxes(ax)

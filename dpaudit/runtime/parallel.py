@@ -229,12 +229,12 @@ def map_chunks(
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
 
-    With ``deadline`` (a ``time.monotonic()`` time, see :func:`dpaudit.runtime.limits.deadline_scope`)
-    the result may be a *prefix*: chunks are started only before the deadline, and a local
-    pool's chunks not finished by then are dropped (its processes are stopped), so
-    ``len(result)`` chunks of :func:`chunk_sizes` were done. The cut is a chunk boundary chosen
-    by the clock alone. A Dask cluster's chunks are not cut (the command's hard kill is the
-    backstop there).
+    With ``deadline`` (a ``time.monotonic()`` time, see
+    :func:`dpaudit.runtime.limits.deadline_scope`) the result may be a *prefix*: chunks are
+    started only before the deadline, and a local pool's chunks not finished by then are
+    dropped (its processes are stopped), so ``len(result)`` chunks of :func:`chunk_sizes` were
+    done. The cut is a chunk boundary chosen by the clock alone. A Dask cluster's chunks are
+    not cut (the command's hard kill is the backstop there).
 
     Parameters
     ----------

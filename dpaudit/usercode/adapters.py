@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.errors import UserCodeError
+from dpaudit.sim.reward_inputs import realise_rewards
 from dpaudit.usercode.conventions import (
     _ALIASES,
     ENV_NAMES,
@@ -76,7 +77,6 @@ from dpaudit.usercode.conventions import (
     roles,
     run_method,
 )
-from dpaudit.sim.reward_inputs import realise_rewards
 from dpaudit.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = [

@@ -5,9 +5,10 @@
 (:func:`dpaudit.stats.blackbox.audit_mechanism`) on one of two targets:
 
 * :class:`GlobalPolicyTarget` (global DP): data are reward inputs
-  (:class:`~dpaudit.usercode.neighbour_search.RewardInput`), the output of a run is its ``(T,)`` action
-  sequence; neighbours come from :func:`~dpaudit.usercode.neighbour_search.propose_pairs` on pilot runs,
-  screened for influence on coupled runs.
+  (:class:`~dpaudit.usercode.neighbour_search.RewardInput`), the output of a run is its
+  ``(T,)`` action sequence; neighbours come from
+  :func:`~dpaudit.usercode.neighbour_search.propose_pairs` on pilot runs, screened for
+  influence on coupled runs.
 * :class:`PerStepPolicyTarget` (per-step DP): data are histories, the output is the next arm.
 
 Throughput. User code runs one step at a time in Python, so runs are spread over a process
@@ -32,6 +33,9 @@ from typing import Any, TextIO
 import numpy as np
 
 from dpaudit.reports.progress import RunsProgress
+from dpaudit.runtime.parallel import chunk_sizes, map_chunks
+from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
+from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.usercode.adapters import (
     PolicyCode,
     is_reproducible,
@@ -60,9 +64,6 @@ from dpaudit.usercode.neighbour_search import (
     random_history_pairs,
     table_source,
 )
-from dpaudit.runtime.parallel import chunk_sizes, map_chunks
-from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
-from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
