@@ -30,9 +30,11 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from dpaudit import __version__
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.errors import origin as _origin
 from dpaudit.registry import UnknownNameError
+from dpaudit.runtime import limits
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "EXIT_INCONCLUSIVE", "EXIT_INTERNAL",
@@ -52,8 +54,6 @@ _USAGE_ERRORS = (InvalidParameterError, UnknownNameError, UsageError)
 
 def version() -> str:
     """The installed distribution's version (package metadata; see ``dpaudit.__version__``)."""
-    from dpaudit import __version__
-
     return __version__
 
 
@@ -178,7 +178,6 @@ def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> 
     """
     import time
 
-    from dpaudit.runtime import limits
 
     limits.command_started(time.monotonic() if started is None else started)
     try:

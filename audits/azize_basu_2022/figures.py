@@ -33,6 +33,7 @@ from dpaudit.algorithms.azize_basu_2022.instances import (
     AZIZE_BASU_FIG2,
     AZIZE_BASU_FIG3,
 )
+from dpaudit.audits.azize_basu_2022.findings import regret_runs, rule_rows
 from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
@@ -183,8 +184,6 @@ def _fig3_evidence(settings: ExperimentSettings, env: object, claimed: float
                    ) -> tuple[ExperimentEvidence, list[str]]:
     """The two compared cells of Fig. 3's narration, each a ratio of mean regrets at two eps
     (:meth:`~dpaudit.stats.evidence.Measurement.of_ratio`) at the decision run count."""
-    from dpaudit.audits.azize_basu_2022.findings import regret_runs, rule_rows
-
     horizon = settings.horizon
     runs = settings.runs * (FIG3_QUICK_FACTOR if settings.quick else FIG3_DECIDE_FACTOR)
     top = float(horizon * (max(FIG3_MEANS) - min(FIG3_MEANS)))

@@ -40,6 +40,7 @@ from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
 from dpaudit.runtime import limits
+from dpaudit.runtime.state import after_failure, chunk_scope, object_code_files, open_run_state
 from dpaudit.stats.blackbox import to_claim_result
 from dpaudit.stats.results import CheckReport, ClaimResult, Method, Notion, Verdict
 from dpaudit.stats.rng import DEFAULT_SEED
@@ -189,7 +190,6 @@ def open_state(args: argparse.Namespace, factory: Any):
     ``--config`` and ``--contexts`` files."""
     from pathlib import Path
 
-    from dpaudit.runtime.state import object_code_files, open_run_state
 
     fields = {k: v for k, v in sorted(vars(args).items())
               if k not in _NOT_IN_KEY and not k.startswith("_")}  # _: the parser's own notes
@@ -225,8 +225,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dpaudit.runtime.state import after_failure
-
     check_state_options(args)
     start = time.perf_counter()
     check_policy_audit(args)  # exit 2 with the estimate, before the module is imported
@@ -266,8 +264,6 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
 
 
 def _audit(args: argparse.Namespace, code: Any, means: Any, state: Any = None) -> Any:
-    from dpaudit.runtime.state import chunk_scope
-
     with chunk_scope(state, piece="audit-policy"):  # in the forked child under --seconds
         return _audit_policy(args, code, means)
 

@@ -44,7 +44,7 @@ from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from dpaudit.registry import get_audit
 from dpaudit.reports.text import format_text
 from dpaudit.runtime import limits
-from dpaudit.runtime.state import chunk_scope
+from dpaudit.runtime.state import CheckState, chunk_scope, run_key, spec_code_files, state_folder
 from dpaudit.stats.rng import DEFAULT_SEED
 
 
@@ -86,8 +86,6 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
     version and code, and the user's audit module. Not the number of workers (results do not
     depend on it) nor ``--no-regret`` (it only skips a piece).
     """
-    from dpaudit.runtime.state import CheckState, run_key, spec_code_files, state_folder
-
     if args.no_state:
         return None
     eps = spec.default_epsilon if args.epsilon is None else args.epsilon

@@ -17,6 +17,12 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from dpaudit.errors import UsageError, UserCodeError, origin
+from dpaudit.reports.html import to_html
+from dpaudit.reports.junit import to_junit
+from dpaudit.reports.text import to_json
+from dpaudit.runtime.parallel import SCHEDULER_ENV, resolve_scheduler
+from dpaudit.runtime.progress import Bar, enabled_for
+from dpaudit.stats.results import Verdict
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["ProgressLine", "add_report_outputs", "add_scheduler", "add_state_options",
@@ -177,10 +183,6 @@ def json_output(text: str) -> Path | str:
 
 def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -> None:
     """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs."""
-    from dpaudit.reports.junit import to_junit
-    from dpaudit.reports.text import to_json
-    from dpaudit.stats.results import Verdict
-
     args._inconclusive = any(c.verdict is Verdict.INCONCLUSIVE for c in report.claims)
     json_target = getattr(args, "json", None)
     if json_target == "-":
@@ -192,14 +194,12 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
     if getattr(args, "junit", None) is not None:
         write_text_output(args.junit, to_junit(report, command=command))
     if getattr(args, "html", None) is not None:
-        from dpaudit.reports.html import to_html
-
         write_text_output(args.html, to_html(report, command=command))
 
 
 class ProgressLine:
     """The progress of ``check``: a live tqdm bar on standard error with the pieces done,
-    elapsed time and ETA (:mod:`dpaudit.reports.progress`), drawn only on a terminal and
+    elapsed time and ETA (:mod:`dpaudit.runtime.progress`), drawn only on a terminal and
     never under ``--json -`` (standard output is then a JSON document for a program).
 
     Called with each piece's label (``claim 2/5: c2``); the count in the label moves the bar
@@ -207,8 +207,6 @@ class ProgressLine:
     """
 
     def __init__(self, args: argparse.Namespace, prefix: str, *, stream=None) -> None:
-        from dpaudit.reports.progress import Bar, enabled_for
-
         self.prefix = prefix
         self.active = enabled_for(args, stream)
         self.bar = Bar(None, desc=prefix, unit="piece", enabled=self.active, stream=stream)
@@ -299,8 +297,6 @@ def resume_can_help(exc: BaseException) -> bool:
 def add_scheduler(p: argparse.ArgumentParser) -> None:
     """``--scheduler ADDR``: the Dask cluster of ``check``, ``audit`` and ``simulate``, declared
     once so its name, default and wording cannot drift apart."""
-    from dpaudit.runtime.parallel import SCHEDULER_ENV
-
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help=f"Dask scheduler address tcp://HOST:PORT (default: ${SCHEDULER_ENV})")
 
@@ -315,8 +311,6 @@ def scheduler_scope(address: str | None) -> Iterator[None]:
     takes precedence over the variable, a malformed address is a usage error (exit 2) before
     any work, ``None`` leaves the variable as it is. Results do not depend on it.
     """
-    from dpaudit.runtime.parallel import SCHEDULER_ENV, resolve_scheduler
-
     if address is None:
         yield
         return

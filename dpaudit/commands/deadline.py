@@ -30,6 +30,7 @@ from typing import Any
 from dpaudit.commands.common import float_arg
 from dpaudit.reports.text import deadline_line
 from dpaudit.runtime import limits
+from dpaudit.runtime.state import adopt_chunk_scope
 from dpaudit.stats.evidence import InconclusiveEvidence
 from dpaudit.stats.results import (
     CheckReport,
@@ -209,8 +210,6 @@ def run_bounded(fn: Callable[[], Any], deadline: float | None) -> Any:
     seconds = limits.deadline_seconds() or 0.0
 
     def guarded() -> tuple[bool, Any]:  # a cooperative stop inside is a value, not the kill
-        from dpaudit.runtime.state import adopt_chunk_scope
-
         try:
             with adopt_chunk_scope():  # the forked child saves its finished chunks
                 return True, fn()

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.errors import origin
-from dpaudit.validation import InvalidParameterError
+from dpaudit.validation import InvalidParameterError, check_real
 
 __all__ = ["FAST_PULLS_PER_SECOND", "FAST_SAMPLES_PER_SECOND", "FAST_USER_STEPS_PER_SECOND",
            "HARD_KILL_GRACE", "TIME_LIMIT_ENV", "DeadlineReached", "Estimate", "check_estimate",
@@ -118,8 +118,6 @@ def deadline_scope(seconds: float | None) -> Iterator[float | None]:
 
 def check_seconds(seconds: float) -> float:
     """``--seconds``: a finite number above 0 (else exit 2)."""
-    from dpaudit.validation import check_real
-
     return float(check_real("seconds", seconds, low=0.0, low_open=True))
 
 

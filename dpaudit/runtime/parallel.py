@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from dpaudit.runtime.state import chunk_store, inside_chunk
 from dpaudit.stats.rng import child_seed
 from dpaudit.validation import InvalidParameterError, check_int
 
@@ -273,8 +274,6 @@ def map_chunks(
     if not sizes:
         return []
     address = resolve_scheduler(scheduler)
-    from dpaudit.runtime.state import chunk_store, inside_chunk
-
     store = chunk_store(fn, child_seed(seed, key), total, chunk, len(sizes)) if resumable \
         else None
     if store is None:

@@ -84,6 +84,8 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit import __version__
+
 __all__ = [
     "DEFAULT_STATE_DIR",
     "FLUSH_ENV",
@@ -288,8 +290,6 @@ def _package_roots() -> list[Path]:
 def code_digest() -> str:
     """SHA-256 of dpaudit's version and every ``.py`` file of its packages (the engine,
     mechanisms, algorithms, audits): a state written by other code is never read."""
-    from dpaudit import __version__
-
     h = hashlib.sha256(f"dpaudit {__version__} format {FORMAT}".encode())
     seen: set[Path] = set()
     for root in _package_roots():

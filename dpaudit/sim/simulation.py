@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from dpaudit.runtime.limits import FAST_PULLS_PER_SECOND, DeadlineReached, Estimate
 from dpaudit.runtime.parallel import (
     chunk_runs,
     chunk_sizes,
@@ -81,8 +82,6 @@ def simulation_estimate(name: str, *, horizon: int, runs: int,
     one chunk of runs per worker plus the bookkeeping of every chunk, and the arm-pulls at
     :data:`~dpaudit.runtime.limits.FAST_PULLS_PER_SECOND` per worker. Validates the arguments
     (exit 2) on the way; nothing of the runs' size is allocated."""
-    from dpaudit.runtime.limits import FAST_PULLS_PER_SECOND, Estimate
-
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
     k = len(check_means(entry.instance.means if means is None else means))
@@ -264,8 +263,6 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     planned = runs
     runs = sum(chunk_sizes(runs, size)[:len(parts)])
     if runs == 0:
-        from dpaudit.runtime.limits import DeadlineReached
-
         raise DeadlineReached(0.0, seconds, "simulation (no chunk of runs finished)")
     total = Moments(0, 0.0, 0.0)
     for part in parts:

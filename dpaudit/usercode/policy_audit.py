@@ -32,8 +32,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dpaudit.reports.progress import RunsProgress
 from dpaudit.runtime.parallel import chunk_sizes, map_chunks
+from dpaudit.runtime.progress import RunsProgress
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
 from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.usercode.adapters import (
@@ -79,7 +79,7 @@ __all__ = ["ActionFeatures", "GlobalPolicyTarget", "PerStepPolicyTarget", "Polic
 NOTIONS = ("global", "per-step", "ldp")
 
 
-Progress = RunsProgress  # a live tqdm bar of runs (dpaudit.reports.progress)
+Progress = RunsProgress  # a live tqdm bar of runs (dpaudit.runtime.progress)
 
 
 @dataclass(frozen=True)
