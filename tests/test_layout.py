@@ -12,6 +12,12 @@
   class name, and no policy carries a ``kind`` code for a shared module to switch on; an
   algorithm's index, choice and update rules (numpy reference and compiled kernel) live in
   its paper's package, and the shared drivers call them as hooks.
+* The engine is built in layers (:data:`LAYERS`, also in ``docs/layout.md``): a module imports,
+  at module level, only its own layer or lower ones; the paper packages stand above it in the
+  order ``mechanisms/`` < ``algorithms/`` < ``audits/``. The module-level imports of all of
+  them (``mechanisms/`` included) form no circle, and a function-local import of a dpaudit
+  module says why it is local (``# lazy: <reason>``; a loop is no reason). The checkers run on
+  the tree and on a planted synthetic one, so they are seen to refuse what they must.
 """
 
 from __future__ import annotations
