@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpaudit.experiments import code_digest_of, digest_of_modules
+from dpaudit import experiments
 from dpaudit.registry import all_experiments
 from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 
@@ -74,9 +74,9 @@ class StoredOutput:
         if exp is None:
             return None
         recorded = [str(m) for m in self.doc.get("modules", ())]
-        if not set(code_digest_of(*exp.modules)[1]) <= set(recorded):
+        if not set(experiments.code_digest_of(*exp.modules)[1]) <= set(recorded):
             return False
-        return digest_of_modules(recorded) == self.doc["code_digest"]
+        return experiments.digest_of_modules(recorded) == self.doc["code_digest"]
 
     @property
     def command(self) -> str:
