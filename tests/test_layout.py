@@ -1,7 +1,8 @@
 """The house rules of the layout (issue: one house per paper), checked by parsing imports.
 
 * The engine (``dpaudit/``) names no algorithm: nothing under it imports ``dpaudit.algorithms``
-  or ``dpaudit.audits``, except the registry, which discovers the packages.
+  or ``dpaudit.audits``, except the registry, which discovers the packages (the policy table,
+  ``dpaudit/sim/policies.py``, walks ``dpaudit.algorithms`` by name, with no import statement).
 * No paper package imports another (in ``algorithms/`` or ``audits/``): the paper-neutral
   modules (``algorithms/_*.py``, ``audits/recipes/``, ``mechanisms/``) are open to all; a figure
   that compares with another package's algorithm takes it from the registry by name.
