@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from dpaudit.algorithms._counters import HYBRID
+from dpaudit.validation import InvalidParameterError, check_choice
 
 __all__ = ["HAVE_NUMBA", "SCREEN", "SlowPathWarning", "State", "bitlen", "counter_inc", "jit",
            "lap", "pick_tied", "reciprocal_roots", "step_numpy", "use_compiled"]
@@ -76,7 +77,6 @@ def use_compiled(backend: str) -> bool:
     """Whether a simulation runs its compiled kernel: ``backend`` ``"numba"`` (compiled, an
     error without numba), ``"numpy"`` (the numpy lockstep reference) or ``"auto"`` (compiled
     when numba imports; otherwise numpy, with one :class:`SlowPathWarning` per process)."""
-    from dpaudit.validation import InvalidParameterError, check_choice
     check_choice("backend", backend, BACKENDS)
     if backend == "numba" and not HAVE_NUMBA:
         raise InvalidParameterError(f"backend='numba' must have numba installed "

@@ -21,6 +21,7 @@ from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._counters import LEVELS
 from dpaudit.algorithms._lockstep import result, run_chunks
 from dpaudit.sim.bandits import SimulationResult, check_simulation, result_from_actions
+from dpaudit.validation import InvalidParameterError
 
 __all__ = ["LockstepIndexPolicy", "PlainState"]
 
@@ -92,7 +93,6 @@ class LockstepIndexPolicy:
         recording hook (:mod:`dpaudit.sim.releases`), served by the numpy path (same
         numbers as the compiled one), which ``auto`` then uses."""
         if releases is not None and backend == "numba":
-            from dpaudit.validation import InvalidParameterError
             raise InvalidParameterError("releases=... is recorded by the numpy path: use "
                                         "backend='auto' or 'numpy'")
         use_numba = kern.use_compiled(backend) and releases is None

@@ -22,8 +22,8 @@ import numpy as np
 from dpaudit.mechanisms import Laplace
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import BernoulliRewards, TableRewards, checkpoint_grid
-from dpaudit.sim.notions import GlobalDPTarget, global_neighbour_pairs
 from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
+from dpaudit.usercode.notions import GlobalDPTarget, global_neighbour_pairs
 
 
 @dataclass(frozen=True)

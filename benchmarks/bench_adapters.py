@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from dpaudit.sim.adapters import adapt  # noqa: E402
-from dpaudit.sim.neighbour_search import global_bases  # noqa: E402
-from dpaudit.sim.policy_audit import GlobalPolicyTarget, audit_policy  # noqa: E402
+from dpaudit.usercode.adapters import adapt  # noqa: E402
+from dpaudit.usercode.neighbour_search import global_bases  # noqa: E402
+from dpaudit.usercode.policy_audit import GlobalPolicyTarget, audit_policy  # noqa: E402
 from examples.privbandits import broken, ucb  # noqa: E402
 
 EXAMPLES = [("ucb:EpisodeLaplaceUCB", ucb.EpisodeLaplaceUCB),

@@ -1,4 +1,4 @@
-"""What chunk-level state costs, and what an interrupted run saves (dpaudit.reports.state).
+"""What chunk-level state costs, and what an interrupted run saves (dpaudit.runtime.state).
 
 1. **Overhead**: the same command with and without state (``--no-state``), alternated
    ``--repeats`` times, median CPU time of each and their ratio: ``audit laplace`` at
@@ -56,7 +56,7 @@ def overhead(argv: list[str], repeats: int, env: dict[str, str], cwd: str) -> No
 
 
 def write_cost(runs: int) -> None:
-    from dpaudit.reports.state import CheckState, encode
+    from dpaudit.runtime.state import CheckState, encode
     from dpaudit.sim.simulation import Moments, _Chunk
 
     per = max(1, runs // 16)

@@ -32,11 +32,11 @@ import numpy as np
 from dpaudit.audits.recipes.trajectory import exact_event
 from dpaudit.engine import CheckContext
 from dpaudit.registry import all_audits
-from dpaudit.sim.notions import GlobalDPTarget
 from dpaudit.stats.blackbox import mechanism_pairs
 from dpaudit.stats.evidence import epsilon_from_counts
 from dpaudit.stats.rng import generator
 from dpaudit.stats.sampled import AuditBudget, sampled_audit
+from dpaudit.usercode.notions import GlobalDPTarget
 
 ALPHA = 0.05
 SEED = 2022

@@ -2,7 +2,13 @@
 
 from importlib import metadata as _metadata
 
-from dpaudit.stats.results import (
+# set before any submodule is imported, so every module may import it at module level
+try:  # one source of truth: the version in pyproject.toml, read from the installed metadata
+    __version__ = _metadata.version("dpaudit")
+except _metadata.PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0.1.0"
+
+from dpaudit.stats.results import (  # noqa: E402 - after __version__, which they may import
     CheckReport,
     ClaimResult,
     Finding,
@@ -11,16 +17,10 @@ from dpaudit.stats.results import (
     RegretResult,
     Verdict,
 )
-from dpaudit.validation import InvalidParameterError
-
-try:  # one source of truth: the version in pyproject.toml, read from the installed metadata
-    __version__ = _metadata.version("dpaudit")
-except _metadata.PackageNotFoundError:  # a source tree that is not installed
-    __version__ = "0.1.0"
-
+from dpaudit.validation import InvalidParameterError  # noqa: E402
 
 # What a user's audit file needs, importable from the top (``from dpaudit import AuditSpec``),
-# resolved on first use so that ``import dpaudit`` stays light and free of import cycles.
+# resolved on first use so that ``import dpaudit`` stays light (the engine is not loaded).
 _LAZY = {
     "AuditSpec": "dpaudit.engine", "ClaimSpec": "dpaudit.engine",
     "ExactEvidence": "dpaudit.stats.evidence", "blackbox_evaluator": "dpaudit.stats.blackbox",

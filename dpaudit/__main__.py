@@ -1,6 +1,6 @@
 import sys
 
 from dpaudit.cli import main
-from dpaudit.sim.limits import process_start
+from dpaudit.runtime.limits import process_start
 
 sys.exit(main(started=process_start()))

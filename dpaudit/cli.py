@@ -26,13 +26,15 @@ import importlib
 import os
 import select
 import sys
-import sysconfig
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from dpaudit import __version__
 from dpaudit.errors import UsageError, UserCodeError
+from dpaudit.errors import origin as _origin
 from dpaudit.registry import UnknownNameError
+from dpaudit.runtime import limits
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["COMMANDS", "EXIT_BROKEN_PIPE", "EXIT_INCONCLUSIVE", "EXIT_INTERNAL",
@@ -52,8 +54,6 @@ _USAGE_ERRORS = (InvalidParameterError, UnknownNameError, UsageError)
 
 def version() -> str:
     """The installed distribution's version (package metadata; see ``dpaudit.__version__``)."""
-    from dpaudit import __version__
-
     return __version__
 
 
@@ -98,70 +98,6 @@ def _cwd_importable() -> None:
     """User audit modules in the current folder import, as under ``python -m``."""
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-
-
-def _source_roots() -> tuple[Path, ...]:
-    """Folders holding dpaudit's own code (the engine, mechanisms, algorithms, audits)."""
-    roots = [Path(__file__).resolve().parent]
-    for sub in ("mechanisms", "algorithms", "audits"):
-        try:
-            module = importlib.import_module(f"dpaudit.{sub}")
-        except ImportError:  # pragma: no cover - a broken install
-            continue
-        roots += [Path(p).resolve() for p in getattr(module, "__path__", ())]
-    return tuple(roots)
-
-
-# third-party packages dpaudit calls into: an exception raised inside them during a check is
-# attributed to the nearest caller outside them (dpaudit's code or the user's)
-_DEPENDENCIES = frozenset({
-    "numpy", "scipy", "sympy", "statsmodels", "mpmath", "matplotlib", "dp_accounting",
-    "pandas", "patsy", "concurrent", "multiprocessing", "dask", "distributed", "cloudpickle"})
-
-
-def _is_library(path: Path) -> bool:
-    """The standard library, or a dependency installed in site-packages (not user code)."""
-    paths = sysconfig.get_paths()
-    for key in ("stdlib", "platstdlib"):
-        root = Path(paths[key]).resolve()
-        if root in path.parents and "site-packages" not in path.parts:
-            return True
-    for key in ("purelib", "platlib"):
-        root = Path(paths[key]).resolve()
-        if root in path.parents:
-            top = path.relative_to(root).parts[0]
-            return top.split(".")[0].split("-")[0] in _DEPENDENCIES
-    return False
-
-
-def _within(path: Path, roots: tuple[Path, ...]) -> bool:
-    return any(path == r or r in path.parents for r in roots)
-
-
-def _origin(exc: BaseException) -> tuple[str, str]:
-    """``(who, where)``: ``"user code"`` or ``"internal"``, and ``file:line in function``.
-
-    The innermost frame outside the standard library and dpaudit's dependencies decides: inside
-    dpaudit's own folders it is an internal error, anywhere else (a user's file, or a user's
-    package installed in site-packages) it is the user's code.
-    """
-    carried = getattr(exc, "dpaudit_origin", None)  # raised in a forked child (--seconds)
-    if isinstance(carried, tuple) and len(carried) == 2:
-        return carried
-    frames = traceback.extract_tb(exc.__traceback__)
-    own = _source_roots()
-    for frame in reversed(frames):
-        if frame.filename.startswith("<"):  # <frozen ...>, <string>: not a source file
-            continue
-        path = Path(frame.filename).resolve()
-        if _within(path, own):
-            return "internal", f"{path.name}:{frame.lineno} in {frame.name}"
-        if not _is_library(path):
-            return "user code", f"{frame.filename}:{frame.lineno} in {frame.name}"
-    if frames:
-        last = frames[-1]
-        return "internal", f"{Path(last.filename).name}:{last.lineno} in {last.name}"
-    return "internal", "unknown location"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -242,7 +178,6 @@ def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> 
     """
     import time
 
-    from dpaudit.sim import limits
 
     limits.command_started(time.monotonic() if started is None else started)
     try:

@@ -246,7 +246,7 @@ def _observed(claim: Any, spec: Any) -> Any:
 
 
 class PieceStore(Protocol):
-    """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.reports.state`)."""
+    """Where :func:`run_check` keeps completed work (see :mod:`dpaudit.runtime.state`)."""
 
     def load(self, piece: str) -> SavedPiece | None:
         """``None``, or the saved piece: an object with ``value`` and ``seconds``."""
@@ -334,7 +334,7 @@ def run_check(
     ``progress(label)``, when given, is called before each piece of work (a claim, a finding,
     the regret experiment): the CLI draws its progress line with it. It changes no result.
 
-    ``state`` (e.g. :class:`dpaudit.reports.state.CheckState`), when given, keeps completed work: a
+    ``state`` (e.g. :class:`dpaudit.runtime.state.CheckState`), when given, keeps completed work: a
     piece it holds (``state.load(piece)``) is not recomputed, and each piece computed here is
     handed to ``state.save(piece, value, seconds)`` as soon as it completes. Pieces are
     ``claim:<i>:<id>`` (the claim's *evidence*: verdicts are decided only after every claim,

@@ -9,7 +9,7 @@ Concrete classes never inherit from these; any object with the right attributes 
   what ``python -m dpaudit audit MODULE:OBJECT`` accepts (see ``docs/auditor.md``).
 * :class:`Policy` / :class:`RewardSource`: the one bandit-policy interface (see
   :mod:`dpaudit.sim.bandits`); :class:`NextActionPolicy`: the per-step-DP view
-  :mod:`dpaudit.sim.notions` needs.
+  :mod:`dpaudit.usercode.notions` needs.
 * :class:`Audit`: the structural view of :class:`dpaudit.engine.AuditSpec` the registry reads.
 """
 

@@ -22,6 +22,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "budgets by scale")
     scale = config.getoption("--dpaudit-scale", default=None)
     if scale is not None:
+        # lazy: the plugin is loaded at every pytest start of a project with dpaudit
+        # installed; dpaudit.testing (and the engine behind it) only when a test asks
         from dpaudit.testing import set_sample_scale
 
         try:
@@ -36,7 +38,7 @@ def pytest_runtest_call(item: pytest.Item):
     if marker is None or "scale" not in marker.kwargs:
         yield
         return
-    from dpaudit import testing
+    from dpaudit import testing  # lazy: as above, only for a test marked dpaudit(scale=...)
 
     previous = testing._scale
     testing.set_sample_scale(marker.kwargs["scale"])

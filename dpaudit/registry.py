@@ -2,9 +2,9 @@
 
 One scan imports every public module of :mod:`dpaudit.audits` (one package per paper) once and
 collects what each declares: ``AUDITS`` (a list of :class:`~dpaudit.engine.AuditSpec`; or one
-``AUDIT``), ``EXPERIMENTS`` (a list of :class:`~dpaudit.sim.experiments.Experiment`, for
+``AUDIT``), ``EXPERIMENTS`` (a list of :class:`~dpaudit.experiments.Experiment`, for
 ``reproduce``), ``CDF_PAIRS`` (name -> CDF-pair builder, for ``plot cdf``) and ``STATEMENTS``
-(the paper's :class:`~dpaudit.reports.ledger.Statement` s, for ``claims``, beside ``PAPER`` and
+(the paper's :class:`~dpaudit.statements.Statement` s, for ``claims``, beside ``PAPER`` and
 its short ``PAPER_KEYS``). Names ending in ``-faulty`` are deliberately broken variants and
 must come out VIOLATED. Policies come from one scan of :mod:`dpaudit.algorithms`
 (:func:`all_policies`). Nothing is listed by hand: a new paper package is found by walking.
@@ -19,7 +19,6 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.util
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
@@ -28,9 +27,9 @@ from typing import Any
 
 from dpaudit.engine import AuditSpec
 from dpaudit.errors import UsageError, UserCodeError
-from dpaudit.reports.ledger import Statement
-from dpaudit.sim.bandits import PolicyEntry
-from dpaudit.sim.experiments import Experiment, note_policy_module
+from dpaudit.experiments import Experiment
+from dpaudit.sim.policies import all_policies, walk_modules
+from dpaudit.statements import Statement
 
 __all__ = [
     "UnknownNameError",
@@ -80,23 +79,6 @@ def _add(table: dict[str, Any], name: str, item: Any, kind: str, module: str) ->
     table[name] = item
 
 
-def _walk(package: ModuleType, *, public_only: bool, skip: tuple[str, ...] = ()) -> list[str]:
-    """Every module under ``package`` (its paper packages included), sorted by name.
-
-    ``public_only`` leaves out modules whose own name starts with ``_`` (shared helpers of a
-    paper package); ``skip`` names subpackages that declare nothing (the audit recipes).
-    """
-    names = []
-    for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
-        parts = info.name[len(package.__name__) + 1:].split(".")
-        if parts[0] in skip or info.ispkg:
-            continue
-        if public_only and parts[-1].startswith("_"):
-            continue
-        names.append(info.name)
-    return sorted(names)
-
-
 @cache
 def _scan() -> _Scan:
     audits_pkg = importlib.import_module("dpaudit.audits")
@@ -106,7 +88,7 @@ def _scan() -> _Scan:
     pairs: dict[str, Callable[..., Any]] = {}
     statements: list[Statement] = []
     papers: dict[str, tuple[str, ...]] = {}
-    for name in _walk(audits_pkg, public_only=True, skip=("recipes",)):
+    for name in walk_modules(audits_pkg, public_only=True, skip=("recipes",)):
         module = importlib.import_module(name)
         for spec in _module_specs(module, name, required=False):
             _add(audits, spec.name, spec, "check name", name)
@@ -312,59 +294,3 @@ def get_audit(name: str) -> AuditSpec:
         return specs[0]
     names = ", ".join(f"{module_name}:{s.name}" for s in specs)
     raise UsageError(f"module {module_name!r} declares {len(specs)} audits; name one: {names}")
-
-
-# -- bandit policies -----------------------------------------------------------------------
-@cache
-def all_policies() -> dict[str, PolicyEntry]:
-    """Every registered bandit policy by name: the ``POLICIES`` of each algorithm module.
-
-    Scans every module of :mod:`dpaudit.algorithms` (``_faulty`` included: broken twins are
-    registered with ``faulty=True``); see :mod:`dpaudit.sim.bandits` for how to declare one.
-    """
-    algorithms_pkg = importlib.import_module("dpaudit.algorithms")
-
-    registry = _PolicyTable()
-    for module_name in _walk(algorithms_pkg, public_only=False):
-        module = importlib.import_module(module_name)
-        for name, entry in getattr(module, "POLICIES", {}).items():
-            if name in registry:
-                raise RuntimeError(f"policy name {name!r} is registered twice")
-            if not isinstance(entry, PolicyEntry):
-                raise TypeError(f"POLICIES[{name!r}] in {module_name} must be a PolicyEntry")
-            dict.__setitem__(registry, name, entry)
-            registry.modules[name] = module_name
-    return registry
-
-
-class _PolicyTable(dict[str, PolicyEntry]):
-    """The policy registry, noting for a running experiment the modules of the policies it
-    looks up (:func:`dpaudit.sim.experiments.note_policy_module`), so a stored output's code
-    digest covers the algorithms it used by name and no others."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.modules: dict[str, str] = {}
-
-    def _note(self, name: object) -> None:
-        module = self.modules.get(name) if isinstance(name, str) else None
-        if module is not None:
-            note_policy_module(module)
-
-    def __getitem__(self, name: str) -> PolicyEntry:
-        self._note(name)
-        return super().__getitem__(name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        self._note(name)
-        return super().get(name, default)
-
-    def values(self) -> Any:
-        for name in self:
-            self._note(name)
-        return super().values()
-
-    def items(self) -> Any:
-        for name in self:
-            self._note(name)
-        return super().items()

@@ -33,7 +33,13 @@ import math
 import os
 from typing import Any
 
-from dpaudit.validation import InvalidParameterError, check_real
+from dpaudit.engine import AuditSpec, run_check
+from dpaudit.registry import get_audit
+from dpaudit.reports.text import witness_text
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
+from dpaudit.stats.results import Verdict
+from dpaudit.stats.rng import DEFAULT_SEED
+from dpaudit.validation import InvalidParameterError, check_alpha, check_int, check_real
 
 __all__ = ["PrivacyAssertionError", "assert_private", "sample_scale", "set_sample_scale"]
 
@@ -79,8 +85,6 @@ def _claim_message(name: str, c: Any) -> str:
         conf = "" if c.alpha is None else f" at confidence {1 - c.alpha:.3g}"
         lines.append(f"  bound: epsilon >= {_fmt(c.epsilon_lower_bound)}{conf}")
     if c.proof is not None and c.proof.witness:
-        from dpaudit.reports.text import witness_text
-
         lines.append("  witness: " + witness_text(c.proof.witness))
     lines += [f"  {d}" for d in c.details]
     return "\n".join(lines)
@@ -120,9 +124,6 @@ def _assert_mechanism(mech: Any, epsilon: float | None, delta: float | None, sam
                       alpha: float, seed: int, allow_inconclusive: bool,
                       neighbours: Any = None) -> Any:
     __tracebackhide__ = True  # pytest shows the caller's assert_private line, not dpaudit's
-    from dpaudit.stats.blackbox import AuditBudget, audit_mechanism
-    from dpaudit.stats.results import Verdict
-
     budget = AuditBudget(samples=samples, tail_draws=None)  # the test's budget, as given
     result = audit_mechanism(mech, epsilon=epsilon, delta=delta, alpha=alpha, budget=budget,
                              seed=seed, key="assert_private",
@@ -141,8 +142,6 @@ def _assert_mechanism(mech: Any, epsilon: float | None, delta: float | None, sam
 
 
 def _inconclusive_hint(verdict: Any) -> str:
-    from dpaudit.stats.results import Verdict
-
     if verdict is not Verdict.INCONCLUSIVE:
         return ""
     return ("\n  INCONCLUSIVE fails by default: the samples could not catch a violation of any "
@@ -183,11 +182,6 @@ def assert_private(target: Any, *, epsilon: float | None = None, delta: float | 
     :class:`~dpaudit.stats.results.CheckReport` (audit).
     """
     __tracebackhide__ = True  # a failure points at the caller's line (pytest convention)
-    from dpaudit.engine import AuditSpec, run_check
-    from dpaudit.stats.results import Verdict
-    from dpaudit.stats.rng import DEFAULT_SEED
-    from dpaudit.validation import check_alpha, check_int
-
     check_int("samples", samples, low=1)
     alpha = check_alpha(alpha)
     seed = DEFAULT_SEED if seed is None else check_int("seed", seed, low=0)
@@ -203,8 +197,6 @@ def assert_private(target: Any, *, epsilon: float | None = None, delta: float | 
         raise InvalidParameterError("neighbours= applies to a mechanism or a plain function, "
                                     "not to an audit (its claims name their own inputs)")
     if isinstance(target, str):
-        from dpaudit.registry import get_audit
-
         target = get_audit(target)
     if not isinstance(target, AuditSpec):
         raise InvalidParameterError(

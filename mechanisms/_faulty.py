@@ -31,6 +31,7 @@ from dpaudit.mechanisms.gaussian import Gaussian as _Gaussian  # noqa: E402
 from dpaudit.mechanisms.laplace import Laplace as _Laplace  # noqa: E402
 from dpaudit.mechanisms.privbern import PrivBern as _PrivBern  # noqa: E402
 from dpaudit.mechanisms.randomized_response import RandomizedResponse as _RandomizedResponse  # noqa: E402
+from dpaudit.validation import check_int as _check_int  # noqa: E402
 
 __all__ += [
     "FaultyGaussianHalfSigma",
@@ -114,8 +115,6 @@ class FaultyRandomizedResponseMislabelled(_RandomizedResponse):
     """
 
     def __init__(self, epsilon: float, *, k: int = 4) -> None:
-        from dpaudit.validation import check_int as _check_int
-
         _check_int("k", k, low=3)
         super().__init__(epsilon, k=k)
 

@@ -42,6 +42,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from dpaudit.exact.symbolic import Domain, Obligation
 from dpaudit.validation import InvalidParameterError, check_epsilon_delta
 
 __all__ = ["Lemma15Perturbation", "lemma15_half_width", "lemma15_sympy"]
@@ -247,8 +248,6 @@ def lemma15_proof_obligations(*, rate_multiplier: float = 1.0, regime: str = "ge
       with the right piece (band crossing ``x0``); both must be ``<= delta``. The supports
       must overlap: ``2A >= 1/N`` (stated with exponentials, free of logs, where possible).
     """
-    from dpaudit.exact.symbolic import Domain, Obligation
-
     left, right, half, (x, x0, n, eps, dl), eps_claim = _regime_pieces(regime, rate_multiplier)
     f_left, f_right = sp.diff(left, x), sp.diff(right, x)
     t = sp.Symbol("t", positive=True)

@@ -10,7 +10,7 @@ settings.load_profile("dpaudit")
 
 @pytest.fixture(autouse=True, scope="session")
 def _state_outside_the_checkout(tmp_path_factory):
-    """``check`` saves its work as it goes (dpaudit.reports.state); tests that end a check early (a
+    """``check`` saves its work as it goes (dpaudit.runtime.state); tests that end a check early (a
     user claim raising, an interrupt) must not leave ``.dpaudit-state/`` in the checkout."""
     key = "DPAUDIT_STATE_DIR"
     old = os.environ.get(key)

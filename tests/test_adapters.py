@@ -13,14 +13,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpaudit.cli import main
-from dpaudit.sim.adapters import UserCodeError, adapt, next_action, play, realise_rewards
-from dpaudit.sim.neighbour_search import (
+from dpaudit.sim.rewards import BernoulliRewards
+from dpaudit.usercode.adapters import UserCodeError, adapt, next_action, play, realise_rewards
+from dpaudit.usercode.neighbour_search import (
     global_bases,
     per_step_pairs,
     propose_pairs,
 )
-from dpaudit.sim.policy_audit import ActionFeatures, GlobalPolicyTarget, _global_chunk, audit_policy
-from dpaudit.sim.rewards import BernoulliRewards
+from dpaudit.usercode.policy_audit import (
+    ActionFeatures,
+    GlobalPolicyTarget,
+    _global_chunk,
+    audit_policy,
+)
 from dpaudit.validation import InvalidParameterError
 
 K, T = 2, 12

@@ -36,9 +36,9 @@ from dpaudit.audits.azize_et_al_2025.experiments import (
     regret_comparison,
 )
 from dpaudit.cli import main
+from dpaudit.experiments import ExperimentSettings
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import TableRewards
-from dpaudit.sim.experiments import ExperimentSettings
 from dpaudit.sim.releases import ReleaseRecorder
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 from dpaudit.stats.rule import tail_of

@@ -8,7 +8,9 @@ import pytest
 from dpaudit.interfaces import AuditableMechanism, NextActionPolicy, Policy
 from dpaudit.registry import all_audits
 from dpaudit.sim.bandits import bernoulli_observation, check_simulation, result_from_actions
-from dpaudit.sim.notions import (
+from dpaudit.stats.blackbox import AuditBudget, audit_mechanism, to_claim_result
+from dpaudit.stats.results import Method, Verdict
+from dpaudit.usercode.notions import (
     GlobalDPTarget,
     PerStepTarget,
     global_neighbour_pairs,
@@ -16,8 +18,6 @@ from dpaudit.sim.notions import (
     random_history_domain,
     revision_table,
 )
-from dpaudit.stats.blackbox import AuditBudget, audit_mechanism, to_claim_result
-from dpaudit.stats.results import Method, Verdict
 from dpaudit.validation import InvalidParameterError
 
 # the built-in targets of `audit NAME`: registered audits that declare their mechanism

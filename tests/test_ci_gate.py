@@ -211,7 +211,7 @@ def test_progress_clock_moves_between_pieces() -> None:
     """The bar is redrawn every tick while one piece runs: its elapsed time does not freeze."""
     import time
 
-    from dpaudit.reports.progress import Bar
+    from dpaudit.runtime.progress import Bar
 
     tty = _Tty()
     bar = Bar(3, desc="x", enabled=True, stream=tty, tick=0.05)
@@ -222,7 +222,7 @@ def test_progress_clock_moves_between_pieces() -> None:
 
 
 def test_no_bar_when_disabled() -> None:
-    from dpaudit.reports.progress import Bar
+    from dpaudit.runtime.progress import Bar
 
     tty = _Tty()
     bar = Bar(3, desc="x", enabled=False, stream=tty)

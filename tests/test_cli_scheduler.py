@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-import dpaudit.sim.parallel as parallel
+import dpaudit.runtime.parallel as parallel
 from dpaudit.cli import EXIT_USAGE, main
 
 UNREACHABLE = "tcp://127.0.0.1:1"  # nothing listens there: used only where it must be unused

@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 
 from dpaudit.cli import main
-from dpaudit.sim.adapters import adapt, play
-from dpaudit.sim.conventions import RewardEnv, load_contexts, parse_settings, roles
-from dpaudit.sim.decisions import (
+from dpaudit.stats.blackbox import _short
+from dpaudit.usercode.adapters import adapt, play
+from dpaudit.usercode.conventions import RewardEnv, load_contexts, parse_settings, roles
+from dpaudit.usercode.decisions import (
     decision_boundary,
     depends_on_rewards,
     gap_table,
     steps_before,
     suggest_horizon,
 )
-from dpaudit.sim.neighbour_search import table_source
-from dpaudit.sim.policy_audit import _global_chunk, audit_policy
-from dpaudit.stats.blackbox import _short
+from dpaudit.usercode.neighbour_search import table_source
+from dpaudit.usercode.policy_audit import _global_chunk, audit_policy
 from dpaudit.validation import InvalidParameterError
 
 RNG = np.random.default_rng()  # a module-level generator, reseeded per run by the adapter
@@ -323,7 +323,7 @@ def test_contextual_policies_get_contexts_and_neighbours_that_change_them():
 def test_instance_audits_get_no_fixed_table_pairs():
     # Wang & Zhu 2023, Definition 3: neighbours are an instance and its revision; the gap
     # tables of the decision pilot are not, so they are never proposed there
-    from dpaudit.sim.policy_audit import GlobalPolicyTarget
+    from dpaudit.usercode.policy_audit import GlobalPolicyTarget
 
     code = adapt(Threshold, n_arms=2, horizon=12, epsilon=1.0)
     target = GlobalPolicyTarget(code, epsilon=1.0, delta=0.0, rewards="instance",
@@ -363,7 +363,7 @@ class ArmHook(DottedSink):
 
 
 def test_local_dp_sinks_by_dotted_path_and_two_argument_hooks():
-    from dpaudit.sim.ldp_audit import exact_release, find_release
+    from dpaudit.usercode.ldp_audit import exact_release, find_release
 
     code = adapt(DottedSink, n_arms=2, horizon=4, epsilon=0.5)
     with pytest.raises(InvalidParameterError, match="--ldp-hook or --ldp-sink"):

@@ -1,5 +1,6 @@
 """``--seconds`` on check, audit and simulate: a cooperative deadline between chunks, decided
-on what was drawn, with a hard kill as the backstop (dpaudit.sim.limits, dpaudit.commands.deadline).
+on what was drawn, with a hard kill as the backstop (dpaudit.runtime.limits,
+dpaudit.commands.deadline).
 
 Timing-sensitive parts run on a fake clock (each sampler call advances it by one second), so
 where the cut falls is deterministic; the two real-clock tests only bound how late a command
@@ -14,8 +15,8 @@ import pytest
 
 from dpaudit.cli import main
 from dpaudit.commands.deadline import skipping_store
-from dpaudit.sim import limits
-from dpaudit.sim.parallel import chunk_sizes, map_chunks
+from dpaudit.runtime import limits
+from dpaudit.runtime.parallel import chunk_sizes, map_chunks
 from dpaudit.stats.evidence import InconclusiveEvidence, SampledEvidence
 from dpaudit.stats.sampled import AuditBudget, SamplerPair, sampled_audit
 

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from dpaudit.audits.azize_basu_2022 import fig2_intervals as f2
+from dpaudit.experiments import ratio_interval
 from dpaudit.reports.ledger import experiment_outcome
-from dpaudit.sim.experiments import ratio_interval
 
 
 def test_ratio_interval_is_the_bonferroni_combination_of_two_t_intervals() -> None:

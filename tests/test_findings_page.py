@@ -54,9 +54,9 @@ def test_the_digest_follows_the_code_that_makes_the_numbers(tmp_path: Path,
     """The digest covers the experiment's module, what it imports, and the modules of the
     policies it looks up in the registry by name (recorded while it runs), not the deciding
     and reporting layer; a stored output is fresh until one of those modules changes."""
+    from dpaudit import experiments as ex
     from dpaudit.registry import all_policies
     from dpaudit.reports.referee import StoredOutput
-    from dpaudit.sim import experiments as ex
 
     exp = all_experiments()["azize-basu-fig2"]
     digest, modules = ex.code_digest_of(exp.run.__module__)
@@ -94,10 +94,10 @@ FIRST_DRAW = 0.6684792621949963
 
 
 def test_the_harness_seeds_are_pinned() -> None:
-    """dpaudit.sim.experiments is left out of the stored outputs' digest (it writes files and
+    """dpaudit.experiments is left out of the stored outputs' digest (it writes files and
     makes no number but seeds): its seeds are pinned here, so a change that would move a
     stored number fails this test instead."""
-    from dpaudit.sim.experiments import ExperimentSettings, confirmation_seed
+    from dpaudit.experiments import ExperimentSettings, confirmation_seed
 
     assert confirmation_seed(20221122) == CONFIRMATION_SEED
     settings = ExperimentSettings(100, 10, 20221122)

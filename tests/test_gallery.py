@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from strategies import deltas, epsilons
 
 from dpaudit.cli import main
-from dpaudit.sim.adapters import adapt
-from dpaudit.sim.ldp_audit import exact_release, find_release
+from dpaudit.usercode.adapters import adapt
+from dpaudit.usercode.ldp_audit import exact_release, find_release
 
 ROOT = Path(__file__).resolve().parents[1]
 

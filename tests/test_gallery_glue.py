@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from dpaudit.cli import main
-from dpaudit.sim.adapters import adapt, play
+from dpaudit.usercode.adapters import adapt, play
 from dpaudit.validation import InvalidParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -166,7 +166,7 @@ def test_a_report_only_class_is_audited_for_local_dp_as_it_is(tmp_path):
 
 
 def test_the_horizon_advice_says_what_it_costs_against_the_seconds_given():
-    from dpaudit.sim.policy_audit import PolicyAudit
+    from dpaudit.usercode.policy_audit import PolicyAudit
 
     audit = PolicyAudit(result=None, notion="global", samples=1000, rank_samples=100,
                         requested_samples=1000, pairs=16, runs=4000, seconds=2.0,

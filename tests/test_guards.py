@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dpaudit.cli import main
-from dpaudit.sim import limits
+from dpaudit.runtime import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -144,7 +144,7 @@ def test_kl_ucb_blocks_ending_mid_step_keep_the_stream(monkeypatch, block):
 
 @needs_numba
 def test_touched_kernels_give_the_same_report_on_one_and_two_workers(monkeypatch):
-    from dpaudit.sim import parallel
+    from dpaudit.runtime import parallel
     from dpaudit.sim.simulation import simulate_policy
     monkeypatch.setattr(parallel, "POOL_START_SECONDS", 0.0)  # always worth a pool
     for name in ("ucb", "dp-ucb-bound", "private-ucb", "kl-ucb", "ldp-apt"):

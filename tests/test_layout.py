@@ -1,7 +1,8 @@
 """The house rules of the layout (issue: one house per paper), checked by parsing imports.
 
 * The engine (``dpaudit/``) names no algorithm: nothing under it imports ``dpaudit.algorithms``
-  or ``dpaudit.audits``, except the registry, which discovers the packages.
+  or ``dpaudit.audits``, except the registry, which discovers the packages (the policy table,
+  ``dpaudit/sim/policies.py``, walks ``dpaudit.algorithms`` by name, with no import statement).
 * No paper package imports another (in ``algorithms/`` or ``audits/``): the paper-neutral
   modules (``algorithms/_*.py``, ``audits/recipes/``, ``mechanisms/``) are open to all; a figure
   that compares with another package's algorithm takes it from the registry by name.
@@ -12,6 +13,12 @@
   class name, and no policy carries a ``kind`` code for a shared module to switch on; an
   algorithm's index, choice and update rules (numpy reference and compiled kernel) live in
   its paper's package, and the shared drivers call them as hooks.
+* The engine is built in layers (:data:`LAYERS`, also in ``docs/layout.md``): a module imports,
+  at module level, only its own layer or lower ones; the paper packages stand above it in the
+  order ``mechanisms/`` < ``algorithms/`` < ``audits/``. The module-level imports of all of
+  them (``mechanisms/`` included) form no circle, and a function-local import of a dpaudit
+  module says why it is local (``# lazy: <reason>``; a loop is no reason). The checkers run on
+  the tree and on a planted synthetic one, so they are seen to refuse what they must.
 """
 
 from __future__ import annotations
@@ -277,3 +284,269 @@ def test_the_name_check_sees_what_it_must_refuse(tmp_path):
              or any(_contains(_words(text), t) for t in tokens) or text in classes}
     assert {"UCB", "DPUCB", "kl_ucb_plain_kernel", "DPUCBBound", "dp-ucb"} <= found
     assert "BOUND" not in found and "x" not in found
+
+
+# -- the engine in layers, with no circle ------------------------------------------------------
+#: the engine's layers, lowest first. A module of ``dpaudit/`` imports, at module level, only
+#: modules of its own layer or of a lower one (its layer: the longest prefix listed that names
+#: it); the package ``dpaudit`` itself (its ``__init__``: ``__version__`` and the names a user's
+#: audit file imports, resolved on first use) is imported first by every module and is no
+#: layer. The paper packages (``mechanisms/`` < ``algorithms/`` < ``audits/``) stand on top of
+#: the engine, which imports none of them (the registry discovers them by name).
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundations: errors, validation, interfaces, the JSON schema, seeds",
+     ("dpaudit.errors", "dpaudit.validation", "dpaudit.interfaces", "dpaudit.schema",
+      "dpaudit.stats.rng")),
+    ("runtime: parallel chunks, deadlines and guards, saved state",
+     ("dpaudit.runtime",)),
+    ("statistics and exact decisions", ("dpaudit.stats", "dpaudit.exact")),
+    ("simulation and the experiment harness",
+     ("dpaudit.sim", "dpaudit.experiments")),
+    ("auditing user code", ("dpaudit.usercode",)),
+    ("engine: checks and the statements they test", ("dpaudit.engine", "dpaudit.statements")),
+    ("registry", ("dpaudit.registry",)),
+    ("reports", ("dpaudit.reports",)),
+    ("commands and the testing helpers",
+     ("dpaudit.commands", "dpaudit.testing", "dpaudit.pytest_plugin")),
+    ("command line", ("dpaudit.cli", "dpaudit.__main__")),
+)
+#: the paper packages, lowest first: a lower one imports no higher one
+HOUSE_ORDER = ("dpaudit.mechanisms", "dpaudit.algorithms", "dpaudit.audits")
+#: a function-local import of a dpaudit module says why it is local, on its line or the
+#: comment line(s) just above: ``# lazy: <reason>`` (a heavy optional dependency, the command
+#: line's start-up time, a user-facing helper's import cost); a loop is no reason: it is broken
+#: by moving code to the layer it belongs to
+LAZY_TAG = re.compile(r"#\s*lazy:\s*(?P<why>\S.{9,})")
+NO_REASON = re.compile(r"\b(cycle|circular|loop)", re.IGNORECASE)
+
+
+def _layer_of(module: str) -> int | None:
+    best, found = -1, None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best:
+                best, found = len(p), i
+    return found
+
+
+def _house_of(module: str) -> int | None:
+    for i, p in enumerate(HOUSE_ORDER):
+        if module == p or module.startswith(p + "."):
+            return i
+    return None
+
+
+def _all_modules() -> dict[str, str]:
+    """``module name -> source`` of the engine (``dpaudit/``) and the paper packages."""
+    out = {}
+    for top in ("dpaudit", "algorithms", "audits", "mechanisms"):
+        for path in _sources(ROOT / top):
+            if any(p.is_symlink() for p in [path, *path.parents]):
+                continue
+            rel = path.relative_to(ROOT)
+            if rel.parts[0] == "dpaudit" and rel.parts[1] in HOUSES | {"mechanisms": 0}:
+                continue  # the worktree's links to the top-level folders
+            name = _module_of(path)
+            if name.endswith(".__init__"):
+                name = name[: -len(".__init__")]
+            out[name] = path.read_text(encoding="utf-8")
+    return out
+
+
+def _import_sites(module: str, source: str, known: set[str] | dict[str, str]
+                  ) -> list[tuple[int, int, str, bool, bool]]:
+    """``(line, end line, imported module, local, typing only)`` of every import of a dpaudit
+    module in ``source`` (the module ``module``; ``from X import a`` is ``X.a`` when that is a
+    module of ``known``, else ``X``); ``local``: inside a function, ``typing only``: under
+    ``if TYPE_CHECKING``."""
+    tree = ast.parse(source)
+    package = module if f"{module}.__init__" in known or any(
+        k.startswith(module + ".") for k in known) else module.rpartition(".")[0]
+    out: list[tuple[int, int, str, bool, bool]] = []
+
+    def resolve(name: str) -> str | None:
+        if not (name == "dpaudit" or name.startswith("dpaudit.")):
+            return None
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            if ".".join(parts[:i]) in known:
+                return ".".join(parts[:i])
+        return name
+
+    def walk(node: ast.AST, local: bool, typing: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            is_local = local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                   ast.Lambda))
+            is_typing = typing or (isinstance(child, ast.If) and "TYPE_CHECKING"
+                                   in ast.unparse(child.test))
+            names: list[str] = []
+            if isinstance(child, ast.Import):
+                names = [a.name for a in child.names]
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    parts = package.split(".")
+                    parts = parts[: len(parts) - child.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                         for a in child.names]
+            for name in dict.fromkeys(names):
+                target = resolve(name)
+                if target is not None and target != module:
+                    out.append((child.lineno, child.end_lineno or child.lineno, target,
+                                local, typing))
+            walk(child, is_local, is_typing)
+
+    walk(tree, False, False)
+    return out
+
+
+def layer_offenders(modules: dict[str, str]) -> list[str]:
+    """Module-level imports against :data:`LAYERS` and :data:`HOUSE_ORDER`."""
+    offenders = []
+    for module, source in sorted(modules.items()):
+        own, own_house = _layer_of(module), _house_of(module)
+        if module == "dpaudit":
+            continue
+        for line, _, target, local, typing in _import_sites(module, source, modules):
+            if local or typing or target == "dpaudit":
+                continue
+            if own_house is None and own is None:
+                offenders.append(f"{module}:{line} is in no layer (add it to LAYERS)")
+                break
+            theirs, their_house = _layer_of(target), _house_of(target)
+            if own_house is None and their_house is not None:
+                offenders.append(f"{module}:{line} (engine) imports {target}")
+            elif own_house is None and theirs is not None and theirs > own:
+                offenders.append(f"{module}:{line} ({LAYERS[own][0].split(':')[0]}) imports "
+                                 f"{target} ({LAYERS[theirs][0].split(':')[0]}), a higher "
+                                 "layer")
+            elif own_house is not None and their_house is not None and their_house > own_house:
+                offenders.append(f"{module}:{line} imports {target}, a higher package")
+    return offenders
+
+
+def import_cycles(modules: dict[str, str]) -> list[list[str]]:
+    """The circles of the graph of module-level imports (Tarjan's strongly connected
+    components of more than one module, or a module importing itself)."""
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, source in modules.items():
+        for _, _, target, local, typing in _import_sites(module, source, modules):
+            if not local and not typing and target in graph and target != "dpaudit":
+                graph[module].add(target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def unexplained_local_imports(modules: dict[str, str]) -> list[str]:
+    """Function-local imports of dpaudit modules without a ``# lazy: <reason>`` comment on
+    their lines or the comment lines just above (or whose reason is a loop)."""
+    offenders = []
+    for module, source in sorted(modules.items()):
+        lines = source.splitlines()
+        for line, end, target, local, _ in _import_sites(module, source, modules):
+            if not local:
+                continue
+            texts = lines[line - 1:end]
+            above = line - 2
+            while above >= 0 and lines[above].strip().startswith("#"):
+                texts.append(lines[above])
+                above -= 1
+            reasons = [m.group("why") for t in texts if (m := LAZY_TAG.search(t))]
+            if not reasons or any(NO_REASON.search(r) for r in reasons):
+                offenders.append(f"{module}:{line} imports {target} in a function without "
+                                 "a '# lazy: <reason>' comment")
+    return sorted(set(offenders))
+
+
+def test_module_level_imports_follow_the_layers():
+    offenders = layer_offenders(_all_modules())
+    assert not offenders, ("a module imports only its own layer or lower ones (LAYERS in "
+                           "tests/test_layout.py, docs/layout.md):\n" + "\n".join(offenders))
+
+
+def test_the_import_graph_has_no_circle():
+    modules = _all_modules()
+    assert "dpaudit.runtime.parallel" in modules and "dpaudit.audits.recipes.ldp" in modules
+    circles = import_cycles(modules)
+    assert not circles, "module-level imports in a circle:\n" + "\n".join(
+        " <-> ".join(c) for c in circles)
+
+
+def test_function_local_imports_of_dpaudit_say_why():
+    offenders = unexplained_local_imports(_all_modules())
+    assert not offenders, "\n".join(offenders)
+
+
+def test_every_engine_module_has_a_layer():
+    unplaced = sorted(m for m in _all_modules() if m != "dpaudit" and _house_of(m) is None
+                      and _layer_of(m) is None)
+    assert not unplaced, f"add to LAYERS in tests/test_layout.py: {unplaced}"
+
+
+def test_the_layer_checks_see_planted_violations():
+    """The checkers on a synthetic tree: an upward import, a circle, a local import without
+    its reason (and one whose reason is a loop), a house importing a higher house."""
+    tree = {
+        "dpaudit": "",
+        "dpaudit.validation": "import numpy\n",
+        "dpaudit.runtime.limits": "from dpaudit.registry import x\n",  # upward
+        "dpaudit.registry": "from dpaudit.runtime import limits\n",
+        "dpaudit.sim.a": "from dpaudit.sim import b\n",
+        "dpaudit.sim.b": "import dpaudit.sim.a\nfrom dpaudit import __version__\n",
+        "dpaudit.stats.c": ("from typing import TYPE_CHECKING\n"
+                            "if TYPE_CHECKING:\n    from dpaudit.engine import Spec\n"
+                            "def f():\n    from dpaudit.reports import text\n"
+                            "def g():\n    # lazy: only to avoid a circular import\n"
+                            "    from dpaudit.reports import html\n"
+                            "def h():\n"
+                            "    from dpaudit.reports import junit  # lazy: JUnit XML only "
+                            "when asked\n"),
+        "dpaudit.engine": "", "dpaudit.reports.text": "", "dpaudit.reports.html": "",
+        "dpaudit.reports.junit": "",
+        "dpaudit.mechanisms.m": "from dpaudit.algorithms.p import q\n",
+        "dpaudit.algorithms.p": "from dpaudit.mechanisms import m\n",
+    }
+    layers = layer_offenders(tree)
+    assert any(o.startswith("dpaudit.runtime.limits:1") and "higher layer" in o
+               for o in layers)
+    assert any(o.startswith("dpaudit.mechanisms.m:1") and "higher package" in o
+               for o in layers)
+    assert not any(o.startswith(("dpaudit.registry", "dpaudit.stats.c", "dpaudit.sim.b",
+                                 "dpaudit.algorithms.p")) for o in layers)
+    circles = import_cycles(tree)
+    assert ["dpaudit.sim.a", "dpaudit.sim.b"] in circles
+    assert ["dpaudit.registry", "dpaudit.runtime.limits"] in circles
+    assert ["dpaudit.algorithms.p", "dpaudit.mechanisms.m"] in circles
+    assert not any("dpaudit.engine" in c for c in circles)  # TYPE_CHECKING only
+    local = unexplained_local_imports(tree)
+    assert [o.split(" ")[0] for o in local] == ["dpaudit.stats.c:5", "dpaudit.stats.c:8"]

@@ -164,8 +164,8 @@ def test_checks_claims_hold(name):
 
 
 def test_reproduction_writes_figure_and_table(tmp_path):
+    from dpaudit.experiments import run_experiment
     from dpaudit.registry import get_experiment
-    from dpaudit.sim.experiments import run_experiment
 
     exp = get_experiment("ldp-thresholding")
     paths = run_experiment(exp, exp.settings(horizon=128, runs=20, seed=3, quick=True),

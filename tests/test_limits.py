@@ -9,7 +9,7 @@ import time
 import pytest
 
 from dpaudit.cli import main
-from dpaudit.sim import limits
+from dpaudit.runtime import limits
 from dpaudit.validation import InvalidParameterError
 
 SLOW = '''

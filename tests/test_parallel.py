@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from dpaudit.audits.wang_zhu_2023.dp_ftpl_new import _regret_chunk
-from dpaudit.sim import parallel
-from dpaudit.sim.parallel import chunk_sizes, map_chunks
+from dpaudit.runtime import parallel
+from dpaudit.runtime.parallel import chunk_sizes, map_chunks
 
 
 def test_chunk_sizes():

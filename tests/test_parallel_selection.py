@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpaudit.sim import parallel
-from dpaudit.sim.parallel import SharedPool, map_chunks, task_batches
+from dpaudit.runtime import parallel
+from dpaudit.runtime.parallel import SharedPool, map_chunks, task_batches
 from dpaudit.stats.blackbox import AuditBudget
 from dpaudit.stats.rng import generator
 from dpaudit.stats.sampled import SamplerPair, sampled_audit

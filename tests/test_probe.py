@@ -183,8 +183,8 @@ class OwnGeneratorUniform(OwnGeneratorLaplace):
 
 
 def test_third_party_policy_with_its_own_generator_is_read_exactly():
-    from dpaudit.sim.adapters import adapt
-    from dpaudit.sim.ldp_audit import exact_release, find_release
+    from dpaudit.usercode.adapters import adapt
+    from dpaudit.usercode.ldp_audit import exact_release, find_release
 
     lap = find_release(adapt(OwnGeneratorLaplace, n_arms=2, horizon=4, epsilon=0.5))
     ev = exact_release(lap, epsilon=0.5, delta=0.0)

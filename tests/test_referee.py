@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from dpaudit.cli import main
+from dpaudit.experiments import ExperimentOutput, Table
 from dpaudit.reports import ledger
 from dpaudit.reports.ledger import LedgerRow, Statement, experiment_outcome
 from dpaudit.reports.referee import referee_report, review_comment
-from dpaudit.sim.experiments import ExperimentOutput, Table
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 from dpaudit.stats.rng import generator
 

@@ -50,11 +50,10 @@ def test_reproduce_list_and_missing_folder_created(tmp_path, capsys) -> None:
 
 def test_reproduce_imports_no_algorithm() -> None:
     # the command knows no figure and no algorithm: the experiment files declare them
+    import ast
     from pathlib import Path
 
     import dpaudit.commands.reproduce as cmd
-
-    import ast
 
     tree = ast.parse(Path(cmd.__file__).read_text())
     imported = [alias.name if isinstance(node, ast.Import) else (node.module or "")
@@ -86,7 +85,7 @@ def test_mean_interval_is_the_student_t_interval() -> None:
     import numpy as np
     from scipy import stats
 
-    from dpaudit.sim.experiments import mean_interval
+    from dpaudit.experiments import mean_interval
 
     x = np.array([[1.0, 10.0], [2.0, 12.0], [4.0, 11.0], [7.0, 15.0]])
     mean, low, high = mean_interval(x)

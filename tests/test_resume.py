@@ -1,4 +1,4 @@
-"""``--resume`` of ``check`` and ``reproduce`` (dpaudit.reports.state): an interrupted run continues
+"""``--resume`` of ``check`` and ``reproduce`` (dpaudit.runtime.state): an interrupted run continues
 from its completed pieces and prints the report (writes the files) an uninterrupted run does.
 
 Reports are compared whole, except the documented wall-clock fields: ``seconds`` (the report's
@@ -19,10 +19,10 @@ import pytest
 
 from dpaudit.cli import main
 from dpaudit.engine import run_check
+from dpaudit.experiments import ExperimentSettings, cached
 from dpaudit.registry import get_audit
-from dpaudit.reports import state as state_mod
-from dpaudit.reports.state import CheckState, StateFormatError, decode, encode
-from dpaudit.sim.experiments import ExperimentSettings, cached
+from dpaudit.runtime import state as state_mod
+from dpaudit.runtime.state import CheckState, StateFormatError, decode, encode
 from dpaudit.stats.evidence import SampledEvidence
 from dpaudit.stats.results import Notion, Verdict
 

@@ -1,4 +1,4 @@
-"""Chunk-level resume (dpaudit.reports.state, "Chunks"): a run interrupted inside a piece
+"""Chunk-level resume (dpaudit.runtime.state, "Chunks"): a run interrupted inside a piece
 resumes at the piece's last saved chunk, for ``check``, ``audit``, ``audit-policy`` and
 ``simulate``, and its report is the uninterrupted run's.
 
@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 from dpaudit.cli import main
-from dpaudit.reports import state as state_mod
-from dpaudit.reports.state import CheckState, chunk_scope
-from dpaudit.sim.parallel import map_chunks
+from dpaudit.runtime import state as state_mod
+from dpaudit.runtime.parallel import map_chunks
+from dpaudit.runtime.state import CheckState, chunk_scope
 from dpaudit.stats.rng import child_seed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -229,7 +229,7 @@ import numpy as np
 
 from dpaudit.engine import AuditSpec, ClaimSpec
 from dpaudit.mechanisms import Laplace
-from dpaudit.sim.parallel import map_chunks
+from dpaudit.runtime.parallel import map_chunks
 from dpaudit.sim.regret import summarise_regret
 from dpaudit.stats.blackbox import blackbox_evaluator
 from dpaudit.stats.results import Notion

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from dpaudit.cli import main
 from dpaudit.registry import all_policies
+from dpaudit.runtime.parallel import map_chunks
 from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
-from dpaudit.sim.parallel import map_chunks
 from dpaudit.sim.simulation import (
     Moments,
     chunk_runs,

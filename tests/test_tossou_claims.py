@@ -113,8 +113,8 @@ def test_faulty_private_ucb_loss_is_eleven_tenths() -> None:
 
 
 def test_fig6_reproduction_writes_its_files(tmp_path) -> None:
+    from dpaudit.experiments import run_experiment
     from dpaudit.registry import get_experiment
-    from dpaudit.sim.experiments import run_experiment
 
     exp = get_experiment("tossou-fig6")
     paths = run_experiment(exp, exp.settings(horizon=300, runs=3, seed=1), tmp_path)
@@ -175,7 +175,7 @@ def test_zero_spread_cells_are_decisions_not_seeding() -> None:
         simulate_panels,
         zero_spread_evidence,
     )
-    from dpaudit.sim.experiments import ExperimentSettings
+    from dpaudit.experiments import ExperimentSettings
 
     cells = [simulate_panels(ExperimentSettings(20000, 30, seed), (TWO,),
                              ("DP-UCB-Int", "DP-UCB")) for seed in (1, 2)]

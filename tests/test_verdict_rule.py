@@ -255,8 +255,8 @@ def test_check_and_ledger_json_with_verdicts_follow_the_schema() -> None:
 
 
 def test_the_ledger_takes_the_experiments_evidence_never_its_flag() -> None:
+    from dpaudit.experiments import ExperimentOutput, Table
     from dpaudit.reports.ledger import experiment_outcome
-    from dpaudit.sim.experiments import ExperimentOutput, Table
 
     table = Table(("x",), ())
     flagged = ExperimentOutput(None, table, "", reproduced=True, verdict="looks fine")
@@ -275,7 +275,7 @@ def test_the_ledger_takes_the_experiments_evidence_never_its_flag() -> None:
 
 
 def test_reproduce_writes_the_decided_status_beside_the_narration(tmp_path) -> None:
-    from dpaudit.sim.experiments import (
+    from dpaudit.experiments import (
         Experiment,
         ExperimentOutput,
         Table,

@@ -63,8 +63,10 @@ __all__ = [
     "THM4_INSTANCES",
     "dp_ftpl_new_regret_bound",
     "ftpl_leading_terms",
+    "ftpl_new_log_term",
     "ftpl_no_bound",
     "gdp_elim_new_regret_bound",
+    "log_x",
     "thm16_dp_ftpl_new_upper",
     "thm18_gdp_elim_upper",
     "thm4_gdp_lower_order",
@@ -122,15 +124,36 @@ def thm4_lower_bound(epsilon: float, delta: float, horizon: int, regret_i2: floa
     return max(0.0, factor * lx / eps), bool(t >= 3.0 / eps * lx)
 
 
+def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
+    """``(1/eps) log((T(e^eps-1) + 2T delta)/(2(e^eps-1) + 2T delta))`` with its two limits."""
+    t = float(horizon)
+    if epsilon == 0.0:
+        return (t - 2.0) / (2.0 * t * delta)
+    a = math.expm1(epsilon)
+    if a > 1e300 / max(t, 1.0):  # T (e^eps - 1) overflows float64 near eps = 709: log space
+        log_num = math.log(t) + math.log(a) + math.log1p(2.0 * delta / a)
+        log_den = math.log(2.0) + math.log(a) + math.log1p(t * delta / a)
+        return (log_num - log_den) / epsilon
+    return math.log((t * a + 2.0 * t * delta) / (2.0 * a + 2.0 * t * delta)) / epsilon
+
+
+def log_x(epsilon: float, delta: float, horizon: int) -> float:
+    """``ln X = ln((T^2 (e^eps-1) + T^2 delta) / (2 (e^eps-1) + T^2 delta))`` (Alg. 4, Thm 18)."""
+    a = math.expm1(epsilon)
+    t2 = float(horizon) ** 2
+    if a > 1e300 / t2:  # T^2 (e^eps - 1) overflows float64 near eps = 709: log space
+        return (math.log(t2) + math.log1p(delta / a)
+                - math.log(2.0) - math.log1p(t2 * delta / (2.0 * a)))
+    return math.log((t2 * a + t2 * delta) / (2.0 * a + t2 * delta))
+
+
 def thm16_dp_ftpl_new_upper(means: object, horizon: int, epsilon: float,
                             delta: float) -> float:
     """Wang & Zhu 2023, Theorem 16: ``sum_i max{16 log T / Delta_i, 4 L} + 4N``.
 
-    ``L`` is :func:`~dpaudit.algorithms.wang_zhu_2023.ftpl.ftpl_new_log_term` (the theorem writes
+    ``L`` is :func:`ftpl_new_log_term` (the theorem writes
     ``(4/eps) log(...)``); the sum is over suboptimal arms; ``N`` is the number of arms.
     """
-    from dpaudit.algorithms.wang_zhu_2023.ftpl import ftpl_new_log_term  # ftpl imports this
-
     mu, gaps, _ = _gaps(means)
     eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
     t = check_horizon(horizon, mu.size)
@@ -141,8 +164,6 @@ def thm16_dp_ftpl_new_upper(means: object, horizon: int, epsilon: float,
 
 def thm18_gdp_elim_upper(means: object, horizon: int, epsilon: float, delta: float) -> float:
     """Wang & Zhu 2023, Theorem 18."""
-    from dpaudit.algorithms.wang_zhu_2023.gdp_elim import log_x  # gdp_elim imports this
-
     mu, gaps, _ = _gaps(means)
     eps = check_epsilon(epsilon)
     horizon = check_horizon(horizon, mu.size)

@@ -35,7 +35,7 @@ import numpy as np
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms.wang_zhu_2023._ftpl_kernels import ftpl_new_kernel
-from dpaudit.algorithms.wang_zhu_2023.bounds import dp_ftpl_new_regret_bound
+from dpaudit.algorithms.wang_zhu_2023.bounds import dp_ftpl_new_regret_bound, ftpl_new_log_term
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.exact.loss import piecewise_quadrature
 from dpaudit.interfaces import RewardSource
@@ -56,19 +56,6 @@ from dpaudit.validation import (
 )
 
 __all__ = ["POLICIES", "DPFTPLNew", "ftpl_new_log_term"]
-
-
-def ftpl_new_log_term(epsilon: float, delta: float, horizon: int) -> float:
-    """``(1/eps) log((T(e^eps-1) + 2T delta)/(2(e^eps-1) + 2T delta))`` with its two limits."""
-    t = float(horizon)
-    if epsilon == 0.0:
-        return (t - 2.0) / (2.0 * t * delta)
-    a = math.expm1(epsilon)
-    if a > 1e300 / max(t, 1.0):  # T (e^eps - 1) overflows float64 near eps = 709: log space
-        log_num = math.log(t) + math.log(a) + math.log1p(2.0 * delta / a)
-        log_den = math.log(2.0) + math.log(a) + math.log1p(t * delta / a)
-        return (log_num - log_den) / epsilon
-    return math.log((t * a + 2.0 * t * delta) / (2.0 * a + 2.0 * t * delta)) / epsilon
 
 
 class DPFTPLNew:

@@ -38,7 +38,7 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit.algorithms.wang_zhu_2023.bounds import gdp_elim_new_regret_bound
+from dpaudit.algorithms.wang_zhu_2023.bounds import gdp_elim_new_regret_bound, log_x
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.interfaces import RewardSource
 from dpaudit.mechanisms import Lemma15Perturbation
@@ -52,16 +52,6 @@ from dpaudit.sim.bandits import (
 from dpaudit.validation import check_epsilon_delta, check_real
 
 __all__ = ["POLICIES", "GDPElimNew", "log_x"]
-
-
-def log_x(epsilon: float, delta: float, horizon: int) -> float:
-    """``ln X = ln((T^2 (e^eps-1) + T^2 delta) / (2 (e^eps-1) + T^2 delta))`` (Alg. 4, Thm 18)."""
-    a = math.expm1(epsilon)
-    t2 = float(horizon) ** 2
-    if a > 1e300 / t2:  # T^2 (e^eps - 1) overflows float64 near eps = 709: log space
-        return (math.log(t2) + math.log1p(delta / a)
-                - math.log(2.0) - math.log1p(t2 * delta / (2.0 * a)))
-    return math.log((t2 * a + t2 * delta) / (2.0 * a + t2 * delta))
 
 
 class GDPElimNew:

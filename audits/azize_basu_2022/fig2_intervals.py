@@ -33,8 +33,7 @@ import numpy as np
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB
 from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
 from dpaudit.audits.azize_basu_2022.findings import PAPER, max_regret, rule_rows
-from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -43,6 +42,7 @@ from dpaudit.sim.experiments import (
     new_figure,
     ratio_interval,
 )
+from dpaudit.registry import all_policies
 from dpaudit.sim.simulation import policy_overrides
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 

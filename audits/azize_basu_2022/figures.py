@@ -33,8 +33,8 @@ from dpaudit.algorithms.azize_basu_2022.instances import (
     AZIZE_BASU_FIG2,
     AZIZE_BASU_FIG3,
 )
-from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.audits.azize_basu_2022.findings import regret_runs, rule_rows
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -42,6 +42,7 @@ from dpaudit.sim.experiments import (
     mean_interval,
     new_figure,
 )
+from dpaudit.registry import all_policies
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 #: Fig. 3's decision cells run this many times the figure's runs (20 -> 150000 at the paper's
@@ -183,8 +184,6 @@ def _fig3_evidence(settings: ExperimentSettings, env: object, claimed: float
                    ) -> tuple[ExperimentEvidence, list[str]]:
     """The two compared cells of Fig. 3's narration, each a ratio of mean regrets at two eps
     (:meth:`~dpaudit.stats.evidence.Measurement.of_ratio`) at the decision run count."""
-    from dpaudit.audits.azize_basu_2022.findings import regret_runs, rule_rows
-
     horizon = settings.horizon
     runs = settings.runs * (FIG3_QUICK_FACTOR if settings.quick else FIG3_DECIDE_FACTOR)
     top = float(horizon * (max(FIG3_MEANS) - min(FIG3_MEANS)))

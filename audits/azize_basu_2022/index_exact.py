@@ -51,7 +51,7 @@ from dpaudit.audits.azize_basu_2022.findings import (
     regret_runs,
     rule_rows,
 )
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

@@ -35,7 +35,7 @@ import numpy as np
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
 from dpaudit.algorithms.azize_basu_2022.instances import AZIZE_BASU_FIG2
 from dpaudit.audits.azize_basu_2022.findings import PAPER, max_regret, regret_runs
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

@@ -39,6 +39,7 @@ from dpaudit.mechanisms import Laplace
 from dpaudit.mechanisms._faulty import FaultyLaplaceHalfScale
 from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
 from dpaudit.stats.results import Finding, Notion
+from dpaudit.validation import check_epsilon, check_int
 
 PAPER = "Azize & Basu 2022, Lemma 1; Dwork & Roth 2014, Thm 3.6"
 _M = sp.Symbol("m", positive=True, integer=True)  # m = j - i >= 1
@@ -136,8 +137,6 @@ def _cdf_pair(faulty: bool):
     def build(epsilon: float, delta: float, n: int | None = None, successes: int = 0) -> CdfPair:
         """CDFs of ``(1/m) sum + Lap(scale)`` on two neighbouring episodes (``m = n``, default
         1): ``Lap(0, b)`` and ``Lap(1/m, b)``; density bound ``1/(2 b)``."""
-        from dpaudit.validation import check_epsilon, check_int
-
         eps = check_epsilon(epsilon)
         m = check_int("n", 1 if n is None else n, low=1)
         b = 1.0 / (((m + 1) if faulty else m) * eps)

@@ -51,9 +51,7 @@ from dpaudit.algorithms.azize_basu_2022.instances import (
     AZIZE_BASU_FIG2,
     AZIZE_BASU_FIG3,
 )
-from dpaudit.registry import all_policies
-from dpaudit.sim.bandits import BernoulliRewards
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -61,6 +59,8 @@ from dpaudit.sim.experiments import (
     mean_interval,
     new_figure,
 )
+from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 
 PAPER = f"{AZIZE_BASU_2022} (NeurIPS)"

@@ -37,8 +37,7 @@ from dpaudit.algorithms.azize_et_al_2025.instances import (
     AZIZE_ET_AL_2025_MU3,
     AZIZE_ET_AL_2025_MU4,
 )
-from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -46,6 +45,7 @@ from dpaudit.sim.experiments import (
     mean_interval,
     new_figure,
 )
+from dpaudit.registry import all_policies
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 from dpaudit.stats.rule import summarise_runs
 

@@ -73,13 +73,13 @@ from dpaudit.audits.barbara_lazzaro_pike_burke_2025.ldp_tbp_fixed_confidence imp
     MEANS as FC_MEANS,
 )
 from dpaudit.audits.barbara_lazzaro_pike_burke_2025.ldp_tbp_fixed_confidence import TAU as FC_TAU
-from dpaudit.sim.bandits import BernoulliRewards
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
     Table,
 )
+from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 

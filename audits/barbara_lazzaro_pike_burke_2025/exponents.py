@@ -51,7 +51,7 @@ from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.bounds import (
     complexity,
     private_complexity,
 )
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,

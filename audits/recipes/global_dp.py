@@ -27,8 +27,8 @@ import sympy as sp
 
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
 from dpaudit.exact.symbolic import Domain, Obligation, prove
+from dpaudit.runtime.parallel import chunk_runs, map_chunks
 from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
-from dpaudit.sim.parallel import chunk_runs, map_chunks
 from dpaudit.sim.regret import summarise_regret
 from dpaudit.stats.evidence import ProofEvidence, SampledEvidence
 from dpaudit.stats.results import RegretResult
@@ -119,7 +119,7 @@ def _regret_chunk(alg, means: tuple[float, ...], horizon: int, cps: np.ndarray, 
 def regret_result(ctx: CheckContext, alg, means: Sequence[float], horizon: int, runs: int, *,
                   instance: str, bound: float | None, bound_name: str,
                   details: Sequence[str]) -> RegretResult:
-    """Regret of ``runs`` runs in fixed seeded chunks (:func:`dpaudit.sim.parallel.map_chunks`):
+    """Regret of ``runs`` runs in fixed seeded chunks (:func:`dpaudit.runtime.parallel.map_chunks`):
     the same numbers for any ``--workers`` or a Dask scheduler."""
     cps = checkpoint_grid(horizon, 30)
     parts = map_chunks(partial(_regret_chunk, alg, tuple(means), horizon, cps), runs,

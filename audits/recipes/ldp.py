@@ -17,6 +17,8 @@ import numpy as np
 from dpaudit.engine import CheckContext, ClaimSpec
 from dpaudit.exact.divergence import gaussian_hockey_stick
 from dpaudit.mechanisms.gaussian import analytic_sigma
+from dpaudit.sim.bandits import BernoulliRewards
+from dpaudit.sim.releases import release_sampler
 from dpaudit.stats.evidence import (
     Evidence,
     ExactEvidence,
@@ -277,8 +279,6 @@ def simulated_reports_evidence(policy, source_d, source_dp, horizon: int, view,
     the report function directly, this sees every report as ``simulate`` builds it, so a bug
     in how the algorithm feeds its reports (an unnoised warm-up pull, one noise draw reused
     across users) is observed."""
-    from dpaudit.sim.releases import release_sampler
-
     return sampled_audit(
         [SamplerPair(pair, release_sampler(policy, source_d, horizon, view=view),
                      release_sampler(policy, source_dp, horizon, view=view))],
@@ -302,8 +302,6 @@ def privbern_simulated_claim(policy_of: Callable[[CheckContext], object], sample
     that differ in the first user's reward (1 against 0: PrivBern's worst pair). The other
     users' rewards are 0 and which users are pulled is decided by the reports, so for a
     correct algorithm the loss of this view is exactly PrivBern's, ``eps`` (Lemma 2.1)."""
-    from dpaudit.sim.bandits import BernoulliRewards
-
     def evidence(ctx: CheckContext) -> Evidence:
         base = BernoulliRewards((0.0,) * SIM_ARMS)
         return simulated_reports_evidence(

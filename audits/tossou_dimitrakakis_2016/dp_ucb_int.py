@@ -32,6 +32,7 @@ from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import (
 )
 from dpaudit.audits.tossou_dimitrakakis_2016._release_claims import dp_ucb_int_release_claim
 from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import (
+    FIG6_TWO_ARMS,
     PAPER,
     regret_run,
     sampled_claim,
@@ -41,6 +42,7 @@ from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSp
 from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms.interval_release import pld_bracket, pld_lower, theorem_3_4
 from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
 from dpaudit.stats.results import Method, Notion
 
@@ -162,8 +164,6 @@ def _pairs(alg) -> list:
 
 
 def _gap_to_ucb(ctx, res, cps, horizon, runs) -> list[str]:
-    from dpaudit.audits.tossou_dimitrakakis_2016._tossou_common import FIG6_TWO_ARMS
-    from dpaudit.sim.bandits import BernoulliRewards
     ucb_policy = all_policies()["ucb"].factory()  # a baseline: from the registry, by name
     ucb = ucb_policy.simulate(BernoulliRewards(FIG6_TWO_ARMS), horizon, runs,
                               rng=ctx.rng("regret", "ucb"), checkpoints=cps)

@@ -40,8 +40,7 @@ from __future__ import annotations
 import math
 
 from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import PAPER_POINTS, V
-from dpaudit.mechanisms.interval_release import pld_bracket_binned, rdp_epsilon_upper
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -49,6 +48,7 @@ from dpaudit.sim.experiments import (
     cached,
     new_figure,
 )
+from dpaudit.mechanisms.interval_release import pld_bracket_binned, rdp_epsilon_upper
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 PAPER = "Tossou & Dimitrakakis 2016 (AAAI)"

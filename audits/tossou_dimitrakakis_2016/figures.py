@@ -94,15 +94,15 @@ from dpaudit.algorithms.tossou_dimitrakakis_2016.instances import (
     TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS,
     TOSSOU_DIMITRAKAKIS_FIG6_10_ARMS,
 )
-from dpaudit.registry import all_policies
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
     Table,
     mean_interval,
 )
-from dpaudit.stats.evidence import ExperimentEvidence, Measurement
+from dpaudit.registry import all_policies
+from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 
 PAPER = f"{TOSSOU_DIMITRAKAKIS_2016} (AAAI)"
 SPREAD_BOUND = 664.5
@@ -311,8 +311,6 @@ def zero_spread_evidence(cells) -> list[str]:
 
 
 def _decision_lines(ev: ExperimentEvidence) -> list[str]:
-    from dpaudit.stats.evidence import decide_experiment
-
     d = decide_experiment(ev, alpha=ALPHA)
     out = []
     for c in d.cells:

@@ -24,9 +24,7 @@ import numpy as np
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1, WANG_ZHU_INSTANCE_2
-from dpaudit.registry import all_policies
-from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -34,6 +32,8 @@ from dpaudit.sim.experiments import (
     cached,
     run_experiment,
 )
+from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards, checkpoint_grid
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 from dpaudit.stats.rng import generator
 

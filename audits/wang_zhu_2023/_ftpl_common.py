@@ -33,10 +33,11 @@ from functools import lru_cache, partial
 import numpy as np
 
 from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
+from dpaudit.algorithms.wang_zhu_2023.bounds import ftpl_leading_terms
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import discrete_epsilon, worst_pair_loss
-from dpaudit.sim.parallel import map_chunks
+from dpaudit.runtime.parallel import map_chunks
 from dpaudit.sim.regret import summarise_regret
 from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
 from dpaudit.stats.results import Finding, Notion, RegretResult
@@ -217,8 +218,6 @@ def _regret_runs(family: Family, epsilon: float, delta: float, seed: int,
 
 
 def regret(family: Family):
-    from dpaudit.algorithms.wang_zhu_2023.bounds import ftpl_leading_terms
-
     def evaluate(ctx: CheckContext) -> RegretResult:
         reg, curves, marks, horizon = regret_runs(ctx, family, "paper", "regret")
         alg = build(family.algorithm, ctx.epsilon, ctx.delta, horizon, "paper")

@@ -33,9 +33,9 @@ from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import (
     beta_tight_start_phase,
 )
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_2023
+from dpaudit.experiments import Experiment, ExperimentOutput, ExperimentSettings, Table
 from dpaudit.mechanisms.beta_perturbation import beta_start_phase
 from dpaudit.mechanisms.gauss_perturbation import gauss_smallest_count, gauss_start_phase
-from dpaudit.sim.experiments import Experiment, ExperimentOutput, ExperimentSettings, Table
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 
 NAME = "wang-zhu-start-phases"

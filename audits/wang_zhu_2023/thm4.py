@@ -36,15 +36,15 @@ from dpaudit.algorithms.wang_zhu_2023.bounds import (
     thm4_gdp_lower_order,
     thm4_lower_bound,
 )
-from dpaudit.registry import all_policies
-from dpaudit.sim.bandits import BernoulliRewards
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
     Table,
     run_experiment,
 )
+from dpaudit.registry import all_policies
+from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.stats.rule import summarise_runs

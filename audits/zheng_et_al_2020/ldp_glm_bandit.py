@@ -32,6 +32,7 @@ from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import (
     glm_link,
     glm_rewards,
 )
+from dpaudit.audits.recipes.ldp import gaussian_delta, gaussian_epsilon
 from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
     PAPER,
     RegretCase,
@@ -43,7 +44,9 @@ from dpaudit.audits.zheng_et_al_2020._ldp_zheng import (
 )
 from dpaudit.audits.zheng_et_al_2020.ldp_linear_bandit import flat
 from dpaudit.engine import Budget, CheckContext, FindingSpec
+from dpaudit.exact.probe import AffineReport, pair_loss, probe_report
 from dpaudit.stats.results import Finding, Notion
+from dpaudit.stats.rng import generator
 
 CONTEXTS = UnitBallContexts([0.6, -0.6], n_actions=10, link="logistic")
 D = 2
@@ -109,8 +112,6 @@ def _witness(c: float, seed: int, search: tuple[int, int], link: str = "logistic
              rewards: str = "link-range") -> tuple[float, dict]:
     """The search depends on the data domain only (not on eps or delta): done once per
     ``search = (candidates, refine)`` (:data:`WITNESS_SEARCH`)."""
-    from dpaudit.stats.rng import generator
-
     candidates, refine = search
     return witness_search(c, generator(seed, "glm-witness"), candidates=candidates,
                           refine=refine, link=link, rewards=rewards)
@@ -197,9 +198,6 @@ def link_pair_loss(link: str, c: float, eps: float, delta: float, seed: int,
     search approaches). Also the largest eps at which the calibration still meets ``delta``
     at that pair (scipy brentq on the exact curve; ``inf`` below 200)."""
     from scipy.optimize import brentq
-
-    from dpaudit.audits.recipes.ldp import gaussian_delta, gaussian_epsilon
-    from dpaudit.exact.probe import AffineReport, pair_loss, probe_report
 
     alg = LDPGLMBandit(eps, delta, link=link, link_bound=c, rewards=rewards)
     found, w = _witness(c, seed, search, link, rewards)

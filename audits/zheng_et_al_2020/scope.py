@@ -46,8 +46,15 @@ from collections.abc import Callable
 
 from scipy.optimize import brentq
 
+from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import GLM_REWARDS
+from dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit import (
+    SWEEP_SEARCH,
+    _mu_attained,
+    link_pair_loss,
+)
+from dpaudit.audits.zheng_et_al_2020.ldp_one_point import _mu
 from dpaudit.exact.divergence import classical_gaussian_sigma, gaussian_hockey_stick
-from dpaudit.sim.experiments import (
+from dpaudit.experiments import (
     Experiment,
     ExperimentOutput,
     ExperimentSettings,
@@ -73,8 +80,6 @@ def _gaussian_mu(eps: float, delta: float) -> float:
 
 
 def _glm_mu(eps: float, delta: float) -> float:
-    from dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit import _mu_attained
-
     return _mu_attained(eps, delta)
 
 
@@ -88,8 +93,6 @@ def _mu_of(module: str, attr: str) -> Callable[[float, float], float]:
 
 
 def _one_point_mu(eps: float, delta: float) -> float:
-    from dpaudit.audits.zheng_et_al_2020.ldp_one_point import _mu
-
     return _mu(2.0)(eps, delta)
 
 
@@ -186,9 +189,6 @@ def scope_experiment(name: str) -> Callable[[ExperimentSettings], ExperimentOutp
 
 def link_bound_experiment(settings: ExperimentSettings) -> ExperimentOutput:
     """Algorithm 3 at link bounds ``C`` below 1 (module docstring)."""
-    from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import GLM_REWARDS
-    from dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit import SWEEP_SEARCH, link_pair_loss
-
     search = SWEEP_SEARCH.quick if settings.quick else SWEEP_SEARCH.full
     rows, cells = [], []
     fig, ax = new_figure()

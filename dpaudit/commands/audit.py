@@ -8,7 +8,7 @@ same mechanism ``check NAME`` is about, built for ``--epsilon``/``--delta``), or
 ``AuditSpec`` with a ``mechanism``. The report has the shape of ``check``'s; exit 1 when the
 claim is VIOLATED.
 
-Every run saves the measurement's finished chunks (:mod:`dpaudit.reports.state`; ``--state-dir``,
+Every run saves the measurement's finished chunks (:mod:`dpaudit.runtime.state`; ``--state-dir``,
 default ``.dpaudit-state/``); after an interruption the same command with ``--resume``
 continues from them and prints the report an uninterrupted run prints (only ``seconds``
 differs). A completed run deletes its state.
@@ -45,7 +45,9 @@ from dpaudit.engine import AuditSpec
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import UnknownNameError, all_audits, import_user_module, suggest
 from dpaudit.reports.text import format_text
-from dpaudit.sim import limits
+from dpaudit.runtime import limits
+from dpaudit.runtime.parallel import default_workers
+from dpaudit.runtime.state import after_failure, chunk_scope, object_code_files, open_run_state
 from dpaudit.stats.blackbox import (
     AuditBudget,
     audit_mechanism,
@@ -87,8 +89,6 @@ def open_state(args: argparse.Namespace, mech: Any, eps: float | None, dlt: floa
     """The state of this run (``None`` under ``--no-state``), keyed by the target, the claimed
     epsilon and delta (the object's when not given), the samples, the selection fraction,
     alpha, the seed, dpaudit's code and the file defining a user's mechanism."""
-    from dpaudit.reports.state import object_code_files, open_run_state
-
     fields = {"epsilon": float(getattr(mech, "epsilon", 0.0) if eps is None else eps),
               "delta": float(getattr(mech, "delta", 0.0) if dlt is None else dlt),
               "samples": args.samples, "selection_fraction": float(args.selection_fraction),
@@ -100,10 +100,8 @@ def open_state(args: argparse.Namespace, mech: Any, eps: float | None, dlt: floa
 def audit_estimate(args: argparse.Namespace, budget: AuditBudget) -> limits.Estimate:
     """The sampled audit's memory (the selection sample of both sides, capped at
     ``AuditBudget.max_select``, and one measurement block per worker) and time (both sides'
-    draws at :data:`~dpaudit.sim.limits.FAST_SAMPLES_PER_SECOND` per worker), from the
+    draws at :data:`~dpaudit.runtime.limits.FAST_SAMPLES_PER_SECOND` per worker), from the
     arguments alone; what does not fit is refused (exit 2)."""
-    from dpaudit.sim.parallel import default_workers
-
     workers = default_workers()
     held = 2 * 2 * 8 * budget.n_select + workers * (64 << 20)
     rate = limits.FAST_SAMPLES_PER_SECOND * workers
@@ -206,8 +204,6 @@ def run(args: argparse.Namespace) -> int:
     if args.target is None:
         raise UsageError("audit needs a TARGET (a registered mechanism, see --list; or "
                          "MODULE:OBJECT)")
-    from dpaudit.reports.state import after_failure, chunk_scope
-
     check_state_options(args)
     budget = AuditBudget(samples=AuditBudget.samples if args.samples is None else args.samples,
                          selection_fraction=args.selection_fraction,

@@ -1,14 +1,15 @@
 """``python -m dpaudit audit-policy MODULE:FACTORY --arms K --horizon T --epsilon E [...]``.
 
 Audits bandit code that dpaudit did not write (a class with ``select``/``update`` or ``step``,
-or a whole-run function; see :mod:`dpaudit.sim.adapters`) against an ``(epsilon, delta)`` claim:
-global DP on reward tables (Azize & Basu 2022, Definition 2) or an instance with a revision
-rule (Wang & Zhu 2023, Definition 3), or per-step DP. The neighbouring inputs are searched
-automatically (:mod:`dpaudit.sim.neighbour_search`). The report, JSON and exit codes are those
-of ``audit``: 0 not violated, 1 VIOLATED, 2 usage error, 3 an exception inside the user's code.
+or a whole-run function; see :mod:`dpaudit.usercode.adapters`) against an ``(epsilon,
+delta)`` claim: global DP on reward tables (Azize & Basu 2022, Definition 2) or an instance
+with a revision rule (Wang & Zhu 2023, Definition 3), or per-step DP. The neighbouring inputs
+are searched automatically (:mod:`dpaudit.usercode.neighbour_search`). The report, JSON and
+exit codes are those of ``audit``: 0 not violated, 1 VIOLATED, 2 usage error, 3 an exception
+inside the user's code.
 
 Every run saves its finished chunks of runs (the measurement's event counts, and the blocks of
-runs sampled outside it; :mod:`dpaudit.reports.state`, ``--state-dir``, default
+runs sampled outside it; :mod:`dpaudit.runtime.state`, ``--state-dir``, default
 ``.dpaudit-state/``), in the process that runs the audit: under ``--seconds`` that is the
 forked child, so a deadline or Ctrl-C keeps what it finished. The same command with
 ``--resume`` computes only what was not saved; its report is the uninterrupted run's except
@@ -38,15 +39,17 @@ from dpaudit.commands.common import (
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
-from dpaudit.sim import limits
-from dpaudit.sim.adapters import INTERFACES, adapt, describe_user_error
-from dpaudit.sim.conventions import load_contexts, parse_settings
-from dpaudit.sim.ldp_audit import exact_claim
-from dpaudit.sim.policy_audit import PolicyAudit, audit_policy
+from dpaudit.runtime import limits
+from dpaudit.runtime.state import after_failure, chunk_scope, object_code_files, open_run_state
 from dpaudit.stats.blackbox import to_claim_result
-from dpaudit.stats.results import CheckReport, ClaimResult, Notion, Verdict
+from dpaudit.stats.results import CheckReport, ClaimResult, Method, Notion, Verdict
 from dpaudit.stats.rng import DEFAULT_SEED
-from dpaudit.validation import InvalidParameterError
+from dpaudit.stats.sampled import AuditBudget
+from dpaudit.usercode.adapters import INTERFACES, adapt, describe_user_error
+from dpaudit.usercode.conventions import load_contexts, parse_settings
+from dpaudit.usercode.ldp_audit import exact_claim
+from dpaudit.usercode.policy_audit import PolicyAudit, audit_policy
+from dpaudit.validation import InvalidParameterError, check_int
 
 EXIT_USER_CODE = 3
 
@@ -187,7 +190,6 @@ def open_state(args: argparse.Namespace, factory: Any):
     ``--config`` and ``--contexts`` files."""
     from pathlib import Path
 
-    from dpaudit.reports.state import object_code_files, open_run_state
 
     fields = {k: v for k, v in sorted(vars(args).items())
               if k not in _NOT_IN_KEY and not k.startswith("_")}  # _: the parser's own notes
@@ -223,11 +225,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dpaudit.reports.state import after_failure
-
     check_state_options(args)
     start = time.perf_counter()
-    limits.check_policy_audit(args)  # exit 2 with the estimate, before the module is imported
+    check_policy_audit(args)  # exit 2 with the estimate, before the module is imported
     factory = _load(args.target)
     state = open_state(args, factory)
     try:
@@ -259,13 +259,11 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
         audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
                                          total=args.seconds)
     except limits.DeadlineReached as exc:
-        return _emit(args, code, limits.deadline_claim(args, code.name, exc), start), True
+        return _emit(args, code, policy_deadline_claim(args, code.name, exc), start), True
     return _emit(args, code, audit, start), False
 
 
 def _audit(args: argparse.Namespace, code: Any, means: Any, state: Any = None) -> Any:
-    from dpaudit.reports.state import chunk_scope
-
     with chunk_scope(state, piece="audit-policy"):  # in the forked child under --seconds
         return _audit_policy(args, code, means)
 
@@ -332,3 +330,56 @@ def _report(args: argparse.Namespace, code: Any, claim: ClaimResult, start: floa
     emit_reports(args, report, command="audit-policy",
                  text=format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))
     return report.exit_code
+
+
+def check_policy_audit(args: Any) -> limits.Estimate:
+    """``audit-policy``'s guard (``args``: its parsed options), before the user's module is
+    even imported: at least two arms, a horizon of at least one pull per arm, and the memory
+    (:func:`~dpaudit.runtime.limits.policy_audit_bytes`, against ``--memory``) and time
+    (every sampled run's steps at :data:`~dpaudit.runtime.limits.FAST_USER_STEPS_PER_SECOND`
+    per worker) of the audit; exit 2 with the estimate."""
+    budget = None if args.memory is None else limits.parse_memory(args.memory)
+    arms = check_int("arms", args.arms, low=1)
+    if arms < 2:
+        raise InvalidParameterError(
+            f"arms={arms} must be an integer in [2, inf): with one arm every run plays the "
+            "same action sequence, so there is nothing a privacy audit could observe")
+    horizon = check_int("horizon", args.horizon, low=1)
+    if horizon < arms:
+        raise InvalidParameterError(
+            f"horizon={horizon} must be an integer in [{arms}, inf) (at least one pull per "
+            f"arm, --arms {arms})")
+    samples = check_int("samples", args.samples, low=200)
+    workers = check_int("workers", args.workers, low=1)
+    search = check_int("search_budget", getattr(args, "search_budget", 16), low=1)
+    needed = limits.policy_audit_bytes(
+        horizon=horizon, n_arms=arms, samples=samples,
+        selection_fraction=float(args.selection_fraction), max_select=AuditBudget.max_select,
+        chunk=200, workers=workers)
+    runs = 2 * samples + 2 * 200 * search  # the audited pair's samples and the search's probes
+    rate = limits.FAST_USER_STEPS_PER_SECOND * workers
+    est = limits.Estimate(f"audit-policy at T={horizon}, K={arms}, {samples} samples", needed,
+                          runs * horizon / rate,
+                          f"{runs} runs of {horizon} steps at {rate:.3g} steps per second, "
+                          "faster than Python code steps")
+    return limits.check_estimate(est, seconds=getattr(args, "seconds", None), memory=budget,
+                                 advice="lower --horizon, --samples or --workers, or raise "
+                                        "--memory")
+
+
+def policy_deadline_claim(args: Any, name: str, exc: limits.DeadlineReached) -> Any:
+    """The INCONCLUSIVE claim of an ``audit-policy`` stopped by its deadline."""
+    notion = Notion.GLOBAL if args.notion == "global" else Notion.PER_STEP
+    return ClaimResult(
+        id=f"{args.notion}-dp", notion=notion, epsilon=float(args.epsilon),
+        delta=float(args.delta), verdict=Verdict.INCONCLUSIVE, method=Method.SAMPLED,
+        statement=f"{name} is ({args.epsilon:g}, {args.delta:g})-DP ({args.notion}; K="
+                  f"{args.arms}, T={args.horizon})",
+        reference="user code", alpha=float(args.alpha), seconds=exc.elapsed,
+        details=(f"stopped at the --seconds deadline ({exc.seconds:g} s) before the audit "
+                 "finished: no bound is reported (a measurement cut short by the clock would "
+                 "let run times choose its size, and the bound would not be valid)",
+                 "to settle it: a longer --seconds, fewer --samples or --search-budget, or a "
+                 "shorter --horizon (the pilot's throughput sizes the samples to fit, but the "
+                 "neighbour search and the pilot themselves did not fit this deadline)"),
+        data={"deadline_seconds": exc.seconds, "elapsed_seconds": round(exc.elapsed, 3)})

@@ -5,7 +5,7 @@
 it and are decided on what they drew, work not started is INCONCLUSIVE "not run: deadline".
 
 Every run saves each completed claim's evidence (and each finding, and the regret experiment)
-in a state file (:mod:`dpaudit.reports.state`; ``--state-dir``, default ``.dpaudit-state/``),
+in a state file (:mod:`dpaudit.runtime.state`; ``--state-dir``, default ``.dpaudit-state/``),
 deleted
 when the run completes. After an interruption (Ctrl-C: exit 130; a kill; an exception in user
 code) the same command with ``--resume`` reads that work back instead of recomputing it and
@@ -42,9 +42,9 @@ from dpaudit.commands.deadline import (
 from dpaudit.engine import AuditSpec, run_check
 from dpaudit.exact.budget import DEFAULT_SYMBOLIC_BUDGET, symbolic_budget_scope
 from dpaudit.registry import get_audit
-from dpaudit.reports.state import chunk_scope
 from dpaudit.reports.text import format_text
-from dpaudit.sim import limits
+from dpaudit.runtime import limits
+from dpaudit.runtime.state import CheckState, chunk_scope, run_key, spec_code_files, state_folder
 from dpaudit.stats.rng import DEFAULT_SEED
 
 
@@ -78,7 +78,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def open_state(args: argparse.Namespace, spec: AuditSpec):
-    """The :class:`~dpaudit.reports.state.CheckState` of this run (``None`` under ``--no-state``).
+    """The :class:`~dpaudit.runtime.state.CheckState` of this run (``None`` under ``--no-state``).
 
     Its key holds everything that changes a piece's result: the name, the claimed epsilon and
     delta (the paper's when not given), the seed, alpha (sampled claims choose their event at
@@ -86,8 +86,6 @@ def open_state(args: argparse.Namespace, spec: AuditSpec):
     version and code, and the user's audit module. Not the number of workers (results do not
     depend on it) nor ``--no-regret`` (it only skips a piece).
     """
-    from dpaudit.reports.state import CheckState, run_key, spec_code_files, state_folder
-
     if args.no_state:
         return None
     eps = spec.default_epsilon if args.epsilon is None else args.epsilon

@@ -19,8 +19,11 @@ from dpaudit.commands.common import (
     write_text_output,
 )
 from dpaudit.errors import UsageError
-from dpaudit.registry import UnknownNameError, all_papers, all_statements, suggest
+from dpaudit.registry import UnknownNameError, all_experiments, all_papers, all_statements, suggest
+from dpaudit.reports.findings_page import findings_page
 from dpaudit.reports.ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
+from dpaudit.reports.referee import referee_report
+from dpaudit.schema import envelope, to_json_text
 from dpaudit.stats.rng import DEFAULT_SEED
 
 
@@ -78,8 +81,6 @@ def select(paper: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from dpaudit.schema import envelope, to_json_text
-
     if args.list_papers:
         for name, keys in all_papers().items():
             print(f"{keys[0]:<34} {name}")
@@ -105,8 +106,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             write_text_output(args.json, text + "\n")
     if args.referee is not None:
-        from dpaudit.reports.referee import referee_report
-
         report = referee_report(rows)
         if args.referee == "-":
             print(report, end="")
@@ -123,9 +122,6 @@ def run(args: argparse.Namespace) -> int:
 def _write_findings_page(target: str, statements) -> int:
     """``--findings-page PATH``: build the page from stored outputs under PATH's folder."""
     from pathlib import Path
-
-    from dpaudit.registry import all_experiments
-    from dpaudit.reports.findings_page import findings_page
 
     path = Path(target).expanduser()
     if not path.parent.is_dir():

@@ -16,7 +16,14 @@ from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from dpaudit.errors import UsageError
+from dpaudit.errors import UsageError, UserCodeError, origin
+from dpaudit.reports.html import to_html
+from dpaudit.reports.junit import to_junit
+from dpaudit.reports.text import to_json
+from dpaudit.runtime.parallel import SCHEDULER_ENV, resolve_scheduler
+from dpaudit.runtime.progress import Bar, enabled_for
+from dpaudit.stats.results import Verdict
+from dpaudit.validation import InvalidParameterError
 
 __all__ = ["ProgressLine", "add_report_outputs", "add_scheduler", "add_state_options",
            "check_state_options", "emit_reports", "float_arg", "int_arg", "json_output",
@@ -176,10 +183,6 @@ def json_output(text: str) -> Path | str:
 
 def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -> None:
     """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs."""
-    from dpaudit.reports.junit import to_junit
-    from dpaudit.reports.text import to_json
-    from dpaudit.stats.results import Verdict
-
     args._inconclusive = any(c.verdict is Verdict.INCONCLUSIVE for c in report.claims)
     json_target = getattr(args, "json", None)
     if json_target == "-":
@@ -191,14 +194,12 @@ def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -
     if getattr(args, "junit", None) is not None:
         write_text_output(args.junit, to_junit(report, command=command))
     if getattr(args, "html", None) is not None:
-        from dpaudit.reports.html import to_html
-
         write_text_output(args.html, to_html(report, command=command))
 
 
 class ProgressLine:
     """The progress of ``check``: a live tqdm bar on standard error with the pieces done,
-    elapsed time and ETA (:mod:`dpaudit.reports.progress`), drawn only on a terminal and
+    elapsed time and ETA (:mod:`dpaudit.runtime.progress`), drawn only on a terminal and
     never under ``--json -`` (standard output is then a JSON document for a program).
 
     Called with each piece's label (``claim 2/5: c2``); the count in the label moves the bar
@@ -206,8 +207,6 @@ class ProgressLine:
     """
 
     def __init__(self, args: argparse.Namespace, prefix: str, *, stream=None) -> None:
-        from dpaudit.reports.progress import Bar, enabled_for
-
         self.prefix = prefix
         self.active = enabled_for(args, stream)
         self.bar = Bar(None, desc=prefix, unit="piece", enabled=self.active, stream=stream)
@@ -256,7 +255,7 @@ def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the
 
 def add_state_options(p: argparse.ArgumentParser, *, where: str) -> None:
     """``--resume``, ``--state-dir`` and ``--no-state``: saved work of ``check`` and
-    ``reproduce`` (see :mod:`dpaudit.reports.state`); ``where`` names the default state folder."""
+    ``reproduce`` (see :mod:`dpaudit.runtime.state`); ``where`` names the default state folder."""
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run with the same arguments: work it completed "
                         "is read back, not recomputed (no saved state: everything runs)")
@@ -286,28 +285,25 @@ def resume_can_help(exc: BaseException) -> bool:
     internal error (the same code fails the same way, and a fixed dpaudit has another key):
     there the state is deleted and no ``--resume`` is suggested.
     """
-    from dpaudit.cli import _USAGE_ERRORS, _origin
-    from dpaudit.errors import UserCodeError
-
     if isinstance(exc, KeyboardInterrupt | MemoryError | OSError | UserCodeError):
         return True
-    if isinstance(exc, _USAGE_ERRORS) or not isinstance(exc, Exception):
+    # a usage error: InvalidParameterError or a UsageError (the registry's UnknownNameError
+    # is one), the errors the command line maps to exit 2
+    if isinstance(exc, InvalidParameterError | UsageError) or not isinstance(exc, Exception):
         return False
-    return _origin(exc)[0] == "user code"
+    return origin(exc)[0] == "user code"
 
 
 def add_scheduler(p: argparse.ArgumentParser) -> None:
     """``--scheduler ADDR``: the Dask cluster of ``check``, ``audit`` and ``simulate``, declared
     once so its name, default and wording cannot drift apart."""
-    from dpaudit.sim.parallel import SCHEDULER_ENV
-
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help=f"Dask scheduler address tcp://HOST:PORT (default: ${SCHEDULER_ENV})")
 
 
 @contextlib.contextmanager
 def scheduler_scope(address: str | None) -> Iterator[None]:
-    """Send every :func:`dpaudit.sim.parallel.map_chunks` of the command to ``address``.
+    """Send every :func:`dpaudit.runtime.parallel.map_chunks` of the command to ``address``.
 
     The chunked work of a check runs deep inside audit files that pass no scheduler, so
     ``map_chunks`` reads ``$DPAUDIT_SCHEDULER``; the flag therefore sets that variable for the
@@ -315,8 +311,6 @@ def scheduler_scope(address: str | None) -> Iterator[None]:
     takes precedence over the variable, a malformed address is a usage error (exit 2) before
     any work, ``None`` leaves the variable as it is. Results do not depend on it.
     """
-    from dpaudit.sim.parallel import SCHEDULER_ENV, resolve_scheduler
-
     if address is None:
         yield
         return

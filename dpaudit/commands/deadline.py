@@ -1,16 +1,16 @@
 """``--seconds``: the wall-clock deadline of ``check``, ``audit`` and ``simulate``.
 
 A time limit is a deadline: the command stops drawing at it and reports what it has
-(:mod:`dpaudit.sim.limits` explains the cooperative cut and why it keeps bounds valid).
+(:mod:`dpaudit.runtime.limits` explains the cooperative cut and why it keeps bounds valid).
 Here the command's pieces are wrapped so that
 
 * a claim, finding or regret experiment not started by the deadline is not run: the claim is
   INCONCLUSIVE "not run: deadline", the finding says so, the regret experiment is left out;
-* a piece stopped inside (:class:`~dpaudit.sim.limits.DeadlineReached`, e.g. the deadline came
+* a piece stopped inside (:class:`~dpaudit.runtime.limits.DeadlineReached`, e.g. the deadline came
   while a sampled claim was still choosing its event) is INCONCLUSIVE with the stage it
   reached and what would settle it;
-* the whole command runs under :func:`~dpaudit.sim.limits.run_with_deadline` at the deadline
-  plus :data:`~dpaudit.sim.limits.HARD_KILL_GRACE`: code that never returns to a chunk
+* the whole command runs under :func:`~dpaudit.runtime.limits.run_with_deadline` at the deadline
+  plus :data:`~dpaudit.runtime.limits.HARD_KILL_GRACE`: code that never returns to a chunk
   boundary is killed there. Nothing the killed process was computing is used; ``check`` reads
   back the pieces it had completed (saved in the ``--resume`` state as they completed) and
   reports the rest INCONCLUSIVE "not finished" (with ``--no-state``: every claim).
@@ -29,7 +29,8 @@ from typing import Any
 
 from dpaudit.commands.common import float_arg
 from dpaudit.reports.text import deadline_line
-from dpaudit.sim import limits
+from dpaudit.runtime import limits
+from dpaudit.runtime.state import adopt_chunk_scope
 from dpaudit.stats.evidence import InconclusiveEvidence
 from dpaudit.stats.results import (
     CheckReport,
@@ -202,15 +203,13 @@ def deadline_claim(exc: limits.DeadlineReached, *, notion: Any, epsilon: float, 
 
 def run_bounded(fn: Callable[[], Any], deadline: float | None) -> Any:
     """``fn()`` (already inside the deadline scope ending at ``deadline``), killed at the
-    deadline plus :data:`~dpaudit.sim.limits.HARD_KILL_GRACE` (``DeadlineReached``)."""
+    deadline plus :data:`~dpaudit.runtime.limits.HARD_KILL_GRACE` (``DeadlineReached``)."""
     if deadline is None:
         return fn()
     left = deadline - time.monotonic() + limits.HARD_KILL_GRACE
     seconds = limits.deadline_seconds() or 0.0
 
     def guarded() -> tuple[bool, Any]:  # a cooperative stop inside is a value, not the kill
-        from dpaudit.reports.state import adopt_chunk_scope
-
         try:
             with adopt_chunk_scope():  # the forked child saves its finished chunks
                 return True, fn()

@@ -24,7 +24,9 @@ import numpy as np
 from dpaudit.commands.common import float_arg, int_arg, output_file, prepare_output
 from dpaudit.errors import UsageError
 from dpaudit.exact.conditions import feasible_band
+from dpaudit.experiments import new_figure
 from dpaudit.registry import UnknownNameError, all_audits, all_cdf_pairs, suggest
+from dpaudit.reports.profile_plot import draw_profile
 from dpaudit.validation import check_epsilon_delta, check_int
 
 
@@ -101,9 +103,6 @@ def _run_profile(args: argparse.Namespace) -> int:
         what = f"claim {args.claim!r}" if args.claim else "any claim"
         raise UsageError(f"the report {args.name!r} holds no privacy profile for {what} "
                          "(profiles come with sampled claims)")
-    from dpaudit.reports.profile_plot import draw_profile
-    from dpaudit.sim.experiments import new_figure
-
     fig, ax = new_figure(figsize=(9.0, 3.6))
     fig.delaxes(ax)
     draw_profile(fig, claims[0]["privacy_profile"], str(claims[0]["id"]))

@@ -6,7 +6,7 @@ the current folder; created if missing). ``--list`` prints the names. This comma
 algorithm and no figure.
 
 Every run saves each completed cell of the experiment (a grid point, a panel, an algorithm:
-:meth:`~dpaudit.sim.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
+:meth:`~dpaudit.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
 (or ``--state-dir``) and deletes them once its outputs are written; after an interruption the
 same command with ``--resume`` reads the completed cells back and writes the same numbers.
 """
@@ -30,9 +30,11 @@ from dpaudit.commands.common import (
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
+from dpaudit.experiments import run_experiment
 from dpaudit.registry import all_experiments, get_experiment
-from dpaudit.sim import limits
-from dpaudit.sim.experiments import run_experiment
+from dpaudit.runtime import limits
+from dpaudit.runtime.progress import Bar, enabled_for
+from dpaudit.runtime.state import ExperimentCache, run_key, state_folder
 from dpaudit.stats.rng import DEFAULT_SEED
 
 
@@ -72,8 +74,6 @@ def run(args: argparse.Namespace) -> int:
     cache = open_cache(args, experiment.name, experiment.stem, settings, out)
     settings = replace(settings, cache=cache)
     start = time.perf_counter()
-    from dpaudit.reports.progress import Bar, enabled_for
-
     bar = Bar(None, desc=f"reproduce {experiment.name}", unit="cell", enabled=enabled_for(),
               poll=None if cache is None else (lambda: cache.hits + cache.misses))
     try:
@@ -106,8 +106,6 @@ def reproduce_estimate(name: str, horizon: int, runs: int, *, seconds: float | N
     """A lower bound on a reproduction's memory (each run keeps its regret, pull counts and
     curve: 512 bytes) from its settings alone; what does not fit is refused (exit 2). Its time
     is not bounded from below by ``runs x horizon`` (episodic algorithms cost per episode)."""
-    from dpaudit.sim import limits
-
     # no time bound from T x runs: episodic algorithms (AdaP, DP-SE, GDP-Elim-New) cost per
     # episode, not per arm-pull, and exact experiments ignore both, so it would refuse work
     # that takes seconds; --seconds bounds the time instead
@@ -143,10 +141,8 @@ def _budget(exp) -> str:
 
 
 def open_cache(args: argparse.Namespace, name: str, stem: str, settings, out: Path):
-    """The :class:`~dpaudit.reports.state.ExperimentCache` of this run (``None``: ``--no-state``),
+    """The :class:`~dpaudit.runtime.state.ExperimentCache` of this run (``None``: ``--no-state``),
     keyed by the experiment, its validated settings and dpaudit's code."""
-    from dpaudit.reports.state import ExperimentCache, run_key, state_folder
-
     if args.no_state:
         return None
     key = run_key({"command": "reproduce", "name": name, "horizon": settings.horizon,

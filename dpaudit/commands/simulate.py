@@ -13,7 +13,7 @@ there is one, wall time and arm-pulls per second. Runs are cut into fixed chunks
 seeds, so everything but the timing is identical for any ``--workers`` or cluster.
 
 Every run saves each finished chunk of runs (its sufficient statistics: regret moments, summed
-curve and pulls; :mod:`dpaudit.reports.state`, ``--state-dir``, default ``.dpaudit-state/``);
+curve and pulls; :mod:`dpaudit.runtime.state`, ``--state-dir``, default ``.dpaudit-state/``);
 after an interruption the same command with ``--resume`` computes only the chunks not saved
 and prints the report an uninterrupted run prints (the wall time adds the saved chunks' own).
 A completed run deletes its state.
@@ -38,7 +38,8 @@ from dpaudit.commands.common import (
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
-from dpaudit.sim import limits
+from dpaudit.runtime import limits
+from dpaudit.runtime.state import after_failure, chunk_scope, open_run_state
 from dpaudit.sim.simulation import SimulationReport, simulate_policy, simulation_estimate
 from dpaudit.stats.rng import DEFAULT_SEED
 
@@ -111,8 +112,6 @@ def open_state(args: argparse.Namespace):
     """The state of this run (``None`` under ``--no-state``), keyed by the policy, horizon,
     runs, epsilon, delta, means and seed as given and dpaudit's code (not the workers or the
     scheduler: results do not depend on them)."""
-    from dpaudit.reports.state import open_run_state
-
     fields = {"horizon": args.horizon, "runs": args.runs, "epsilon": args.epsilon,
               "delta": args.delta, "means": _means(args.means), "seed": args.seed}
     return open_run_state("simulate", args.name, fields, resume=args.resume,
@@ -120,8 +119,6 @@ def open_state(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from dpaudit.reports.state import after_failure, chunk_scope
-
     check_state_options(args)
     means = _means(args.means)
     limits.check_estimate(  # exit 2 with the estimate, before any run

@@ -1,2 +1,2 @@
-"""Reports: text, JSON, HTML and JUnit formatting of frozen results, the reviewer's ledger and
-the saved state that lets an interrupted run resume."""
+"""Reports: text, JSON, HTML and JUnit formatting of frozen results, the reviewer's ledger, the
+referee and the findings page."""

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from dpaudit.experiments import Experiment
 from dpaudit.reports.ledger import NOT_IMPLEMENTED, STATUS_ORDER, Statement, TestStatus
 from dpaudit.reports.referee import StoredOutput, load_stored, statement_entry, stored_outcome
-from dpaudit.sim.experiments import Experiment
 
 __all__ = ["findings_page", "stored_outputs"]
 

@@ -30,7 +30,10 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from dpaudit.reports.text import deadline_line
+from dpaudit import __version__
+from dpaudit.experiments import new_figure
+from dpaudit.reports.profile_plot import draw_profile
+from dpaudit.reports.text import deadline_line, regret_verdict_text
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, ProofResult, RegretResult
 
 __all__ = ["reproduce_command", "to_html"]
@@ -188,9 +191,6 @@ def _profile_plot(profile: Mapping[str, Any] | None, what: str) -> str:
     """The privacy profile of a sampled claim (:mod:`dpaudit.reports.profile_plot`)."""
     if not profile:
         return ""
-    from dpaudit.reports.profile_plot import draw_profile
-    from dpaudit.sim.experiments import new_figure
-
     fig, ax = new_figure(figsize=(8.0, 3.2))
     fig.delaxes(ax)
     draw_profile(fig, profile, what)
@@ -237,8 +237,6 @@ def _delta_curve(data: Mapping[str, Any], what: str) -> str:
     x_key = next((k for k in keys if len(_numbers(data.get(k)) or ()) == len(delta)), None)
     if x_key is None:
         return ""
-    from dpaudit.sim.experiments import new_figure
-
     fig, ax = new_figure(figsize=(5.0, 3.0))
     ax.plot(_numbers(data[x_key]), delta, marker="o")
     ax.set_xlabel(x_key)
@@ -251,8 +249,6 @@ def _delta_curve(data: Mapping[str, Any], what: str) -> str:
 def _regret_plot(r: RegretResult) -> str:
     if len(r.checkpoints) < 2 or len(r.mean_curve) != len(r.checkpoints):
         return ""
-    from dpaudit.sim.experiments import new_figure
-
     fig, ax = new_figure(figsize=(6.4, 3.6))
     ax.plot(r.checkpoints, r.mean_curve, marker="o",
             label=f"{r.algorithm}: mean regret over {r.runs} runs")
@@ -272,8 +268,6 @@ def _regret_plot(r: RegretResult) -> str:
 
 
 def _regret_section(r: RegretResult) -> list[str]:
-    from dpaudit.reports.text import regret_verdict_text
-
     out = ["<h2>Regret</h2>",
            f"<p>{_e(r.algorithm)} on {_e(r.instance)}: T = {r.horizon}, {r.runs} runs; mean "
            f"pseudo-regret {_num(r.mean, 6)} ({r.confidence:.0%} interval {_num(r.ci_low, 6)} "
@@ -333,8 +327,6 @@ def _deadline(report: CheckReport) -> str:
 
 def to_html(report: CheckReport, *, command: str = "check") -> str:
     """``report`` as one HTML5 page (see the module docstring for its content)."""
-    from dpaudit import __version__
-
     code = report.exit_code
     params = "".join(f"<tr><th>{_e(k)}</th><td><code>{_e(_option_value(v))}</code></td></tr>"
                      for k, v in report.parameters.items())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from dpaudit.reports.text import witness_text
+from dpaudit.reports.text import regret_verdict_text, witness_text
 from dpaudit.stats.results import CheckReport, ClaimResult, RegretResult, Verdict
 
 __all__ = ["to_junit"]
@@ -60,8 +60,6 @@ def to_junit(report: CheckReport, *, command: str = "check") -> str:
 
 
 def _regret_case(suite: ET.Element, name: str, r: RegretResult) -> None:
-    from dpaudit.reports.text import regret_verdict_text
-
     case = ET.SubElement(suite, "testcase", classname=f"dpaudit.{name}", name="regret",
                          time=f"{r.seconds:.3f}")
     props = ET.SubElement(case, "properties")

@@ -28,7 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpaudit.engine import run_check
 from dpaudit.errors import UsageError
+from dpaudit.registry import all_audits, all_experiments
+from dpaudit.reports.outcomes import TestOutcome, experiment_outcome, load_stored, stored_outcome
+from dpaudit.reports.text import to_json
+from dpaudit.statements import KINDS, READINGS, Statement, TestRef, claim, experiment, regret
+from dpaudit.stats.evidence import decide_regret, regret_evidence
+from dpaudit.stats.results import RegretResult
+from dpaudit.stats.rng import DEFAULT_SEED
 
 __all__ = [
     "KINDS",
@@ -49,8 +57,6 @@ __all__ = [
     "regret",
 ]
 
-KINDS = ("privacy", "regret upper bound", "lower bound", "experiment")
-READINGS = ("sufficient (theorem)", "necessary (theorem)", "figure narration")
 NOT_IMPLEMENTED = "not yet implemented"
 # worst first: a statement's status is the worst status among its tests
 _ORDER = ("VIOLATED", "not reproduced", "INCONCLUSIVE", NOT_IMPLEMENTED, "vacuous", "run",
@@ -65,74 +71,6 @@ NUMBERS = ("paper_value", "measured", "ci_low", "ci_high", "runs")
 #: undecided status and the confirmation's runs
 RULE_FIELDS = ("interval_method", "stable", "tail_share", "largest", "runs_to_settle",
                "confirm_runs")
-
-
-@dataclass(frozen=True)
-class TestRef:
-    """What tests a statement: ``kind`` is ``"claim"``, ``"regret"`` or ``"experiment"``."""
-
-    kind: str
-    name: str
-    claim_id: str = ""
-
-    @property
-    def label(self) -> str:
-        if self.kind == "claim":
-            return f"check {self.name}: {self.claim_id}"
-        if self.kind == "regret":
-            return f"check {self.name}: regret"
-        return f"reproduce {self.name}"
-
-    @property
-    def command(self) -> str:
-        if self.kind == "experiment":
-            return f"python -m dpaudit reproduce {self.name} --quick"
-        return f"python -m dpaudit check {self.name} --quick"
-
-
-def claim(audit: str, claim_id: str) -> TestRef:
-    """The claim ``claim_id`` of the audit registered as ``audit``."""
-    return TestRef("claim", audit, claim_id)
-
-
-def regret(audit: str) -> TestRef:
-    """The regret experiment of the audit registered as ``audit`` (against its bound)."""
-    return TestRef("regret", audit)
-
-
-def experiment(name: str) -> TestRef:
-    """The figure reproduction registered as ``name``."""
-    return TestRef("experiment", name)
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One statement of a paper, where it is printed and what tests it.
-
-    ``location``: theorem, equation or figure (``"Theorem 7"``); ``kind``: one of
-    :data:`KINDS`; ``reading``: one of :data:`READINGS` (does the paper state it as a
-    sufficient guarantee, a necessary condition, or as figure narration); ``tests``: what
-    tests it (empty: nothing yet); ``note``: a finding or caveat (see ``docs/findings.md``).
-    ``quote``: the paper's own words at ``location``, quoted from its text where readable
-    (``text`` is dpaudit's summary of them); ``settle``: for a statement left INCONCLUSIVE,
-    what would settle it.
-    """
-
-    paper: str
-    location: str
-    kind: str
-    reading: str
-    text: str
-    tests: tuple[TestRef, ...] = ()
-    note: str = ""
-    quote: str = ""
-    settle: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"Statement kind {self.kind!r} is not one of {KINDS}")
-        if self.reading not in READINGS:
-            raise ValueError(f"Statement reading {self.reading!r} is not one of {READINGS}")
 
 
 @dataclass(frozen=True)
@@ -191,8 +129,6 @@ class Runner:
 
     def __init__(self, *, source: Path | None = None, seed: int | None = None,
                  save: Path | None = None, stored: Path | None = None) -> None:
-        from dpaudit.stats.rng import DEFAULT_SEED
-
         self.source = source
         self.save = save
         #: a folder of stored reproductions (``docs/``): an experiment with a stored output
@@ -205,9 +141,6 @@ class Runner:
 
     def check(self, name: str) -> dict[str, Any] | None:
         """The JSON form of ``check NAME --quick`` (``None``: not registered)."""
-        from dpaudit.engine import run_check
-        from dpaudit.registry import all_audits
-
         if name not in self._checks:
             path = None if self.source is None else self.source / f"{name}.json"
             if path is not None and path.is_file():
@@ -222,8 +155,6 @@ class Runner:
                 report = run_check(spec, seed=self.seed, quick=True)
                 self._checks[name] = report.to_dict()
                 if self.save is not None:
-                    from dpaudit.reports.text import to_json
-
                     self.save.mkdir(parents=True, exist_ok=True)
                     (self.save / f"{name}.json").write_text(to_json(report) + "\n")
         return self._checks[name]
@@ -231,15 +162,11 @@ class Runner:
     def experiment(self, name: str) -> TestOutcome | None:
         """``(status, detail, numbers)`` of ``reproduce NAME --quick``, its evidence decided
         by :func:`~dpaudit.stats.evidence.decide_experiment` (``None``: not registered)."""
-        from dpaudit.registry import all_experiments
-
         if name not in self._experiments:
             exp = all_experiments().get(name)
             if exp is None:
                 return None
             if self.stored is not None:
-                from dpaudit.reports.referee import load_stored, stored_outcome
-
                 if self._store is None:
                     self._store = load_stored(self.stored)
                 so = self._store.get(exp.stem)
@@ -255,40 +182,6 @@ class Runner:
                 confirm = exp.run(settings.confirmation())
             self._experiments[name] = experiment_outcome(out, confirm)
         return self._experiments[name]
-
-
-TestOutcome = tuple[str, str, dict[str, Any]]
-
-
-def experiment_outcome(out: Any, confirm: Any = None) -> TestOutcome:
-    """Status, detail and numbers of an experiment's output: its evidence decided by
-    :func:`~dpaudit.stats.evidence.decide_experiment` under the rule, with ``confirm`` (the
-    same experiment at 4x the runs with a fresh seed) as its confirmation; a sampled
-    comparison without one decides nothing. No evidence: ``run``."""
-    from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
-
-    narration = getattr(out, "verdict", "") or ""
-    ev = getattr(out, "evidence", None)
-    if not isinstance(ev, ExperimentEvidence):
-        return "run", narration, {}
-    cev = getattr(confirm, "evidence", None)
-    d = decide_experiment(ev, confirm=cev if isinstance(cev, ExperimentEvidence) else None,
-                          confirm_required=True)
-    numbers: dict[str, Any] = {"interval_method": d.interval_method or None,
-                               "stable": d.stable, "tail_share": d.tail_share,
-                               "runs_to_settle": d.runs_to_settle,
-                               "confirm_runs": d.confirm_runs, "largest": None}
-    if d.key is not None:
-        m = d.key.measurement
-        numbers.update({"paper_value": m.paper_value, "measured": m.measured,
-                        "ci_low": d.key.ci_low, "ci_high": d.key.ci_high, "runs": m.runs,
-                        "largest": m.largest})
-    where = "" if d.key is None else (
-        f"; key cell {d.key.measurement.label}: measured {d.key.measurement.measured:.4g} "
-        f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}] vs paper {d.key.measurement.direction} "
-        f"{d.key.measurement.paper_value:.4g}")
-    detail = f"{narration}; {d.reason}{where}" if narration else f"{d.reason}{where}"
-    return d.status, detail, numbers
 
 
 def _test_status(ref: TestRef, runner: Runner) -> TestStatus:
@@ -336,9 +229,6 @@ def _regret_verdict(r: dict[str, Any]) -> tuple[str, float | None, float | None]
     if "verdict" in r:
         low = r.get("verdict_lower_limit", r.get("ci_low"))
         return str(r["verdict"]), low, r.get("verdict_ci_high", r.get("ci_high"))
-    from dpaudit.stats.evidence import decide_regret, regret_evidence
-    from dpaudit.stats.results import RegretResult
-
     if r.get("bound") is None or r.get("ci_low") is None or r.get("ci_high") is None:
         return "INCONCLUSIVE", r.get("ci_low"), r.get("ci_high")
     res = RegretResult(str(r.get("instance", "")), str(r.get("algorithm", "")),

@@ -21,100 +21,16 @@ statement says what would settle it.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from dpaudit.reports.ledger import LedgerRow, Statement, TestOutcome, TestStatus
+from dpaudit.registry import all_experiments
+from dpaudit.reports.ledger import LedgerRow, Statement, TestStatus
+from dpaudit.reports.outcomes import StoredOutput, TestOutcome, load_stored, stored_outcome
 
 __all__ = ["StoredOutput", "load_stored", "referee_report", "review_comment",
            "stored_outcome"]
-
-
-@dataclass(frozen=True)
-class StoredOutput:
-    """One stored reproduction: ``md`` (its page), ``doc`` (``<stem>.json``, ``None`` for an
-    output written before the rule stored its evidence)."""
-
-    stem: str
-    md: Path
-    doc: dict[str, Any] | None
-
-    @property
-    def text(self) -> str:
-        return self.md.read_text()
-
-    @property
-    def fresh(self) -> bool | None:
-        """The code that produced the numbers is the code now (``None``: no digest stored):
-        the modules it recorded have the same source, and the experiment's module imports no
-        module it did not record."""
-        if self.doc is None or "code_digest" not in self.doc:
-            return None
-        from dpaudit.registry import all_experiments
-        from dpaudit.sim.experiments import code_digest_of, digest_of_modules
-
-        exp = all_experiments().get(str(self.doc.get("experiment", "")))
-        if exp is None:
-            return None
-        recorded = [str(m) for m in self.doc.get("modules", ())]
-        if not set(code_digest_of(*exp.modules)[1]) <= set(recorded):
-            return False
-        return digest_of_modules(recorded) == self.doc["code_digest"]
-
-    @property
-    def command(self) -> str:
-        d = self.doc or {}
-        return (f"python -m dpaudit reproduce {d.get('experiment', self.stem)} "
-                f"--horizon {d.get('horizon')} --runs {d.get('runs')} --seed {d.get('seed')}")
-
-
-def load_stored(root: Path) -> dict[str, StoredOutput]:
-    """Every stored reproduction under ``root`` by stem: ``<stem>.md`` files whose first line
-    is a Markdown title, with ``<stem>.json`` beside them when it exists."""
-    found: dict[str, StoredOutput] = {}
-    for path in sorted(root.rglob("*.md")):
-        if path.stem in found:
-            continue
-        if not path.read_text().split("\n", 1)[0].startswith("# "):
-            continue
-        js = path.with_suffix(".json")
-        doc = None
-        if js.is_file():
-            try:
-                doc = json.loads(js.read_text())
-            except ValueError:
-                doc = None
-        found[path.stem] = StoredOutput(path.stem, path, doc if isinstance(doc, dict) else None)
-    return found
-
-
-def stored_outcome(out: StoredOutput) -> TestOutcome | None:
-    """Status, detail and numbers of a stored reproduction, decided from its stored evidence
-    by the rule of today (``None``: no evidence stored; ``("run", ...)``: evidence that
-    compares nothing)."""
-    from dpaudit.reports.ledger import experiment_outcome
-    from dpaudit.stats.evidence import ExperimentEvidence
-
-    if out.doc is None:
-        return None
-    ev_doc, conf_doc = out.doc.get("evidence"), out.doc.get("confirm_evidence")
-    if ev_doc is None:
-        return ("run", "", {})
-
-    class _Out:  # what experiment_outcome reads of an output
-        def __init__(self, doc: dict[str, Any] | None) -> None:
-            self.verdict = ""
-            self.evidence = None if doc is None else ExperimentEvidence.from_dict(doc)
-
-    status, detail, numbers = experiment_outcome(_Out(ev_doc), _Out(conf_doc)
-                                                 if conf_doc is not None else None)
-    where = (f"stored at T = {out.doc.get('horizon')}, {out.doc.get('runs')} runs, seed "
-             f"{out.doc.get('seed')}")
-    return status, f"{where}; {detail}", numbers
 
 
 def _num(x: Any, digits: int = 4) -> str:
@@ -246,8 +162,6 @@ def outcomes_from_store(names: Iterable[str], stored: Mapping[str, StoredOutput]
                         ) -> dict[str, TestOutcome]:
     """``name -> outcome`` for the experiments ``names`` with a stored output holding evidence
     (looked up by the experiment's stem)."""
-    from dpaudit.registry import all_experiments
-
     exps = all_experiments()
     found: dict[str, TestOutcome] = {}
     for name in names:

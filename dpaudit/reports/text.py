@@ -6,7 +6,8 @@ import json
 import math
 from pathlib import Path
 
-from dpaudit.sim.limits import HARD_KILL_GRACE
+from dpaudit.runtime.limits import HARD_KILL_GRACE
+from dpaudit.schema import envelope
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, RegretResult
 
 __all__ = ["format_text", "to_json", "witness_text", "write_json"]
@@ -128,8 +129,6 @@ def format_text(report: CheckReport) -> str:
 
 def to_json(report: CheckReport, *, command: str = "check") -> str:
     """The report in the versioned ``--json`` format (``dpaudit/schema/report-v1.json``)."""
-    from dpaudit.schema import envelope
-
     doc = envelope(command, report.exit_code, report.to_dict())
     return json.dumps(doc, indent=2, allow_nan=False)
 

@@ -13,6 +13,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from dpaudit import __version__
+
 __all__ = ["SCHEMA_VERSION", "envelope", "load_schema", "to_json_text"]
 
 SCHEMA_VERSION = 1
@@ -20,8 +22,6 @@ SCHEMA_VERSION = 1
 
 def envelope(command: str, exit_code: int, payload: dict[str, Any]) -> dict[str, Any]:
     """``payload`` with the version, command and exit-code fields every document carries."""
-    from dpaudit import __version__
-
     return {"schema_version": SCHEMA_VERSION, "command": command,
             "dpaudit_version": __version__, "exit_code": int(exit_code), **payload}
 

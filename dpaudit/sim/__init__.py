@@ -1,2 +1,2 @@
-"""Simulation and adapters: the bandit-policy protocol, reward sources, lockstep simulation,
-regret, parallel execution, adapters for third-party code and their neighbour search."""
+"""Simulation: the bandit-policy protocol, reward sources, lockstep simulation of registered
+policies, their recorded releases and regret."""

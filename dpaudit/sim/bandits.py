@@ -156,7 +156,7 @@ class SimulationResult:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
 
     def __reduce__(self) -> tuple:
-        # a mappingproxy does not pickle; results cross process pools (dpaudit.sim.parallel)
+        # a mappingproxy does not pickle; results cross process pools (dpaudit.runtime.parallel)
         return (SimulationResult, (self.regret, self.counts, self.checkpoints, self.curve,
                                    self.actions, self.decisions, dict(self.extra)))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,7 +23,50 @@ from dpaudit.stats.intervals import student_t_interval
 from dpaudit.stats.results import RegretResult
 from dpaudit.stats.rule import tail_of
 
-__all__ = ["max_regret_per_run", "summarise_regret"]
+__all__ = ["Moments", "max_regret_per_run", "summarise_regret"]
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Count, mean and centred sum of squares ``m2`` of some numbers (mergeable)."""
+
+    n: int
+    mean: float
+    m2: float
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Moments:
+        values = np.asarray(values, dtype=float)
+        if values.size == 0:
+            return cls(0, 0.0, 0.0)
+        mean = float(values.mean())
+        return cls(int(values.size), mean, float(np.sum((values - mean) ** 2)))
+
+    def merge(self, other: Moments) -> Moments:
+        """Chan, Golub & LeVeque 1979's pairwise update (exact up to rounding)."""
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            return other
+        n = self.n + other.n
+        d = other.mean - self.mean
+        return Moments(n, self.mean + d * other.n / n,
+                       self.m2 + other.m2 + d * d * self.n * other.n / n)
+
+    @property
+    def std(self) -> float:
+        """Sample standard deviation; 0 when ``m2`` is within its own rounding error.
+
+        Each centred term ``x - mean`` carries an error of a few ulps of ``|mean|`` (the mean
+        is rounded, and every merge adds its own rounding), so ``m2`` of numbers that are all
+        equal comes out near ``n (c eps |mean|)^2`` instead of 0: printed as a spread of
+        ``4.666e-13`` it would be round-off shown as data. ``c = 16`` is a generous multiple of
+        the few ulps per term; a genuine spread that small is below what float64 resolves.
+        """
+        if self.n < 2:
+            return 0.0
+        noise = self.n * (16.0 * np.finfo(float).eps * abs(self.mean)) ** 2
+        return 0.0 if self.m2 <= noise else math.sqrt(self.m2 / (self.n - 1))
 
 
 def max_regret_per_run(means: Sequence[float], horizon: int) -> float:
@@ -55,8 +99,6 @@ def summarise_regret(
     mean = float(regrets.mean())
     # numpy's std of equal numbers is round-off (7e-12 for 43 runs at 30053), printed as a
     # spread; Moments.std treats m2 within its own rounding error as 0 (as simulate does)
-    from dpaudit.sim.simulation import Moments
-
     std = Moments.of(regrets).std if runs > 1 else 0.0
     iv = student_t_interval(mean=mean, std=std, runs=runs, alpha=1.0 - confidence)
     half = 0.0 if not math.isfinite(iv.high) else iv.high - mean

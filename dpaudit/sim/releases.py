@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.runtime.state import partial_progress
 from dpaudit.stats.results import OBSERVES
 from dpaudit.validation import InvalidParameterError, check_int
 
@@ -208,8 +209,6 @@ def release_sampler(policy: Any, source: Any, horizon: int, *, view: View | None
         parts, done = [], 0
         # in a resumable run, the runs finished inside this chunk are saved with the
         # generator's state, and a resumed chunk continues from them (the same numbers)
-        from dpaudit.reports.state import partial_progress
-
         progress = partial_progress()
         start = rng.bit_generator.state
         saved = None if progress is None else progress.load()

@@ -27,16 +27,17 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpaudit.registry import all_policies
-from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
-from dpaudit.sim.parallel import (
+from dpaudit.runtime.limits import FAST_PULLS_PER_SECOND, DeadlineReached, Estimate
+from dpaudit.runtime.parallel import (
     chunk_runs,
     chunk_sizes,
     default_workers,
     map_chunks,
     resolve_scheduler,
 )
-from dpaudit.sim.regret import max_regret_per_run
+from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
+from dpaudit.sim.policies import get_policy
+from dpaudit.sim.regret import Moments, max_regret_per_run
 from dpaudit.stats.evidence import RegretEvidence, decide_regret
 from dpaudit.stats.results import RegretDecision
 from dpaudit.stats.rng import DEFAULT_SEED
@@ -77,12 +78,10 @@ def simulation_chunk(runs: int, n_arms: int, horizon: int) -> int:
 
 def simulation_estimate(name: str, *, horizon: int, runs: int,
                         means: Sequence[float] | None = None, workers: int | None = 1):
-    """The :class:`~dpaudit.sim.limits.Estimate` of ``simulate`` from its arguments alone:
+    """The :class:`~dpaudit.runtime.limits.Estimate` of ``simulate`` from its arguments alone:
     one chunk of runs per worker plus the bookkeeping of every chunk, and the arm-pulls at
-    :data:`~dpaudit.sim.limits.FAST_PULLS_PER_SECOND` per worker. Validates the arguments
+    :data:`~dpaudit.runtime.limits.FAST_PULLS_PER_SECOND` per worker. Validates the arguments
     (exit 2) on the way; nothing of the runs' size is allocated."""
-    from dpaudit.sim.limits import FAST_PULLS_PER_SECOND, Estimate
-
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
     k = len(check_means(entry.instance.means if means is None else means))
@@ -98,49 +97,6 @@ def simulation_estimate(name: str, *, horizon: int, runs: int,
                     f"{size})", memory, seconds,
                     f"{runs * horizon:.3g} arm-pulls at {rate:.3g} per second, faster than "
                     "any policy here runs")
-
-
-@dataclass(frozen=True)
-class Moments:
-    """Count, mean and centred sum of squares ``m2`` of some numbers (mergeable)."""
-
-    n: int
-    mean: float
-    m2: float
-
-    @classmethod
-    def of(cls, values: np.ndarray) -> Moments:
-        values = np.asarray(values, dtype=float)
-        if values.size == 0:
-            return cls(0, 0.0, 0.0)
-        mean = float(values.mean())
-        return cls(int(values.size), mean, float(np.sum((values - mean) ** 2)))
-
-    def merge(self, other: Moments) -> Moments:
-        """Chan, Golub & LeVeque 1979's pairwise update (exact up to rounding)."""
-        if other.n == 0:
-            return self
-        if self.n == 0:
-            return other
-        n = self.n + other.n
-        d = other.mean - self.mean
-        return Moments(n, self.mean + d * other.n / n,
-                       self.m2 + other.m2 + d * d * self.n * other.n / n)
-
-    @property
-    def std(self) -> float:
-        """Sample standard deviation; 0 when ``m2`` is within its own rounding error.
-
-        Each centred term ``x - mean`` carries an error of a few ulps of ``|mean|`` (the mean
-        is rounded, and every merge adds its own rounding), so ``m2`` of numbers that are all
-        equal comes out near ``n (c eps |mean|)^2`` instead of 0: printed as a spread of
-        ``4.666e-13`` it would be round-off shown as data. ``c = 16`` is a generous multiple of
-        the few ulps per term; a genuine spread that small is below what float64 resolves.
-        """
-        if self.n < 2:
-            return 0.0
-        noise = self.n * (16.0 * np.finfo(float).eps * abs(self.mean)) ** 2
-        return 0.0 if self.m2 <= noise else math.sqrt(self.m2 / (self.n - 1))
 
 
 @dataclass(frozen=True)
@@ -216,19 +172,6 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def get_policy(name: str) -> PolicyEntry:
-    """The registered policy ``name`` (close matches suggested otherwise)."""
-    import difflib
-
-    registry = all_policies()
-    if name not in registry:
-        close = difflib.get_close_matches(name, list(registry), n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise InvalidParameterError(f"unknown policy name {name!r}{hint} (policies: "
-                                    f"{', '.join(sorted(registry))})")
-    return registry[name]
-
-
 def policy_overrides(name: str, entry: PolicyEntry, *, horizon: int,
                      epsilon: float | None, delta: float | None) -> dict[str, Any]:
     """Keyword overrides for ``entry.factory``: ``epsilon``/``delta`` when given (a usage
@@ -288,11 +231,11 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     ``means`` defaults to the policy's paper instance; the report has the mean pseudo-regret
     with its Student-t interval at ``confidence``, the theorem's bound where there is one,
     the wall time and arm-pulls per second. Chunks go through
-    :func:`dpaudit.sim.parallel.map_chunks` (``workers``, ``scheduler``). ``deadline`` (a
+    :func:`dpaudit.runtime.parallel.map_chunks` (``workers``, ``scheduler``). ``deadline`` (a
     ``time.monotonic()`` time, ``simulate --seconds``): no chunk of runs starts after it and a
     local pool's unfinished chunks are dropped; the report is then on the runs of the chunks
     done (a prefix fixed by the clock alone, so still independent runs; ``deadline_hit``,
-    ``runs_planned``), and :class:`~dpaudit.sim.limits.DeadlineReached` when none finished.
+    ``runs_planned``), and :class:`~dpaudit.runtime.limits.DeadlineReached` when none finished.
     """
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
@@ -320,8 +263,6 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     planned = runs
     runs = sum(chunk_sizes(runs, size)[:len(parts)])
     if runs == 0:
-        from dpaudit.sim.limits import DeadlineReached
-
         raise DeadlineReached(0.0, seconds, "simulation (no chunk of runs finished)")
     total = Moments(0, 0.0, 0.0)
     for part in parts:

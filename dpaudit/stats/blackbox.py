@@ -239,7 +239,7 @@ def audit_mechanism(
     :func:`dpaudit.stats.evidence.decide` (the whole ``alpha`` goes to this one
     claim).
     ``workers``/``scheduler`` place the measurement chunks
-    (:func:`dpaudit.sim.parallel.map_chunks`);
+    (:func:`dpaudit.runtime.parallel.map_chunks`);
     the result does not depend on them.
     """
     for attr in ("sample", "epsilon", "delta"):

@@ -6,7 +6,7 @@ Two intervals, both two-sided at level ``1 - alpha`` (``alpha / 2`` on each side
   sample mean is close to normal (the central limit theorem at ``n`` runs). Regret over runs is
   heavy-tailed for some algorithms (a rare run that locks onto a bad arm for a long time), and
   then its coverage at small ``n`` can be well below the nominal level: it is the project's
-  reporting convention (:func:`dpaudit.sim.experiments.mean_interval`), not a guarantee.
+  reporting convention (:func:`dpaudit.experiments.mean_interval`), not a guarantee.
 * :func:`bernstein_interval`: the empirical-Bernstein bound of Maurer & Pontil (2009, Theorem
   4) for values known to lie in ``[0, scale]``. It is valid at every ``n >= 2`` for every law on
   that range (no normality, no tail assumption), and wider. Pseudo-regret of a run lies in

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from dpaudit.validation import InvalidParameterError
+
 __all__ = [
     "CheckReport",
     "ClaimResult",
@@ -73,8 +75,6 @@ OBSERVES = ("releases", "actions", "next action", "reports", "trajectory")
 
 def check_observes(value: str) -> str:
     """``value`` if it is one of :data:`OBSERVES` or empty (then inferred); else an error."""
-    from dpaudit.validation import InvalidParameterError
-
     if value != "" and value not in OBSERVES:
         raise InvalidParameterError(f"observes={value!r} must be one of {', '.join(OBSERVES)}")
     return value

@@ -22,9 +22,9 @@ The rule, and why the bound is valid at ``1 - alpha``
    (:func:`dpaudit.stats.evidence.decide`) turns the counts into Clopper-Pearson limits at the
    claim's share of the check's ``alpha``.
 
-Under a deadline (:func:`dpaudit.sim.limits.deadline_scope`: ``--seconds``), a deadline
+Under a deadline (:func:`dpaudit.runtime.limits.deadline_scope`: ``--seconds``), a deadline
 reached before the event is fixed makes the claim INCONCLUSIVE
-(:class:`~dpaudit.sim.limits.DeadlineReached`); during step 3 each side stops drawing at a
+(:class:`~dpaudit.runtime.limits.DeadlineReached`); during step 3 each side stops drawing at a
 chunk boundary chosen by the clock alone (side ``D`` until half the time left, side ``D'``
 until the deadline) and the counts of the measured prefix are the evidence, with
 ``deadline_hit`` and the samples used in its data. Chunk sizes are fixed before any draw, so a
@@ -47,8 +47,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpaudit.sim import limits
-from dpaudit.sim.parallel import SharedPool, chunk_sizes, map_chunks, resolve_scheduler
+from dpaudit.runtime import limits
+from dpaudit.runtime.parallel import SharedPool, chunk_sizes, map_chunks, resolve_scheduler
 from dpaudit.stats.events import (
     DIRECTIONS,
     SELECTION_ALPHA,
@@ -299,7 +299,7 @@ def _count(sampler: Sampler, counter: _Counter, n: int, seed: np.random.SeedSequ
            ) -> tuple[tuple[int, ...], int]:
     """``(hits, draws)``: hits of each of ``counter``'s events in ``n`` fresh draws, streamed:
     fixed chunks (:func:`_chunk_of`), each with its own spawned seed
-    (:func:`dpaudit.sim.parallel.map_chunks`); only counts come back. ``deadline``: no chunk
+    (:func:`dpaudit.runtime.parallel.map_chunks`); only counts come back. ``deadline``: no chunk
     starts after it, so ``draws`` may be a prefix of ``n``."""
     chunk = _chunk_of(sampler, n, seed, side, chunk_bytes, who)
     counts = map_chunks(partial(_count_chunk, sampler, counter, who), n, seed=seed, key=side,
@@ -454,7 +454,7 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
     streams: ``(seed, key, "rank", i)``, ``(seed, key, "select")``, ``(seed, key,
     "select-stream")``, ``(seed, key, "measure")``. The measurement streams in fixed chunks
     (counts only), sent to ``workers`` local processes or a Dask ``scheduler`` by
-    :func:`dpaudit.sim.parallel.map_chunks`; the evidence does not depend on either. See the
+    :func:`dpaudit.runtime.parallel.map_chunks`; the evidence does not depend on either. See the
     module docstring for the rule and validity.
 
     With ``delta > 0`` the budget is sized by the claim (:meth:`AuditBudget.for_delta`) and

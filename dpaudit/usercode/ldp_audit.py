@@ -48,10 +48,10 @@ import numpy as np
 from dpaudit.exact.divergence import epsilon_for_delta, gaussian_hockey_stick, laplace_hockey_stick
 from dpaudit.exact.loss import Bounded, laplace_composition_delta
 from dpaudit.exact.probe import AffineReport, PairLoss, ProbeError, pair_loss, probe_report
-from dpaudit.sim.adapters import PolicyCode, _build, _user_error
-from dpaudit.sim.conventions import roles
 from dpaudit.stats.evidence import ExactEvidence, decide
 from dpaudit.stats.results import ClaimResult, Notion
+from dpaudit.usercode.adapters import PolicyCode, _build, _user_error
+from dpaudit.usercode.conventions import roles
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["HOOK_NAMES", "SINK_NAMES", "LdpPolicyTarget", "exact_claim", "exact_release",
@@ -364,7 +364,7 @@ def _ldp_chunk(rel: Release, reward: float, size: int, rng: np.random.Generator
 class LdpPolicyTarget:
     """Local DP: the report for a reward ``x`` against the report for ``x'``, both in [0, 1].
 
-    The sampler of :class:`dpaudit.sim.policy_audit._Sampler` is reused by the caller (it
+    The sampler of :class:`dpaudit.usercode.policy_audit._Sampler` is reused by the caller (it
     passes ``sampler``); ``neighbours`` are the extreme rewards, the search domain random
     pairs of rewards.
     """

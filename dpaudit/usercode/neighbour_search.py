@@ -7,7 +7,7 @@ tries. This module proposes them; the auditor (:mod:`dpaudit.stats.blackbox`) ra
 on fresh ranking samples, then chooses the event on a fresh selection sample and measures it
 on fresh samples, so proposing many pairs costs samples but never validity.
 
-Before these proposals the target runs the decision pilot of :mod:`dpaudit.sim.decisions`
+Before these proposals the target runs the decision pilot of :mod:`dpaudit.usercode.decisions`
 (gap tables where the arms differ, bisected to the gap where the policy's decision turns, with
 one reward just before the decision changed), since a policy that eliminates or commits never
 acts on tables where every arm pays the same. Then, where leaks hide, hence what is proposed
@@ -24,9 +24,9 @@ for each base input (the all-0, all-1 and gap-1 tables, or the instance): first
 
 Each step gets an **extreme** value: the all-zero table a row of ones, the all-one table a
 row of zeros; an instance's step is revised to 0 and to 1. Bases alternate. The target
-(:class:`dpaudit.sim.policy_audit.GlobalPolicyTarget`) proposes three times its budget and keeps
-the pairs whose change moves the most actions on coupled runs. Pilot and screening runs use
-the search generator, never the selection or measurement samples.
+(:class:`dpaudit.usercode.policy_audit.GlobalPolicyTarget`) proposes three times its budget
+and keeps the pairs whose change moves the most actions on coupled runs. Pilot and screening
+runs use the search generator, never the selection or measurement samples.
 
 Per-step DP (Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1): a history of
 ``(arm, reward)`` pairs and the same history with one reward changed; proposed histories have

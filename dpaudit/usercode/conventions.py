@@ -1,6 +1,6 @@
 """Calling conventions of bandit code found from names and signatures, so no glue is needed.
 
-Used by :mod:`dpaudit.sim.adapters`. Each helper reads the user's code (method names,
+Used by :mod:`dpaudit.usercode.adapters`. Each helper reads the user's code (method names,
 parameter names, module attributes) and says how to call it; none runs it.
 
 * **Methods** (:func:`find_methods`): the select method is the first of ``select``,

@@ -9,7 +9,7 @@ Two stores, one format:
   uninterrupted one.
 * :class:`ExperimentCache`: the completed cells (grid points, panels, algorithms) of one
   ``reproduce`` run, one JSON file per cell, used through
-  :meth:`dpaudit.sim.experiments.ExperimentSettings.cached`.
+  :meth:`dpaudit.experiments.ExperimentSettings.cached`.
 
 Where and under which key: a state lives in a folder (``--state-dir``; ``.dpaudit-state/`` in
 the current folder for ``check``, in ``--out`` for ``reproduce``) under a name carrying a
@@ -25,7 +25,7 @@ run deletes its state. A state that cannot be read or decoded is ignored with a 
 run then computes everything), never a traceback; a state that cannot be written (a read-only
 folder, a full disk) is a warning too: the run goes on without saving.
 
-Chunks. Inside a piece, every :func:`dpaudit.sim.parallel.map_chunks` call (the sampled
+Chunks. Inside a piece, every :func:`dpaudit.runtime.parallel.map_chunks` call (the sampled
 engine's measurement, simulated regret runs, ``simulate``'s runs, a policy audit's blocks of
 runs) saves each finished chunk's result (its sufficient statistics: the hits of an event,
 regret moments and sums; never a verdict) under the piece, through :func:`chunk_scope`, so an
@@ -83,6 +83,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from dpaudit import __version__
 
 __all__ = [
     "DEFAULT_STATE_DIR",
@@ -288,8 +290,6 @@ def _package_roots() -> list[Path]:
 def code_digest() -> str:
     """SHA-256 of dpaudit's version and every ``.py`` file of its packages (the engine,
     mechanisms, algorithms, audits): a state written by other code is never read."""
-    from dpaudit import __version__
-
     h = hashlib.sha256(f"dpaudit {__version__} format {FORMAT}".encode())
     seen: set[Path] = set()
     for root in _package_roots():
@@ -835,7 +835,7 @@ def _describe(fn: Any) -> str:
 
 
 def chunk_store(fn: Any, seq: Any, total: int, chunk: int, n_chunks: int) -> ChunkStore | None:
-    """For :func:`dpaudit.sim.parallel.map_chunks`: the store of this call, or ``None`` (no
+    """For :func:`dpaudit.runtime.parallel.map_chunks`: the store of this call, or ``None`` (no
     scope, another process, or a call made inside a chunk)."""
     scope = _SCOPE.get()
     if scope is None or scope[1] != os.getpid() or _INSIDE.get():

@@ -17,7 +17,7 @@ not be valid. The command reports INCONCLUSIVE with how long it ran and what wou
 
 Cooperative deadline (``check``, ``audit``, ``simulate --seconds``). :func:`deadline_scope`
 sets one wall-clock deadline for the command; the chunk loops that honour it
-(:func:`dpaudit.sim.parallel.map_chunks` given ``deadline=``, the measurement of
+(:func:`dpaudit.runtime.parallel.map_chunks` given ``deadline=``, the measurement of
 :func:`dpaudit.stats.sampled.sampled_audit`, the runs of ``simulate``) check it *between*
 chunks and stop drawing there, returning the chunks done. The chunks are fixed before any
 draw (their sizes depend on the sample size only), so the cut is a chunk boundary chosen by the
@@ -43,7 +43,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.validation import InvalidParameterError
+from dpaudit.errors import origin
+from dpaudit.validation import InvalidParameterError, check_real
 
 __all__ = ["FAST_PULLS_PER_SECOND", "FAST_SAMPLES_PER_SECOND", "FAST_USER_STEPS_PER_SECOND",
            "HARD_KILL_GRACE", "TIME_LIMIT_ENV", "DeadlineReached", "Estimate", "check_estimate",
@@ -117,8 +118,6 @@ def deadline_scope(seconds: float | None) -> Iterator[float | None]:
 
 def check_seconds(seconds: float) -> float:
     """``--seconds``: a finite number above 0 (else exit 2)."""
-    from dpaudit.validation import check_real
-
     return float(check_real("seconds", seconds, low=0.0, low_open=True))
 
 
@@ -347,10 +346,8 @@ def _mark_origin(exc: BaseException) -> None:
     exception (``UserCodeError`` from ``ValueError``) is placed where its cause was raised."""
     import traceback
 
-    from dpaudit.cli import _origin
-
     try:
-        exc.dpaudit_origin = _origin(exc.__cause__ or exc)  # type: ignore[attr-defined]
+        exc.dpaudit_origin = origin(exc.__cause__ or exc)  # type: ignore[attr-defined]
         exc.dpaudit_traceback = "".join(  # type: ignore[attr-defined]
             traceback.format_exception(exc))
     except Exception:  # noqa: BLE001 - an exception that takes no attributes: as it is
@@ -412,59 +409,3 @@ def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
     if isinstance(out, _Failed):
         raise out.exc
     return out
-
-
-def check_policy_audit(args: Any) -> Estimate:
-    """``audit-policy``'s guard (``args``: its parsed options), before the user's module is
-    even imported: at least two arms, a horizon of at least one pull per arm, and the memory
-    (:func:`policy_audit_bytes`, against ``--memory``) and time (every sampled run's steps at
-    :data:`FAST_USER_STEPS_PER_SECOND` per worker) of the audit; exit 2 with the estimate."""
-    from dpaudit.stats.sampled import AuditBudget
-    from dpaudit.validation import check_int
-
-    budget = None if args.memory is None else parse_memory(args.memory)
-    arms = check_int("arms", args.arms, low=1)
-    if arms < 2:
-        raise InvalidParameterError(
-            f"arms={arms} must be an integer in [2, inf): with one arm every run plays the "
-            "same action sequence, so there is nothing a privacy audit could observe")
-    horizon = check_int("horizon", args.horizon, low=1)
-    if horizon < arms:
-        raise InvalidParameterError(
-            f"horizon={horizon} must be an integer in [{arms}, inf) (at least one pull per "
-            f"arm, --arms {arms})")
-    samples = check_int("samples", args.samples, low=200)
-    workers = check_int("workers", args.workers, low=1)
-    search = check_int("search_budget", getattr(args, "search_budget", 16), low=1)
-    needed = policy_audit_bytes(
-        horizon=horizon, n_arms=arms, samples=samples,
-        selection_fraction=float(args.selection_fraction), max_select=AuditBudget.max_select,
-        chunk=200, workers=workers)
-    runs = 2 * samples + 2 * 200 * search  # the audited pair's samples and the search's probes
-    rate = FAST_USER_STEPS_PER_SECOND * workers
-    est = Estimate(f"audit-policy at T={horizon}, K={arms}, {samples} samples", needed,
-                   runs * horizon / rate,
-                   f"{runs} runs of {horizon} steps at {rate:.3g} steps per second, faster than "
-                   "Python code steps")
-    return check_estimate(est, seconds=getattr(args, "seconds", None), memory=budget,
-                          advice="lower --horizon, --samples or --workers, or raise --memory")
-
-
-def deadline_claim(args: Any, name: str, exc: DeadlineReached) -> Any:
-    """The INCONCLUSIVE claim of an ``audit-policy`` stopped by its deadline."""
-    from dpaudit.stats.results import ClaimResult, Method, Notion, Verdict
-
-    notion = Notion.GLOBAL if args.notion == "global" else Notion.PER_STEP
-    return ClaimResult(
-        id=f"{args.notion}-dp", notion=notion, epsilon=float(args.epsilon),
-        delta=float(args.delta), verdict=Verdict.INCONCLUSIVE, method=Method.SAMPLED,
-        statement=f"{name} is ({args.epsilon:g}, {args.delta:g})-DP ({args.notion}; K="
-                  f"{args.arms}, T={args.horizon})",
-        reference="user code", alpha=float(args.alpha), seconds=exc.elapsed,
-        details=(f"stopped at the --seconds deadline ({exc.seconds:g} s) before the audit "
-                 "finished: no bound is reported (a measurement cut short by the clock would "
-                 "let run times choose its size, and the bound would not be valid)",
-                 "to settle it: a longer --seconds, fewer --samples or --search-budget, or a "
-                 "shorter --horizon (the pilot's throughput sizes the samples to fit, but the "
-                 "neighbour search and the pilot themselves did not fit this deadline)"),
-        data={"deadline_seconds": exc.seconds, "elapsed_seconds": round(exc.elapsed, 3)})

@@ -28,7 +28,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from dpaudit.stats.evidence import ExperimentEvidence
+from dpaudit.runtime import limits
+from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.stats.rule import CONFIRM_FACTOR
 from dpaudit.validation import InvalidParameterError, check_int, check_real
@@ -50,7 +51,7 @@ T = TypeVar("T")
 
 class CellCache(Protocol):
     """Where a reproduction keeps its completed cells
-    (:class:`dpaudit.reports.state.ExperimentCache`)."""
+    (:class:`dpaudit.runtime.state.ExperimentCache`)."""
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The cell ``key``: saved, or ``compute()`` (then saved)."""
@@ -65,7 +66,7 @@ _ACTIVE_CACHE: ContextVar[CellCache | None] = ContextVar("dpaudit_experiment_cac
 class ExperimentSettings:
     """The validated budget of one reproduction run.
 
-    ``cache`` (a :class:`dpaudit.reports.state.ExperimentCache`, set by ``reproduce``; ``None``: no
+    ``cache`` (a :class:`dpaudit.runtime.state.ExperimentCache`, set by ``reproduce``; ``None``: no
     caching) keeps the completed cells of the run, see :meth:`cached`.
     """
 
@@ -110,9 +111,7 @@ def cached(key: Hashable, compute: Callable[[], T]) -> T:
 
 def _cell(cache: CellCache | None, key: Hashable, compute: Callable[[], T]) -> T:
     """The cell ``key``; under ``reproduce --seconds`` a cell not started by the deadline is
-    not started (:class:`~dpaudit.sim.limits.DeadlineReached`; a saved cell is still read)."""
-    from dpaudit.sim import limits
-
+    not started (:class:`~dpaudit.runtime.limits.DeadlineReached`; a saved cell is still read)."""
     def bounded() -> T:
         if limits.deadline_passed():
             raise limits.deadline_reached("cells of the experiment")
@@ -144,10 +143,14 @@ class _Prefixed:
 NOT_IN_DIGEST = ("dpaudit.stats.evidence", "dpaudit.stats.rule", "dpaudit.stats.intervals",
                  "dpaudit.stats.results", "dpaudit.reports", "dpaudit.commands", "dpaudit.cli",
                  "dpaudit.registry", "dpaudit.schema", "dpaudit.testing",
-                 "dpaudit.pytest_plugin", "dpaudit.engine",
+                 "dpaudit.pytest_plugin", "dpaudit.engine", "dpaudit.statements",
+                 # the registry's policy table (which policies exist, not what they compute:
+                 # the modules of those an experiment looked up are added by name) and the
+                 # saved state of interrupted runs (it restores numbers, it makes none)
+                 "dpaudit.sim.policies", "dpaudit.runtime.state",
                  # the harness itself (settings, tables, writing files): the only numbers it
                  # makes are seeds, and tests/test_findings_page.py pins those
-                 "dpaudit.sim.experiments")
+                 "dpaudit.experiments")
 
 
 def _excluded(name: str) -> bool:
@@ -456,8 +459,6 @@ def status_lines(evidence: ExperimentEvidence | None,
     interval method, stability, tail and the runs that would settle it."""
     if evidence is None:
         return []
-    from dpaudit.stats.evidence import decide_experiment
-
     d = decide_experiment(evidence, confirm=confirm, confirm_required=confirm_required)
     lines = [f"Status (decided by dpaudit.stats.evidence.decide_experiment): **{d.status}** "
              f"({d.reason})."]

@@ -1,17 +1,18 @@
 """Auditing bandit code that dpaudit did not write: targets, throughput, one entry point.
 
-:func:`audit_policy` takes a :class:`~dpaudit.sim.adapters.PolicyCode` (built by
-:func:`dpaudit.sim.adapters.adapt`) and a claim, and runs the black-box auditor
+:func:`audit_policy` takes a :class:`~dpaudit.usercode.adapters.PolicyCode` (built by
+:func:`dpaudit.usercode.adapters.adapt`) and a claim, and runs the black-box auditor
 (:func:`dpaudit.stats.blackbox.audit_mechanism`) on one of two targets:
 
 * :class:`GlobalPolicyTarget` (global DP): data are reward inputs
-  (:class:`~dpaudit.sim.neighbour_search.RewardInput`), the output of a run is its ``(T,)`` action
-  sequence; neighbours come from :func:`~dpaudit.sim.neighbour_search.propose_pairs` on pilot runs,
-  screened for influence on coupled runs.
+  (:class:`~dpaudit.usercode.neighbour_search.RewardInput`), the output of a run is its
+  ``(T,)`` action sequence; neighbours come from
+  :func:`~dpaudit.usercode.neighbour_search.propose_pairs` on pilot runs, screened for
+  influence on coupled runs.
 * :class:`PerStepPolicyTarget` (per-step DP): data are histories, the output is the next arm.
 
 Throughput. User code runs one step at a time in Python, so runs are spread over a process
-pool with :func:`dpaudit.sim.parallel.map_chunks`: fixed chunks of ``chunk`` runs, chunk ``i``
+pool with :func:`dpaudit.runtime.parallel.map_chunks`: fixed chunks of ``chunk`` runs, chunk ``i``
 seeded by child ``i`` of the call's ``SeedSequence``, so any number of workers gives the same
 report. A progress line is printed on a terminal. A time budget (``seconds``) is turned into
 sample sizes *before* sampling starts, from the throughput of timed pilot runs: every sample
@@ -31,8 +32,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dpaudit.reports.progress import RunsProgress
-from dpaudit.sim.adapters import (
+from dpaudit.runtime.parallel import chunk_sizes, map_chunks
+from dpaudit.runtime.progress import RunsProgress
+from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
+from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.usercode.adapters import (
     PolicyCode,
     is_reproducible,
     next_action,
@@ -40,8 +44,8 @@ from dpaudit.sim.adapters import (
     realise_rewards,
     with_horizon,
 )
-from dpaudit.sim.conventions import numba_seed
-from dpaudit.sim.decisions import (
+from dpaudit.usercode.conventions import numba_seed
+from dpaudit.usercode.decisions import (
     Boundary,
     decision_boundary,
     depends_on_rewards,
@@ -49,8 +53,8 @@ from dpaudit.sim.decisions import (
     steps_before,
     suggest_horizon,
 )
-from dpaudit.sim.ldp_audit import LdpPolicyTarget, exact_release, find_release
-from dpaudit.sim.neighbour_search import (
+from dpaudit.usercode.ldp_audit import LdpPolicyTarget, exact_release, find_release
+from dpaudit.usercode.neighbour_search import (
     _Base,
     context_pairs,
     first_pair,
@@ -60,9 +64,6 @@ from dpaudit.sim.neighbour_search import (
     random_history_pairs,
     table_source,
 )
-from dpaudit.sim.parallel import chunk_sizes, map_chunks
-from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
-from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
@@ -78,7 +79,7 @@ __all__ = ["ActionFeatures", "GlobalPolicyTarget", "PerStepPolicyTarget", "Polic
 NOTIONS = ("global", "per-step", "ldp")
 
 
-Progress = RunsProgress  # a live tqdm bar of runs (dpaudit.reports.progress)
+Progress = RunsProgress  # a live tqdm bar of runs (dpaudit.runtime.progress)
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ class GlobalPolicyTarget(_Sampler):
 
     ``rewards`` is ``"table"`` (Azize & Basu 2022, Definition 2) or ``"instance"`` (Wang &
     Zhu 2023, Definition 3, with ``means``); ``pilot_runs`` runs per base input reveal first
-    pulls and episode boundaries to :func:`~dpaudit.sim.neighbour_search.propose_pairs`, and
+    pulls and episode boundaries to :func:`~dpaudit.usercode.neighbour_search.propose_pairs`, and
     ``screen`` times the requested number of proposals are screened for influence on
     ``screen_runs`` coupled runs each (:meth:`search_domain`).
     """
@@ -239,7 +240,7 @@ class GlobalPolicyTarget(_Sampler):
         return run
 
     def _decision_pairs(self, seed: int) -> list[tuple[Any, Any]]:
-        """Pairs at the gaps where the policy's decision turns (:mod:`dpaudit.sim.decisions`):
+        """Pairs at the gaps where the policy's decision turns (:mod:`dpaudit.usercode.decisions`):
         for the first and the last arm best, the gap tables just above and just below the
         boundary, each with one step before the decision changed to 0 and to 1. Only for
         ``rewards="table"`` (Definition 2); for an instance (Wang & Zhu 2023, Definition 3)
@@ -269,9 +270,9 @@ class GlobalPolicyTarget(_Sampler):
     def search_domain(self, rng: np.random.Generator, n: int) -> list[tuple[Any, Any]]:
         """``n`` pairs: decision-point pairs and pilot proposals, the ``n`` most influential.
 
-        First the pilot of :mod:`dpaudit.sim.decisions` (do the actions depend on the rewards
+        First the pilot of :mod:`dpaudit.usercode.decisions` (do the actions depend on the rewards
         at all; at which gap and step does a decision turn), then ``screen * n`` proposals from
-        pilot runs on the base inputs (:func:`~dpaudit.sim.neighbour_search.propose_pairs`).
+        pilot runs on the base inputs (:func:`~dpaudit.usercode.neighbour_search.propose_pairs`).
         Influence is screened with common random numbers: both inputs of a candidate (and
         the heuristic first pair) are run with the same ``screen_runs`` seeds and scored by
         the mean number of steps whose action differs; a leak needs the changed reward to
@@ -338,7 +339,7 @@ class GlobalPolicyTarget(_Sampler):
 
 class PerStepPolicyTarget(_Sampler):
     """Per-step DP (Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1): the next arm
-    after a history that is set on a fresh instance (:func:`dpaudit.sim.adapters.next_action`).
+    after a history that is set on a fresh instance (:func:`dpaudit.usercode.adapters.next_action`).
     """
 
     notion = "per-step"

@@ -17,11 +17,11 @@ Shapes of code (``interface``)
   reward input can be fed to it: wrap it so that it reads one of the two.
 * ``"object-run"``: an object built with an environment (a constructor parameter ``env``)
   whose ``run()`` (``play``, ``simulate``, ``main``) pulls the arms itself; the actions are
-  the arms it pulled from the :class:`~dpaudit.sim.conventions.RewardEnv` (``feed="env"``
+  the arms it pulled from the :class:`~dpaudit.usercode.conventions.RewardEnv` (``feed="env"``
   does the same for a whole-run function ``fn(env, horizon)``).
 
 Method names and argument orders are found from names and signatures
-(:mod:`dpaudit.sim.conventions`: ``get_arm(t)``, ``update(t, arm, reward)``,
+(:mod:`dpaudit.usercode.conventions`: ``get_arm(t)``, ``update(t, arm, reward)``,
 ``observe(reward, arm)``, ``step(reward, arm)``, a ``context`` parameter); ``methods``
 renames them when no convention applies (``("pick", "learn")`` or ``("act",)``). Arms are
 integers in ``[0, K)``. Objects come from a *factory* (a class or a function) called once per
@@ -36,7 +36,7 @@ child draws the run's rewards, and other words of its state seed the generators 
 use. ``"auto"`` (default) does all that applies: ``rng=`` (a ``numpy.random.Generator``) or
 ``seed=`` (an int) when the factory (or run function) accepts it, and always ``np.random.seed``,
 ``random.seed`` and the generators held at the top level of the factory's module before the
-run (numba's own generator: once per chunk, in :mod:`dpaudit.sim.policy_audit`). The global
+run (numba's own generator: once per chunk, in :mod:`dpaudit.usercode.policy_audit`). The global
 states are restored after each chunk. The same seed therefore gives the
 same report, for any number of workers, whenever the code draws only from these generators; a
 generator seeded from the clock or OS entropy still gives independent runs (the bound stays
@@ -60,7 +60,8 @@ from typing import Any
 import numpy as np
 
 from dpaudit.errors import UserCodeError
-from dpaudit.sim.conventions import (
+from dpaudit.sim.reward_inputs import realise_rewards
+from dpaudit.usercode.conventions import (
     _ALIASES,
     ENV_NAMES,
     RewardEnv,
@@ -76,7 +77,6 @@ from dpaudit.sim.conventions import (
     roles,
     run_method,
 )
-from dpaudit.sim.reward_inputs import realise_rewards
 from dpaudit.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = [
@@ -180,7 +180,7 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     ``reward_table``, ``reward_fn`` or an environment (``env``) is a whole-run function
     (``"run"``); otherwise one probe instance decides (select/update methods by their common
     names, else ``step``, else a ``run()`` method of an object built with an environment).
-    ``factory_kwargs`` are settings (:func:`dpaudit.sim.conventions.parse_settings`).
+    ``factory_kwargs`` are settings (:func:`dpaudit.usercode.conventions.parse_settings`).
     ``time_base=None``: methods taking a time index (``get_arm(t)``) are tried on a short run
     of zero rewards with ``t`` from 0, then from 1; the first base that runs is used.
     ``reward_fn="module:name"``: ``factory`` is a whole-run function that draws its rewards
@@ -190,7 +190,7 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     placeholder means (0.5 each). A numba-compiled ``factory`` is run as its ``.py_func``
     (compiled code binds the reward function when it is compiled).
     ``release_only`` (``--notion ldp``): an object with no bandit methods is accepted as a
-    ``"report"`` target (only its report hook is called: :mod:`dpaudit.sim.ldp_audit`).
+    ``"report"`` target (only its report hook is called: :mod:`dpaudit.usercode.ldp_audit`).
     """
     k = check_int("n_arms", n_arms, low=1)
     t = check_int("horizon", horizon, low=1)

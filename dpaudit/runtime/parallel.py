@@ -21,7 +21,7 @@ One backend switch, in :func:`map_chunks`:
   every map of a caller with several stages (a sampled audit's selection and measurement
   on both sides), so the start-up is paid once.
 
-Resumable runs (:func:`dpaudit.reports.state.chunk_scope`, opened by the commands): each
+Resumable runs (:func:`dpaudit.runtime.state.chunk_scope`, opened by the commands): each
 finished chunk's result is saved as it arrives, in chunk order, and a resumed call computes
 only the chunks not saved (each still with its own child seed), so its results are the
 uninterrupted call's.
@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from dpaudit.runtime.state import chunk_store, inside_chunk
 from dpaudit.stats.rng import child_seed
 from dpaudit.validation import InvalidParameterError, check_int
 
@@ -229,12 +230,12 @@ def map_chunks(
 ) -> list[T]:
     """Call ``fn(size, rng)`` on each chunk of ``total`` items; results in chunk order.
 
-    With ``deadline`` (a ``time.monotonic()`` time, see :func:`dpaudit.sim.limits.deadline_scope`)
-    the result may be a *prefix*: chunks are started only before the deadline, and a local
-    pool's chunks not finished by then are dropped (its processes are stopped), so
-    ``len(result)`` chunks of :func:`chunk_sizes` were done. The cut is a chunk boundary chosen
-    by the clock alone. A Dask cluster's chunks are not cut (the command's hard kill is the
-    backstop there).
+    With ``deadline`` (a ``time.monotonic()`` time, see
+    :func:`dpaudit.runtime.limits.deadline_scope`) the result may be a *prefix*: chunks are
+    started only before the deadline, and a local pool's chunks not finished by then are
+    dropped (its processes are stopped), so ``len(result)`` chunks of :func:`chunk_sizes` were
+    done. The cut is a chunk boundary chosen by the clock alone. A Dask cluster's chunks are
+    not cut (the command's hard kill is the backstop there).
 
     Parameters
     ----------
@@ -273,8 +274,6 @@ def map_chunks(
     if not sizes:
         return []
     address = resolve_scheduler(scheduler)
-    from dpaudit.reports.state import chunk_store, inside_chunk
-
     store = chunk_store(fn, child_seed(seed, key), total, chunk, len(sizes)) if resumable \
         else None
     if store is None:
