@@ -362,7 +362,7 @@ def test_command_line_limits_on_the_cli_page() -> None:
     constants (and e^EPSILON_MAX's distance below float64's largest number)."""
     import sys
 
-    from dpaudit.sim.limits import DEFAULT_TIME_LIMIT, TIME_LIMIT_ENV
+    from dpaudit.runtime.limits import DEFAULT_TIME_LIMIT, TIME_LIMIT_ENV
     from dpaudit.validation import EPSILON_MAX
 
     text = " ".join(page("cli.md").split())
