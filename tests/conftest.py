@@ -33,3 +33,29 @@ def loopback_scheduler():
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1:")
         yield address
+
+
+@pytest.fixture(scope="session")
+def quick_check(tmp_path_factory):
+    """``quick_check(name) -> (exit code, HTML path, JSON document, printed text)`` of one
+    ``python -m dpaudit check NAME --quick --html ... --json ...``, run once per test process
+    and shared (``tests/test_cli.py`` reads its JSON and text, ``tests/test_html_report.py``
+    its page): no test pays twice for the same check."""
+    import contextlib
+    import io
+    import json
+
+    from dpaudit.cli import main
+
+    folder = tmp_path_factory.mktemp("quick-checks")
+    done: dict[str, tuple] = {}
+
+    def run(name: str) -> tuple:
+        if name not in done:
+            page, doc, text = folder / f"{name}.html", folder / f"{name}.json", io.StringIO()
+            with contextlib.redirect_stdout(text):
+                code = main(["check", name, "--quick", "--html", str(page), "--json", str(doc)])
+            done[name] = (code, page, json.loads(doc.read_text()), text.getvalue())
+        return done[name]
+
+    return run

@@ -25,12 +25,12 @@ def test_list_text_and_json(capsys):
     assert all(r["faulty"] for r in rows if r["name"].endswith("-faulty"))
 
 
-def test_check_json_contract(tmp_path, capsys):
-    path = tmp_path / "report.json"
-    assert main(["check", "dp-ftpl-new", "--quick", "--json", str(path)]) == 0
-    text = capsys.readouterr().out
+def test_check_json_contract(quick_check):
+    # `check dp-ftpl-new --quick --json` (with --html: tests/test_html_report.py reads the
+    # same run)
+    code, _, report, text = quick_check("dp-ftpl-new")
+    assert code == 0
     assert "verdict:" in text and "Theorem 16" in text
-    report = json.loads(path.read_text())
     assert report["name"] == "dp-ftpl-new"
     assert report["verdict"] in VERDICTS - {"VIOLATED"}
     for claim in report["claims"]:

@@ -19,6 +19,15 @@ def _examples_importable(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _registry_loaded():
+    """Import every registered module first: the time bound below is on the refusal, not on
+    the imports (seconds on a loaded machine)."""
+    from dpaudit.registry import all_audits, all_policies
+
+    all_audits(), all_policies()
+
+
 def _refused(capsys, argv: list[str]) -> str:
     t0 = time.perf_counter()
     code = main(argv)
@@ -34,10 +43,14 @@ GALLERY = "examples.gallery.dpse:DPSE"
 @pytest.mark.parametrize("argv, words", [
     (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e12", "--workers", "1"],
      ("TiB of memory", "refused before any work", "lower --runs")),
-    (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e9", "--workers", "1"],
-     ("at least", "--seconds S")),
-    (["simulate", "adap-ucb", "--horizon", "1000", "--runs", "1e9", "--workers", "2"],
-     ("at least", "--seconds S")),
+    # AdaP-UCB costs per episode (about log2 T of them), so 1e9 runs must be long enough to
+    # take more than an hour on two workers even at the estimate's optimistic speed
+    (["simulate", "adap-ucb", "--horizon", "1e7", "--runs", "1e9", "--workers", "1"],
+     ("at least", "--seconds S", "episode block")),
+    (["simulate", "adap-ucb", "--horizon", "1e7", "--runs", "1e9", "--workers", "2"],
+     ("at least", "--seconds S", "episode block")),
+    (["simulate", "ucb", "--horizon", "1e6", "--runs", "1e7", "--workers", "2"],
+     ("at least", "arm-pulls", "--seconds S")),
     (["audit", "laplace", "--samples", "1e12"], ("draws at", "lower --samples")),
     (["reproduce", "azize-basu-fig2", "--runs", "1e9"], ("GiB of memory",)),
     (["audit-policy", GALLERY, "--arms", "2", "--horizon", "1e9", "--epsilon", "1"],
@@ -110,6 +123,33 @@ def test_simulation_chunks_are_capped_so_memory_does_not_grow_with_runs():
     chunk_part = small.memory - 10**5 // simulation_chunk(10**5, 2, 100) * 2080
     assert large.memory - 10**7 // simulation_chunk(10**7, 2, 100) * 2080 <= chunk_part + 4096
     assert simulation_chunk(1600, 2, 100) == 100  # small runs keep their chunks (and seeds)
+
+
+def test_an_episodic_policy_is_estimated_per_episode_not_per_step(capsys):
+    """DP-SE plays its last arm to the horizon in one block: 10^9 steps of 100 runs are not
+    10^11 arm-pulls of work, and run in well under a second (not refused as hours)."""
+    from dpaudit.sim.simulation import simulation_estimate
+
+    est = simulation_estimate("dp-se", horizon=10**9, runs=100, workers=1)
+    assert est.seconds < 1.0 and "episode block" in est.basis
+    t0 = time.perf_counter()
+    assert main(["simulate", "dp-se", "--horizon", "1e9", "--runs", "100", "--workers", "1",
+                 "--no-state"]) == 0, capsys.readouterr().err
+    assert time.perf_counter() - t0 < 30
+
+
+@pytest.mark.parametrize("name, horizon, runs", [
+    ("adap-ucb", 10**5, 2000), ("dp-imed", 10**5, 2000), ("dp-se", 10**7, 1000),
+    ("gdp-elim-new", 10**7, 1000)])
+def test_the_episodic_estimate_is_below_the_time_taken(name, horizon, runs):
+    # the estimate is a lower bound: its per-block seconds are a third to a quarter of the
+    # least measured CPU time; CPU time (not wall time) so a loaded machine cannot help
+    from dpaudit.sim.simulation import simulate_policy, simulation_estimate
+
+    est = simulation_estimate(name, horizon=horizon, runs=runs, workers=1)
+    t0 = time.process_time()
+    simulate_policy(name, horizon=horizon, runs=runs, workers=1)
+    assert time.process_time() - t0 >= est.seconds, est.text()
 
 
 def test_fail_on_inconclusive_has_its_own_exit_code(capsys):

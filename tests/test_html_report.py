@@ -41,14 +41,14 @@ REPORTS = {"dp-ftpl-new": 0, "laplace-faulty": 1}  # name -> expected exit code
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory) -> dict[str, tuple[Path, dict[str, Any]]]:
-    """``name -> (HTML path, JSON document)`` of one ``check --quick`` run each."""
+def reports(quick_check) -> dict[str, tuple[Path, dict[str, Any]]]:
+    """``name -> (HTML path, JSON document)`` of one ``check --quick`` run each (shared with
+    the other tests of the process through ``quick_check``, tests/conftest.py)."""
     out = {}
-    folder = tmp_path_factory.mktemp("html")
     for name, code in REPORTS.items():
-        page, doc = folder / f"{name}.html", folder / f"{name}.json"
-        assert main(["check", name, "--quick", "--html", str(page), "--json", str(doc)]) == code
-        out[name] = (page, json.loads(doc.read_text()))
+        got, page, doc, _ = quick_check(name)
+        assert got == code
+        out[name] = (page, doc)
     return out
 
 

@@ -3,6 +3,7 @@ claims of the audits and the Fig. 6 reproduction (small)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -88,27 +89,30 @@ def test_pld_bracket_contains_the_exact_single_release_loss() -> None:
         assert exact <= hi.get_delta_for_epsilon(eps) + 1e-12
 
 
+@functools.cache
+def _counter_claims(name: str):
+    """The quick ``counter-exact`` and ``counter-symbolic`` claims of ``name`` by id, run once
+    per test process and shared by the tests below."""
+    from dataclasses import replace
+
+    spec = get_audit(name)
+    only = [c for c in spec.claims if c.id in ("counter-exact", "counter-symbolic")]
+    report = run_check(replace(spec, claims=only), quick=True, regret=False)
+    return {c.id: c for c in report.claims}
+
+
 @pytest.mark.parametrize("name,expected", [
     ("private-ucb-faulty", Verdict.VIOLATED), ("private-ucb", Verdict.EXACT),
     ("dp-ucb", Verdict.EXACT), ("dp-ucb-bound", Verdict.EXACT)])
 def test_counter_exact_claims(name: str, expected: Verdict) -> None:
-    spec = get_audit(name)
-    only = [c for c in spec.claims if c.id in ("counter-exact", "counter-symbolic")]
-    from dataclasses import replace
-
-    report = run_check(replace(spec, claims=only), quick=True, regret=False)
-    verdicts = {c.id: c.verdict for c in report.claims}
+    verdicts = {cid: c.verdict for cid, c in _counter_claims(name).items()}
     assert verdicts["counter-exact"] is expected
     assert verdicts["counter-symbolic"] is (Verdict.VIOLATED if expected is Verdict.VIOLATED
                                             else Verdict.PROVED)
 
 
 def test_faulty_private_ucb_loss_is_eleven_tenths() -> None:
-    from dataclasses import replace
-
-    spec = get_audit("private-ucb-faulty")
-    only = [c for c in spec.claims if c.id == "counter-exact"]
-    claim = run_check(replace(spec, claims=only), quick=True, regret=False).claims[0]
+    claim = _counter_claims("private-ucb-faulty")["counter-exact"]
     assert claim.epsilon_lower_bound == pytest.approx(1.1, rel=1e-12)
 
 

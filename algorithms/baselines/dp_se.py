@@ -67,6 +67,17 @@ class DPSE:
         self.beta = None if beta is None else check_real(
             "beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
 
+    #: seconds one arm's epoch block costs per run and tracked checkpoint on one worker, a
+    #: lower bound for ``simulate``'s estimate: a quarter of the least measured (0.038 us of
+    #: CPU time, five arms, T = 64 to 10^7, 1000 to 20000 runs)
+    BLOCK_SECONDS = 1e-8
+
+    def lockstep_work(self, n_arms: int, horizon: int) -> tuple[int, float]:
+        """A lower bound on the blocks of one run (the first epoch: one per arm) and
+        :data:`BLOCK_SECONDS` (elimination may leave one arm after it, played to the end in
+        one block)."""
+        return n_arms, self.BLOCK_SECONDS
+
     def _beta(self, horizon: int) -> float:
         return 1.0 / horizon if self.beta is None else self.beta
 

@@ -195,10 +195,12 @@ def _memory_source() -> str:
 
 
 #: Optimistic rates, so that an estimate at them is a *lower* bound on the time: arm-pulls per
-#: second per worker of dpaudit's vectorised simulators (the fastest measured, UCB, runs about
-#: 7.5e7), draws per second per worker of a sampled audit (Laplace: about 1e7), and steps per
-#: second of third-party code run one step at a time (Python: about 1e6; numba: more).
-FAST_PULLS_PER_SECOND = 1e8
+#: second per worker of dpaudit's per-step simulators (the fastest measured, KL-UCB's certified
+#: windows, about 2.4e8 per CPU second; UCB about 1e8: 1e9 keeps a fourfold margin; episodic
+#: simulators are estimated per episode, see dpaudit.sim.simulation.simulation_estimate), draws
+#: per second per worker of a sampled audit (Laplace: about 1e7), and steps per second of
+#: third-party code run one step at a time (Python: about 1e6; numba: more).
+FAST_PULLS_PER_SECOND = 1e9
 FAST_SAMPLES_PER_SECOND = 1e8
 FAST_USER_STEPS_PER_SECOND = 1e8
 #: the environment variable holding the seconds a command without ``--seconds`` may be

@@ -80,8 +80,13 @@ def simulation_estimate(name: str, *, horizon: int, runs: int,
                         means: Sequence[float] | None = None, workers: int | None = 1):
     """The :class:`~dpaudit.runtime.limits.Estimate` of ``simulate`` from its arguments alone:
     one chunk of runs per worker plus the bookkeeping of every chunk, and the arm-pulls at
-    :data:`~dpaudit.runtime.limits.FAST_PULLS_PER_SECOND` per worker. Validates the arguments
-    (exit 2) on the way; nothing of the runs' size is allocated."""
+    :data:`~dpaudit.runtime.limits.FAST_PULLS_PER_SECOND` per worker. An episodic simulator
+    (one reward-sum draw per episode, not per step) costs per episode: a policy that declares
+    ``lockstep_work(n_arms, horizon) -> (blocks, seconds)`` (a lower bound on its episode
+    blocks per run and the seconds one block costs per tracked checkpoint and run on one
+    worker) is estimated from that instead, so a long horizon is not refused for steps it
+    never takes. Validates the arguments (exit 2) on the way; nothing of the runs' size is
+    allocated."""
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
     k = len(check_means(entry.instance.means if means is None else means))
@@ -91,10 +96,23 @@ def simulation_estimate(name: str, *, horizon: int, runs: int,
     chunks = -(-runs // size)
     busy = min(workers, chunks)
     memory = busy * size * _run_bytes(k, horizon) + chunks * (_PER_CHUNK + 16 * k)
+    what = f"simulate {name} at T={horizon}, {runs} runs ({chunks} chunk(s) of {size})"
+    work = getattr(entry.factory(), "lockstep_work", None)
+    if work is not None:
+        # an episodic simulator adds one reward-sum block per episode and run to the regret
+        # tracker, which compares it with every checkpoint (RegretTracker.add): its cost is
+        # blocks x (1 + checkpoints), not T; the policy declares a lower bound on its blocks
+        # and the seconds of one block-checkpoint (measured, with a margin)
+        blocks, unit = work(k, horizon)
+        units = runs * blocks * (1 + len(_checkpoints(horizon)))
+        seconds = units * unit / busy
+        return Estimate(what, memory, seconds,
+                        f"{units:.3g} block-checkpoints (at least {blocks} episode block(s) "
+                        f"per run) at {busy / unit:.3g} per second, faster than this policy "
+                        "runs")
     rate = FAST_PULLS_PER_SECOND * busy
     seconds = runs * horizon / rate
-    return Estimate(f"simulate {name} at T={horizon}, {runs} runs ({chunks} chunk(s) of "
-                    f"{size})", memory, seconds,
+    return Estimate(what, memory, seconds,
                     f"{runs * horizon:.3g} arm-pulls at {rate:.3g} per second, faster than "
                     "any policy here runs")
 
