@@ -73,6 +73,44 @@ def test_old_faulty_names_are_aliases_of_the_same_twin():
     assert new.true_epsilon == old.true_epsilon == pytest.approx(1.1, rel=1e-12)
 
 
+def test_adap_all_rewards_twin_loss_over_its_audited_tables():
+    """Arm 0's initial reward enters its initial release and every later episode release; arm
+    0 winning every episode of ``T = 32`` (K = 2) gives the most: the losses ``sensitivity /
+    scale`` of those releases, from the code's own release statistic and scales, sum to the
+    registered 3 eps; the audit simulates this horizon."""
+    from dpaudit.audits.azize_basu_2022._adap_common import AUDIT_HORIZON
+    alg = adap.AdaPUCBAllRewards(EPS)
+    assert adap.ALL_REWARDS_HORIZON == AUDIT_HORIZON
+    total, n, t = 0.0, 1.0, 2  # after the K = 2 initial pulls, arm 0 has one reward
+    losses = [1.0 / alg._initial_scale()]
+    while t < adap.ALL_REWARDS_HORIZON:
+        length = min(int(n), adap.ALL_REWARDS_HORIZON - t)
+        new_n = np.array([n + length])
+        one = np.array([1.0])
+        moved = (alg.release_mean(np.array([total + 1.0]), one, np.array([length]), new_n)
+                 - alg.release_mean(np.array([total]), one, np.array([length]), new_n))
+        losses.append(float(abs(moved[0]) / alg._noise_scale(new_n)[0]))
+        n, t = n + length, t + length
+    assert len(losses) == 6
+    assert math.isclose(sum(losses), adap.ALL_REWARDS_TRUE_EPSILON, rel_tol=1e-12)
+
+
+def test_new_twin_names_keep_their_faulty_aliases():
+    """``adap-ucb-faulty`` and ``dp-ftpl-new-faulty`` are the new twins under their first
+    names: the same policy entry and the same check."""
+    from dataclasses import replace
+
+    from dpaudit.registry import all_policies
+    policies, audits = all_policies(), all_audits()
+    for new_name, old_name, value in (("adap-ucb-all-rewards", "adap-ucb-faulty", 3.0),
+                                      ("dp-ftpl-new-double-rate", "dp-ftpl-new-faulty",
+                                       math.inf)):
+        assert policies[old_name] is policies[new_name]
+        new, old = audits[new_name], audits[old_name]
+        assert replace(old, name=new.name) == new
+        assert new.faulty and new.expect_violated and new.true_epsilon == value
+
+
 @pytest.mark.parametrize("cls,bug", [(tossou.DPUCBSqrt2Scale, "sqrt2-scale"),
                                      (tossou.DPUCBNoSplit, "no-split"),
                                      (tossou.DPUCBBoundSqrt2Scale, "sqrt2-scale"),

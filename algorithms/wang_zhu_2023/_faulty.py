@@ -1,7 +1,8 @@
 """Deliberately broken twins of Wang & Zhu 2023's algorithms, kept beside the correct ones.
 
-(DP-FTPL-Gauss's twin without a start phase moved to :mod:`._twins` as
-``dp-ftpl-gauss-no-start-phase``, with its true loss; ``dp-ftpl-gauss-faulty`` is its alias.)
+(DP-FTPL-Gauss's twin without a start phase and DP-FTPL-New's double-rate twin moved to
+:mod:`._twins` as ``dp-ftpl-gauss-no-start-phase`` and ``dp-ftpl-new-double-rate``, with
+their true losses; ``dp-ftpl-gauss-faulty`` and ``dp-ftpl-new-faulty`` are their aliases.)
 
 Each twin is a subclass of the correct algorithm that overrides exactly the part that is
 wrong; its docstring says what is wrong and why the paper's proof no longer applies. Each is
@@ -14,29 +15,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from dpaudit.algorithms.wang_zhu_2023.ftpl import POLICIES as _FTPL_POLICIES
-from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta
-from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 
-__all__ = ["POLICIES", "DPFTPLBetaUnpadded", "DPFTPLNewFaultyPerturbation"]
-
-
-class DPFTPLNewFaultyPerturbation(DPFTPLNew):
-    """DP-FTPL-New drawing from a Lemma-15 law that decays at rate ``2 N eps``. BROKEN.
-
-    Everything else is Wang & Zhu 2023's Algorithm 3. What is wrong: the perturbation
-    (:class:`~dpaudit.mechanisms._faulty.FaultyLemma15Perturbation`) has the support and decay
-    of a count ``2N`` while one changed observation still shifts the centre by up to ``1/N``,
-    so Lemma 15's conditions (10)-(11) fail: the density ratio reaches ``e^(2 eps)`` and the
-    next action is not ``(eps, delta)``-DP (Definition 1) on neighbouring histories.
-    """
-
-    name = "DP-FTPL-New (rate 2 N eps perturbation, faulty)"
-
-    def make_perturbation(self) -> FaultyLemma15Perturbation:
-        return FaultyLemma15Perturbation(self.epsilon, self.delta)
+__all__ = ["POLICIES", "DPFTPLBetaUnpadded"]
 
 
 class DPFTPLBetaUnpadded(DPFTPLBeta):
@@ -56,9 +38,6 @@ class DPFTPLBetaUnpadded(DPFTPLBeta):
 
 
 POLICIES = {
-    "dp-ftpl-new-faulty": _FTPL_POLICIES["dp-ftpl-new"].twin(
-        partial(DPFTPLNewFaultyPerturbation, epsilon=1.0, delta=0.01, horizon=10**5),
-        "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)"),
     "dp-ftpl-beta-faulty": _GB_POLICIES["dp-ftpl-beta"].twin(
         partial(DPFTPLBetaUnpadded, epsilon=1.0, delta=0.01, horizon=10**5),
         "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",

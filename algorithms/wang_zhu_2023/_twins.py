@@ -11,7 +11,9 @@ recording hook) is needed to see these bugs.
 True loss at the defaults (``eps = 1``, ``delta = 0.01``), derived in each docstring and
 checked in ``tests/test_twins_ftpl.py``: infinite for every planted twin here; 1.4585 for
 :class:`DPFTPLGaussNoStartPhase` (``dp-ftpl-gauss-no-start-phase``, first registered as
-``dp-ftpl-gauss-faulty``, an alias kept). Per-step DP
+``dp-ftpl-gauss-faulty``, an alias kept); infinite for :class:`DPFTPLNewFaultyPerturbation`
+(``dp-ftpl-new-double-rate``, first registered as ``dp-ftpl-new-faulty``, an alias kept).
+Per-step DP
 (Definition 1) fixes a history and changes one observation; in both bugs some output (the
 release, and the next action at histories where the means' order flips) becomes a
 deterministic function of the history.
@@ -24,10 +26,12 @@ from functools import partial
 import numpy as np
 from scipy import special
 
+from dpaudit.algorithms.wang_zhu_2023.ftpl import POLICIES as _FTPL_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
+from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 
 __all__ = [
     "NO_START_PHASE_TRUE_EPSILON",
@@ -35,6 +39,7 @@ __all__ = [
     "BetaFirstReleaseRaw",
     "BetaSharedUniform",
     "DPFTPLGaussNoStartPhase",
+    "DPFTPLNewFaultyPerturbation",
     "GaussFirstReleaseRaw",
     "GaussSharedNoise",
     "GDPFirstReleaseRaw",
@@ -227,6 +232,44 @@ _GAUSS = _GB_POLICIES["dp-ftpl-gauss"].twin(
     partial(DPFTPLGaussNoStartPhase, epsilon=1.0, delta=0.01, horizon=10**5),
     "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)",
     true_epsilon=NO_START_PHASE_TRUE_EPSILON)
-#: the twins registered as policies: ``dp-ftpl-gauss-faulty`` is the name the no-start-phase
-#: twin was first registered under (README, tests, benchmark results), kept as an alias
-POLICIES = {"dp-ftpl-gauss-no-start-phase": _GAUSS, "dp-ftpl-gauss-faulty": _GAUSS}
+
+
+class DPFTPLNewFaultyPerturbation(DPFTPLNew):
+    """DP-FTPL-New drawing from a Lemma-15 law that decays at rate ``2 N eps``. BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 3. What is wrong: the perturbation
+    (:class:`~dpaudit.mechanisms._faulty.FaultyLemma15Perturbation`) has the support and decay
+    of a count ``2N`` while one changed observation still shifts the centre by up to ``1/N``,
+    so Lemma 15's conditions (10)-(11) fail: the density ratio reaches ``e^(2 eps)`` and the
+    next action is not ``(eps, delta)``-DP (Definition 1) on neighbouring histories.
+
+    Derivation of the true loss at the defaults (``eps = 1``, ``delta = 0.01``): per-step DP
+    fixes a history and changes one observation of an arm with count ``N``, which moves its
+    centre ``x0`` by ``1/N`` (only ``R/N`` depends on the data). The twin's law has density
+    ``(1/2 + k) 2N eps exp(-2N eps |x - x0|)`` on ``|x - x0| <= A'``, ``A' = ln c / (2N
+    eps)``, with ``c = (e^eps - 1)/(2 delta) + 1`` and ``k = delta/(e^eps - 1)`` (so ``1/2 + k
+    = k c``). At (1, 0.01) ``A' = 2.23/N > 1/N``, so the band ``[x0 - A', x0 - A' + 1/N)``
+    lies in the support, and the law centred at ``x0 + 1/N`` vanishes on it. Its mass is
+    ``F(x0 - A' + 1/N) = k c e^(-2N eps (A' - 1/N)) - k = k (e^(2 eps) - 1) = delta (e^eps +
+    1)`` = 0.0372 at every ``N``. An event of that probability on one history and 0 on the
+    other gives ``delta(eps') >= 0.0372 > 0.01`` at every ``eps'``: no finite ``eps'`` makes
+    the released score ``(eps', 0.01)``-DP, true loss infinite at the claim's delta (finite
+    only for ``delta >= delta (e^eps + 1)``). The other arms' scores are independent of the
+    change.
+    """
+
+    name = "DP-FTPL-New (rate 2 N eps perturbation, faulty)"
+
+    def make_perturbation(self) -> FaultyLemma15Perturbation:
+        return FaultyLemma15Perturbation(self.epsilon, self.delta)
+
+
+_NEW = _FTPL_POLICIES["dp-ftpl-new"].twin(
+    partial(DPFTPLNewFaultyPerturbation, epsilon=1.0, delta=0.01, horizon=10**5),
+    "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)",
+    true_epsilon=float("inf"))
+#: the twins registered as policies: ``dp-ftpl-gauss-faulty`` and ``dp-ftpl-new-faulty`` are
+#: the names the no-start-phase and double-rate twins were first registered under (README,
+#: tests, benchmark results), kept as aliases
+POLICIES = {"dp-ftpl-gauss-no-start-phase": _GAUSS, "dp-ftpl-gauss-faulty": _GAUSS,
+            "dp-ftpl-new-double-rate": _NEW, "dp-ftpl-new-faulty": _NEW}
