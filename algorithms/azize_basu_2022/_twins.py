@@ -40,6 +40,8 @@ class _Sqrt2Scale:
     reward: ``sqrt(2) eps`` = 1.414 at the default eps = 1.
     """
 
+    epsilon: float  # the algorithm's (this mixin precedes it)
+
     def _noise_scale(self, n: np.ndarray) -> np.ndarray:
         return 2.0 / (self.epsilon * n) / math.sqrt(2.0)  # BROKEN: std -> scale, inline
 
@@ -53,6 +55,8 @@ class _HalfScale:
     sensitivity is ``2/N_a``, twice what the scale assumes. True loss: ``(2/N_a) / (1/(eps
     N_a)) = 2 eps`` per episode release, one release per reward: ``2 eps`` = 2 at eps = 1.
     """
+
+    epsilon: float  # the algorithm's (this mixin precedes it)
 
     def _noise_scale(self, n: np.ndarray) -> np.ndarray:
         return 1.0 / (self.epsilon * n)  # BROKEN: N_a samples, the episode holds N_a / 2
@@ -136,8 +140,9 @@ class AdaPUCBAllRewards(AdaPUCB):
     name = "AdaP-UCB (all-rewards mean, faulty)"
     mean_window = "all"
 
-    def release_mean(self, total: np.ndarray, episode_sum: np.ndarray,
-                     episode_length: np.ndarray, count: np.ndarray) -> np.ndarray:
+    def release_mean(self, total: np.ndarray | float, episode_sum: np.ndarray | float,
+                     episode_length: np.ndarray | float, count: np.ndarray | float
+                     ) -> np.ndarray | float:
         return total / count  # BROKEN: every past reward of the arm enters the release
 
 

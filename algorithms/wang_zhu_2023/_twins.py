@@ -21,11 +21,14 @@ deterministic function of the history.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import numpy as np
 from scipy import special
 
+from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
 from dpaudit.algorithms.wang_zhu_2023.ftpl import POLICIES as _FTPL_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
@@ -68,9 +71,13 @@ _RAW = """
     """
 
 
-class _FirstRaw:
+class _FirstRaw(FTPLEngine):
     """Mixin for the start-phase engine: the first leader release is the centre (the law's
-    mean), unnoised."""
+    mean), unnoised. Listed before the algorithm (``class X(_FirstRaw, DPFTPLGauss)``), so
+    ``super()`` is the algorithm's state."""
+
+    #: the centres of the arms' laws from the algorithm's state (each twin defines it)
+    _centre_of: Callable[[Any], np.ndarray]
 
     def init_state(self, sums, counts):
         return [*super().init_state(sums, counts), True]

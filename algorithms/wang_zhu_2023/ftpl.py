@@ -172,7 +172,7 @@ class DPFTPLNew:
         kernel = self.kernel()
         compiled = kernel is not None and kern.use_compiled(backend) and releases is None
         horizon, runs, cps = self._check(source, horizon, runs, rng, checkpoints)
-        if compiled:
+        if compiled and kernel is not None:
             return sk.run_kernel(kernel[0], source, horizon, runs, rng=rng, cps=cps,
                                  record=record, params=kernel[1])[0]
         k = source.n_arms
