@@ -102,8 +102,8 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEv
                 raise OutOfRangeError(f"the noise scale {scale:g} at m = {m} underflows "
                                       "double precision")
             d = laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale)
-            deltas.append(d.value)
-            errors.append(d.error)
+            deltas.append(float(d.value))
+            errors.append(float(d.error))
             if (1.0 / m) / scale > worst:
                 worst, worst_m = (1.0 / m) / scale, int(m)
     except OutOfRangeError as exc:

@@ -121,7 +121,7 @@ def _apt_losses(settings: ExperimentSettings, tag: str, t: int, eps: float, runs
                 means: tuple[float, ...] = MEANS, gamma: float = GAMMA) -> int:
     return settings.cached((NAME, tag, t, eps, means), lambda: int(
         PrivateAPT(eps, tau=TAU, gamma=gamma).simulate(
-            BernoulliRewards(means), t, runs, rng=settings.rng(NAME, tag, t, eps, means)
+            BernoulliRewards(means), t, runs, rng=settings.rng(NAME, tag, t, str(eps), str(means))
         ).extra["loss"].sum()))
 
 

@@ -88,7 +88,8 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
                  Bounded(float(np.abs(logs[i] - logs[j]).max()), 0.0))
             if e.value > worst.value:
                 worst, pair = e, (float(grid[i]), float(grid[j]))
-    return ExactEvidence(delta.value, delta.error, epsilon_at_delta=worst.value, details=(
+    return ExactEvidence(float(delta.value), float(delta.error),
+                         epsilon_at_delta=float(worst.value), details=(
         f"exact discrete loss over {grid.size}^2 reward pairs: max {worst.value:.12g} at "
         f"(r, r') = {pair} (claim {ctx.epsilon:g}); computed from log-probabilities",))
 

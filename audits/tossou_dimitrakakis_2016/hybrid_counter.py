@@ -50,7 +50,7 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
     eps, t = c.epsilon_exact()
     coords = 1 + horizon.bit_length()  # one block sum and at most log2 T + 1 tree nodes
     delta = laplace_composition_delta(eps, coords, ctx.epsilon)
-    return ExactEvidence(delta.value, delta.error,
+    return ExactEvidence(float(delta.value), float(delta.error),
                          epsilon_at_delta=eps, details=(
         f"T = {horizon}, {len(c.blocks())} blocks; eps_log = {c.eps_log:g}, "
         f"eps_bin = {c.eps_bin:g}",

@@ -59,7 +59,7 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
     eps, t = c.epsilon_exact()
     touched = tree_nodes_touched(c.horizon)
     delta = laplace_composition_delta(eps, int(touched.max()), ctx.epsilon)
-    return ExactEvidence(delta.value, delta.error, epsilon_at_delta=eps, details=(
+    return ExactEvidence(float(delta.value), float(delta.error), epsilon_at_delta=eps, details=(
         f"T = {c.horizon}; node scale L/eps with L = {c.levels} "
         f"({'ceil(log2 T)' if ctx.variant.ceil_log2 else 'floor(log2 T) + 1'})",
         f"used nodes containing an element: max {touched.max()} (at t = {t}), "

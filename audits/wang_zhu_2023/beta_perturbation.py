@@ -110,7 +110,7 @@ def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclu
     fails = [n for n in range(1, top + 1)
              if beta_worst_delta(ctx.epsilon, n)[0].value > ctx.delta]
     n_min = (max(fails) + 1) if fails else 1
-    return ExactEvidence(worst.value, worst.error, details=(
+    return ExactEvidence(float(worst.value), float(worst.error), details=(
         f"paper's N_B = {nb:.2f}; padding k = floor(N/8) + 1 "
         + ("DROPPED (broken twin)" if ctx.variant.unpadded else "applied"),
         f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}"

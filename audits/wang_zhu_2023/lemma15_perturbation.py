@@ -172,7 +172,7 @@ def _divergence(ctx: CheckContext, eps: float) -> tuple[float, float]:
     q = lambda x: mech.pdf(x, X0 + z, n)  # noqa: E731
     r1 = continuous_hockey_stick(p, q, eps, support, breakpoints=bps)
     r2 = continuous_hockey_stick(q, p, eps, support, breakpoints=bps)
-    return max(r1.value, r2.value), max(r1.error, r2.error) + tail
+    return float(max(r1.value, r2.value)), float(max(r1.error, r2.error)) + tail
 
 
 def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:

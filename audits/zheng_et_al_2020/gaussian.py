@@ -68,7 +68,7 @@ def _classical(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclusi
         analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
     except OutOfRangeError as exc:
         return out_of_range(exc)
-    lines = (
+    lines: tuple[str, ...] = (
         f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
         f"{d.value:.6g} (claim {ctx.delta:g}; Balle & Wang's profile from dp_accounting)",
         f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
@@ -78,7 +78,7 @@ def _classical(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclusi
         lines += (f"eps = {ctx.epsilon:g} is outside the scope of the theorem Zheng et al. "
                   "cite (Dwork & Roth Thm A.1, eps < 1); the paper's sentence states the "
                   "calibration without that range, and it is checked as stated",)
-    return ExactEvidence(d.value, d.error, details=lines, data=data)
+    return ExactEvidence(float(d.value), float(d.error), details=lines, data=data)
 
 
 def paper_claim_false(epsilon: float, delta: float) -> bool:
@@ -88,7 +88,7 @@ def paper_claim_false(epsilon: float, delta: float) -> bool:
         return False
     try:
         sigma = classical_gaussian_sigma(epsilon, delta, 1.0)
-        return gaussian_hockey_stick(epsilon, 1.0, sigma).lower > delta
+        return bool(gaussian_hockey_stick(epsilon, 1.0, sigma).lower > delta)
     except OutOfRangeError:
         return False
 
@@ -99,7 +99,7 @@ def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclusiv
         d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
     except OutOfRangeError as exc:
         return out_of_range(exc)
-    return ExactEvidence(d.value, d.error, details=(
+    return ExactEvidence(float(d.value), float(d.error), details=(
         f"analytic sigma {s:.8g} (dp_accounting, upper end of the root's bracket): exact "
         f"delta {d.value:.8g}",))
 
@@ -112,7 +112,8 @@ def _eps_threshold(delta: float) -> float:
     """
     def excess(log_e: float) -> float:
         e = math.exp(log_e)
-        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)).value - delta
+        d = gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta))
+        return float(d.value) - delta
     lo, hi = math.log(1e-3), math.log(50.0)
     if excess(lo) > 0:
         return 0.0
