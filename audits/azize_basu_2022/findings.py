@@ -136,11 +136,14 @@ def thm7_grid(settings: ExperimentSettings) -> ExperimentOutput:
         "Theorem 7: AdaP-UCB's regret <= sum_a 16 alpha / min(Delta_a, eps) ln T + 3 alpha / "
         "(alpha - 3), for Eq. (7) as printed", tuple(cells_ev))
     ci = rule_rows(evidence)
-    rows, curves = [], {b: [] for b in BONUSES}
+    rows = []
+    curves: dict[str, list[tuple[float, float, float]]] = {b: [] for b in BONUSES}
     keys = [(b, float(e)) for e in grid for b in BONUSES]
     for m, (bonus, eps) in zip(cells_ev, keys, strict=True):
         bound = thm7_adap_ucb_upper(THM7_MEANS, horizon, eps)
         sm = m.summary
+        if sm is None:  # Measurement.of_runs keeps the runs' summary
+            raise ValueError(f"{m.label}: no summary of the runs")
         lo, hi, _, outcome = ci.get(m.label, (math.nan, math.nan, "", "not compared"))
         side = {"right side": "within", "wrong side": "above", "straddles": "undecided"}.get(
             outcome, "not compared")

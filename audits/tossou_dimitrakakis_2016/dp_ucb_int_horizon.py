@@ -125,7 +125,7 @@ def horizon_experiment(settings: ExperimentSettings) -> ExperimentOutput:
         cell_of = _MEMO[key]
         for j, d in enumerate(DELTAS):
             lows, pld_his, rdp_his = [], [], []
-            decided = []
+            decided: list[tuple[int | str, str]] = []
             for n in pulls:
                 low, high = cell_of[n][0][j], cell_of[n][1][j]
                 rdp_hi = rdp_epsilon_upper(PAPER_POINTS[target], d, v=V, pulls=n)
