@@ -199,3 +199,31 @@ def test_double_rate_twin_true_loss_is_infinite_at_the_claimed_delta(n):
     assert audits["dp-ftpl-new-double-rate"].true_epsilon == np.inf
     assert audits["dp-ftpl-new-faulty"].variant is t.DPFTPLNewFaultyPerturbation  # the alias
     assert policies["dp-ftpl-new-faulty"] is policies["dp-ftpl-new-double-rate"]
+
+
+def test_unpadded_twin_true_loss_is_the_extreme_pair_at_the_start_phase():
+    """Without the padding, an arm's score moves from ``Beta(R + 1, N - R + 1)`` to ``Beta(R +
+    2, N - R)``; at the registered ``eps`` the worst pair over every ``R`` at ``N = N_B = 827``
+    has exact ``delta`` equal to the claim's 0.01 (above it just below), every larger count
+    checked is below 0.01 and decreases towards the ``Exp(1)`` vs ``Gamma(2, 1)`` limit
+    ``1 - e^eps (1 - exp(-e^-eps))``."""
+    import math
+
+    from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
+    from dpaudit.registry import all_policies
+    eps = t.UNPADDED_TRUE_EPSILON
+    alg = t.DPFTPLBetaUnpadded(1.0, 0.01, horizon=10**5)
+    assert alg.start_phase == 827 and not alg.padding
+    at, r = beta_worst_delta(eps, alg.start_phase, padding=False)
+    assert abs(float(at.value) - 0.01) <= 1e-12 + float(at.error) and r in (0, 826)
+    below, _ = beta_worst_delta(eps * (1 - 1e-6), alg.start_phase, padding=False)
+    assert float(below.value) > 0.01
+    limit = 1.0 - math.exp(eps) * -math.expm1(-math.exp(-eps))
+    larger = [float(beta_worst_delta(eps, n, padding=False)[0].value)
+              for n in (828, 900, 1500, 5000, 20000, 10**5)]
+    assert all(d < 0.01 for d in larger)
+    assert all(a >= b >= limit for a, b in zip(larger, larger[1:], strict=False))
+    audits, policies = all_audits(), all_policies()
+    assert audits["dp-ftpl-beta-unpadded"].true_epsilon == eps
+    assert audits["dp-ftpl-beta-faulty"].variant is t.DPFTPLBetaUnpadded  # the alias
+    assert policies["dp-ftpl-beta-faulty"] is policies["dp-ftpl-beta-unpadded"]

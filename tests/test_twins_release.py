@@ -96,15 +96,17 @@ def test_adap_all_rewards_twin_loss_over_its_audited_tables():
 
 
 def test_new_twin_names_keep_their_faulty_aliases():
-    """``adap-ucb-faulty`` and ``dp-ftpl-new-faulty`` are the new twins under their first
-    names: the same policy entry and the same check."""
+    """``adap-ucb-faulty``, ``dp-ftpl-new-faulty`` and ``dp-ftpl-beta-faulty`` are the new
+    twins under their first names: the same policy entry and the same check."""
     from dataclasses import replace
 
     from dpaudit.registry import all_policies
     policies, audits = all_policies(), all_audits()
     for new_name, old_name, value in (("adap-ucb-all-rewards", "adap-ucb-faulty", 3.0),
                                       ("dp-ftpl-new-double-rate", "dp-ftpl-new-faulty",
-                                       math.inf)):
+                                       math.inf),
+                                      ("dp-ftpl-beta-unpadded", "dp-ftpl-beta-faulty",
+                                       3.9065231387961568)):
         assert policies[old_name] is policies[new_name]
         new, old = audits[new_name], audits[old_name]
         assert replace(old, name=new.name) == new

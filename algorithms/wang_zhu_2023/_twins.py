@@ -12,7 +12,9 @@ True loss at the defaults (``eps = 1``, ``delta = 0.01``), derived in each docst
 checked in ``tests/test_twins_ftpl.py``: infinite for every planted twin here; 1.4585 for
 :class:`DPFTPLGaussNoStartPhase` (``dp-ftpl-gauss-no-start-phase``, first registered as
 ``dp-ftpl-gauss-faulty``, an alias kept); infinite for :class:`DPFTPLNewFaultyPerturbation`
-(``dp-ftpl-new-double-rate``, first registered as ``dp-ftpl-new-faulty``, an alias kept).
+(``dp-ftpl-new-double-rate``, first registered as ``dp-ftpl-new-faulty``, an alias kept);
+3.9065 for :class:`DPFTPLBetaUnpadded` (``dp-ftpl-beta-unpadded``, first registered as
+``dp-ftpl-beta-faulty``, an alias kept).
 Per-step DP
 (Definition 1) fixes a history and changes one observation; in both bugs some output (the
 release, and the next action at histories where the means' order flips) becomes a
@@ -38,9 +40,11 @@ from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 
 __all__ = [
     "NO_START_PHASE_TRUE_EPSILON",
+    "UNPADDED_TRUE_EPSILON",
     "POLICIES",
     "BetaFirstReleaseRaw",
     "BetaSharedUniform",
+    "DPFTPLBetaUnpadded",
     "DPFTPLGaussNoStartPhase",
     "DPFTPLNewFaultyPerturbation",
     "GaussFirstReleaseRaw",
@@ -275,8 +279,49 @@ _NEW = _FTPL_POLICIES["dp-ftpl-new"].twin(
     partial(DPFTPLNewFaultyPerturbation, epsilon=1.0, delta=0.01, horizon=10**5),
     "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)",
     true_epsilon=float("inf"))
-#: the twins registered as policies: ``dp-ftpl-gauss-faulty`` and ``dp-ftpl-new-faulty`` are
-#: the names the no-start-phase and double-rate twins were first registered under (README,
-#: tests, benchmark results), kept as aliases
+
+
+class DPFTPLBetaUnpadded(DPFTPLBeta):
+    """DP-FTPL-Beta without the padding ``k = floor(N/8) + 1``: Thompson sampling. BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 2, start phase ``N_B`` included.
+    What is wrong: Theorem 13's proof needs ``(a + k)(b + k) >= 0.09 (a + b + 2k)^2``; without
+    ``k`` an arm with few successes has ``Beta(1, N + 1)`` vs ``Beta(2, N)`` and the exact
+    divergence stays near ``0.16`` at ``eps = 1`` for every ``N`` (Fig. 2 d-f).
+
+    Derivation of the true loss at the defaults (``eps = 1``, ``delta = 0.01``): per-step DP
+    (Definition 1) fixes a history and changes one observation of an arm with count ``N``
+    and ``R`` successes, so its score moves from ``Beta(R + 1, N - R + 1)`` to ``Beta(R + 2,
+    N - R)``; after the start phase ``N >= N_B = 827``. The pair farthest apart is an
+    extreme ``R`` (``R = 0``, or ``R = N - 1`` by symmetry): ``Beta(1, N + 1)`` vs ``Beta(2,
+    N)``, whose scaled laws ``N theta`` tend to ``Exp(1)`` and ``Gamma(2, 1)`` (density ratio
+    ``x``). The limit divergence is at the event ``{x < e^-eps}``: ``1 - e^eps (1 -
+    exp(-e^-eps))``, which is 0.01 at ``eps = 3.9053``. At finite ``N`` the exact divergence
+    (regularised incomplete Beta functions) is above the limit and decreases to it, so the
+    supremum over the counts is at ``N = 827``, ``R = 0``, where ``delta(eps) = 0.01`` at
+    ``eps = 3.90652`` (:data:`UNPADDED_TRUE_EPSILON`; the test checks every ``R`` at ``N =
+    827`` and counts up to ``10^5``). The other arms' scores are independent of the change.
+    """
+
+    name = "DP-FTPL-Beta (no padding, faulty)"
+
+    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
+        super().__init__(epsilon, delta, **kwargs)
+        self.padding = False  # BROKEN: Beta(a, b) instead of Beta(a + k, b + k)
+
+
+#: the true per-step loss of :class:`DPFTPLBetaUnpadded` at (1, 0.01): the ``eps`` at which
+#: ``Beta(1, 828)`` vs ``Beta(2, 827)`` (``N = N_B = 827``, ``R = 0``) has exact ``delta(eps) =
+#: 0.01`` (docstring)
+UNPADDED_TRUE_EPSILON = 3.9065231387961568
+
+_BETA = _GB_POLICIES["dp-ftpl-beta"].twin(
+    partial(DPFTPLBetaUnpadded, epsilon=1.0, delta=0.01, horizon=10**5),
+    "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",
+    small_overrides={"start_phase": 1}, true_epsilon=UNPADDED_TRUE_EPSILON)
+#: the twins registered as policies: ``dp-ftpl-gauss-faulty``, ``dp-ftpl-new-faulty`` and
+#: ``dp-ftpl-beta-faulty`` are the names the no-start-phase, double-rate and unpadded twins
+#: were first registered under (README, tests, benchmark results), kept as aliases
 POLICIES = {"dp-ftpl-gauss-no-start-phase": _GAUSS, "dp-ftpl-gauss-faulty": _GAUSS,
-            "dp-ftpl-new-double-rate": _NEW, "dp-ftpl-new-faulty": _NEW}
+            "dp-ftpl-new-double-rate": _NEW, "dp-ftpl-new-faulty": _NEW,
+            "dp-ftpl-beta-unpadded": _BETA, "dp-ftpl-beta-faulty": _BETA}

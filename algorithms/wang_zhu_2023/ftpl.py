@@ -82,8 +82,8 @@ class DPFTPLNew:
         ``T``, used in the centre ``x0`` (the algorithm is not anytime).
 
     The noise law is :meth:`make_perturbation` (Lemma 15 with the algorithm's ``epsilon``
-    and ``delta``); the deliberately broken twin in ``algorithms/wang_zhu_2023/_faulty.py``
-    overrides it.
+    and ``delta``); the deliberately broken twin ``DPFTPLNewFaultyPerturbation`` in
+    ``algorithms/wang_zhu_2023/_twins.py`` overrides it.
     """
 
     name = "DP-FTPL-New"
