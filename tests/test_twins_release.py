@@ -209,3 +209,32 @@ def test_infinite_loss_twins_release_a_deterministic_function_of_the_data():
     played = rec.releases[2].arm
     diff = y3[np.arange(200), played] - y3[np.arange(200), 1 - played]
     assert np.allclose(diff, 1.0, rtol=0, atol=1e-12)
+
+
+def test_mechanism_twins_carry_their_derived_true_losses():
+    """The mechanism-level twins ``NAME-<bug>`` (first registered as ``NAME-faulty``, aliases
+    kept) carry the loss their variant's docstring derives, recomputed from the code here
+    (the Lemma-15 band and the Gaussian shift at N = 1 in ``tests/test_twins_ftpl.py``)."""
+    from dataclasses import replace
+
+    from dpaudit.algorithms.wang_zhu_2023._twins import NO_START_PHASE_TRUE_EPSILON
+    from dpaudit.mechanisms import _faulty as faulty
+    from dpaudit.mechanisms.counting import BinaryTreeCounter, HybridCounter
+    expected = {
+        "privbern-double-exponent": faulty.FaultyPrivBernMislabelled(EPS).epsilon_between(
+            1.0, 0.0),
+        "tree-counter-ceil-log2": BinaryTreeCounter(EPS, 1024,
+                                                    levels="ceil_log2").epsilon_exact()[0],
+        "hybrid-counter-no-split": HybridCounter(EPS, 4096,
+                                                 faulty_no_split=True).epsilon_exact()[0],
+        "lemma15-perturbation-double-rate": math.inf,
+        "gauss-perturbation-no-start-phase": NO_START_PHASE_TRUE_EPSILON,
+    }
+    audits = all_audits()
+    for name, value in expected.items():
+        spec = audits[name]
+        assert spec.faulty and spec.expect_violated, name
+        assert spec.true_epsilon == pytest.approx(value, rel=1e-12), name
+        assert replace(audits[spec.original + "-faulty"], name=name) == spec
+    assert expected["tree-counter-ceil-log2"] == pytest.approx(1.1, rel=1e-12)
+    assert expected["hybrid-counter-no-split"] == pytest.approx(2.0, rel=1e-12)
