@@ -217,7 +217,13 @@ def test_mechanism_twins_carry_their_derived_true_losses():
     (the Lemma-15 band and the Gaussian shift at N = 1 in ``tests/test_twins_ftpl.py``)."""
     from dataclasses import replace
 
-    from dpaudit.algorithms.wang_zhu_2023._twins import NO_START_PHASE_TRUE_EPSILON
+    from dpaudit.algorithms.wang_zhu_2023._twins import (
+        NO_START_PHASE_TRUE_EPSILON,
+        UNPADDED_TRUE_EPSILON,
+    )
+    from dpaudit.audits.recipes.ldp import gaussian_epsilon
+    from dpaudit.audits.zheng_et_al_2020.ldp_one_point import _bound_calibrated_epsilon
+    from dpaudit.exact.divergence import classical_gaussian_sigma
     from dpaudit.mechanisms import _faulty as faulty
     from dpaudit.mechanisms.counting import BinaryTreeCounter, HybridCounter
     expected = {
@@ -229,6 +235,13 @@ def test_mechanism_twins_carry_their_derived_true_losses():
                                                  faulty_no_split=True).epsilon_exact()[0],
         "lemma15-perturbation-double-rate": math.inf,
         "gauss-perturbation-no-start-phase": NO_START_PHASE_TRUE_EPSILON,
+        "beta-perturbation-unpadded": UNPADDED_TRUE_EPSILON,
+        # a mean of m >= 1 rewards (sensitivity 1/m) with Lap(1/((m + 1) eps)): m = 1 worst
+        "laplace-terms-scale": max((1.0 / m) * ((m + 1) * EPS) for m in range(1, 100)),
+        # the classical sigma halved: the eps at which the Gaussian shift has delta 1e-5
+        "gaussian-half-sigma": gaussian_epsilon(
+            1e-5, 2.0 / classical_gaussian_sigma(EPS, 1e-5, 1.0)),
+        "ldp-one-point-bound-calibrated": _bound_calibrated_epsilon(),
     }
     audits = all_audits()
     for name, value in expected.items():
@@ -238,3 +251,5 @@ def test_mechanism_twins_carry_their_derived_true_losses():
         assert replace(audits[spec.original + "-faulty"], name=name) == spec
     assert expected["tree-counter-ceil-log2"] == pytest.approx(1.1, rel=1e-12)
     assert expected["hybrid-counter-no-split"] == pytest.approx(2.0, rel=1e-12)
+    assert expected["laplace-terms-scale"] == pytest.approx(2.0, rel=1e-12)
+    assert expected["gaussian-half-sigma"] == pytest.approx(1.61032, rel=1e-5)

@@ -24,7 +24,7 @@ mean on neighbouring inputs with Lemma 8's feasible region (Wang & Zhu 2023).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
@@ -57,7 +57,12 @@ class EpisodeMean:
 
 class TermsCalibrated(EpisodeMean):
     """Normalises by 1/m as printed but calibrates the noise to the m + 1 terms,
-    Lap(1/((m + 1) eps)): the loss is eps (m + 1)/m > eps."""
+    Lap(1/((m + 1) eps)): the loss is eps (m + 1)/m > eps.
+
+    True loss at the default eps = 1: a mean of ``m >= 1`` rewards in [0, 1] has sensitivity
+    ``1/m`` against the scale ``1/((m + 1) eps)``, a loss ``eps (m + 1)/m``, largest at the
+    one-reward episode ``m = 1``: ``2 eps`` = 2 (``laplace-terms-scale``).
+    """
 
     def scale(self, m, eps):
         return 1 / ((m + 1) * eps)
@@ -175,4 +180,7 @@ LAPLACE = AuditSpec(
     default_epsilon=1.0, default_delta=0.0, variant=EpisodeMean(), mechanism=_mechanism(False),
 )
 
-AUDITS = [LAPLACE, LAPLACE.twin(TermsCalibrated(), mechanism=_mechanism(True))]
+_TERMS = LAPLACE.twin(TermsCalibrated(), mechanism=_mechanism(True), bug="terms-scale",
+                      true_epsilon=2.0)
+# laplace-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [LAPLACE, _TERMS, replace(_TERMS, name="laplace-faulty")]
