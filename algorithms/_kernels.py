@@ -41,7 +41,7 @@ try:
     HAVE_NUMBA = True
     NUMBA_ERROR = ""
 except ImportError as exc:  # pragma: no cover - numba is a dependency; a broken install
-    numba = None
+    numba = None  # type: ignore[assignment]  # the module's name is None without numba
     HAVE_NUMBA = False
     NUMBA_ERROR = f"{type(exc).__name__}: {exc}"
 
@@ -191,7 +191,8 @@ if HAVE_NUMBA:
 
         def _bitlen_clz(x):  # pragma: no cover - jitted
             """``floor(log2 x) + 1`` for ``1 <= x < 2^63`` (exact, as :func:`_bitlen_py`)."""
-            return 64 - _clz(np.int64(x))
+            # an intrinsic's typing context is numba's to pass: its stub lists it
+            return 64 - _clz(np.int64(x))  # type: ignore[call-arg]
 
         _bitlen = jit(_bitlen_clz)
     except ImportError:  # pragma: no cover - an older or newer numba without the intrinsic

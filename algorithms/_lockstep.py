@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import SimulationResult, check_simulation
 from dpaudit.validation import InvalidParameterError
 
@@ -33,7 +34,7 @@ __all__ = ["CHUNK", "Chunk", "laplace_parts", "probability_rows", "run_chunks", 
 CHUNK = 2048
 
 
-def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, np.ndarray, Callable]:
+def probability_rows(source: RewardSource, horizon: int) -> tuple[np.ndarray, np.ndarray, Callable]:
     """``(rows, drawn, row_of)``: reward rows, whether each row holds Bernoulli means (drawn
     as ``U < p``) or fixed rewards (observed as they are), and ``steps (1-based) -> rows``.
 
@@ -54,7 +55,8 @@ def probability_rows(source: object, horizon: int) -> tuple[np.ndarray, np.ndarr
     step = getattr(source, "revision_step", None)
     if step is None:
         return mu, np.ones(1, dtype=bool), lambda t: np.zeros(np.shape(t), dtype=np.int64)
-    rows = np.concatenate([mu, np.full_like(mu, float(source.revision_value))])
+    value = getattr(source, "revision_value")  # noqa: B009 - a revising source has both
+    rows = np.concatenate([mu, np.full_like(mu, float(value))])
     return rows, np.array([True, False]), lambda t: (np.asarray(t) == step).astype(np.int64)
 
 
@@ -135,7 +137,7 @@ class Chunk:
         return signed(self.mag[:, c, :], self.sbits[:, c, :])
 
 
-def run_chunks(source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+def run_chunks(source: RewardSource, horizon: int, runs: int, *, rng: np.random.Generator,
                checkpoints: Sequence[int], record: bool, noise_per_step: int,
                step: Callable[[Chunk, np.ndarray, np.ndarray, np.ndarray | None], None],
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:

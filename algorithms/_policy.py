@@ -20,6 +20,7 @@ import numpy as np
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._counters import LEVELS
 from dpaudit.algorithms._lockstep import result, run_chunks
+from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import SimulationResult, check_simulation, result_from_actions
 from dpaudit.validation import InvalidParameterError
 
@@ -85,7 +86,7 @@ class LockstepIndexPolicy:
                      table: np.ndarray, rng: np.random.Generator) -> None:
         """After the pull of ``arm`` (``ps.n``, ``ps.s`` already updated)."""
 
-    def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *, rng: np.random.Generator,
                  checkpoints: Sequence[int] = (), record: bool = False,
                  backend: str = "auto", releases=None) -> SimulationResult:
         """``runs`` runs in lockstep (``backend``: ``"numpy"`` reference, ``"numba"`` compiled,
@@ -116,7 +117,7 @@ class LockstepIndexPolicy:
             noise_per_step=nz, step=step)
         return result(regret, st.n.copy(), cps, curve, actions)
 
-    def simulate_per_step(self, source: object, horizon: int, runs: int, *,
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),
                           record: bool = False) -> SimulationResult:
         """The plain reference: one run after another, one step at a time, same law; rewards

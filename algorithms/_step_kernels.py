@@ -35,6 +35,7 @@ import numpy as np
 
 from dpaudit.algorithms._kernels import jit
 from dpaudit.algorithms._lockstep import probability_rows
+from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import SimulationResult
 from dpaudit.validation import InvalidParameterError
 
@@ -42,7 +43,7 @@ __all__ = ["BLOCK", "LANES", "LANE_NUMBERS", "BlockFed", "LaneFed", "StreamFed",
            "observe", "pick", "pick_with", "reward_rows", "row_of", "run_kernel"]
 
 
-def run_kernel(kernel, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+def run_kernel(kernel, source: RewardSource, horizon: int, runs: int, *, rng: np.random.Generator,
                cps: np.ndarray, record: bool, params: tuple, python: bool = False,
                ) -> tuple[SimulationResult, np.ndarray, np.ndarray]:
     """Run ``kernel`` (arguments already validated by ``check_simulation``); returns the
@@ -65,7 +66,7 @@ def run_kernel(kernel, source: object, horizon: int, runs: int, *, rng: np.rando
     return res, n, s
 
 
-def reward_rows(source: object, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
+def reward_rows(source: RewardSource, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
     """``(rows, drawn, rev)`` of a source for the kernels: reward rows, whether each holds
     Bernoulli means, and where step ``t`` reads its row: ``rev = -1`` row ``t - 1`` (a
     table), ``rev = 0`` row 0, ``rev > 0`` row 1 at step ``rev`` and row 0 elsewhere."""

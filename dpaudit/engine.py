@@ -239,7 +239,7 @@ class SavedPiece(Protocol):
     def seconds(self) -> float: ...
 
 
-def _observed(claim: Any, spec: Any) -> Any:
+def _observed(claim: ClaimResult, spec: ClaimSpec) -> ClaimResult:
     """The decided claim with the level its spec observes (or the inferred one)."""
     level = getattr(spec, "observes", "") or default_observes(claim.notion, claim.method)
     return replace(claim, observes=level)

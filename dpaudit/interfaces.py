@@ -11,23 +11,35 @@ Concrete classes never inherit from these; any object with the right attributes 
   :mod:`dpaudit.sim.bandits`); :class:`NextActionPolicy`: the per-step-DP view
   :mod:`dpaudit.usercode.notions` needs.
 * :class:`Audit`: the structural view of :class:`dpaudit.engine.AuditSpec` the registry reads.
+* :class:`ClaimDescription` / :class:`ClaimContext`: what the decision rule
+  (:func:`dpaudit.stats.evidence.decide`) reads from a claim and from the check's context.
+* :class:`ReleaseSink` / :class:`RecordingPolicy`: the recording hook of a policy
+  (:mod:`dpaudit.sim.releases`), the release samplers' input.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 __all__ = [
     "Audit",
     "AuditableMechanism",
+    "ClaimContext",
+    "ClaimDescription",
     "Mechanism",
     "NextActionPolicy",
     "Policy",
+    "RecordingPolicy",
+    "ReleaseSink",
     "RewardSource",
 ]
+
+#: the type of a claim's privacy notion (``dpaudit.stats.results.Notion`` where it is read;
+#: a parameter here, so this file imports nothing of dpaudit)
+NotionT_co = TypeVar("NotionT_co", covariant=True)
 
 
 @runtime_checkable
@@ -143,3 +155,58 @@ class Policy(Protocol):
     def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
                  record: bool = False) -> Any: ...
+
+
+# -- the decision rule's view of a claim and of its check ------------------------------------
+
+
+@runtime_checkable
+class ClaimDescription(Protocol[NotionT_co]):
+    """A claim as the decision rule reads it (``dpaudit.engine.ClaimSpec``): its ``id``, the
+    privacy ``notion`` it is about, the ``statement`` and the paper's ``reference``."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def notion(self) -> NotionT_co: ...
+
+    @property
+    def statement(self) -> str: ...
+
+    @property
+    def reference(self) -> str: ...
+
+
+@runtime_checkable
+class ClaimContext(Protocol):
+    """The check's claimed ``(epsilon, delta)`` (``dpaudit.engine.CheckContext``). Sampled
+    evidence also needs the level: ``ctx.alpha`` when the context has one (a check's does),
+    else the ``alpha`` the caller passes."""
+
+    @property
+    def epsilon(self) -> float: ...
+
+    @property
+    def delta(self) -> float: ...
+
+
+# -- the recording hook (release-level audits) ------------------------------------------------
+
+
+@runtime_checkable
+class ReleaseSink(Protocol):
+    """Where a policy's recording hook sends each release (``ReleaseRecorder``):
+    ``values`` of all lockstep runs, ``(runs,)`` or ``(runs, K)``."""
+
+    def record(self, values: Any, *, step: Any, arm: Any = None, active: Any = None,
+               label: str = "") -> None: ...
+
+
+@runtime_checkable
+class RecordingPolicy(Protocol):
+    """A policy whose ``simulate`` has the recording hook: a ``releases`` keyword that, given a
+    :class:`ReleaseSink`, receives every noisy statistic of rewards as it is released."""
+
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
+                 rng: np.random.Generator, releases: ReleaseSink | None = None) -> Any: ...

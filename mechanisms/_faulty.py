@@ -59,6 +59,10 @@ class FaultyLaplaceNoSensitivity(_Laplace):
 
     What is wrong: for a query of sensitivity ``Delta`` (default 3 here, e.g. a sum of three
     rewards) the true loss is ``Delta * epsilon``.
+
+    True loss at the defaults (``eps = 1``, ``Delta = 3``): neighbours ``Delta`` apart under
+    ``Lap(1/eps)`` have density ratio at most ``e^(Delta eps)``, reached on every output
+    beyond both of them: ``3 eps`` = 3 (``laplace-sensitivity-unit-scale``).
     """
 
     def __init__(self, epsilon: float, *, sensitivity: float = 3.0) -> None:
@@ -73,6 +77,11 @@ class FaultyGaussianHalfSigma(_Gaussian):
 
     What is wrong: with ``sigma / 2`` the tight delta at the claimed epsilon is far above the
     claimed delta (eps = 1, delta = 1e-5, analytic: about 0.0104 instead of 1e-5).
+
+    True loss at the defaults (``eps = 1``, ``delta = 1e-5``, sensitivity 1): the analytic
+    sigma 3.7306 halved is 1.8653, a Gaussian shift ``mu = 1/1.8653 = 0.5361``, whose exact
+    ``delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)`` (Balle & Wang 2018) is
+    1e-5 at ``eps = 2.15468`` (``gaussian-analytic-half-sigma``).
     """
 
     def _calibrated_sigma(self) -> float:
@@ -84,6 +93,11 @@ class FaultyGaussianNoSensitivity(_Gaussian):
 
     What is wrong: for a query of L2 sensitivity ``Delta`` (default 3 here) the neighbours
     are ``Delta`` apart, i.e. the noise is ``Delta`` times too small.
+
+    True loss at the defaults (``eps = 1``, ``delta = 1e-5``, ``Delta = 3``): the analytic
+    sigma for sensitivity 1 is 3.7306, so the neighbours are a Gaussian shift ``mu = 3/3.7306
+    = 0.8042``, whose exact ``delta(eps)`` (as above) is 1e-5 at ``eps = 3.40702``
+    (``gaussian-sensitivity-unit-sigma``).
     """
 
     def __init__(self, epsilon: float, delta: float, *, sensitivity: float = 3.0,
@@ -112,6 +126,11 @@ class FaultyRandomizedResponseMislabelled(_RandomizedResponse):
     probability ratio is ``e^eps (k - 1)``: the mechanism is ``(eps + log(k - 1))``-LDP, not
     eps-LDP (default ``k = 4``: ``eps + log 3``). For ``k = 2`` this happens to be correct,
     so ``k >= 3`` is required.
+
+    True loss at the defaults (``eps = 1``, ``k = 4``): an output kept with probability
+    ``e^eps/(1 + e^eps)`` on one input has ``1/(3 (1 + e^eps))`` on another: ratio ``3 e^eps``,
+    the largest over outputs and inputs: ``eps + log 3`` = 2.0986
+    (``randomized-response-binary-keep``).
     """
 
     def __init__(self, epsilon: float, *, k: int = 4) -> None:

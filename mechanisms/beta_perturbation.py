@@ -84,8 +84,9 @@ def beta_worst_delta(epsilon: float, n: int, *, padding: bool = True) -> tuple[B
     r = np.arange(n)
     a, b1 = beta_parameters(n, r, padding=padding)  # Beta(A, B + 1) with B + 1 = b1
     d = beta_hockey_stick(epsilon, a, b1 - 1.0)
-    i = int(np.argmax(d.value))
-    return Bounded(float(d.value[i]), float(np.max(d.error)), d.how), int(r[i])
+    values = np.asarray(d.value)
+    i = int(np.argmax(values))
+    return Bounded(float(values[i]), float(np.max(d.error)), d.how), int(r[i])
 
 
 def beta_cdf_pair(n: int, *, successes: int = 0, padding: bool = True) -> CdfPair:

@@ -85,7 +85,7 @@ def gauss_smallest_count(epsilon: float, delta: float, *, variance_numerator: fl
     eps, dl = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
 
     def fails(log_n: float) -> bool:
-        return _delta_at_count(eps, math.exp(log_n), variance_numerator).value > dl
+        return bool(_delta_at_count(eps, math.exp(log_n), variance_numerator).value > dl)
 
     if not fails(0.0):
         return 1

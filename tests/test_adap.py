@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from dpaudit.algorithms.azize_basu_2022._faulty import AdaPUCBAllRewards
+from dpaudit.algorithms.azize_basu_2022._twins import AdaPUCBAllRewards
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPKLUCB, AdaPUCB, bernoulli_kl, kl_ucb_index
 from dpaudit.algorithms.azize_basu_2022.bounds import (
     thm2_minimax_lower,

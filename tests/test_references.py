@@ -205,3 +205,30 @@ def test_faulty_true_losses():
         pytest.approx(1.0 + math.log(3.0)))
     assert faulty.FaultyGaussianHalfSigma(1.0, 1e-5).delta_at(1.0).lower > 1e-3
     assert faulty.FaultyGaussianNoSensitivity(1.0, 1e-5).delta_at(1.0).lower > 1e-2
+
+
+def test_textbook_twins_register_their_derived_true_losses():
+    """Each textbook twin ``NAME-<bug>`` carries the true loss its class's docstring derives,
+    recomputed here from the code (the exact pure loss, or the ``eps`` at which the exact
+    Gaussian ``delta(eps)`` is the claimed 1e-5); ``NAME-faulty`` is the same check."""
+    from dataclasses import replace
+
+    from dpaudit.audits.textbook.mechanisms import TRUE_EPSILON
+    from dpaudit.registry import all_audits
+    assert TRUE_EPSILON["randomized-response-binary-keep"] == pytest.approx(
+        faulty.FaultyRandomizedResponseMislabelled(1.0).epsilon_between(0, 1), rel=1e-12)
+    assert TRUE_EPSILON["laplace-sensitivity-unit-scale"] == pytest.approx(
+        faulty.FaultyLaplaceNoSensitivity(1.0).epsilon_between(0.0, 3.0), rel=1e-12)
+    for key, mech in (("gaussian-analytic-half-sigma", faulty.FaultyGaussianHalfSigma(1.0, 1e-5)),
+                      ("gaussian-sensitivity-unit-sigma",
+                       faulty.FaultyGaussianNoSensitivity(1.0, 1e-5))):
+        eps = TRUE_EPSILON[key]
+        at = mech.delta_at(eps)
+        assert abs(float(at.value) - 1e-5) <= 1e-12 + float(at.error), key
+        assert float(mech.delta_at(eps * (1 - 1e-6)).value) > 1e-5, key
+    audits = all_audits()
+    for new, value in TRUE_EPSILON.items():
+        spec = audits[new]
+        assert spec.faulty and spec.expect_violated and spec.true_epsilon == value
+        old = audits[spec.original + "-faulty"]
+        assert replace(old, name=new) == spec

@@ -176,3 +176,54 @@ def test_no_start_phase_twin_true_loss_is_the_gaussian_shift_at_count_one():
     assert audits["dp-ftpl-gauss-no-start-phase"].true_epsilon == eps
     assert audits["dp-ftpl-gauss-faulty"].variant is t.DPFTPLGaussNoStartPhase  # the alias
     assert policies["dp-ftpl-gauss-faulty"] is policies["dp-ftpl-gauss-no-start-phase"]
+
+
+@pytest.mark.parametrize("n", [1, 7, 827])
+def test_double_rate_twin_true_loss_is_infinite_at_the_claimed_delta(n):
+    """The twin's law (rate ``2 N eps``) on the history and the one whose centre moved by
+    ``1/N``: the band ``[x0 - A', x0 - A' + 1/N)`` has mass ``delta (e^eps + 1)`` under the
+    first and density 0 under the second, so ``delta(eps') >= 0.0372 > 0.01`` at every
+    ``eps'``: the registered true loss is infinite."""
+    from dpaudit.registry import all_policies
+    eps, delta = 1.0, 0.01
+    pert = t.DPFTPLNewFaultyPerturbation(eps, delta, horizon=10**5).make_perturbation()
+    x0, half = 0.3, float(pert.half_width(n))
+    assert 1.0 / n < half
+    edge = x0 - half + 1.0 / n
+    mass = float(pert.cdf(edge, x0, n))
+    assert mass == pytest.approx(delta * (np.e + 1.0), rel=1e-9) and mass > delta
+    band = np.linspace(x0 - half, edge, 50, endpoint=False)[1:]
+    assert np.all(pert.pdf(band, x0 + 1.0 / n, n) == 0.0)
+    assert np.all(pert.pdf(band, x0, n) > 0.0)
+    audits, policies = all_audits(), all_policies()
+    assert audits["dp-ftpl-new-double-rate"].true_epsilon == np.inf
+    assert audits["dp-ftpl-new-faulty"].variant is t.DPFTPLNewFaultyPerturbation  # the alias
+    assert policies["dp-ftpl-new-faulty"] is policies["dp-ftpl-new-double-rate"]
+
+
+def test_unpadded_twin_true_loss_is_the_extreme_pair_at_the_start_phase():
+    """Without the padding, an arm's score moves from ``Beta(R + 1, N - R + 1)`` to ``Beta(R +
+    2, N - R)``; at the registered ``eps`` the worst pair over every ``R`` at ``N = N_B = 827``
+    has exact ``delta`` equal to the claim's 0.01 (above it just below), every larger count
+    checked is below 0.01 and decreases towards the ``Exp(1)`` vs ``Gamma(2, 1)`` limit
+    ``1 - e^eps (1 - exp(-e^-eps))``."""
+    import math
+
+    from dpaudit.mechanisms.beta_perturbation import beta_worst_delta
+    from dpaudit.registry import all_policies
+    eps = t.UNPADDED_TRUE_EPSILON
+    alg = t.DPFTPLBetaUnpadded(1.0, 0.01, horizon=10**5)
+    assert alg.start_phase == 827 and not alg.padding
+    at, r = beta_worst_delta(eps, alg.start_phase, padding=False)
+    assert abs(float(at.value) - 0.01) <= 1e-12 + float(at.error) and r in (0, 826)
+    below, _ = beta_worst_delta(eps * (1 - 1e-6), alg.start_phase, padding=False)
+    assert float(below.value) > 0.01
+    limit = 1.0 - math.exp(eps) * -math.expm1(-math.exp(-eps))
+    larger = [float(beta_worst_delta(eps, n, padding=False)[0].value)
+              for n in (828, 900, 1500, 5000, 20000, 10**5)]
+    assert all(d < 0.01 for d in larger)
+    assert all(a >= b >= limit for a, b in zip(larger, larger[1:], strict=False))
+    audits, policies = all_audits(), all_policies()
+    assert audits["dp-ftpl-beta-unpadded"].true_epsilon == eps
+    assert audits["dp-ftpl-beta-faulty"].variant is t.DPFTPLBetaUnpadded  # the alias
+    assert policies["dp-ftpl-beta-faulty"] is policies["dp-ftpl-beta-unpadded"]

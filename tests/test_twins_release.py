@@ -73,6 +73,46 @@ def test_old_faulty_names_are_aliases_of_the_same_twin():
     assert new.true_epsilon == old.true_epsilon == pytest.approx(1.1, rel=1e-12)
 
 
+def test_adap_all_rewards_twin_loss_over_its_audited_tables():
+    """Arm 0's initial reward enters its initial release and every later episode release; arm
+    0 winning every episode of ``T = 32`` (K = 2) gives the most: the losses ``sensitivity /
+    scale`` of those releases, from the code's own release statistic and scales, sum to the
+    registered 3 eps; the audit simulates this horizon."""
+    from dpaudit.audits.azize_basu_2022._adap_common import AUDIT_HORIZON
+    alg = adap.AdaPUCBAllRewards(EPS)
+    assert adap.ALL_REWARDS_HORIZON == AUDIT_HORIZON
+    total, n, t = 0.0, 1.0, 2  # after the K = 2 initial pulls, arm 0 has one reward
+    losses = [1.0 / alg._initial_scale()]
+    while t < adap.ALL_REWARDS_HORIZON:
+        length = min(int(n), adap.ALL_REWARDS_HORIZON - t)
+        new_n = np.array([n + length])
+        one = np.array([1.0])
+        moved = (alg.release_mean(np.array([total + 1.0]), one, np.array([length]), new_n)
+                 - alg.release_mean(np.array([total]), one, np.array([length]), new_n))
+        losses.append(float(abs(moved[0]) / alg._noise_scale(new_n)[0]))
+        n, t = n + length, t + length
+    assert len(losses) == 6
+    assert math.isclose(sum(losses), adap.ALL_REWARDS_TRUE_EPSILON, rel_tol=1e-12)
+
+
+def test_new_twin_names_keep_their_faulty_aliases():
+    """``adap-ucb-faulty``, ``dp-ftpl-new-faulty`` and ``dp-ftpl-beta-faulty`` are the new
+    twins under their first names: the same policy entry and the same check."""
+    from dataclasses import replace
+
+    from dpaudit.registry import all_policies
+    policies, audits = all_policies(), all_audits()
+    for new_name, old_name, value in (("adap-ucb-all-rewards", "adap-ucb-faulty", 3.0),
+                                      ("dp-ftpl-new-double-rate", "dp-ftpl-new-faulty",
+                                       math.inf),
+                                      ("dp-ftpl-beta-unpadded", "dp-ftpl-beta-faulty",
+                                       3.9065231387961568)):
+        assert policies[old_name] is policies[new_name]
+        new, old = audits[new_name], audits[old_name]
+        assert replace(old, name=new.name) == new
+        assert new.faulty and new.expect_violated and new.true_epsilon == value
+
+
 @pytest.mark.parametrize("cls,bug", [(tossou.DPUCBSqrt2Scale, "sqrt2-scale"),
                                      (tossou.DPUCBNoSplit, "no-split"),
                                      (tossou.DPUCBBoundSqrt2Scale, "sqrt2-scale"),
@@ -169,3 +209,47 @@ def test_infinite_loss_twins_release_a_deterministic_function_of_the_data():
     played = rec.releases[2].arm
     diff = y3[np.arange(200), played] - y3[np.arange(200), 1 - played]
     assert np.allclose(diff, 1.0, rtol=0, atol=1e-12)
+
+
+def test_mechanism_twins_carry_their_derived_true_losses():
+    """The mechanism-level twins ``NAME-<bug>`` (first registered as ``NAME-faulty``, aliases
+    kept) carry the loss their variant's docstring derives, recomputed from the code here
+    (the Lemma-15 band and the Gaussian shift at N = 1 in ``tests/test_twins_ftpl.py``)."""
+    from dataclasses import replace
+
+    from dpaudit.algorithms.wang_zhu_2023._twins import (
+        NO_START_PHASE_TRUE_EPSILON,
+        UNPADDED_TRUE_EPSILON,
+    )
+    from dpaudit.audits.recipes.ldp import gaussian_epsilon
+    from dpaudit.audits.zheng_et_al_2020.ldp_one_point import _bound_calibrated_epsilon
+    from dpaudit.exact.divergence import classical_gaussian_sigma
+    from dpaudit.mechanisms import _faulty as faulty
+    from dpaudit.mechanisms.counting import BinaryTreeCounter, HybridCounter
+    expected = {
+        "privbern-double-exponent": faulty.FaultyPrivBernMislabelled(EPS).epsilon_between(
+            1.0, 0.0),
+        "tree-counter-ceil-log2": BinaryTreeCounter(EPS, 1024,
+                                                    levels="ceil_log2").epsilon_exact()[0],
+        "hybrid-counter-no-split": HybridCounter(EPS, 4096,
+                                                 faulty_no_split=True).epsilon_exact()[0],
+        "lemma15-perturbation-double-rate": math.inf,
+        "gauss-perturbation-no-start-phase": NO_START_PHASE_TRUE_EPSILON,
+        "beta-perturbation-unpadded": UNPADDED_TRUE_EPSILON,
+        # a mean of m >= 1 rewards (sensitivity 1/m) with Lap(1/((m + 1) eps)): m = 1 worst
+        "laplace-terms-scale": max((1.0 / m) * ((m + 1) * EPS) for m in range(1, 100)),
+        # the classical sigma halved: the eps at which the Gaussian shift has delta 1e-5
+        "gaussian-half-sigma": gaussian_epsilon(
+            1e-5, 2.0 / classical_gaussian_sigma(EPS, 1e-5, 1.0)),
+        "ldp-one-point-bound-calibrated": _bound_calibrated_epsilon(),
+    }
+    audits = all_audits()
+    for name, value in expected.items():
+        spec = audits[name]
+        assert spec.faulty and spec.expect_violated, name
+        assert spec.true_epsilon == pytest.approx(value, rel=1e-12), name
+        assert replace(audits[spec.original + "-faulty"], name=name) == spec
+    assert expected["tree-counter-ceil-log2"] == pytest.approx(1.1, rel=1e-12)
+    assert expected["hybrid-counter-no-split"] == pytest.approx(2.0, rel=1e-12)
+    assert expected["laplace-terms-scale"] == pytest.approx(2.0, rel=1e-12)
+    assert expected["gaussian-half-sigma"] == pytest.approx(1.61032, rel=1e-5)

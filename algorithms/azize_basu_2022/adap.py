@@ -108,8 +108,9 @@ class _AdaP:
         self.initial_noise = check_choice("initial_noise", initial_noise,
                                           ("episode-rule", "lemma1"))
 
-    def release_mean(self, total: np.ndarray, episode_sum: np.ndarray,
-                     episode_length: np.ndarray, count: np.ndarray) -> np.ndarray:
+    def release_mean(self, total: np.ndarray | float, episode_sum: np.ndarray | float,
+                     episode_length: np.ndarray | float, count: np.ndarray | float
+                     ) -> np.ndarray | float:
         """The statistic an episode releases (before noise): the mean of that episode's
         rewards only (Sec. 4, Lemma 1). ``total`` is the sum of all the arm's rewards so far
         and ``count`` its pull count (both unused here; a broken twin reads them)."""
@@ -201,7 +202,7 @@ class _AdaP:
             track.add(arm, t + 1, length)
             new_n = n_arm + length
             total[rows, arm] += s
-            mean = self.release_mean(total[rows, arm], s, length, new_n)
+            mean = np.asarray(self.release_mean(total[rows, arm], s, length, new_n))
             noisy = mean + rng.laplace(0.0, 1.0, runs) * self._noise_scale(new_n)
             if releases is not None:
                 releases.record(noisy, step=t + length, arm=arm, active=active,
@@ -213,7 +214,7 @@ class _AdaP:
             decisions[rows[active], ep[active]] = arm[active]
             ep += active
             t += length
-        extra = {"episodes": ep}
+        extra: dict[str, np.ndarray] = {"episodes": ep}
         if pre_noise is not None:
             extra["releases"] = pre_noise
         return track.result(decisions=decisions, extra=extra)

@@ -32,6 +32,8 @@ class _HalfScale:
     default eps = 1.
     """
 
+    epsilon: float  # the algorithm's (this mixin precedes it)
+
     def noise_scale(self, length: np.ndarray) -> np.ndarray:
         return np.full(np.shape(length), 0.5 / self.epsilon)  # BROKEN: the scale of 2 eps
 
@@ -48,6 +50,8 @@ class _MeanScale:
     canary (step 5 of ``K = 2``, always in a phase of length 2 at ``alpha = 2``) it is ``2
     eps``.
     """
+
+    epsilon: float  # the algorithm's (this mixin precedes it)
 
     def noise_scale(self, length: np.ndarray) -> np.ndarray:
         return 1.0 / (self.epsilon * np.asarray(length, dtype=float))  # BROKEN: mean's scale

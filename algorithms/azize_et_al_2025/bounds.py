@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dpaudit.algorithms._bounds_common import gaps_of
 from dpaudit.algorithms._kl import bernoulli_kl
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 
-def d_eps(x: object, y: object, epsilon: float) -> np.ndarray:
+def d_eps(x: ArrayLike, y: ArrayLike, epsilon: float) -> np.ndarray:
     """``d_eps(x, y) = inf_{z between x and y} eps |z - x| + kl(z, y)`` (vectorised, closed form
     of the module docstring); ``x, y`` in [0, 1]."""
     x = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
@@ -54,7 +55,7 @@ def d_eps(x: object, y: object, epsilon: float) -> np.ndarray:
     return epsilon * np.abs(z - x) + np.maximum(bernoulli_kl(z, y), 0.0)
 
 
-def dp_klucb_index(x: object, c: object, epsilon: float, *, steps: int = 42) -> np.ndarray:
+def dp_klucb_index(x: ArrayLike, c: ArrayLike, epsilon: float, *, steps: int = 42) -> np.ndarray:
     """DP-KLUCB's index ``max{mu in [x, 1] : d_eps(x, mu) <= c}`` (bisection; ``d_eps(x, .)`` is
     non-decreasing on ``[x, 1]``, and ``d_eps(x, 1) = eps (1 - x)``, so the index is 1 when
     ``eps (1 - x) <= c``). ``steps`` halvings leave an error below ``2^-steps``."""

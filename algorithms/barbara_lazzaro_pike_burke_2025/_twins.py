@@ -15,6 +15,7 @@ import numpy as np
 from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import (
     PrivateAPT,
     PrivateThresholdLUCB,
+    _PrivBernPolicy,
 )
 
 __all__ = [
@@ -34,7 +35,7 @@ def tanh_slip_epsilon(epsilon: float) -> float:
     return 2.0 * epsilon
 
 
-class TanhSlip:
+class TanhSlip(_PrivBernPolicy):
     """PrivBern's bias computed inline with tanh(eps) for kappa = (e^eps - 1)/(e^eps + 1)
     (the identity needs tanh(eps/2)): the report is PrivBern(2 eps).
 
@@ -51,7 +52,7 @@ class TanhSlip:
         return (rng.random(p1.shape) < p1).astype(np.int64)
 
 
-class FirstPullRaw:
+class FirstPullRaw(_PrivBernPolicy):
     """The initialisation round (each arm's first pull, t <= K) adds the user's reward to the
     arm's statistic without PrivBern: those users' rewards leave them in the clear.
 
@@ -66,7 +67,7 @@ class FirstPullRaw:
         return super()._send(rewards, arm, t, rng, state)
 
 
-class SharedUniform:
+class SharedUniform(_PrivBernPolicy):
     """One uniform per (run, arm), drawn at the first pull and reused for every report of that
     arm (the noise array is indexed by arm where it should be indexed by step): PrivBern's
     randomness is shared by all users of an arm.

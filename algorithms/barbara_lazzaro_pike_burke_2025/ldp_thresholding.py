@@ -50,6 +50,7 @@ from scipy.special import expit
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025._apt_kernel import apt_kernel
+from dpaudit.interfaces import RewardSource
 from dpaudit.mechanisms import PrivBern
 from dpaudit.sim.bandits import (
     Instance,
@@ -118,7 +119,7 @@ class FixedConfidenceResult:
     stopped: np.ndarray
 
 
-def _means_of(source: object) -> np.ndarray | None:
+def _means_of(source: RewardSource) -> np.ndarray | None:
     """The arm means of a Bernoulli source (``None`` for a fixed table without means)."""
     means = getattr(source, "means", None)
     return None if means is None else check_means(means)
@@ -169,7 +170,7 @@ class PrivateAPT(_PrivBernPolicy):
     def __repr__(self) -> str:
         return f"PrivateAPT(epsilon={self.epsilon!r}, tau={self.tau!r}, gamma={self.gamma!r})"
 
-    def simulate(self, source: object, horizon: int, runs: int, *,
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), record: bool = False,
                  backend: str = "auto", releases=None) -> SimulationResult:
         """``runs`` runs of ``horizon`` pulls: compiled, one run at a time (``backend``
@@ -208,7 +209,7 @@ class PrivateAPT(_PrivBernPolicy):
             tracker.step(arm, t)
         return tracker.result(extra=self._extra(sums, counts, source))
 
-    def simulate_per_step(self, source: object, horizon: int, runs: int, *,
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints=(), record: bool = False
                           ) -> SimulationResult:
         """Plain reference: one run at a time, one pull at a time, scalar arithmetic."""
@@ -284,7 +285,7 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
         return (math.log(self.radius_constant * k / self.delta)
                 + self.radius_power * np.log(t))
 
-    def simulate(self, source: object, horizon: int, runs: int, *,
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), record: bool = False,
                  releases=None) -> FixedConfidenceResult:
         """Lockstep runs until every run stops or ``horizon`` pulls (a safety cap) pass.
@@ -325,7 +326,7 @@ class PrivateThresholdLUCB(_PrivBernPolicy):
             counts[live, arm] += 1
         return self._result(sums, counts, means, stop, stopped)
 
-    def simulate_per_step(self, source: object, horizon: int, runs: int, *,
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints=(), record: bool = False
                           ) -> FixedConfidenceResult:
         """Plain reference: one run at a time, scalar arithmetic."""

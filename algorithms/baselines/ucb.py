@@ -37,6 +37,7 @@ from dpaudit.algorithms.baselines.bounds import (
     ucb1_regret_bound,
 )
 from dpaudit.algorithms.baselines.instances import TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS
+from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import PolicyEntry, SimulationResult, check_simulation, result_from_actions
 from dpaudit.validation import check_real
 
@@ -90,7 +91,7 @@ class _SimplePolicy:
         """``(compiled kernel, its parameters)`` (see :mod:`._step_kernels`)."""
         raise NotImplementedError
 
-    def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *, rng: np.random.Generator,
                  checkpoints: Sequence[int] = (), record: bool = False,
                  backend: str = "auto") -> SimulationResult:
         """``runs`` runs: the compiled kernel (``backend`` ``"auto"``/``"numba"``) or the numpy
@@ -127,7 +128,7 @@ class _SimplePolicy:
             noise_per_step=0, step=step)
         return result(regret, n.astype(np.int64), cps, curve, actions)
 
-    def simulate_per_step(self, source: object, horizon: int, runs: int, *,
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),
                           record: bool = False) -> SimulationResult:
         """Plain reference: one run at a time, one step at a time (same law)."""

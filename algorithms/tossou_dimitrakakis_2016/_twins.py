@@ -32,6 +32,9 @@ class _Sqrt2Scale:
     ``T3`` and ``L4``) becomes ``sqrt(2) eps`` = 1.414.
     """
 
+    eps_log: float  # the counter's budgets, set by the algorithm (this mixin precedes it)
+    eps_bin: float
+
     def _break(self) -> None:
         # BROKEN: std -> Laplace scale, inline (scale / sqrt 2 means eps * sqrt 2)
         self.eps_log, self.eps_bin = (e * math.sqrt(2.0) for e in (self.eps_log, self.eps_bin))
@@ -47,6 +50,10 @@ class _NoSplit:
     eps``) and ``T3`` (block ``k = 1``, ``1/scale = eps``): ``2 eps`` = 2, the largest over
     elements (every element costs at most ``eps_log + eps_bin``).
     """
+
+    epsilon: float  # the algorithm's (this mixin precedes it)
+    eps_log: float
+    eps_bin: float
 
     def _break(self) -> None:
         self.eps_log = self.eps_bin = self.epsilon  # BROKEN: no split between the parts

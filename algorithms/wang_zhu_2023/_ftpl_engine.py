@@ -15,13 +15,15 @@ action given a history (Definition 1).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
+from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import (
     BernoulliRewards,
     RegretTracker,
@@ -48,6 +50,16 @@ class FTPLEngine:
     name = "FTPL"
     start_phase = 1
     horizon = 2
+
+    # the hooks of Algorithms 1 and 2 (the subclasses), declared for the type checker only:
+    # not defined here, since ``hasattr`` reads ``draw_block`` (optional: the blocked draw)
+    # and ``law_pieces`` (the exact law)
+    init_state: Callable[[np.ndarray, np.ndarray], Any]
+    update_state: Callable[[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
+    draw: Callable[[Any, np.random.Generator], np.ndarray]
+    draw_block: Callable[[tuple[int, ...], np.random.Generator], np.ndarray]
+    from_block: Callable[[Any, np.ndarray], np.ndarray]
+    law_pieces: Callable[[np.ndarray, np.ndarray], tuple[Any, ...]]
 
     # -- the start phase ---------------------------------------------------------------
     def start_arm(self, counts: np.ndarray) -> int | None:
@@ -119,7 +131,7 @@ class FTPLEngine:
         the numpy lockstep loop is the fast path)."""
         return None
 
-    def simulate(self, source: object, horizon: int | None = None, runs: int = 1, *,
+    def simulate(self, source: RewardSource, horizon: int | None = None, runs: int = 1, *,
                  rng: np.random.Generator, checkpoints: Sequence[int] = (),
                  record: bool = False, backend: str = "auto", releases=None
                  ) -> SimulationResult:
@@ -138,7 +150,7 @@ class FTPLEngine:
         compiled = kernel is not None and kern.use_compiled(backend) and releases is None
         horizon, runs, cps = check_simulation(
             source, self.horizon if horizon is None else horizon, runs, rng, checkpoints)
-        if compiled:
+        if compiled and kernel is not None:
             return sk.run_kernel(kernel[0], source, horizon, runs, rng=rng, cps=cps,
                                  record=record, params=kernel[1])[0]
         k = int(source.n_arms)
@@ -200,7 +212,7 @@ class FTPLEngine:
             self.update_state(state, rows, arm, sums, counts)
             track.step(arm, t)
 
-    def simulate_per_step(self, source: object, horizon: int | None = None, runs: int = 1, *,
+    def simulate_per_step(self, source: RewardSource, horizon: int | None = None, runs: int = 1, *,
                           rng: np.random.Generator, checkpoints: Sequence[int] = (),
                           record: bool = False) -> SimulationResult:
         """The plain reference: one run at a time, one step at a time, as Algorithms 1-2 read.

@@ -11,7 +11,11 @@ recording hook) is needed to see these bugs.
 True loss at the defaults (``eps = 1``, ``delta = 0.01``), derived in each docstring and
 checked in ``tests/test_twins_ftpl.py``: infinite for every planted twin here; 1.4585 for
 :class:`DPFTPLGaussNoStartPhase` (``dp-ftpl-gauss-no-start-phase``, first registered as
-``dp-ftpl-gauss-faulty``, an alias kept). Per-step DP
+``dp-ftpl-gauss-faulty``, an alias kept); infinite for :class:`DPFTPLNewFaultyPerturbation`
+(``dp-ftpl-new-double-rate``, first registered as ``dp-ftpl-new-faulty``, an alias kept);
+3.9065 for :class:`DPFTPLBetaUnpadded` (``dp-ftpl-beta-unpadded``, first registered as
+``dp-ftpl-beta-faulty``, an alias kept).
+Per-step DP
 (Definition 1) fixes a history and changes one observation; in both bugs some output (the
 release, and the next action at histories where the means' order flips) becomes a
 deterministic function of the history.
@@ -19,22 +23,30 @@ deterministic function of the history.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import numpy as np
 from scipy import special
 
+from dpaudit.algorithms.wang_zhu_2023._ftpl_engine import FTPLEngine
+from dpaudit.algorithms.wang_zhu_2023.ftpl import POLICIES as _FTPL_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
+from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
 
 __all__ = [
     "NO_START_PHASE_TRUE_EPSILON",
+    "UNPADDED_TRUE_EPSILON",
     "POLICIES",
     "BetaFirstReleaseRaw",
     "BetaSharedUniform",
+    "DPFTPLBetaUnpadded",
     "DPFTPLGaussNoStartPhase",
+    "DPFTPLNewFaultyPerturbation",
     "GaussFirstReleaseRaw",
     "GaussSharedNoise",
     "GDPFirstReleaseRaw",
@@ -63,9 +75,13 @@ _RAW = """
     """
 
 
-class _FirstRaw:
+class _FirstRaw(FTPLEngine):
     """Mixin for the start-phase engine: the first leader release is the centre (the law's
-    mean), unnoised."""
+    mean), unnoised. Listed before the algorithm (``class X(_FirstRaw, DPFTPLGauss)``), so
+    ``super()`` is the algorithm's state."""
+
+    #: the centres of the arms' laws from the algorithm's state (each twin defines it)
+    _centre_of: Callable[[Any], np.ndarray]
 
     def init_state(self, sums, counts):
         return [*super().init_state(sums, counts), True]
@@ -227,6 +243,85 @@ _GAUSS = _GB_POLICIES["dp-ftpl-gauss"].twin(
     partial(DPFTPLGaussNoStartPhase, epsilon=1.0, delta=0.01, horizon=10**5),
     "Wang & Zhu 2023, Algorithm 1 without its start phase (broken)",
     true_epsilon=NO_START_PHASE_TRUE_EPSILON)
-#: the twins registered as policies: ``dp-ftpl-gauss-faulty`` is the name the no-start-phase
-#: twin was first registered under (README, tests, benchmark results), kept as an alias
-POLICIES = {"dp-ftpl-gauss-no-start-phase": _GAUSS, "dp-ftpl-gauss-faulty": _GAUSS}
+
+
+class DPFTPLNewFaultyPerturbation(DPFTPLNew):
+    """DP-FTPL-New drawing from a Lemma-15 law that decays at rate ``2 N eps``. BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 3. What is wrong: the perturbation
+    (:class:`~dpaudit.mechanisms._faulty.FaultyLemma15Perturbation`) has the support and decay
+    of a count ``2N`` while one changed observation still shifts the centre by up to ``1/N``,
+    so Lemma 15's conditions (10)-(11) fail: the density ratio reaches ``e^(2 eps)`` and the
+    next action is not ``(eps, delta)``-DP (Definition 1) on neighbouring histories.
+
+    Derivation of the true loss at the defaults (``eps = 1``, ``delta = 0.01``): per-step DP
+    fixes a history and changes one observation of an arm with count ``N``, which moves its
+    centre ``x0`` by ``1/N`` (only ``R/N`` depends on the data). The twin's law has density
+    ``(1/2 + k) 2N eps exp(-2N eps |x - x0|)`` on ``|x - x0| <= A'``, ``A' = ln c / (2N
+    eps)``, with ``c = (e^eps - 1)/(2 delta) + 1`` and ``k = delta/(e^eps - 1)`` (so ``1/2 + k
+    = k c``). At (1, 0.01) ``A' = 2.23/N > 1/N``, so the band ``[x0 - A', x0 - A' + 1/N)``
+    lies in the support, and the law centred at ``x0 + 1/N`` vanishes on it. Its mass is
+    ``F(x0 - A' + 1/N) = k c e^(-2N eps (A' - 1/N)) - k = k (e^(2 eps) - 1) = delta (e^eps +
+    1)`` = 0.0372 at every ``N``. An event of that probability on one history and 0 on the
+    other gives ``delta(eps') >= 0.0372 > 0.01`` at every ``eps'``: no finite ``eps'`` makes
+    the released score ``(eps', 0.01)``-DP, true loss infinite at the claim's delta (finite
+    only for ``delta >= delta (e^eps + 1)``). The other arms' scores are independent of the
+    change.
+    """
+
+    name = "DP-FTPL-New (rate 2 N eps perturbation, faulty)"
+
+    def make_perturbation(self) -> FaultyLemma15Perturbation:
+        return FaultyLemma15Perturbation(self.epsilon, self.delta)
+
+
+_NEW = _FTPL_POLICIES["dp-ftpl-new"].twin(
+    partial(DPFTPLNewFaultyPerturbation, epsilon=1.0, delta=0.01, horizon=10**5),
+    "Wang & Zhu 2023, Algorithm 3 with a Lemma-15 law of twice the rate (broken)",
+    true_epsilon=float("inf"))
+
+
+class DPFTPLBetaUnpadded(DPFTPLBeta):
+    """DP-FTPL-Beta without the padding ``k = floor(N/8) + 1``: Thompson sampling. BROKEN.
+
+    Everything else is Wang & Zhu 2023's Algorithm 2, start phase ``N_B`` included.
+    What is wrong: Theorem 13's proof needs ``(a + k)(b + k) >= 0.09 (a + b + 2k)^2``; without
+    ``k`` an arm with few successes has ``Beta(1, N + 1)`` vs ``Beta(2, N)`` and the exact
+    divergence stays near ``0.16`` at ``eps = 1`` for every ``N`` (Fig. 2 d-f).
+
+    Derivation of the true loss at the defaults (``eps = 1``, ``delta = 0.01``): per-step DP
+    (Definition 1) fixes a history and changes one observation of an arm with count ``N``
+    and ``R`` successes, so its score moves from ``Beta(R + 1, N - R + 1)`` to ``Beta(R + 2,
+    N - R)``; after the start phase ``N >= N_B = 827``. The pair farthest apart is an
+    extreme ``R`` (``R = 0``, or ``R = N - 1`` by symmetry): ``Beta(1, N + 1)`` vs ``Beta(2,
+    N)``, whose scaled laws ``N theta`` tend to ``Exp(1)`` and ``Gamma(2, 1)`` (density ratio
+    ``x``). The limit divergence is at the event ``{x < e^-eps}``: ``1 - e^eps (1 -
+    exp(-e^-eps))``, which is 0.01 at ``eps = 3.9053``. At finite ``N`` the exact divergence
+    (regularised incomplete Beta functions) is above the limit and decreases to it, so the
+    supremum over the counts is at ``N = 827``, ``R = 0``, where ``delta(eps) = 0.01`` at
+    ``eps = 3.90652`` (:data:`UNPADDED_TRUE_EPSILON`; the test checks every ``R`` at ``N =
+    827`` and counts up to ``10^5``). The other arms' scores are independent of the change.
+    """
+
+    name = "DP-FTPL-Beta (no padding, faulty)"
+
+    def __init__(self, epsilon: float, delta: float, **kwargs) -> None:
+        super().__init__(epsilon, delta, **kwargs)
+        self.padding = False  # BROKEN: Beta(a, b) instead of Beta(a + k, b + k)
+
+
+#: the true per-step loss of :class:`DPFTPLBetaUnpadded` at (1, 0.01): the ``eps`` at which
+#: ``Beta(1, 828)`` vs ``Beta(2, 827)`` (``N = N_B = 827``, ``R = 0``) has exact ``delta(eps) =
+#: 0.01`` (docstring)
+UNPADDED_TRUE_EPSILON = 3.9065231387961568
+
+_BETA = _GB_POLICIES["dp-ftpl-beta"].twin(
+    partial(DPFTPLBetaUnpadded, epsilon=1.0, delta=0.01, horizon=10**5),
+    "Wang & Zhu 2023, Algorithm 2 without the padding k (broken)",
+    small_overrides={"start_phase": 1}, true_epsilon=UNPADDED_TRUE_EPSILON)
+#: the twins registered as policies: ``dp-ftpl-gauss-faulty``, ``dp-ftpl-new-faulty`` and
+#: ``dp-ftpl-beta-faulty`` are the names the no-start-phase, double-rate and unpadded twins
+#: were first registered under (README, tests, benchmark results), kept as aliases
+POLICIES = {"dp-ftpl-gauss-no-start-phase": _GAUSS, "dp-ftpl-gauss-faulty": _GAUSS,
+            "dp-ftpl-new-double-rate": _NEW, "dp-ftpl-new-faulty": _NEW,
+            "dp-ftpl-beta-unpadded": _BETA, "dp-ftpl-beta-faulty": _BETA}

@@ -69,8 +69,8 @@ class DPFTPLNew:
         ``T``, used in the centre ``x0`` (the algorithm is not anytime).
 
     The noise law is :meth:`make_perturbation` (Lemma 15 with the algorithm's ``epsilon``
-    and ``delta``); the deliberately broken twin in ``algorithms/wang_zhu_2023/_faulty.py``
-    overrides it.
+    and ``delta``); the deliberately broken twin ``DPFTPLNewFaultyPerturbation`` in
+    ``algorithms/wang_zhu_2023/_twins.py`` overrides it.
     """
 
     name = "DP-FTPL-New"
@@ -159,7 +159,7 @@ class DPFTPLNew:
         kernel = self.kernel()
         compiled = kernel is not None and kern.use_compiled(backend) and releases is None
         horizon, runs, cps = self._check(source, horizon, runs, rng, checkpoints)
-        if compiled:
+        if compiled and kernel is not None:
             return sk.run_kernel(kernel[0], source, horizon, runs, rng=rng, cps=cps,
                                  record=record, params=kernel[1])[0]
         k = source.n_arms

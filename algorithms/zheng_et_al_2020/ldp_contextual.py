@@ -159,7 +159,7 @@ def _flat(v: np.ndarray, *vectors: np.ndarray) -> np.ndarray:
     return np.concatenate([v[:, iu[0], iu[1]], *vectors], axis=1)
 
 
-def _check(source: object, link: str, horizon: object, runs: object, rng: object,
+def _check(source: UnitBallContexts, link: str, horizon: object, runs: object, rng: object,
            checkpoints: object) -> tuple[int, int, np.ndarray]:
     h, n, cps = check_continuous(source, UnitBallContexts, horizon, runs, rng, checkpoints)
     if source.link != link:
@@ -271,7 +271,7 @@ class LDPLinUCB(_NoisyRidge):
         return GaussianRelease((("x x^T (upper triangle)", math.sqrt(2.0), self.sigma),
                                 ("y x", 2.0 * reward_bound, self.sigma)), mu, mu)
 
-    def simulate(self, source: object, horizon: int, runs: int, *,
+    def simulate(self, source: UnitBallContexts, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
         """``releases`` (the recording hook, :mod:`dpaudit.sim.releases`) receives every
         user's report, flattened (upper triangle of the matrix block, then the vectors; label
@@ -418,7 +418,7 @@ class LDPGLMBandit(_NoisyRidge):
                                  self.link_bound * self.sigma)),
                                mu_witness=0.0, mu_sup=up)
 
-    def simulate(self, source: object, horizon: int, runs: int, *,
+    def simulate(self, source: UnitBallContexts, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
         """``releases`` (the recording hook, :mod:`dpaudit.sim.releases`) receives every
         user's report, flattened (upper triangle of the matrix block, then the vectors; label

@@ -52,6 +52,7 @@ import numpy as np
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms import _step_kernels as sk
 from dpaudit.algorithms.zheng_et_al_2020._one_point_kernel import one_point_ucb_kernel
+from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import (
     Instance,
     PolicyEntry,
@@ -172,7 +173,7 @@ class OnePointUCB:
         ``state["shape"] = (runs, K)``)."""
         return self.report(losses, rng)
 
-    def simulate(self, source: object, horizon: int, runs: int, *, rng: np.random.Generator,
+    def simulate(self, source: RewardSource, horizon: int, runs: int, *, rng: np.random.Generator,
                  checkpoints=(), record: bool = False, backend: str = "auto",
                  releases=None) -> SimulationResult:
         """``runs`` runs; the server sees only ``report(1/2 - r)``. Compiled, one run at a
@@ -209,7 +210,7 @@ class OnePointUCB:
         """``(one_point_ucb_kernel, (sigma, R))`` (:mod:`._step_kernels`)."""
         return one_point_ucb_kernel, (float(self.sigma), float(self.r))
 
-    def simulate_per_step(self, source: object, horizon: int, runs: int, *,
+    def simulate_per_step(self, source: RewardSource, horizon: int, runs: int, *,
                           rng: np.random.Generator, checkpoints=(), record: bool = False
                           ) -> SimulationResult:
         """Plain reference: one run at a time, one step at a time."""
@@ -319,7 +320,7 @@ class OnePointFKM:
         mu = 2.0 * self.loss_bound / self.sigma
         return GaussianRelease((("loss", 2.0 * self.loss_bound, self.sigma),), mu, mu)
 
-    def simulate(self, source: object, horizon: int, runs: int, *,
+    def simulate(self, source: QuadraticLosses, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
         """``releases`` (the recording hook) receives every user's report (label
         ``"report"``)."""
@@ -376,7 +377,7 @@ class TwoPointBCO:
         return GaussianRelease((("difference", 4.0 * rho * self.lipschitz,
                                  2.0 * rho * self.sigma),), mu, mu)
 
-    def simulate(self, source: object, horizon: int, runs: int, *,
+    def simulate(self, source: QuadraticLosses, horizon: int, runs: int, *,
                  rng: np.random.Generator, checkpoints=(), releases=None) -> SimulationResult:
         """``releases`` (the recording hook) receives every user's report (label
         ``"report"``)."""

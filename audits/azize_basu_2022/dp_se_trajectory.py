@@ -59,7 +59,8 @@ def _logdiff(a: np.ndarray, c: np.ndarray) -> np.ndarray:
 def dp_se_epochs(alg, horizon: int) -> list[tuple[int, int, float]]:
     """``(e, R_e, thr_e)`` of the epochs completed with both arms alive within ``horizon``."""
     beta = alg._beta(horizon)
-    out, t, e = [], 0, 0
+    out: list[tuple[int, int, float]] = []
+    t, e = 0, 0
     while True:
         e += 1
         r = int(alg.epoch_length(e, np.array([2]), beta)[0])

@@ -27,6 +27,8 @@ drawn only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -42,6 +44,7 @@ from dpaudit.experiments import (
     new_figure,
     ratio_interval,
 )
+from dpaudit.interfaces import Policy
 from dpaudit.registry import all_policies
 from dpaudit.sim.simulation import policy_overrides
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
@@ -79,18 +82,23 @@ def intervals(settings: ExperimentSettings) -> ExperimentOutput:
     makers = {ADAP[0]: lambda: AdaPUCB(eps), ADAP[1]: lambda: AdaPKLUCB(eps),
               ADAP[2]: lambda: AdaPUCB(eps, bonus="outside")}
     regret: dict[str, np.ndarray] = {}
+
+    def adap_regret(make: Callable[[], Policy], label: str) -> np.ndarray:
+        return make().simulate(env, horizon, runs, rng=settings.rng("adap", label)).regret
+
+    def base_regret(policy: Policy, name: str) -> np.ndarray:
+        return policy.simulate(env, horizon, runs, rng=settings.rng("base", name)).regret
+
     for label, make in makers.items():
-        regret[label] = np.asarray(settings.cached(("adap", label), lambda m=make, lb=label:
-                                   m().simulate(env, horizon, runs,
-                                                rng=settings.rng("adap", lb)).regret))
+        regret[label] = np.asarray(settings.cached(("adap", label),
+                                                   partial(adap_regret, make, label)))
     for label, name in BASELINES.items():
         if name not in registered:
             continue
         policy = registered[name].factory(**policy_overrides(
             name, registered[name], horizon=horizon, epsilon=eps, delta=None))
-        regret[label] = np.asarray(settings.cached(("base", name), lambda p=policy, n=name:
-                                   p.simulate(env, horizon, runs,
-                                              rng=settings.rng("base", n)).regret))
+        regret[label] = np.asarray(settings.cached(("base", name),
+                                                   partial(base_regret, policy, name)))
     pairs = [(b, a) for b in BASELINES if b in regret for a in ADAP]
     cells = tuple(Measurement.of_ratio(
         f"{b} / {a}", PAPER_RATIO if a in PAPER_ADAP else None, regret[b], regret[a],

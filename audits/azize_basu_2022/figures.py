@@ -19,6 +19,7 @@ give every run the same power-of-two pull counts).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -121,12 +122,16 @@ def fig3(settings: ExperimentSettings) -> ExperimentOutput:
     """AdaP-KLUCB's regret at T against eps (Azize & Basu 2022, Fig. 3)."""
     horizon, runs = settings.horizon, settings.runs
     env = AZIZE_BASU_FIG3.source()
-    grid = np.geomspace(*AZIZE_BASU_FIG3.settings["epsilon_range"], 8 if settings.quick else 16)
+    low, high = AZIZE_BASU_FIG3.settings["epsilon_range"]
+    grid = np.geomspace(low, high, 8 if settings.quick else 16)
     means, lows, highs, bounds = [], [], [], []
+
+    def fig3_regret(eps: float) -> np.ndarray:
+        return AdaPKLUCB(eps).simulate(env, horizon, runs,
+                                       rng=settings.rng("fig3", f"{eps:.6g}")).regret
+
     for eps in grid:
-        regret = settings.cached(("fig3", f"{eps:.6g}"), lambda eps=eps: AdaPKLUCB(
-            float(eps)).simulate(env, horizon, runs, rng=settings.rng("fig3", f"{eps:.6g}"))
-            .regret)
+        regret = settings.cached(("fig3", f"{eps:.6g}"), partial(fig3_regret, float(eps)))
         m, lo, hi = (float(x) for x in mean_interval(regret))
         means.append(m)
         lows.append(lo)
@@ -188,9 +193,11 @@ def _fig3_evidence(settings: ExperimentSettings, env: object, claimed: float
     runs = settings.runs * (FIG3_QUICK_FACTOR if settings.quick else FIG3_DECIDE_FACTOR)
     top = float(horizon * (max(FIG3_MEANS) - min(FIG3_MEANS)))
     low_eps, high_eps = AZIZE_BASU_FIG3.settings["epsilon_range"]
-    regret = {e: np.asarray(settings.cached(("fig3-decide", f"{e:g}"), lambda e=e: regret_runs(
-        AdaPKLUCB(e), env, horizon, runs, settings.rng("fig3-decide", f"{e:g}"))))
-        for e in (low_eps, claimed, high_eps)}
+    def decide_runs(e: float) -> np.ndarray:
+        return regret_runs(AdaPKLUCB(e), env, horizon, runs, settings.rng("fig3-decide", f"{e:g}"))
+
+    regret = {e: np.asarray(settings.cached(("fig3-decide", f"{e:g}"), partial(decide_runs, e)))
+              for e in (low_eps, claimed, high_eps)}
     cells = (
         Measurement.of_ratio(
             f"low-privacy regime: regret at eps = {claimed:g} / regret at eps = {high_eps:g}",

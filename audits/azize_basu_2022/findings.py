@@ -29,6 +29,8 @@ The written findings are ``docs/findings.md``; each names the command that repro
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -47,6 +49,7 @@ from dpaudit.experiments import (
     mean_interval,
     new_figure,
 )
+from dpaudit.interfaces import Policy, RewardSource
 from dpaudit.registry import all_policies
 from dpaudit.sim.bandits import Instance
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
@@ -60,11 +63,11 @@ BONUSES = ("printed", "outside")
 CHUNK = 100_000
 
 
-def regret_runs(alg: object, env: object, horizon: int, runs: int, rng: np.random.Generator,
+def regret_runs(alg: Policy, env: RewardSource, horizon: int, runs: int, rng: np.random.Generator,
                 *, chunk: int = CHUNK) -> np.ndarray:
     """Regret at ``horizon`` of ``runs`` independent runs of an episodic policy, simulated in
     chunks of at most ``chunk`` runs from one generator (same law as one call)."""
-    out = []
+    out: list[np.ndarray] = []
     left = runs
     while left > 0:
         n = min(chunk, left)
@@ -113,14 +116,16 @@ def thm7_grid(settings: ExperimentSettings) -> ExperimentOutput:
     env = THM7_INSTANCE.source()
     top = max_regret(THM7_MEANS, horizon)
     grid = epsilon_grid(settings.quick)
+    def thm7_runs(eps: float, bonus: str) -> np.ndarray:
+        return regret_runs(AdaPUCB(eps, bonus=bonus), env, horizon, runs,
+                           settings.rng("thm7", bonus, f"{eps:.6g}"))
+
     cells_ev, regrets = [], {}
     for eps in grid:
         bound = thm7_adap_ucb_upper(THM7_MEANS, horizon, float(eps))
         for bonus in BONUSES:
             regret = np.asarray(settings.cached(
-                ("thm7", bonus, f"{eps:.6g}"), lambda eps=eps, bonus=bonus: regret_runs(
-                    AdaPUCB(float(eps), bonus=bonus), env, horizon, runs,
-                    settings.rng("thm7", bonus, f"{eps:.6g}"))))
+                ("thm7", bonus, f"{eps:.6g}"), partial(thm7_runs, float(eps), bonus)))
             regrets[bonus, float(eps)] = regret
             # the statement tested: Theorem 7 for Eq. (7) as printed; the other reading shown
             cells_ev.append(Measurement.of_runs(
@@ -131,11 +136,14 @@ def thm7_grid(settings: ExperimentSettings) -> ExperimentOutput:
         "Theorem 7: AdaP-UCB's regret <= sum_a 16 alpha / min(Delta_a, eps) ln T + 3 alpha / "
         "(alpha - 3), for Eq. (7) as printed", tuple(cells_ev))
     ci = rule_rows(evidence)
-    rows, curves = [], {b: [] for b in BONUSES}
+    rows = []
+    curves: dict[str, list[tuple[float, float, float]]] = {b: [] for b in BONUSES}
     keys = [(b, float(e)) for e in grid for b in BONUSES]
     for m, (bonus, eps) in zip(cells_ev, keys, strict=True):
         bound = thm7_adap_ucb_upper(THM7_MEANS, horizon, eps)
         sm = m.summary
+        if sm is None:  # Measurement.of_runs keeps the runs' summary
+            raise ValueError(f"{m.label}: no summary of the runs")
         lo, hi, _, outcome = ci.get(m.label, (math.nan, math.nan, "", "not compared"))
         side = {"right side": "within", "wrong side": "above", "straddles": "undecided"}.get(
             outcome, "not compared")
@@ -207,10 +215,12 @@ def fig2_ratio(settings: ExperimentSettings) -> ExperimentOutput:
     algs = {PRINTED: AdaPUCB(eps), OUTSIDE: AdaPUCB(eps, bonus="outside"), KLUCB: AdaPKLUCB(eps)}
     if "dp-se" in registered:
         algs = {DPSE: registered["dp-se"].factory(epsilon=eps), **algs}
-    finals = {label: np.asarray(settings.cached(
-        ("fig2-ratio", label), lambda label=label, alg=alg: regret_runs(
-            alg, env, horizon, runs, settings.rng("fig2-ratio", label))))
-        for label, alg in algs.items()}
+    def ratio_runs(label: str, alg: Policy) -> np.ndarray:
+        return regret_runs(alg, env, horizon, runs, settings.rng("fig2-ratio", label))
+
+    finals = {label: np.asarray(settings.cached(("fig2-ratio", label),
+                                                partial(ratio_runs, label, alg)))
+              for label, alg in algs.items()}
     pairs: list[tuple[str, str, float | None, str]] = []
     if DPSE in finals:
         # "10 times lower regret than the competing algorithms": the paper's two algorithms
@@ -301,12 +311,16 @@ def fig3_variants(settings: ExperimentSettings) -> ExperimentOutput:
     claimed = AZIZE_BASU_FIG3.settings["claimed_regime_boundary"]
     fig, ax = new_figure()
     rows, settles = [], {}
+
+    def variant_mean(label: str, make: Callable[[float], Policy], e: float) -> float:
+        return float(make(e).simulate(
+            env, horizon, runs, rng=settings.rng("fig3-variants", label, f"{e:.6g}")
+        ).regret.mean())
+
     for label, make in FIG3_VARIANTS.items():
         regret = np.array([settings.cached(
-            ("fig3-variants", label, f"{e:.6g}"), lambda e=e, label=label, make=make:
-            float(make(float(e)).simulate(
-                env, horizon, runs, rng=settings.rng("fig3-variants", label, f"{e:.6g}")
-            ).regret.mean())) for e in grid])
+            ("fig3-variants", label, f"{e:.6g}"), partial(variant_mean, label, make, float(e)))
+            for e in grid])
         at_claim = float(np.interp(math.log(claimed), np.log(grid), regret))
         settles[label] = settle_point(grid, regret)
         rows.append((label, round(at_claim, 1), round(float(regret[-1]), 1),

@@ -37,6 +37,7 @@ so the cells run at :data:`REGRET_RUNS` (confirmed at 4x), where the rule decide
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 from scipy import stats
@@ -129,13 +130,16 @@ def _regret_cells(settings: ExperimentSettings) -> list[Measurement]:
     env = THM7_INSTANCE.source()
     top = max_regret(THM7_MEANS, horizon)
     cells = []
+
+    def release_runs(eps: float, release: str) -> np.ndarray:
+        return regret_runs(AdaPUCB(eps, bonus="printed", initial_noise=release), env, horizon,
+                           runs, settings.rng("regret", f"{eps:g}", release))
+
     for eps in REGRET_EPS:
         bound = thm7_adap_ucb_upper(THM7_MEANS, horizon, eps)
         for release, words in RELEASES.items():
-            regret = settings.cached(("regret", f"{eps:g}", release), lambda e=eps, r=release:
-                                     regret_runs(AdaPUCB(e, bonus="printed", initial_noise=r),
-                                                 env, horizon, runs,
-                                                 settings.rng("regret", f"{e:g}", r)))
+            regret = settings.cached(("regret", f"{eps:g}", release),
+                                     partial(release_runs, eps, release))
             cells.append(Measurement.of_runs(
                 f"regret at T, printed index, eps = {eps:g}, {words}", float(bound), regret,
                 low=0.0, high=top, direction="at most",
@@ -145,13 +149,14 @@ def _regret_cells(settings: ExperimentSettings) -> list[Measurement]:
 
 def index_experiment(settings: ExperimentSettings) -> ExperimentOutput:
     grid = np.geomspace(0.05, 10.0, 7 if settings.quick else 13)
-    rows: list[tuple[object, ...]] = []
+    # (eps, t, reading, worst ratio, at m, at mu, holds from m or "-")
+    rows: list[tuple[float, float, str, float, int, float, int | str]] = []
     for eps in grid:
         for t in STEPS:
             for reading in BONUSES:
                 ratio, m, mu, holds = settings.cached(
                     ("exact", f"{eps:.6g}", t, reading),
-                    lambda e=float(eps), tt=t, r=reading: worst_ratio(tt, e, r))
+                    partial(worst_ratio, t, float(eps), reading))
                 rows.append((round(float(eps), 4), t, reading, ratio, m, mu,
                              "-" if holds is None else holds))
     regret_cells = _regret_cells(settings)
@@ -174,7 +179,7 @@ def index_experiment(settings: ExperimentSettings) -> ExperimentOutput:
     fails = {r: [row[0] for row in rows if row[2] == r and row[3] > 1.0] for r in BONUSES}
     worst_out = max(row[3] for row in rows if row[2] == "outside")
     # the proof step, one exact cell per eps: the worst ratio over the steps of STEPS
-    worst = {}
+    worst: dict[float, float] = {}
     for row in rows:
         if row[2] == "printed":
             worst[row[0]] = max(worst.get(row[0], 0.0), float(row[3]))
@@ -186,12 +191,14 @@ def index_experiment(settings: ExperimentSettings) -> ExperimentOutput:
               for e, r in worst.items()) + tuple(regret_cells))
     ci = rule_rows(evidence)
     regret_lines = []
-    for m in regret_cells:
-        lo, hi, _, outcome = ci[m.label]
-        sm = m.summary
+    for cell in regret_cells:
+        lo, hi, _, outcome = ci[cell.label]
+        sm = cell.summary
+        if sm is None:  # Measurement.of_runs keeps the runs' summary
+            raise ValueError(f"{cell.label}: no summary of the runs")
         regret_lines.append(
-            f"  {m.label}: mean {sm.mean:.5g} over {sm.runs} runs, rule interval [{lo:.5g}, "
-            f"{hi:.5g}] against the bound {m.paper_value:.5g}: {outcome} on this run; median "
+            f"  {cell.label}: mean {sm.mean:.5g} over {sm.runs} runs, rule interval [{lo:.5g}, "
+            f"{hi:.5g}] against the bound {cell.paper_value:.5g}: {outcome} on this run; median "
             f"{sm.median:.5g}, largest run {sm.largest:.4g}, {sm.tail_share:.3g} of runs above "
             "10x the median")
     summary = "\n".join([

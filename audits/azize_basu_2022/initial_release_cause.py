@@ -30,6 +30,9 @@ registered) are shown, not compared.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 
 from dpaudit.algorithms.azize_basu_2022.adap import AdaPUCB
@@ -67,10 +70,9 @@ FACTORIAL = {(b, r): f"{INDEX[b]}, {RELEASE[r]}" for b in INDEX for r in RELEASE
 DEFAULT = ("printed", "episode-rule")
 DIAGNOSTICS = {"Eq. (7) printed, no initial noise (diagnostic, not private)": "printed",
                "term outside the root, no initial noise (diagnostic, not private)": "outside"}
-VARIANTS = {**{label: (lambda e, b=b, r=r: AdaPUCB(e, bonus=b, initial_noise=r))
-               for (b, r), label in FACTORIAL.items()},
-            **{label: (lambda e, b=b: _NoInitialNoise(e, bonus=b))
-               for label, b in DIAGNOSTICS.items()}}
+VARIANTS: dict[str, Callable[[float], AdaPUCB]] = {
+    **{label: partial(AdaPUCB, bonus=b, initial_noise=r) for (b, r), label in FACTORIAL.items()},
+    **{label: partial(_NoInitialNoise, bonus=b) for label, b in DIAGNOSTICS.items()}}
 #: the compared effects: (name, (index, release) with the suspected cause, without it)
 EFFECTS = (
     ("initial release alone (printed index): Lap(2/eps) minus Lap(1/eps)",
@@ -111,9 +113,11 @@ def cause(settings: ExperimentSettings) -> ExperimentOutput:
     env = AZIZE_BASU_FIG2.source()
     horizon, runs = settings.horizon, settings.runs
     top = max_regret(AZIZE_BASU_FIG2.means, horizon)
-    regret = {label: np.asarray(settings.cached(("cause", label), lambda m=make, lb=label:
-                                regret_runs(m(eps), env, horizon, runs,
-                                            settings.rng("cause", lb))))
+    def cause_runs(make: Callable[[float], AdaPUCB], label: str) -> np.ndarray:
+        return regret_runs(make(eps), env, horizon, runs, settings.rng("cause", label))
+
+    regret = {label: np.asarray(settings.cached(("cause", label),
+                                                partial(cause_runs, make, label)))
               for label, make in VARIANTS.items()}
     share = ALPHA / len(EFFECTS)
     cells: list[Measurement] = []

@@ -24,7 +24,7 @@ mean on neighbouring inputs with Lemma 8's feasible region (Wang & Zhu 2023).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
@@ -58,7 +58,12 @@ class EpisodeMean:
 
 class TermsCalibrated(EpisodeMean):
     """Normalises by 1/m as printed but calibrates the noise to the m + 1 terms,
-    Lap(1/((m + 1) eps)): the loss is eps (m + 1)/m > eps."""
+    Lap(1/((m + 1) eps)): the loss is eps (m + 1)/m > eps.
+
+    True loss at the default eps = 1: a mean of ``m >= 1`` rewards in [0, 1] has sensitivity
+    ``1/m`` against the scale ``1/((m + 1) eps)``, a loss ``eps (m + 1)/m``, largest at the
+    one-reward episode ``m = 1``: ``2 eps`` = 2 (``laplace-terms-scale``).
+    """
 
     def scale(self, m, eps):
         return 1 / ((m + 1) * eps)
@@ -103,8 +108,8 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | InconclusiveEv
                 raise OutOfRangeError(f"the noise scale {scale:g} at m = {m} underflows "
                                       "double precision")
             d = laplace_hockey_stick(ctx.epsilon, 1.0 / m, scale)
-            deltas.append(d.value)
-            errors.append(d.error)
+            deltas.append(float(d.value))
+            errors.append(float(d.error))
             if (1.0 / m) / scale > worst:
                 worst, worst_m = (1.0 / m) / scale, int(m)
     except OutOfRangeError as exc:
@@ -174,4 +179,7 @@ LAPLACE = AuditSpec(
     default_epsilon=1.0, default_delta=0.0, variant=EpisodeMean(), mechanism=_mechanism(False),
 )
 
-AUDITS = [LAPLACE, LAPLACE.twin(TermsCalibrated(), mechanism=_mechanism(True))]
+_TERMS = LAPLACE.twin(TermsCalibrated(), mechanism=_mechanism(True), bug="terms-scale",
+                      true_epsilon=2.0)
+# laplace-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [LAPLACE, _TERMS, replace(_TERMS, name="laplace-faulty")]

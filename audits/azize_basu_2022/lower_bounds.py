@@ -152,7 +152,8 @@ def thm2(settings: ExperimentSettings) -> ExperimentOutput:
                 continue
             # the drawn curve: the instance with the highest mean regret (Student-t band,
             # drawn only); the witness is the two-level instance's rule interval
-            best = max(family, key=lambda lb, e=eps: float(curves[lb][name, e][:, -1].mean()))
+            final = {lb: float(curves[lb][name, eps][:, -1].mean()) for lb in family}
+            best = max(family, key=final.__getitem__)
             mb, lo, hi = (float(x) for x in mean_interval(curves[best][name, eps][:, -1]))
             means.append(mb)
             lows.append(lo)

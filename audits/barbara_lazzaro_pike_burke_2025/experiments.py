@@ -121,7 +121,7 @@ def _apt_losses(settings: ExperimentSettings, tag: str, t: int, eps: float, runs
                 means: tuple[float, ...] = MEANS, gamma: float = GAMMA) -> int:
     return settings.cached((NAME, tag, t, eps, means), lambda: int(
         PrivateAPT(eps, tau=TAU, gamma=gamma).simulate(
-            BernoulliRewards(means), t, runs, rng=settings.rng(NAME, tag, t, eps, means)
+            BernoulliRewards(means), t, runs, rng=settings.rng(NAME, tag, t, str(eps), str(means))
         ).extra["loss"].sum()))
 
 
@@ -135,7 +135,8 @@ def run(settings: ExperimentSettings) -> ExperimentOutput:
 
     eps_grid, runs = _epsilons(settings.quick), settings.runs
     budgets = sorted({settings.horizon // 16, settings.horizon // 4, settings.horizon})
-    rows, cells = [], []
+    rows: list[tuple[object, ...]] = []
+    cells = []
     fig = Figure(figsize=(11, 4.2), dpi=120)
     ax1, ax2 = fig.subplots(1, 2)
     note = ("Clopper-Pearson on the count of runs returning a wrong set; the bound is capped "
@@ -258,6 +259,8 @@ def _fc_output(settings: ExperimentSettings, theorem: str) -> ExperimentOutput:
             note=f"runs capped at {FC_CAP}x Theorem 4.1's bound record the cap (at most the "
                  "true stopping time): the lower limit is valid for E[tau], the upper is not"))
         sm = stop.summary
+        if sm is None:  # Measurement.of_runs keeps the runs' summary
+            raise ValueError(f"{stop.label}: no summary of the runs")
         lo_, hi_ = _cp(good, runs)
         rows.append((e, runs, d["cap"], int(np.sum(~d["stopped"])),
                      float(np.mean(d["correct"])), good / runs, lo_, hi_, sm.mean, sm.median,

@@ -83,7 +83,7 @@ def _upper_finding(ctx: CheckContext) -> Finding:
     for eps in (0.5, 1.0, 2.0, 4.0):
         alg = PrivateAPT(eps, tau=TAU, gamma=GAMMA)
         for t in budgets:
-            res = alg.simulate(BernoulliRewards(MEANS), t, runs, rng=ctx.rng("ub", eps, t))
+            res = alg.simulate(BernoulliRewards(MEANS), t, runs, rng=ctx.rng("ub", str(eps), t))
             k = int(res.extra["loss"].sum())
             lo, hi = _cp(k, runs)
             bound = thm31_upper(MEANS, TAU, GAMMA, t, eps)
@@ -117,7 +117,7 @@ def _lower_finding(ctx: CheckContext) -> Finding:
                 if env:
                     means[env - 1] = TAU - LOWER_GAP
                 res = alg.simulate(BernoulliRewards(means), t, runs,
-                                   rng=ctx.rng("lb", eps, t, env))
+                                   rng=ctx.rng("lb", str(eps), t, env))
                 worst = max(worst, float(res.extra["loss"].mean()))
             lo, hi = _cp(int(round(worst * runs)), runs, 0.025 / (k_arms + 1))
             bound = thm32_lower(np.full(k_arms, LOWER_GAP), t, eps)

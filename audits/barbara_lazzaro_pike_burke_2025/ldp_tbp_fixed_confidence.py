@@ -52,7 +52,7 @@ def _finding(ctx: CheckContext) -> Finding:
         alg = _policy(ctx, eps)
         upper = thm41_upper(MEANS, TAU, eps, DELTA)
         res = alg.simulate(BernoulliRewards(MEANS), int(20 * upper), runs,
-                           rng=ctx.rng("fc", eps))
+                           rng=ctx.rng("fc", str(eps)))
         k = int(res.correct.sum())
         lo, hi = float(cp_lower(k, runs, 0.025)), float(cp_upper(k, runs, 0.025))
         beyond = int((res.stopping_time > upper).sum())

@@ -15,7 +15,7 @@ of reward pairs. The faulty variant (``FaultyPrivBernMislabelled``) uses ``e^(2 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
@@ -48,7 +48,12 @@ class Calibrated:
 @dataclass(frozen=True)
 class Mislabelled(Calibrated):
     """PrivBern labelled eps but spending 2 eps: p(r) uses e^(2 eps), so the likelihood ratio
-    at (r, r') = (1, 0) is e^(2 eps)."""
+    at (r, r') = (1, 0) is e^(2 eps).
+
+    True loss at the default eps = 1: ``p(r)`` is affine in ``r``, so the largest ratio of
+    report probabilities over ``r, r' in [0, 1]`` is at ``(1, 0)``: ``e^(2 eps)`` for both
+    reports, a loss of ``2 eps`` = 2 (``privbern-double-exponent``).
+    """
 
     mechanism: type = FaultyPrivBernMislabelled
     exponent: int = 2
@@ -88,7 +93,8 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
                  Bounded(float(np.abs(logs[i] - logs[j]).max()), 0.0))
             if e.value > worst.value:
                 worst, pair = e, (float(grid[i]), float(grid[j]))
-    return ExactEvidence(delta.value, delta.error, epsilon_at_delta=worst.value, details=(
+    return ExactEvidence(float(delta.value), float(delta.error),
+                         epsilon_at_delta=float(worst.value), details=(
         f"exact discrete loss over {grid.size}^2 reward pairs: max {worst.value:.12g} at "
         f"(r, r') = {pair} (claim {ctx.epsilon:g}); computed from log-probabilities",))
 
@@ -117,4 +123,7 @@ PRIVBERN = AuditSpec(
     default_epsilon=1.0, default_delta=0.0, variant=Calibrated(), mechanism=_mechanism(False),
 )
 
-AUDITS = [PRIVBERN, PRIVBERN.twin(Mislabelled(), mechanism=_mechanism(True))]
+_DOUBLE = PRIVBERN.twin(Mislabelled(), mechanism=_mechanism(True), bug="double-exponent",
+                       true_epsilon=2.0)
+# privbern-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [PRIVBERN, _DOUBLE, replace(_DOUBLE, name="privbern-faulty")]

@@ -18,7 +18,11 @@ from collections.abc import Callable
 import numpy as np
 
 from dpaudit.algorithms.barbara_lazzaro_pike_burke_2025.ldp_thresholding import PrivateAPT
-from dpaudit.audits.recipes.trajectory import trajectory_claim, trajectory_sampled_finding
+from dpaudit.audits.recipes.trajectory import (
+    trajectory_claim,
+    trajectory_parts,
+    trajectory_sampled_finding,
+)
 from dpaudit.engine import Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.trajectory import StatisticPolicy
 from dpaudit.stats.results import Notion
@@ -59,7 +63,7 @@ def trajectory_sampled_spec(claim: ClaimSpec) -> FindingSpec:
     """The running APT attacked on the claim's worst pair, with the event chosen from the
     exact laws (information beside the exact claim: the sampled attack's tightness)."""
     return FindingSpec("trajectory-sampled", trajectory_sampled_finding(
-        claim.evaluate.exact, claim.evaluate.simulator, samples=SAMPLES),
+        *trajectory_parts(claim.evaluate), samples=SAMPLES),
         summary="whole pull sequence of the running code on the exact claim's worst pair, "
                 "event chosen from the exact laws (observes: trajectory)",
         notion=Notion.GLOBAL, observes="trajectory")

@@ -17,7 +17,11 @@ import numpy as np
 from scipy import stats
 
 from dpaudit.algorithms.baselines.ucb import Thompson
-from dpaudit.audits.recipes.trajectory import trajectory_finding, trajectory_sampled_finding
+from dpaudit.audits.recipes.trajectory import (
+    trajectory_finding,
+    trajectory_parts,
+    trajectory_sampled_finding,
+)
 from dpaudit.engine import Budget, CheckContext, FindingSpec
 from dpaudit.exact.loss import piecewise_quadrature
 from dpaudit.exact.trajectory import StatisticPolicy
@@ -44,7 +48,7 @@ def thompson_law(prior_a: float, prior_b: float):
 def _policy(ctx: CheckContext, horizon: int, initial) -> StatisticPolicy:
     a = getattr(ctx.variant, "prior_a", 1.0)  # the audited Thompson's prior, else uniform
     b = getattr(ctx.variant, "prior_b", 1.0)
-    cache = ctx.shared(("thompson-law-cache", a, b), dict)
+    cache: dict = ctx.shared(("thompson-law-cache", a, b), dict)
     return StatisticPolicy(2, thompson_law(a, b), round_robin=True, initial=initial,
                            cache=cache)
 
@@ -60,7 +64,6 @@ THOMPSON_TRAJECTORY = FindingSpec(
 
 THOMPSON_TRAJECTORY_SAMPLED = FindingSpec(
     "trajectory-sampled", trajectory_sampled_finding(
-        THOMPSON_TRAJECTORY.evaluate.exact, THOMPSON_TRAJECTORY.evaluate.simulator,
-        samples=SAMPLES),
+        *trajectory_parts(THOMPSON_TRAJECTORY.evaluate), samples=SAMPLES),
     summary="whole action sequence of the running code on the exact search's worst pair, "
             "event chosen from the exact laws (observes: trajectory)", observes="trajectory")

@@ -69,6 +69,8 @@ def _laplace_composition_delta(invs: np.ndarray, epsilon: float) -> tuple[float,
         one = pldlib.from_laplace_mechanism(1.0 / float(inv), sensitivity=1.0,
                                             value_discretization_interval=1e-5)
         total = one if total is None else total.compose(one)
+    if total is None:
+        raise ValueError("no release to compose")
     return max(lower, 0.0), float(total.get_delta_for_epsilon(epsilon))
 
 
@@ -224,7 +226,8 @@ def regret_run(make_alg: Callable, *, means: Sequence[float], instance: str,
         if extra is not None:
             details += extra(ctx, res, cps, t, n)
         return summarise_regret(res.regret, instance=instance, algorithm=alg.name, horizon=t,
-                                bound=bound, bound_name=bound_name, checkpoints=cps,
+                                bound=bound, bound_name=bound_name,
+                                checkpoints=[int(c) for c in cps],
                                 curves=res.curve, details=details, means=means)
 
     return run

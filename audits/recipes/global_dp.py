@@ -126,5 +126,6 @@ def regret_result(ctx: CheckContext, alg, means: Sequence[float], horizon: int, 
                        seed=ctx.seed, key="regret", chunk=chunk_runs(runs), workers=ctx.workers)
     return summarise_regret(
         np.concatenate([p[0] for p in parts]), instance=instance, algorithm=alg.name,
-        horizon=horizon, bound=bound, bound_name=bound_name, checkpoints=cps,
+        horizon=horizon, bound=bound, bound_name=bound_name,
+        checkpoints=[int(c) for c in cps],
         curves=np.concatenate([p[1] for p in parts]), details=details, means=means)

@@ -51,7 +51,8 @@ def claim(cid: str, statement: str, reference: str,
 
 
 # -- PrivBern (one bit per user) -----------------------------------------------------------
-def privbern_exact_evidence(policy, ctx: CheckContext) -> ExactEvidence:
+def privbern_exact_evidence(policy, ctx: CheckContext
+                            ) -> ExactEvidence | InconclusiveEvidence:
     """The report law ``P(Y = 1 | r) = p(r)`` is affine increasing in ``r`` (checked on the
     policy's own mechanism), so the worst pair over ``[0, 1]^2`` is ``(1, 0)``; the discrete
     hockey-stick divergence there is computed in both directions."""
@@ -113,7 +114,7 @@ def gaussian_exact_evidence(mu_low: float, mu_high: float, ctx: CheckContext,
             "bound on the worst pair would settle it", details=details, data=data)
     # within the claim: the supremum decides; beyond it: the witness pair alone does
     chosen = b_hi if b_hi.lower <= ctx.delta else b_lo
-    return ExactEvidence(chosen.value, chosen.error, epsilon_at_delta=eps_low,
+    return ExactEvidence(float(chosen.value), float(chosen.error), epsilon_at_delta=eps_low,
                          details=details, data=data)
 
 

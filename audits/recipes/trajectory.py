@@ -91,6 +91,8 @@ def exact_trajectory(ctx: CheckContext, policy_of: Callable, *, horizon: Budget,
                             best = {"eps": loss.epsilon_at_delta, "search": res,
                                     "initial": init, "initial_prime": init_p,
                                     "where": "start-phase step"}
+        if best is None:  # _start_grid gives at least one point
+            raise ValueError(f"no start-phase grid point for n0={n0}")
         best.update(start_phase=n0, evaluated=evaluated, grid=grid)
         return best
     return ctx.shared(("exact-trajectory", horizon, climb, start_phase), compute)
@@ -239,6 +241,17 @@ def _codes_of(actions: np.ndarray, k: int = 2) -> np.ndarray:
     return (np.asarray(actions, dtype=np.int64) * weights).sum(axis=1)
 
 
+def trajectory_parts(evaluate: object) -> tuple[Callable[[CheckContext], dict], Callable]:
+    """``(exact, simulator)`` that an ``evaluate`` of :func:`trajectory_finding` or
+    :func:`trajectory_claim` carries as attributes: the arguments of
+    :func:`trajectory_sampled_finding` (a spec's ``evaluate`` is typed as a plain callable)."""
+    exact, simulator = getattr(evaluate, "exact", None), getattr(evaluate, "simulator", None)
+    if exact is None or simulator is None:
+        raise TypeError(f"evaluate={evaluate!r} carries no exact search and simulator "
+                        "(trajectory_finding or trajectory_claim with simulator=...)")
+    return exact, simulator
+
+
 def trajectory_sampled_finding(exact_of: Callable, simulator: Callable, *, samples: Budget
                                ) -> Callable[[CheckContext], SampledEvidence]:
     """A finding's ``evaluate``: the running algorithm (``simulator(ctx, T)``'s ``simulate``)
@@ -255,6 +268,8 @@ def trajectory_sampled_finding(exact_of: Callable, simulator: Callable, *, sampl
         else:
             table, prime = res.table, res.table_prime
         n = int(ctx.size(samples))
+        if res.law_p is None or res.law_q is None:
+            raise ValueError("the exact search kept no sequence laws of its worst pair")
         codes, direction, p_event = exact_event(res.law_p.probabilities,
                                                 res.law_q.probabilities, delta=ctx.delta,
                                                 n=n, alpha=ctx.alpha)

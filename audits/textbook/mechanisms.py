@@ -2,8 +2,9 @@
 
 ``check NAME`` and ``audit NAME`` run the same sampled claim on the same object: the auditor of
 :mod:`dpaudit.stats.blackbox` attacks the mechanism's own neighbouring inputs and reports an epsilon
-lower bound valid at ``1 - alpha``. Each ``-faulty`` twin has a true loss above its claim
-(exact values in ``tests/test_references.py``) and must come out VIOLATED.
+lower bound valid at ``1 - alpha``. Each broken twin ``NAME-<bug>`` (first registered as
+``NAME-faulty``, an alias kept) has a true loss above its claim, derived in its class's
+docstring (recomputed in ``tests/test_references.py``), and must come out VIOLATED.
 
 * ``randomized-response``: binary randomized response (Warner 1965), ``eps``-LDP and tight;
   twin: 4-ary randomized response with the binary keep probability (true loss
@@ -22,7 +23,8 @@ symbolic claims are made; their ``mechanism`` field gives ``audit`` the same obj
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
@@ -60,7 +62,7 @@ def _sampled(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
 
 
 def _pair(name: str, description: str, paper: str, correct: Built, broken: Built,
-          delta: float) -> list[AuditSpec]:
+          delta: float, bug: str, true_epsilon: float) -> list[AuditSpec]:
     claim = ClaimSpec(
         "dp-claim-sampled", Notion.LDP,
         f"{description} is (eps, delta)-DP on its neighbouring inputs (black-box sampling "
@@ -68,20 +70,33 @@ def _pair(name: str, description: str, paper: str, correct: Built, broken: Built
     spec = AuditSpec(name=name, description=description, paper=paper, claims=[claim],
                      default_epsilon=1.0, default_delta=delta, variant=correct,
                      mechanism=correct)
-    return [spec, spec.twin(broken, mechanism=broken)]
+    twin = spec.twin(broken, mechanism=broken, bug=bug, true_epsilon=true_epsilon)
+    # NAME-faulty: the twin's first name (README, docs, benchmark results), an alias
+    return [spec, twin, replace(twin, name=f"{name}-faulty")]
+
+
+#: the twins' true losses at their defaults (eps = 1), derived in the docstrings of
+#: :mod:`dpaudit.mechanisms._faulty`'s classes
+TRUE_EPSILON = {"randomized-response-binary-keep": 1.0 + math.log(3.0),
+                "gaussian-analytic-half-sigma": 2.1546766576664043,
+                "laplace-sensitivity-unit-scale": 3.0,
+                "gaussian-sensitivity-unit-sigma": 3.4070164546158166}
 
 
 AUDITS = [
     *_pair("randomized-response", "binary randomized response", _RR,
            Built(RandomizedResponse, (("k", 2),)),
-           Built(faulty.FaultyRandomizedResponseMislabelled), 0.0),
+           Built(faulty.FaultyRandomizedResponseMislabelled), 0.0, "binary-keep",
+           TRUE_EPSILON["randomized-response-binary-keep"]),
     *_pair("gaussian-analytic", "Gaussian mechanism, analytic calibration (tight), sensitivity 1",
            _BW, Built(Gaussian, (("calibration", "analytic"),), with_delta=True),
-           Built(faulty.FaultyGaussianHalfSigma, with_delta=True), 1e-5),
+           Built(faulty.FaultyGaussianHalfSigma, with_delta=True), 1e-5, "half-sigma",
+           TRUE_EPSILON["gaussian-analytic-half-sigma"]),
     *_pair("laplace-sensitivity", "Laplace mechanism for a query of sensitivity 3", _DR,
            Built(Laplace, (("sensitivity", 3.0),)), Built(faulty.FaultyLaplaceNoSensitivity),
-           0.0),
+           0.0, "unit-scale", TRUE_EPSILON["laplace-sensitivity-unit-scale"]),
     *_pair("gaussian-sensitivity", "analytic Gaussian mechanism for L2 sensitivity 3", _BW,
            Built(Gaussian, (("sensitivity", 3.0),), with_delta=True),
-           Built(faulty.FaultyGaussianNoSensitivity, with_delta=True), 1e-5),
+           Built(faulty.FaultyGaussianNoSensitivity, with_delta=True), 1e-5, "unit-sigma",
+           TRUE_EPSILON["gaussian-sensitivity-unit-sigma"]),
 ]

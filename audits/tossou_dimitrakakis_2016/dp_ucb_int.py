@@ -111,9 +111,10 @@ def _exact(faulty: bool):
                 eps_at = float(hi_pld.get_epsilon_for_delta(ctx.delta))
             scope = (f"all {pulls // alg.interval} releases of an arm pulled {pulls} times "
                      "(the paper's claim is for any T; this is the loss at this T)")
-        details = (f"input eps = {alg.input_epsilon:.9g}, f = {alg.interval}, v = {alg.v}",
-                   scope, f"delta(eps' = {ctx.epsilon:g}) in [{lo:.4g}, {hi:.4g}] "
-                   "(dp-accounting PLD, optimistic / pessimistic)")
+        details: tuple[str, ...] = (
+            f"input eps = {alg.input_epsilon:.9g}, f = {alg.interval}, v = {alg.v}", scope,
+            f"delta(eps' = {ctx.epsilon:g}) in [{lo:.4g}, {hi:.4g}] "
+            "(dp-accounting PLD, optimistic / pessimistic)")
         if eps_at is not None:
             details += (f"smallest eps with delta <= {ctx.delta:g}: <= {eps_at:.6g} "
                         f"(claim {ctx.epsilon:g})",)

@@ -38,6 +38,7 @@ target") holds beyond the horizon and ``delta'`` of the cells it rests on.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import PAPER_POINTS, V
 from dpaudit.experiments import (
@@ -120,11 +121,11 @@ def horizon_experiment(settings: ExperimentSettings) -> ExperimentOutput:
         ax = axes[k]
         key = f"pld-{target}-{interval}-{pulls}"
         if key not in _MEMO:
-            _MEMO[key] = cached(key, lambda t=target: _pld_cells(t, pulls, interval))
+            _MEMO[key] = cached(key, partial(_pld_cells, target, pulls, interval))
         cell_of = _MEMO[key]
         for j, d in enumerate(DELTAS):
             lows, pld_his, rdp_his = [], [], []
-            decided = []
+            decided: list[tuple[int | str, str]] = []
             for n in pulls:
                 low, high = cell_of[n][0][j], cell_of[n][1][j]
                 rdp_hi = rdp_epsilon_upper(PAPER_POINTS[target], d, v=V, pulls=n)

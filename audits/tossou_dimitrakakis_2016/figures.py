@@ -183,8 +183,8 @@ def simulate_panels(settings: ExperimentSettings, instances: Sequence = INSTANCE
                         return res.regret, res.curve, res.counts
                     if len(_MEMO) > 80:
                         _MEMO.clear()
-                    _MEMO[memo] = tuple(np.asarray(x) for x in settings.cached(
-                        ("cell", *key), cell))
+                    regret, curve, counts = settings.cached(("cell", *key), cell)
+                    _MEMO[memo] = (np.asarray(regret), np.asarray(curve), np.asarray(counts))
                 out[panel_name(inst, eps), alg.name] = _MEMO[memo]
     return out
 

@@ -20,7 +20,7 @@ where element 1 is in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -43,7 +43,12 @@ class Levels:
 @dataclass(frozen=True)
 class CeilLog2Levels(Levels):
     """Uses the common L = ceil(log2 T) at T = 2^10, where element 1 is in log2 T + 1 = 11 used
-    nodes: the true loss is 11/10 eps."""
+    nodes: the true loss is 11/10 eps.
+
+    True loss at the default eps = 1: every node gets ``Lap(L/eps)`` with ``L = 10``; element
+    1 lies in the 11 nodes ``[1, 2^j]``, ``j = 0..10``, each of sensitivity 1 (loss
+    ``eps/10``), and no element lies in more: ``11 eps/10`` = 1.1 (``tree-counter-ceil-log2``).
+    """
 
     ceil_log2: bool = True
     horizon: int = 1024
@@ -59,7 +64,7 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
     eps, t = c.epsilon_exact()
     touched = tree_nodes_touched(c.horizon)
     delta = laplace_composition_delta(eps, int(touched.max()), ctx.epsilon)
-    return ExactEvidence(delta.value, delta.error, epsilon_at_delta=eps, details=(
+    return ExactEvidence(float(delta.value), float(delta.error), epsilon_at_delta=eps, details=(
         f"T = {c.horizon}; node scale L/eps with L = {c.levels} "
         f"({'ceil(log2 T)' if ctx.variant.ceil_log2 else 'floor(log2 T) + 1'})",
         f"used nodes containing an element: max {touched.max()} (at t = {t}), "
@@ -100,4 +105,7 @@ TREE = AuditSpec(
 )
 
 # the symbolic claim is about the correct level count; the twin keeps the exact claim only
-AUDITS = [TREE, TREE.twin(CeilLog2Levels(), claims=[EXACT_CLAIM])]
+_CEIL_LOG2 = TREE.twin(CeilLog2Levels(), claims=[EXACT_CLAIM], bug="ceil-log2",
+                       true_epsilon=11.0 / 10.0)
+# tree-counter-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [TREE, _CEIL_LOG2, replace(_CEIL_LOG2, name="tree-counter-faulty")]

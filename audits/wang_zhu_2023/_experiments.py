@@ -69,6 +69,14 @@ ALGORITHMS: dict[str, Callable | None] = {
 }
 
 
+def factory(name: str) -> Callable:
+    """``ALGORITHMS[name]``, which is ``None`` when its policy is not registered."""
+    make = ALGORITHMS[name]
+    if make is None:
+        raise ValueError(f"name={name!r} is not a registered policy here")
+    return make
+
+
 def settings(quick: bool, horizon: int | None, runs: int | None) -> tuple[int, int]:
     return (horizon or (10**4 if quick else 10**5)), (runs or (20 if quick else 100))
 
@@ -77,7 +85,7 @@ def simulate(name: str, epsilon: float, delta: float, means: Sequence[float], ho
              runs: int, rng: np.random.Generator, marks: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray]:
     """Final regret per run and regret at ``marks`` (runs x marks) of one algorithm."""
-    alg = ALGORITHMS[name](epsilon, delta, horizon)
+    alg = factory(name)(epsilon, delta, horizon)
     res = alg.simulate(BernoulliRewards(means), horizon, runs, rng=rng, checkpoints=marks)
     return res.regret, res.curve
 
@@ -103,7 +111,8 @@ def run_panel(fig: str, panel: str, means: Sequence[float], epsilon: float, delt
     ``at``: keys ``(algorithm, t)`` to fill with that algorithm's regret at ``t`` per run
     (``t`` is added to the checkpoints, which record and do not change the runs)."""
     marks = marks_for(horizon)
-    wanted = sorted({t for _, t in (at or {}) if 0 < t < horizon})
+    targets: dict[tuple[str, int], np.ndarray] = {} if at is None else at
+    wanted = sorted({t for _, t in targets if 0 < t < horizon})
     if wanted:
         marks = np.unique(np.concatenate([marks, np.asarray(wanted, dtype=marks.dtype)]))
     rows = []
@@ -116,8 +125,8 @@ def run_panel(fig: str, panel: str, means: Sequence[float], epsilon: float, delt
                                 horizon, runs, seed, tuple(wanted)), cell)
         if finals is not None:
             finals[name] = np.asarray(regret, dtype=float)
-        for key in [k for k in (at or {}) if k[0] == name]:
-            at[key] = np.asarray(curve[:, int(np.searchsorted(marks, key[1]))], dtype=float)
+        for key in [k for k in targets if k[0] == name]:
+            targets[key] = np.asarray(curve[:, int(np.searchsorted(marks, key[1]))], dtype=float)
         for j, m in enumerate(marks):
             rows.append({"figure": fig, "panel": panel, "epsilon": epsilon, "delta": delta,
                          "algorithm": name, "t": int(m), "mean_regret": float(curve[:, j].mean()),
@@ -250,7 +259,7 @@ def slope_interval(x: tuple[float, float], extra: tuple[tuple[float, float],
     return low, high
 
 
-def horizon_cap(name: str, make_pair: Callable, values: Sequence[float], horizon: int
+def horizon_cap(name: str, make_pair: Callable, values: Sequence[float] | np.ndarray, horizon: int
                 ) -> float | None:
     """The smallest swept value (on a fine log grid from the largest of ``values`` down) at
     which the start phase of ``name`` still fills at most half the horizon, ``N * N_0 <= T/2``
@@ -261,7 +270,7 @@ def horizon_cap(name: str, make_pair: Callable, values: Sequence[float], horizon
     last = None
     for v in grid:
         eps, dl = make_pair(float(v))
-        n0 = getattr(ALGORITHMS[name](eps, dl, horizon), "start_phase", 0)
+        n0 = getattr(factory(name)(eps, dl, horizon), "start_phase", 0)
         if n_arms * n0 > horizon / 2:
             return last if last is not None else float(v)
         last = float(v)
@@ -348,7 +357,8 @@ def sweep_figure(fig: str, title: str, panels: Sequence[tuple[str, str, np.ndarr
             idx = {float(v): i for i, v in enumerate(xs)}
             base = median_interval(finals[0], share / 3.0)
             ends = [median_interval(finals[idx[v]], share / 3.0) for v in (a, b)]
-            ext = tuple((lo - base[1], hi - base[0]) for lo, hi in ends)
+            ext = ((ends[0][0] - base[1], ends[0][1] - base[0]),
+                   (ends[1][0] - base[1], ends[1][1] - base[0]))
             lo, hi = slope_interval((1.0 / a, 1.0 / b), ext)
             med = [float(np.median(finals[i])) for i in (0, idx[a], idx[b])]
             e1, e2 = med[1] - med[0], med[2] - med[0]

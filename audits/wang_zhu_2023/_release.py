@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from dpaudit.engine import Budget, CheckContext, ClaimSpec
+from dpaudit.interfaces import RecordingPolicy
 from dpaudit.sim.bandits import BernoulliRewards
 from dpaudit.sim.releases import release_sampler
 from dpaudit.stats.evidence import SampledEvidence
@@ -61,7 +62,7 @@ def start_phase_layout(alg) -> tuple[int, int, Callable]:
     return 2 * n0 + 1, n0, _cdfs(alg, np.array([n0 - 1.0, 0.0]), np.full(2, float(n0)))
 
 
-def release_claim(algorithm: Callable[[CheckContext], object], reference: str, *,
+def release_claim(algorithm: Callable[[CheckContext], RecordingPolicy], reference: str, *,
                   layout: Callable = start_phase_layout,
                   notion: Notion = Notion.PER_STEP, runs: Budget = RELEASE_RUNS,
                   max_select: int = MAX_SELECT) -> ClaimSpec:

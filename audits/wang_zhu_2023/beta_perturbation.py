@@ -27,10 +27,11 @@ phase).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from dpaudit.algorithms.wang_zhu_2023._twins import UNPADDED_TRUE_EPSILON
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.conditions import lemma8_check
 from dpaudit.exact.divergence import beta_hockey_stick
@@ -69,7 +70,13 @@ class Padded:
 @dataclass(frozen=True)
 class Unpadded(Padded):
     """Drops the padding k (plain Thompson sampling with a start phase): one flipped reward
-    moves the law by more than (eps, delta) at small counts."""
+    moves the law by more than (eps, delta) at small counts.
+
+    True loss at the defaults (``eps = 1``, ``delta = 0.01``), over the counts from the start
+    phase ``N_B = 827`` on: ``eps = 3.90652``, where ``Beta(1, 828)`` vs ``Beta(2, 827)`` has
+    exact ``delta = 0.01`` (derivation: ``DPFTPLBetaUnpadded`` in
+    ``dpaudit.algorithms.wang_zhu_2023._twins``) (``beta-perturbation-unpadded``).
+    """
 
     unpadded: bool = True
 
@@ -110,7 +117,7 @@ def _start_phase(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclu
     fails = [n for n in range(1, top + 1)
              if beta_worst_delta(ctx.epsilon, n)[0].value > ctx.delta]
     n_min = (max(fails) + 1) if fails else 1
-    return ExactEvidence(worst.value, worst.error, details=(
+    return ExactEvidence(float(worst.value), float(worst.error), details=(
         f"paper's N_B = {nb:.2f}; padding k = floor(N/8) + 1 "
         + ("DROPPED (broken twin)" if ctx.variant.unpadded else "applied"),
         f"checked every R for {counts.size} values of N in {counts.min()}..{counts.max()}"
@@ -222,4 +229,7 @@ BETA = AuditSpec(
     default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, variant=Padded(),
 )
 
-AUDITS = [BETA, BETA.twin(Unpadded(), findings=[])]
+_UNPADDED = BETA.twin(Unpadded(), findings=[], bug="unpadded",
+                      true_epsilon=UNPADDED_TRUE_EPSILON)
+# beta-perturbation-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [BETA, _UNPADDED, replace(_UNPADDED, name="beta-perturbation-faulty")]

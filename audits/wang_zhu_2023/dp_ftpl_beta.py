@@ -34,8 +34,9 @@ constant. The exact computation shows ``F'`` inside Lemma 8's feasible region fr
 at (1, 0.01) on; it contradicts the narration of Fig. 2 (a)-(b) ("when N_i(t) < N_B, F' is out
 of the feasible region ... when N_i(t) = N_B, F' begins to lay in the feasible region").
 
-The broken twin ``dp-ftpl-beta-faulty`` drops the padding ``k`` (plain Thompson sampling after
-the paper's start phase; Fig. 2 d-f).
+The broken twin ``dp-ftpl-beta-unpadded`` (first registered as ``dp-ftpl-beta-faulty``, an
+alias kept) drops the padding ``k`` (plain Thompson sampling after the paper's start phase;
+Fig. 2 d-f): true loss 3.9065 at (1, 0.01).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from dpaudit.algorithms.wang_zhu_2023._faulty import DPFTPLBetaUnpadded
+from dpaudit.algorithms.wang_zhu_2023._twins import UNPADDED_TRUE_EPSILON, DPFTPLBetaUnpadded
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, beta_tight_start_phase
 from dpaudit.audits.wang_zhu_2023._ftpl_common import (
     Family,
@@ -140,4 +141,7 @@ SPEC = replace(SPEC, findings=[*SPEC.findings, FTPL_START_PHASE_TRAJECTORY])
 # the broken twin, declared one way (AuditSpec.twin): the same claims on DPFTPLBetaUnpadded,
 # whose docstring says what is wrong (drops the padding k); the tight-start-phase finding and
 # the regret run are about the sound algorithm, so the twin has neither
-AUDITS = [SPEC, SPEC.twin(DPFTPLBetaUnpadded, findings=[])]
+_UNPADDED = SPEC.twin(DPFTPLBetaUnpadded, findings=[], bug="unpadded",
+                     true_epsilon=UNPADDED_TRUE_EPSILON)
+# dp-ftpl-beta-faulty: the twin's first name (README, tests, benchmark results), an alias
+AUDITS = [SPEC, _UNPADDED, replace(_UNPADDED, name="dp-ftpl-beta-faulty")]

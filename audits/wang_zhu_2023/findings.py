@@ -65,7 +65,8 @@ def start_phases(settings: ExperimentSettings) -> ExperimentOutput:
     cells = [(e, d) for e in epsilons for d in deltas]
     if FIGURE_POINT not in cells:
         cells.append(FIGURE_POINT)
-    rows, ratios = [], {"Gauss": {}, "Beta": {}}
+    rows = []
+    ratios: dict[str, dict[tuple[float, float], float]] = {"Gauss": {}, "Beta": {}}
     for eps, dl in cells:
         for name, (paper, exact) in thresholds(eps, dl).items():
             n0 = max(1, math.ceil(paper))

@@ -19,8 +19,9 @@ paper's Fig. 1(a) shows is not private.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from dpaudit.algorithms.wang_zhu_2023._twins import NO_START_PHASE_TRUE_EPSILON
 from dpaudit.audits.recipes.verification import curve_finding, out_of_range
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.conditions import lemma8_check
@@ -55,7 +56,14 @@ class StartPhase:
 @dataclass(frozen=True)
 class SkippedStartPhase(StartPhase):
     """Skips the start phase (one pull per arm, as if N_G = 1), which the paper's Fig. 1(a)
-    shows is not private."""
+    shows is not private.
+
+    True loss at the defaults (``eps = 1``, ``delta = 0.01``): at ``N = 1`` one changed
+    observation is a Gaussian shift ``mu = (1/N)/sqrt(2/N) = 1/sqrt 2``, the largest over the
+    counts; its exact ``delta(eps)`` is 0.01 at ``eps = 1.45854`` (derivation:
+    ``DPFTPLGaussNoStartPhase`` in ``dpaudit.algorithms.wang_zhu_2023._twins``)
+    (``gauss-perturbation-no-start-phase``).
+    """
 
     skip_start_phase: bool = True
 
@@ -142,4 +150,7 @@ GAUSS = AuditSpec(
     default_epsilon=1.0, default_delta=0.01, allow_zero_epsilon=True, variant=StartPhase(),
 )
 
-AUDITS = [GAUSS, GAUSS.twin(SkippedStartPhase(), findings=[FindingSpec("privacy-curve", _curve)])]
+_NO_START = GAUSS.twin(SkippedStartPhase(), findings=[FindingSpec("privacy-curve", _curve)],
+                       bug="no-start-phase", true_epsilon=NO_START_PHASE_TRUE_EPSILON)
+# gauss-perturbation-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [GAUSS, _NO_START, replace(_NO_START, name="gauss-perturbation-faulty")]

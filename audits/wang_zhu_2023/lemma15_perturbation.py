@@ -22,7 +22,7 @@ The broken twin (:class:`DoubleRate`) is ``FaultyLemma15Perturbation`` (decay ra
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -57,7 +57,15 @@ class Rate:
 @dataclass(frozen=True)
 class DoubleRate(Rate):
     """Decays at rate 2 N eps instead of N eps (``FaultyLemma15Perturbation``): support and
-    decay of a count 2N, while neighbours still differ by 1/N."""
+    decay of a count 2N, while neighbours still differ by 1/N.
+
+    True loss at the defaults (``eps = 1``, ``delta = 0.01``): infinite. The law centred at
+    ``x0 + 1/N`` vanishes on the band ``[x0 - A', x0 - A' + 1/N)`` of the law centred at
+    ``x0`` (``A' = 2.23/N > 1/N``), which carries mass ``delta (e^eps + 1)`` = 0.0372 at every
+    ``N`` (derivation: ``DPFTPLNewFaultyPerturbation`` in
+    ``dpaudit.algorithms.wang_zhu_2023._twins``), so ``delta(eps') >= 0.0372 > 0.01`` at every
+    ``eps'`` (``lemma15-perturbation-double-rate``).
+    """
 
     double_rate: bool = True
 
@@ -172,7 +180,7 @@ def _divergence(ctx: CheckContext, eps: float) -> tuple[float, float]:
     q = lambda x: mech.pdf(x, X0 + z, n)  # noqa: E731
     r1 = continuous_hockey_stick(p, q, eps, support, breakpoints=bps)
     r2 = continuous_hockey_stick(q, p, eps, support, breakpoints=bps)
-    return max(r1.value, r2.value), max(r1.error, r2.error) + tail
+    return float(max(r1.value, r2.value)), float(max(r1.error, r2.error)) + tail
 
 
 def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
@@ -212,4 +220,6 @@ LEMMA15 = AuditSpec(
     default_epsilon=1.0, default_delta=0.01, variant=Rate(),
 )
 
-AUDITS = [LEMMA15, LEMMA15.twin(DoubleRate())]
+_DOUBLE = LEMMA15.twin(DoubleRate(), bug="double-rate", true_epsilon=math.inf)
+# lemma15-perturbation-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [LEMMA15, _DOUBLE, replace(_DOUBLE, name="lemma15-perturbation-faulty")]

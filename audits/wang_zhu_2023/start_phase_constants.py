@@ -24,6 +24,7 @@ its scan limit; those cells are reported as not computed)."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import (
     TIGHT_SCAN_LIMIT,
@@ -68,10 +69,11 @@ def constants_experiment(settings: ExperimentSettings) -> ExperimentOutput:
 
     epsilons, deltas = grid(settings.quick)
     points = sorted(set((e, d) for e in epsilons for d in deltas) | {FIGURE_POINT})
-    rows: list[tuple[object, ...]] = []
+    # (eps, delta, perturbation, reading, paper start phase, exact threshold or why none, ratio)
+    rows: list[tuple[float, float, str, str, int, int | str, float]] = []
     for eps, delta in points:
-        for pert, reading, paper, exact in settings.cached(
-                ("cells", eps, delta), lambda e=eps, d=delta: cells(e, d)):
+        for pert, reading, paper, exact in settings.cached(("cells", eps, delta),
+                                                           partial(cells, eps, delta)):
             ratio = paper / exact if exact else math.nan
             rows.append((eps, delta, pert, reading, paper,
                          "not computed" if exact is None else exact, ratio))

@@ -84,7 +84,7 @@ def compute(horizons: tuple[int, ...], runs: int, seed: int) -> list[dict]:
             for label, means in THM4_INSTANCES.items():
                 r = factory(epsilon=eps, delta=dl).simulate(
                     BernoulliRewards(means), t, runs,
-                    rng=generator(seed, NAME, label, eps, dl, t)).regret
+                    rng=generator(seed, NAME, label, str(eps), str(dl), t)).regret
                 lo, hi = _range(means, t)
                 sm = summarise_runs(r, low=lo, high=hi)
                 iv = sm.interval(0.05)

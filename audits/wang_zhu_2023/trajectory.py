@@ -18,7 +18,11 @@ as :mod:`dpaudit.audits.recipes.trajectory` describes.
 
 from __future__ import annotations
 
-from dpaudit.audits.recipes.trajectory import trajectory_finding, trajectory_sampled_finding
+from dpaudit.audits.recipes.trajectory import (
+    trajectory_finding,
+    trajectory_parts,
+    trajectory_sampled_finding,
+)
 from dpaudit.audits.wang_zhu_2023._ftpl_common import build
 from dpaudit.engine import Budget, CheckContext, FindingSpec
 from dpaudit.exact.trajectory import StatisticPolicy
@@ -51,7 +55,7 @@ def _start_phase_algorithm(ctx: CheckContext):
 
 def _start_phase_policy(ctx: CheckContext, horizon: int, initial) -> StatisticPolicy:
     alg = _start_phase_algorithm(ctx)
-    cache = ctx.shared(("trajectory-law-cache",), dict)
+    cache: dict = ctx.shared(("trajectory-law-cache",), dict)
     return StatisticPolicy(2, alg.next_action_law, initial=initial, cache=cache)
 
 
@@ -74,7 +78,7 @@ FTPL_START_PHASE_TRAJECTORY = FindingSpec(
 
 def _sampled(exact: FindingSpec, summary: str, samples: Budget = SAMPLES) -> FindingSpec:
     return FindingSpec("trajectory-sampled", trajectory_sampled_finding(
-        exact.evaluate.exact, exact.evaluate.simulator, samples=samples),
+        *trajectory_parts(exact.evaluate), samples=samples),
         summary=summary, notion=Notion.GLOBAL, observes="trajectory")
 
 

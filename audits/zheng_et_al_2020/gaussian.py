@@ -21,12 +21,13 @@ inputs ``0`` and ``1`` with Lemma 8's feasible region (Wang & Zhu 2023).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
 from scipy import optimize
 
+from dpaudit.audits.recipes.ldp import gaussian_epsilon
 from dpaudit.audits.recipes.verification import curve_finding, out_of_range
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.conditions import CdfPair
@@ -52,7 +53,13 @@ class ClassicalSigma:
 class HalvedSigma(ClassicalSigma):
     """Halves the classical sigma: too little noise for (eps, delta) near eps = 1 (exact delta
     0.0014 at the default (1, 1e-5)); at eps = 1e-3 the classical formula's slack absorbs the
-    halving."""
+    halving.
+
+    True loss at the default (1, 1e-5): the classical sigma ``sqrt(2 ln(1.25/delta))/eps =
+    4.8448`` halved is 2.4224, a Gaussian shift ``mu = 0.4128`` whose exact ``delta(eps)``
+    (Balle & Wang 2018) is 1e-5 at ``eps = 1.61032`` (:data:`HALVED_TRUE_EPSILON`,
+    ``gaussian-half-sigma``).
+    """
 
     def sigma(self, epsilon: float, delta: float) -> float:
         return 0.5 * classical_gaussian_sigma(epsilon, delta, 1.0)
@@ -68,7 +75,7 @@ def _classical(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclusi
         analytic = gaussian_analytic_sigma(ctx.epsilon, ctx.delta, 1.0)
     except OutOfRangeError as exc:
         return out_of_range(exc)
-    lines = (
+    lines: tuple[str, ...] = (
         f"sigma = {sigma:.6g} (sensitivity 1); exact delta at eps={ctx.epsilon:g}: "
         f"{d.value:.6g} (claim {ctx.delta:g}; Balle & Wang's profile from dp_accounting)",
         f"analytic (tight) sigma = {analytic:.6g}; classical / analytic = "
@@ -78,7 +85,7 @@ def _classical(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclusi
         lines += (f"eps = {ctx.epsilon:g} is outside the scope of the theorem Zheng et al. "
                   "cite (Dwork & Roth Thm A.1, eps < 1); the paper's sentence states the "
                   "calibration without that range, and it is checked as stated",)
-    return ExactEvidence(d.value, d.error, details=lines, data=data)
+    return ExactEvidence(float(d.value), float(d.error), details=lines, data=data)
 
 
 def paper_claim_false(epsilon: float, delta: float) -> bool:
@@ -88,7 +95,7 @@ def paper_claim_false(epsilon: float, delta: float) -> bool:
         return False
     try:
         sigma = classical_gaussian_sigma(epsilon, delta, 1.0)
-        return gaussian_hockey_stick(epsilon, 1.0, sigma).lower > delta
+        return bool(gaussian_hockey_stick(epsilon, 1.0, sigma).lower > delta)
     except OutOfRangeError:
         return False
 
@@ -99,7 +106,7 @@ def _analytic(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence | Inconclusiv
         d = gaussian_hockey_stick(ctx.epsilon, 1.0, s)
     except OutOfRangeError as exc:
         return out_of_range(exc)
-    return ExactEvidence(d.value, d.error, details=(
+    return ExactEvidence(float(d.value), float(d.error), details=(
         f"analytic sigma {s:.8g} (dp_accounting, upper end of the root's bracket): exact "
         f"delta {d.value:.8g}",))
 
@@ -112,7 +119,8 @@ def _eps_threshold(delta: float) -> float:
     """
     def excess(log_e: float) -> float:
         e = math.exp(log_e)
-        return gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta)).value - delta
+        d = gaussian_hockey_stick(e, 1.0, classical_gaussian_sigma(e, delta))
+        return float(d.value) - delta
     lo, hi = math.log(1e-3), math.log(50.0)
     if excess(lo) > 0:
         return 0.0
@@ -214,4 +222,9 @@ GAUSSIAN = AuditSpec(
     mechanism=_mechanism(False), paper_claim_false=paper_claim_false,
 )
 
-AUDITS = [GAUSSIAN, GAUSSIAN.twin(HalvedSigma(), mechanism=_mechanism(True))]
+#: the true loss of :class:`HalvedSigma` at the default (1, 1e-5) (docstring)
+HALVED_TRUE_EPSILON = gaussian_epsilon(1e-5, 1.0 / HalvedSigma().sigma(1.0, 1e-5))
+_HALVED = GAUSSIAN.twin(HalvedSigma(), mechanism=_mechanism(True), bug="half-sigma",
+                        true_epsilon=HALVED_TRUE_EPSILON)
+# gaussian-faulty: the twin's first name (README, docs, benchmark results), an alias
+AUDITS = [GAUSSIAN, _HALVED, replace(_HALVED, name="gaussian-faulty")]

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from scipy.optimize.elementwise import find_root
@@ -207,13 +207,17 @@ def piecewise_quadrature(
     return fine, abs(fine - coarse) + 4 * nodes * UNIT_ROUNDOFF * abs(fine)
 
 
+#: an input of :func:`worst_pair_loss`'s law (a history, a reward table, ...)
+Input = TypeVar("Input")
+
+
 def worst_pair_loss(
-    pairs: list[tuple[object, object]],
-    law: Callable[[object], tuple[np.ndarray, float]],
+    pairs: Sequence[tuple[Input, Input]],
+    law: Callable[[Input], tuple[np.ndarray, float]],
     *,
     epsilon: float,
     delta: float,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Exact loss over candidate neighbouring pairs with a small discrete output law.
 
     ``law(x)`` returns ``(probabilities, error_bound)`` (a bound on the L1 error of the
@@ -225,7 +229,7 @@ def worst_pair_loss(
     """
     cache: dict[str, tuple[np.ndarray, float]] = {}
 
-    def get(x: object) -> tuple[np.ndarray, float]:
+    def get(x: Input) -> tuple[np.ndarray, float]:
         key = repr(x)
         if key not in cache:
             cache[key] = law(x)

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.interfaces import RecordingPolicy, RewardSource
 from dpaudit.runtime.state import partial_progress
 from dpaudit.stats.results import OBSERVES
 from dpaudit.validation import InvalidParameterError, check_int
@@ -160,7 +161,7 @@ class ReleaseRecorder:
         return np.concatenate(parts, axis=1)
 
 
-def records_releases(policy: Any) -> bool:
+def records_releases(policy: object) -> bool:
     """Whether ``policy.simulate`` accepts the ``releases`` keyword (the recording hook)."""
     simulate = getattr(policy, "simulate", None)
     if simulate is None:
@@ -180,8 +181,9 @@ View = Callable[[ReleaseRecorder], np.ndarray | dict[str, np.ndarray]]
 CHUNK_CELLS = 10_000_000
 
 
-def release_sampler(policy: Any, source: Any, horizon: int, *, view: View | None = None,
-                    width: int = 8) -> Callable[[int, np.random.Generator], Any]:
+def release_sampler(policy: RecordingPolicy, source: RewardSource, horizon: int, *,
+                    view: View | None = None, width: int = 8
+                    ) -> Callable[[int, np.random.Generator], np.ndarray | dict[str, np.ndarray]]:
     """A sampler ``(n, rng) -> view(recorder)`` of ``n`` runs of ``policy`` on ``source``
     with the recording hook on (default view: each run's first ``width`` released numbers).
 
@@ -198,12 +200,12 @@ def release_sampler(policy: Any, source: Any, horizon: int, *, view: View | None
     # of at most CHUNK_CELLS cells, and the views concatenated (memory flat in the runs)
     per_chunk = max(1, CHUNK_CELLS // max(int(horizon), 1))
 
-    def one(n: int, rng: np.random.Generator) -> Any:
+    def one(n: int, rng: np.random.Generator) -> np.ndarray | dict[str, np.ndarray]:
         rec = ReleaseRecorder()
         policy.simulate(source, horizon, n, rng=rng, releases=rec)
         return pick(rec)
 
-    def sample(n: int, rng: np.random.Generator) -> Any:
+    def sample(n: int, rng: np.random.Generator) -> np.ndarray | dict[str, np.ndarray]:
         if n <= per_chunk:
             return one(n, rng)
         parts, done = [], 0

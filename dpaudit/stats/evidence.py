@@ -41,6 +41,7 @@ from typing import Any
 
 from scipy import stats
 
+from dpaudit.interfaces import ClaimContext, ClaimDescription
 from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.stats.intervals import (
     student_t_interval,
@@ -54,6 +55,7 @@ from dpaudit.stats.profile import (
 from dpaudit.stats.results import (
     ClaimResult,
     Method,
+    Notion,
     ProofResult,
     ProofStatus,
     RegretDecision,
@@ -272,23 +274,28 @@ def decided_regret(result: RegretResult, *, alpha: float) -> RegretResult:
     return replace(result, decision=decide_regret(regret_evidence(result), alpha=alpha))
 
 
-def decide(spec: Any, ctx: Any, evidence: Evidence, *, alpha: float | None = None,
-           power: float = DEFAULT_POWER) -> ClaimResult:
+def decide(spec: ClaimDescription[Notion], ctx: ClaimContext, evidence: Evidence, *,
+           alpha: float | None = None, power: float = DEFAULT_POWER) -> ClaimResult:
     """Turn one claim's evidence into its :class:`ClaimResult`.
 
     ``spec`` is the claim (``id``, ``notion``, ``statement``, ``reference``); ``ctx`` gives the
     claimed ``epsilon`` and ``delta``; ``alpha`` is this claim's share of the check's level
-    (sampled evidence only; default ``ctx.alpha``).
+    (sampled evidence only; default ``ctx.alpha``, a ``TypeError`` when neither is given).
     """
     eps, dlt = float(ctx.epsilon), float(ctx.delta)
-    base = {"id": spec.id, "notion": spec.notion, "epsilon": eps, "delta": dlt,
-            "statement": spec.statement, "reference": spec.reference}
+    base: dict[str, Any] = {"id": spec.id, "notion": spec.notion, "epsilon": eps,
+                            "delta": dlt, "statement": spec.statement,
+                            "reference": spec.reference}
     if isinstance(evidence, ProofEvidence):
         return _decide_proof(base, evidence)
     if isinstance(evidence, ExactEvidence):
         return _decide_exact(base, evidence, dlt)
     if isinstance(evidence, SampledEvidence):
-        a = float(ctx.alpha if alpha is None else alpha)
+        level = getattr(ctx, "alpha", None) if alpha is None else alpha
+        if level is None:
+            raise TypeError(f"claim {spec.id!r}: sampled evidence is decided at a level: "
+                            "ctx.alpha or alpha=...")
+        a = float(level)
         return _decide_sampled(base, evidence, eps, dlt, a, power)
     if isinstance(evidence, InconclusiveEvidence):
         return ClaimResult(**base, verdict=Verdict.INCONCLUSIVE, method=evidence.method,
