@@ -138,3 +138,25 @@ def test_the_served_functions_and_generators_are_restored():
     after = (np.random.normal, np.random.default_rng, globals()["MODULE_RNG"],
              globals()["standard_normal"])
     assert all(a is b for a, b in zip(after, before, strict=True))
+
+
+class PythonGauss(_Base):
+    """Gaussian reports through Python's ``random.gauss``: the probe cannot serve them."""
+
+    def privatize(self, reward):
+        return reward + random.gauss(0.0, SIGMA / self.eps)
+
+
+def test_sampled_ldp_route_sizes_its_budget_by_the_claim_and_says_what_fit():
+    from dpaudit.sim.policy_audit import audit_policy
+
+    code = adapt(PythonGauss, n_arms=2, horizon=4, epsilon=1.0, delta=1e-5)
+    audit = audit_policy(code, epsilon=1.0, delta=1e-5, notion="ldp", samples=200,
+                         search_budget=0, seed=3, seconds=2.0, claim_sized=True)
+    assert audit.exact is None and audit.claim_samples == 100_000_000  # 1000 / delta
+    assert 200 <= audit.samples < audit.claim_samples  # cut to the 2 s given
+    line = next(d for d in audit.details() if d.startswith("budget sized by the claim"))
+    assert "fit the time (--seconds)" in line and "--samples 100000000" in line
+    plain = audit_policy(code, epsilon=1.0, delta=1e-5, notion="ldp", samples=200,
+                         search_budget=0, seed=3)
+    assert plain.claim_samples is None and plain.samples == 200  # a given N is used as it is
