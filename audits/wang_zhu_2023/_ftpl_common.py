@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
+from typing import Any
 
 import numpy as np
 
@@ -150,13 +151,13 @@ def worst_history_pair(family: Family, variant: type[FTPLEngine], epsilon: float
     pairs = history_pairs(alg, family, quick)
     laws: dict[str, tuple[np.ndarray, float]] = {}
 
-    def law(h: tuple) -> tuple[np.ndarray, float]:
+    def law(h: Any) -> tuple[np.ndarray, float]:
         key = repr(h)
         if key not in laws:
             laws[key] = alg.next_action_law(*h)
         return laws[key]
 
-    worst = worst_pair_loss(pairs, law, epsilon=epsilon, delta=delta)
+    worst: dict[str, Any] = dict(worst_pair_loss(pairs, law, epsilon=epsilon, delta=delta))
     # the largest exact epsilon at delta over all pairs (the loss the search certifies)
     eps_all = [float(discrete_epsilon(law(h)[0], law(hp)[0], delta).value)
                for h, hp in pairs]
@@ -166,10 +167,10 @@ def worst_history_pair(family: Family, variant: type[FTPLEngine], epsilon: float
     # best event's bound at the measurement budget, with the exact laws' expected counts, is
     # larger: the exact figure can sit on an event too rare to measure
     n_meas = int(QUICK_MEASURE if quick else FULL_MEASURE)
-    candidates = [worst["pair"], pairs[i_max]]
+    candidates: list[Any] = [worst["pair"], pairs[i_max]]
     attack = max(candidates, key=lambda hh: _expected_bound(
         law(hh[0])[0], law(hh[1])[0], delta, n_meas))
-    if worst["delta_at_epsilon"] < 1e-6 and eps_all[i_max] <= 0.0:
+    if float(worst["delta_at_epsilon"]) < 1e-6 and eps_all[i_max] <= 0.0:
         attack = worst_pair_loss(pairs, law, epsilon=0.0, delta=delta)["pair"]
     return worst | {"start_phase": alg.start_phase, "attack_pair": attack,
                     "max_epsilon": float(eps_all[i_max]), "max_epsilon_pair": pairs[i_max]}
