@@ -237,7 +237,9 @@ def test_numba_function_that_cannot_compile_names_the_fix(tmp_path, monkeypatch,
 
 
 class GeneratorLaplace:
-    """A report from a module-level Generator (not recorded): sampled, not exact."""
+    """A Laplace report built as the difference of two exponential draws of a module-level
+    Generator: ``exponential`` is a method the probe does not serve, so the report is sampled,
+    not exact (a module-level ``laplace`` draw is read exactly: tests/test_ldp_probe_routes)."""
 
     scale = 1.0
 
@@ -251,7 +253,8 @@ class GeneratorLaplace:
         pass
 
     def privatize(self, reward):
-        return reward + RNG.laplace(0.0, self.scale / self.eps)
+        b = self.scale / self.eps
+        return reward + (RNG.exponential(b) - RNG.exponential(b))
 
 
 class GeneratorLaplaceHalf(GeneratorLaplace):

@@ -106,6 +106,10 @@ def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
     return values
 
 
+#: samples per side when ``--samples`` is not given (and the claim does not size them)
+DEFAULT_SAMPLES = 20_000
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit-policy", help="audit third-party bandit code (MODULE:FACTORY) "
                                             "with an automatic neighbour search")
@@ -155,8 +159,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "it is asked for")
     p.add_argument("--history-method", default=None,
                    help="per-step DP: a method (arms, rewards) that sets the history")
-    p.add_argument("--samples", type=int_arg, default=20_000,
-                   help="samples per side for the audited pair (default 20000)")
+    p.add_argument("--samples", type=int_arg, default=None,
+                   help="samples per side for the audited pair (default 20000; --notion ldp "
+                        "with delta > 0: sized by the claim, 1000/delta up to 1e8, cut to "
+                        "what fits --seconds or 60 s; a given N is used as it is)")
     p.add_argument("--selection-fraction", type=float_arg, default=0.2,
                    help="share of the samples that chooses the event (default 0.2)")
     p.add_argument("--search-budget", type=int_arg, default=16,
@@ -227,6 +233,11 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     check_state_options(args)
     start = time.perf_counter()
+    # the reported parameter stays the number requested; the claim sizes it when not given
+    # (claim_sized is in the resume key: an explicit 20000 is another audit)
+    args.claim_sized = args.samples is None and args.notion == "ldp" and args.delta > 0
+    if args.samples is None:
+        args.samples = DEFAULT_SAMPLES
     check_policy_audit(args)  # exit 2 with the estimate, before the module is imported
     factory = _load(args.target)
     state = open_state(args, factory)
@@ -280,7 +291,8 @@ def _audit_policy(args: argparse.Namespace, code: Any, means: Any) -> Any:
                          ldp_hook=args.ldp_hook, ldp_sink=args.ldp_sink,
                          contexts=None if args.contexts is None else load_contexts(
                              args.contexts, args.horizon, seed=args.seed),
-                         progress=False if args.json == "-" else None)
+                         progress=False if args.json == "-" else None,
+                         claim_sized=getattr(args, "claim_sized", False))
 
 
 def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:

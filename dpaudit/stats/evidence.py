@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from scipy import stats
@@ -75,6 +75,7 @@ from dpaudit.stats.sampled_bounds import (
     DEFAULT_POWER,
     detectable_epsilon_at_power,
     epsilon_from_counts,
+    reach_of_exact,
 )
 from dpaudit.validation import check_alpha, check_int
 
@@ -381,6 +382,20 @@ def _decide_sampled(base: dict[str, Any], ev: SampledEvidence, eps: float, dlt: 
             "n_p": ev.n_p, "count_q": ev.count_q, "n_q": ev.n_q, "n_measure": ev.n_p,
             "p_lo": p_lo, "q_hi": q_hi,
             "n_select": ev.n_select, "power": power, "detectable_at_power": detect}
+    exact = ev.data.get("exact_release_loss")
+    if isinstance(exact, int | float) and math.isfinite(exact) and exact > 0:
+        reach = reach_of_exact(ev.count_p, ev.n_p, ev.count_q, ev.n_q, delta=dlt,
+                               alpha=alpha, exact=float(exact))
+        data["reach_of_exact"] = asdict(reach)
+        lines.append(
+            f"reach: {reach.fraction:.3f} of the exact loss {exact:.4g} at {ev.n_p} measured "
+            f"draws per side; " + (
+                f"{reach.target:g} of it is reached" if reach.fraction >= reach.target else
+                f"about {reach.draws_per_side:.3g} measured draws per side would reach "
+                f"{reach.target:g} at the same frequencies (a projection)"
+                if reach.draws_per_side is not None else
+                f"this event's point estimate {reach.point:.4g} is itself below "
+                f"{reach.target:g} of it: no budget with this event reaches it"))
     profile = sampled_profile(ev, eps, dlt, alpha)
     lines.append(summary_line(profile))
     finding = calibration_finding(profile, violated=verdict is Verdict.VIOLATED)

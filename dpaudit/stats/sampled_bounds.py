@@ -8,13 +8,15 @@ at least ``1 - alpha``; :func:`detectable_epsilon_at_power` states the test's po
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from scipy import optimize, stats
 
 from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.validation import check_alpha, check_delta, check_int
 
-__all__ = ["DEFAULT_POWER", "detectable_epsilon_at_power", "epsilon_from_counts"]
+__all__ = ["DEFAULT_POWER", "Reach", "detectable_epsilon_at_power", "epsilon_from_counts",
+           "reach_of_exact"]
 
 #: power at which "the smallest violation this test would catch" is stated
 DEFAULT_POWER = 0.8
@@ -82,3 +84,51 @@ def detectable_epsilon_at_power(p: float, n_p: int, n_q: int, *, epsilon: float,
     if margin(lo) > 0.0:
         return lo
     return float(optimize.brentq(margin, lo, hi, xtol=1e-6))
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How far a sampled bound is from an exact figure, and what budget would close it.
+
+    ``fraction``: bound / exact; ``point``: the event's point estimate ``log((p - delta) /
+    q)`` at the measured frequencies (what any budget with this event approaches);
+    ``draws_per_side``: the smallest measured draws per side whose bound, at the same
+    frequencies, reaches ``target`` x exact (``None`` when the point estimate itself is below
+    it: the event, not the budget, limits the bound). A projection, not a guarantee: the
+    frequencies are themselves estimates.
+    """
+
+    exact: float
+    fraction: float
+    point: float
+    target: float
+    draws_per_side: int | None
+
+
+def reach_of_exact(count_p: int, n_p: int, count_q: int, n_q: int, *, delta: float,
+                   alpha: float, exact: float, target: float = 0.9) -> Reach:
+    """:class:`Reach` of the bound of :func:`epsilon_from_counts` against ``exact`` (> 0):
+    the counts scaled by a factor ``k`` (frequencies kept) give the bound at ``k n`` draws per
+    side; ``k`` is found by bisection on a log scale (the bound grows with ``k``)."""
+    bound = epsilon_from_counts(count_p, n_p, count_q, n_q, delta=delta, alpha=alpha)[0]
+    p, q = count_p / n_p, max(count_q, 0.5) / n_q
+    point = math.log((p - delta) / q) if p > delta else 0.0
+    goal = target * exact
+
+    def at(k: float) -> float:
+        return epsilon_from_counts(round(count_p * k), max(1, round(n_p * k)),
+                                   round(count_q * k), max(1, round(n_q * k)),
+                                   delta=delta, alpha=alpha)[0]
+    need: int | None
+    if bound >= goal:
+        need = n_p
+    elif point <= goal or at(1e6) < goal:
+        need = None
+    else:
+        lo, hi = 0.0, math.log(1e6)  # log k: at(e^lo) < goal <= at(e^hi)
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if at(math.exp(mid)) < goal else (lo, mid)
+        need = int(math.ceil(n_p * math.exp(hi)))
+    return Reach(exact=exact, fraction=bound / exact, point=point, target=target,
+                 draws_per_side=need)

@@ -24,20 +24,30 @@ the same on every repetition and affine in ``x``, the report is ``g(x)`` plus in
 noise of a known law: the divergence at the claimed epsilon is computed exactly
 (:func:`dpaudit.exact.divergence.laplace_hockey_stick`, ``gaussian_hockey_stick``, and
 :func:`dpaudit.exact.loss.laplace_composition_delta` for a vector of Laplace coordinates) for
-the sensitivity ``|g(1) - g(0)|``. A policy that holds its own ``numpy.random.Generator``
-(built in its constructor, e.g. by ``np.random.default_rng``, or passed as ``rng``) draws
-nothing from the global functions: its generator attributes are then swapped for the probe of
-:mod:`dpaudit.exact.probe`, which reads ``report = g(x) + J z`` from the code (verified on
-draws of the true law, ``J`` the same at every reward, ``g`` affine in the reward) and gives
-the exact loss between rewards 1 and 0. Otherwise the report is sampled and the black-box
-auditor gives a Clopper-Pearson lower bound.
+the sensitivity ``|g(1) - g(0)|``. Otherwise the draws are served by the probe of
+:mod:`dpaudit.exact.probe` (a ``numpy.random.Generator`` serving chosen standard draws),
+whatever the code draws them through: the global ``numpy.random`` functions ``normal``,
+``laplace``, ``standard_normal`` and ``randn`` (also when the policy's module imported them by
+name), ``numpy.random.default_rng`` (a generator built in the constructor or in the hook,
+seeded or not), the ``rng`` it is passed, and every ``numpy.random.Generator`` the instance
+holds -- as an attribute, in a nested object's attributes, or in a list or dict, to depth
+:data:`GENERATOR_DEPTH` -- or its module holds at top level. The probe reads ``report = g(x)
++ J z`` from the code (verified on draws of the true law, ``J`` the same at every reward,
+``g`` affine in the reward) and gives the exact loss between rewards 1 and 0. Each call of
+the report builds its instance from another seed, so randomness the probe does not serve
+(``rng.uniform``, ``np.random.random``, Python's ``random``) moves the report between calls
+and the verification refuses it. Otherwise the report is sampled and the black-box auditor
+gives a Clopper-Pearson lower bound.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 import math
 import random
+import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -132,21 +142,55 @@ def _numbers(values: Any) -> list[float]:
     return out
 
 
-def _generator_attributes(obj: Any) -> list[str]:
-    """The instance attributes of ``obj`` holding a ``numpy.random.Generator``."""
-    return [n for n, v in getattr(obj, "__dict__", {}).items()
-            if isinstance(v, np.random.Generator)]
+#: how deep :func:`_generator_slots` looks into an instance's attributes, lists and dicts
+GENERATOR_DEPTH = 3
+
+
+def _generator_slots(obj: Any, depth: int = GENERATOR_DEPTH) -> list[tuple[Any, Any]]:
+    """``(holder, key)`` of every ``numpy.random.Generator`` that ``obj`` holds: in its
+    attributes, and in theirs, or in the items of a list or dict, to ``depth`` levels."""
+    out: list[tuple[Any, Any]] = []
+    seen: set[int] = set()
+
+    def walk(holder: Any, level: int) -> None:
+        if level > depth or id(holder) in seen:
+            return
+        seen.add(id(holder))
+        if isinstance(holder, dict):
+            items: Any = list(holder.items())
+        elif isinstance(holder, list):
+            items = list(enumerate(holder))
+        else:
+            items = list(getattr(holder, "__dict__", {}).items()) \
+                if not isinstance(holder, type) else []
+        for key, value in items:
+            if isinstance(value, np.random.Generator):
+                out.append((holder, key))
+            elif isinstance(value, dict | list) or (
+                    hasattr(value, "__dict__") and not isinstance(value, type)
+                    and not callable(value) and type(value).__module__ != "numpy"):
+                walk(value, level + 1)
+    walk(obj, 1)
+    return out
+
+
+def _swap(holder: Any, key: Any, value: Any) -> None:
+    if isinstance(holder, dict | list):
+        holder[key] = value
+    else:
+        setattr(holder, key, value)
 
 
 def report(rel: Release, reward: float, seq: np.random.SeedSequence, *, arm: int = 0,
            generator: np.random.Generator | None = None) -> np.ndarray:
     """One report of a fresh instance for ``reward`` (a 1-d float array); ``generator``, when
-    given, replaces every generator the instance holds (the probe's route)."""
+    given, replaces every generator the instance holds (:func:`_generator_slots`; the
+    probe's route)."""
     code = rel.code
     obj = _build(code, seq)
     if generator is not None:
-        for n in _generator_attributes(obj):
-            setattr(obj, n, generator)
+        for holder, key in _generator_slots(obj):
+            _swap(holder, key, generator)
     try:
         if rel.hook is not None:
             given = {"arm": arm, "reward": reward}
@@ -214,19 +258,60 @@ def exact_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidenc
     return ev if ev is not None else probe_release(rel, epsilon=epsilon, delta=delta)
 
 
-def probe_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidence | None:
-    """The exact loss of a report drawn from the policy's own ``numpy.random.Generator``
-    attributes, read by the probe of :mod:`dpaudit.exact.probe` (module docstring); None when
-    the policy holds no generator or the law does not verify."""
-    seq = np.random.SeedSequence([0, 7])
-    state, pystate = np.random.get_state(), random.getstate()
+#: the global ``numpy.random`` functions the probe serves, and how
+_SERVED = ("normal", "laplace", "standard_normal", "randn", "default_rng")
+
+
+@contextmanager
+def _served_by(gen: np.random.Generator, code: PolicyCode) -> Any:
+    """Route the global draws (:data:`_SERVED`), the same functions imported by name into the
+    policy's module, and the module's top-level generators to ``gen`` (restored on exit)."""
+    serve: dict[str, Callable] = {
+        "normal": gen.normal, "laplace": gen.laplace, "standard_normal": gen.standard_normal,
+        "randn": lambda *shape: gen.standard_normal(tuple(shape) if shape else None),
+        "default_rng": lambda *args, **kwargs: gen}
+    originals = {n: getattr(np.random, n) for n in _SERVED}
+    saved: list[tuple[Any, str, Any]] = []
+
+    def patch(space: Any, name: str, value: Any) -> None:
+        saved.append((space, name, getattr(space, name)))
+        setattr(space, name, value)
     try:
-        if not _generator_attributes(_build(rel.code, seq)):
-            return None
+        for n in _SERVED:
+            patch(np.random, n, serve[n])
+        module = sys.modules.get(getattr(code.factory, "__module__", None) or "")
+        if module is not None and module is not np.random:
+            for attr, value in list(vars(module).items()):
+                if isinstance(value, np.random.Generator):
+                    patch(module, attr, gen)
+                    continue
+                for n, fn in originals.items():
+                    if value is fn:
+                        patch(module, attr, serve[n])
+        yield
+    finally:
+        for space, name, value in reversed(saved):
+            setattr(space, name, value)
+
+
+def probe_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidence | None:
+    """The exact loss of a report whose draws the probe of :mod:`dpaudit.exact.probe` serves
+    (module docstring: the global functions, ``default_rng``, the generators the instance and
+    its module hold); None when the report makes no served draw or its law does not verify.
+    Every call builds the instance from its own seed, so unserved randomness fails the
+    verification instead of passing for part of ``g``."""
+    # the module's generators are served, not reseeded (the probe generator has no state)
+    code = dataclasses.replace(rel.code, module_rngs=())
+    served = dataclasses.replace(rel, code=code)
+    state, pystate = np.random.get_state(), random.getstate()
+    calls = itertools.count()
+    try:
         probes = []
         for i, x in enumerate(XS):
             def run(gen: np.random.Generator, x: float = x) -> np.ndarray:
-                return report(rel, x, seq, generator=gen)
+                seq = np.random.SeedSequence([0, 7, next(calls)])
+                with _served_by(gen, code):
+                    return report(served, x, seq, generator=gen)
             probes.append(probe_report(run, rng=np.random.default_rng([7, i])))
     finally:
         np.random.set_state(state)
@@ -251,8 +336,9 @@ def probe_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidenc
     return ExactEvidence(
         delta_at_epsilon=float(loss.delta.value), error=float(loss.delta.error),
         epsilon_at_delta=at if at is not None and math.isfinite(at) else None,
-        details=(f"release law read by the probe from the generator {rel.where} draws from "
-                 f"(its numpy.random.Generator attributes): report = g(reward) + J z, "
+        details=(f"release law read by the probe, which served the draws of {rel.where} "
+                 f"(numpy's global normal/laplace/standard_normal/randn, default_rng, the "
+                 f"generators the instance and its module hold): report = g(reward) + J z, "
                  f"{len(a.kinds)} {family} draws into {a.g.size} coordinates, verified at "
                  f"rewards {', '.join(f'{x:g}' for x in XS)}",
                  "rewards 1 vs 0: " + (f"Mahalanobis distance {loss.mu:.6g}"

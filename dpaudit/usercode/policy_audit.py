@@ -24,6 +24,7 @@ outputs, choose its size). The report states the planned and the used sizes.
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -36,6 +37,7 @@ from dpaudit.runtime.parallel import chunk_sizes, map_chunks
 from dpaudit.runtime.progress import RunsProgress
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
 from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.stats.sampled import MAX_TAIL_SAMPLES, TAIL_DRAWS
 from dpaudit.usercode.adapters import (
     PolicyCode,
     is_reproducible,
@@ -387,6 +389,9 @@ class PolicyAudit:
     release: str | None = None
     horizon: int | None = None
     seconds_given: float | None = None
+    #: local DP with delta > 0: the claim-sized budget (``TAIL_DRAWS / delta`` draws per side,
+    #: at most ``MAX_TAIL_SAMPLES``), of which ``samples`` fit the time (None: not sized)
+    claim_samples: int | None = None
 
     def horizon_advice(self) -> str | None:
         """What the suggested horizon (``try T >= N``) costs, so the advice fits the time:
@@ -415,7 +420,17 @@ class PolicyAudit:
                  f"{self.rank_samples} per side and pair to rank {self.pairs} candidate "
                  f"pair(s); {self.runs} runs of the code in {self.seconds:.1f} s "
                  f"({self.runs_per_second:,.0f} runs/s in the pilot)"]
-        if self.samples < self.requested_samples:
+        if self.claim_samples is not None:
+            need = 2 * self.claim_samples / max(self.runs_per_second, 1e-9)
+            limit = ("--seconds" if self.seconds_given is not None
+                     else f"the default {LDP_CLAIM_SECONDS:g} s per claim")
+            cut = ("all of them were drawn" if self.samples >= self.claim_samples else
+                   f"{self.samples} fit the time ({limit}); the whole budget would take about "
+                   f"{need:,.0f} s at the pilot's speed (--samples {self.claim_samples} "
+                   f"--seconds {math.ceil(1.3 * need) + 10})")
+            lines.append(f"budget sized by the claim: {self.claim_samples:.3g} draws per side "
+                         f"({TAIL_DRAWS:g}/delta, at most {MAX_TAIL_SAMPLES:.0e}); {cut}")
+        elif self.samples < self.requested_samples:
             lines.append(f"time budget: {self.samples} of the {self.requested_samples} "
                          "requested samples per side fit; the bound is what they support")
         if self.release is not None:
@@ -450,6 +465,11 @@ def _plan(samples: int, pairs: int, rate: float, seconds: float | None, pilot: i
     return samples, rank(samples)
 
 
+#: local DP with delta > 0 and no ``--samples``: the seconds the claim-sized budget may take
+#: when no ``--seconds`` is given (the per-claim target of the sampled audits)
+LDP_CLAIM_SECONDS = 60.0
+
+
 def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  notion: str = "global", rewards: str = "table", means: object | None = None,
                  samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
@@ -457,13 +477,18 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  history_method: str | None = None, progress: bool | None = None,
                  stream: TextIO | None = None, selection_fraction: float = 0.2,
                  ldp_hook: str | None = None, ldp_sink: str | None = None,
-                 contexts: np.ndarray | None = None) -> PolicyAudit:
+                 contexts: np.ndarray | None = None,
+                 claim_sized: bool = False) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
     ``samples`` per side for the audited pair (the auditor's selection + measurement);
     ``search_budget`` further candidate pairs from the neighbour search, each ranked on
     fresh samples; ``seconds`` shrinks the sample sizes, before any sampling, to what the
-    pilot throughput says fits. ``progress``: a progress line (default: when ``stream`` is a
+    pilot throughput says fits. ``claim_sized`` (local DP with ``delta > 0``): the budget is
+    sized by the claim like ``audit``'s (``TAIL_DRAWS / delta`` draws per side, the selection
+    streamed into histograms of the tail), cut to what fits ``seconds`` (default
+    :data:`LDP_CLAIM_SECONDS`) at the pilot's speed; the details say what the whole budget
+    would take. ``progress``: a progress line (default: when ``stream`` is a
     terminal). ``selection_fraction`` of ``samples`` choose the event. The bound holds with
     probability ``>= 1 - alpha``.
     """
@@ -511,9 +536,17 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         target.sample(probe, n_timed, np.random.default_rng(seed))
         rate = n_timed * workers / max(time.perf_counter() - t0, 1e-9)
         pairs = len(target.neighbours) + search_budget
-        used, rank = _plan(samples, pairs, rate, seconds, pilot)
+        sized = claim_sized and notion == "ldp" and dlt > 0
+        claim_samples = min(math.ceil(TAIL_DRAWS / dlt), MAX_TAIL_SAMPLES) if sized else None
+        if claim_samples is not None:
+            samples = max(samples, claim_samples)
+            used, rank = _plan(samples, pairs, rate,
+                               LDP_CLAIM_SECONDS if seconds is None else seconds, pilot)
+        else:
+            used, rank = _plan(samples, pairs, rate, seconds, pilot)
         bar.total = 2 * (used + (pairs > 1) * pairs * rank) + pilot + n_timed
-        budget = AuditBudget(samples=used, tail_draws=None, rank_samples=rank,
+        budget = AuditBudget(samples=used, tail_draws=TAIL_DRAWS if sized else None,
+                             max_tail_samples=max(used, 200), rank_samples=rank,
                              search_budget=search_budget,
                              selection_fraction=selection_fraction)
         result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=alpha, budget=budget,
@@ -531,4 +564,5 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                        screened=None if influence is None else len(influence),
                        decision_step=getattr(target, "decision_step", None),
                        release=getattr(getattr(target, "rel", None), "where", None),
-                       horizon=code.horizon, seconds_given=seconds)
+                       horizon=code.horizon, seconds_given=seconds,
+                       claim_samples=claim_samples)
