@@ -534,3 +534,62 @@ def test_a_release_chunk_resumes_inside_itself(fresh, monkeypatch):
     assert policy.calls == [10, 5] + [10, 10, 10, 10, 5]  # chunk 0 from run 30 on
     assert all(np.array_equal(a, b) for a, b in zip(out, reference, strict=True))
     assert resumed.partials == {}  # a finished chunk drops its progress
+
+
+# -- reproduce: chunks inside a cell -------------------------------------------------------
+def test_map_chunks_inside_a_reproduce_cell_resumes_at_its_last_saved_chunk(fresh, monkeypatch):
+    """A cell of ``reproduce`` is a piece of the run's chunk state: the map_chunks calls made in
+    it save their finished chunks, an interrupted cell resumes from them, and a completed cell
+    drops them (its own file holds its value)."""
+    from dpaudit.runtime.state import ExperimentCache
+
+    calls: list[int] = []
+
+    def counted(size: int, rng: np.random.Generator) -> int:
+        calls.append(size)
+        return int(rng.integers(1 << 30))
+
+    def cell() -> list[int]:
+        return map_chunks(counted, 95, seed=3, key="m", chunk=10)
+
+    reference = cell()
+    calls.clear()
+    cache = ExperimentCache(fresh / "st", "unit", "c" * 64, resume=False)
+    monkeypatch.setenv(state_mod.STOP_ENV, "4")
+    with pytest.raises(KeyboardInterrupt):
+        cache.get(("cell", 1), cell)
+    monkeypatch.delenv(state_mod.STOP_ENV)
+    assert len(calls) == 4 and cache.saved() == (0, 4)
+    calls.clear()
+    resumed = ExperimentCache(fresh / "st", "unit", "c" * 64, resume=True)
+    assert resumed.get(("cell", 1), cell) == reference
+    assert calls == [10] * 5 + [5] and resumed.chunks_restored == 4
+    assert resumed.saved() == (1, 0)  # the cell is saved, its chunks are dropped
+    calls.clear()
+    assert resumed.get(("cell", 1), cell) == reference and calls == []  # read back whole
+    resumed.discard()
+    assert list((fresh / "st").iterdir()) == []  # the run's folder and its chunks/ are gone
+
+
+def test_reproduce_resumes_inside_a_cell_at_its_last_saved_block(fresh, monkeypatch, capsys):
+    """Azize & Basu's regret cells simulate their runs in blocks from one generator; inside
+    ``reproduce`` each finished block is saved with the generator's state, so a run stopped
+    mid-cell resumes at its last block and writes the uninterrupted run's files."""
+    from dpaudit.audits.azize_basu_2022 import findings
+
+    monkeypatch.setattr(findings, "CHUNK", 64)  # 300 runs: blocks of 64, 64, 64, 64, 44
+    common = ["reproduce", "azize-basu-fig2-ratio", "--quick", "--horizon", "2000",
+              "--runs", "300"]
+    assert main([*common, "--out", "plain", "--no-state"]) == 0
+    monkeypatch.setenv(state_mod.STOP_ENV, "5")  # the first cell's 4 blocks, then one more
+    assert main([*common, "--out", "cut"]) == 130
+    monkeypatch.delenv(state_mod.STOP_ENV)
+    err = capsys.readouterr().err
+    assert "1 completed cell(s) and 1 finished chunk(s) of cells in progress saved" in err
+    assert main([*common, "--out", "cut", "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "(1 finished chunk(s) of them read back)" in err
+    for ext in ("csv", "md", "png"):
+        assert (fresh / "cut" / f"azize_basu_fig2_ratio.{ext}").read_bytes() == \
+            (fresh / "plain" / f"azize_basu_fig2_ratio.{ext}").read_bytes(), ext
+    assert not (fresh / "cut" / ".dpaudit-state").exists()

@@ -51,6 +51,7 @@ from dpaudit.experiments import (
 )
 from dpaudit.interfaces import Policy, RewardSource
 from dpaudit.registry import all_policies
+from dpaudit.runtime.state import cell_progress
 from dpaudit.sim.bandits import Instance
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 
@@ -64,15 +65,31 @@ CHUNK = 100_000
 
 
 def regret_runs(alg: Policy, env: RewardSource, horizon: int, runs: int, rng: np.random.Generator,
-                *, chunk: int = CHUNK) -> np.ndarray:
+                *, chunk: int | None = None) -> np.ndarray:
     """Regret at ``horizon`` of ``runs`` independent runs of an episodic policy, simulated in
-    chunks of at most ``chunk`` runs from one generator (same law as one call)."""
+    chunks of at most ``chunk`` runs (default :data:`CHUNK`) from one generator (same law as one
+    call).
+
+    Inside a cell of ``reproduce`` (:func:`~dpaudit.runtime.state.cell_progress`), each
+    finished chunk is saved with the generator's state, so an interrupted cell resumes at its
+    last saved chunk with the numbers an uninterrupted run computes."""
+    chunk = CHUNK if chunk is None else chunk
+    progress = cell_progress("regret_runs")
+    start = rng.bit_generator.state
     out: list[np.ndarray] = []
-    left = runs
+    saved = None if progress is None else progress.load()
+    if isinstance(saved, dict) and saved.get("start") == start \
+            and saved.get("runs") == runs and saved.get("chunk") == chunk:
+        out = [np.asarray(p, dtype=float) for p in saved["out"]]
+        rng.bit_generator.state = saved["rng"]
+    left = runs - sum(len(p) for p in out)
     while left > 0:
         n = min(chunk, left)
         out.append(np.asarray(alg.simulate(env, horizon, n, rng=rng).regret, dtype=float))
         left -= n
+        if progress is not None and left > 0:
+            progress.save({"start": start, "runs": runs, "chunk": chunk, "out": list(out),
+                           "rng": rng.bit_generator.state})
     return np.concatenate(out)
 
 

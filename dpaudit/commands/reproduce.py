@@ -7,8 +7,10 @@ algorithm and no figure.
 
 Every run saves each completed cell of the experiment (a grid point, a panel, an algorithm:
 :meth:`~dpaudit.experiments.ExperimentSettings.cached`) under ``--out``'s ``.dpaudit-state/``
-(or ``--state-dir``) and deletes them once its outputs are written; after an interruption the
-same command with ``--resume`` reads the completed cells back and writes the same numbers.
+(or ``--state-dir``) and deletes them once its outputs are written; inside a cell, the finished
+chunks of its runs and samples are saved too (:class:`~dpaudit.runtime.state.ExperimentCache`).
+After an interruption the same command with ``--resume`` reads the completed cells and chunks
+back and writes the same numbers.
 """
 
 from __future__ import annotations
@@ -84,9 +86,9 @@ def run(args: argparse.Namespace) -> int:
         return _cut(args, cache, exc)
     except BaseException as exc:
         bar.close()
-        if cache is not None and cache.write and cache.misses and resume_can_help(exc):
-            print(f"dpaudit: {cache.misses} completed cell(s) saved in {cache.folder}; the same "
-                  "command with --resume continues from them", file=sys.stderr)
+        if cache is not None and cache.write and any(cache.saved()) and resume_can_help(exc):
+            print(f"dpaudit: {_saved_text(cache)} saved in {cache.folder}; the same command "
+                  "with --resume continues from them", file=sys.stderr)
         elif cache is not None:
             cache.discard()  # the same arguments would fail the same way: nothing to resume
         raise
@@ -96,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if cache is not None:
         cache.discard()
         if args.resume and args.seconds is None:  # under --seconds a child counted them
-            print(f"dpaudit: resumed: {cache.hits} cell(s) read back, {cache.misses} computed",
+            print(f"dpaudit: resumed: {cache.hits} cell(s) read back, {cache.misses} computed "
+                  f"({cache.chunks_restored} finished chunk(s) of them read back)",
                   file=sys.stderr)
     print(f"done in {time.perf_counter() - start:.1f} s")
     return 0
@@ -118,16 +121,23 @@ def reproduce_estimate(name: str, horizon: int, runs: int, *, seconds: float | N
 def _cut(args: argparse.Namespace, cache, exc: limits.DeadlineReached) -> int:
     """The deadline came before every cell was done: no figure (it needs them all); the
     finished cells stay saved for ``--resume`` (exit 0, as ``simulate`` cut by its deadline)."""
-    saved = (len(list(cache.folder.glob("*.json")))
-             if cache is not None and cache.folder.is_dir() else 0)
+    saved = cache is not None and any(cache.saved())
     how = ("killed: code did not return to a cell boundary" if exc.where == "hard kill"
            else "a cell was not started")
-    keep = (f"{saved} finished cell(s) are saved in {cache.folder}: the same command with "
+    keep = (f"{_saved_text(cache)} saved in {cache.folder}: the same command with "
             "--resume and a longer --seconds continues from them" if saved else
-            "no cell finished; a longer --seconds (or --quick) would")
+            "no cell or chunk finished; a longer --seconds (or --quick) would")
     print(f"dpaudit reproduce {args.name}: deadline of {args.seconds:g} s reached ({how}); no "
           f"figure written; {keep}")
     return 0
+
+
+def _saved_text(cache) -> str:
+    """What an interrupted run left for ``--resume``: finished cells and finished chunks of the
+    cells in progress."""
+    cells, chunks = cache.saved()
+    more = f" and {chunks} finished chunk(s) of cells in progress" if chunks else ""
+    return f"{cells} completed cell(s){more}"
 
 
 def _budget(exp) -> str:
@@ -150,9 +160,8 @@ def open_cache(args: argparse.Namespace, name: str, stem: str, settings, out: Pa
     folder = state_folder(args.state_dir, out)
     cache = ExperimentCache(folder, stem, key, resume=args.resume)
     if args.resume:
-        saved = len(list(cache.folder.glob("*.json"))) if cache.folder.is_dir() else 0
-        if saved:
-            print(f"dpaudit: resuming from {cache.folder} ({saved} completed cell(s) saved)",
+        if any(cache.saved()):
+            print(f"dpaudit: resuming from {cache.folder} ({_saved_text(cache)} saved)",
                   file=sys.stderr)
         else:
             print(f"dpaudit: --resume: no saved cells for these arguments in {str(folder)!r}; "

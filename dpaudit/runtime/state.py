@@ -730,6 +730,50 @@ def partial_progress() -> PartialProgress | None:
     return PartialProgress(chunk.state, f"{chunk.key}/{j}")
 
 
+class _BlockProgress(PartialProgress):
+    """:class:`PartialProgress` of a cell's own blocks of work: each save counts as a saved
+    chunk for the test hook (``$DPAUDIT_STOP_AFTER_CHUNKS``)."""
+
+    def load(self) -> Any:
+        value = super().load()
+        if value is not None:
+            self.state.chunks_restored += 1
+        return value
+
+    def save(self, value: Any) -> None:
+        super().save(value)
+        if self.state.write:
+            self.state.chunks_saved += 1
+            _stop_hook(self.state)
+
+
+# the cell of a reproduction being computed: its chunk state, its piece, the process
+_CELL: contextvars.ContextVar[tuple[CheckState, str, int] | None] = contextvars.ContextVar(
+    "dpaudit_cell_in_progress", default=None)
+
+
+def cell_progress(name: str) -> PartialProgress | None:
+    """For code that works through a reproduction cell in blocks of its own (not through
+    ``map_chunks``): where to save what it finished, so an interrupted cell resumes at its
+    last saved block. ``None`` outside a cell of ``reproduce`` (``--no-state``, another
+    process, inside a chunk). The j-th call named ``name`` within one cell gets the j-th store;
+    save with the blocks done the generator state to continue from (and something that
+    identifies the call, e.g. the generator's state at its start, to check on load). The
+    saves are written with the cell's chunks (throttled) and dropped when the cell
+    completes."""
+    cell = _CELL.get()
+    if cell is None or cell[2] != os.getpid() or _INSIDE.get() \
+            or _PARTIAL.get() is not None:
+        return None
+    state, piece, _ = cell
+    if not state.write:
+        return None
+    call = (piece, f"progress:{name}")
+    count = state._calls.get(call, 0)
+    state._calls[call] = count + 1
+    return _BlockProgress(state, f"{piece}|progress:{name}#{count}")
+
+
 def _flush_seconds() -> float:
     text = os.environ.get(FLUSH_ENV, "").strip()
     try:
@@ -864,6 +908,14 @@ class ExperimentCache(_WarnsOnce):
     ``resume``: use saved cells (else recompute them, still saving). ``key`` identifies the run
     (experiment, settings, code: see :func:`run_key`); a cell's file name adds a digest of its
     own key.
+
+    Inside a cell, chunks are saved as in ``check``: a cell being computed is a piece of a
+    :class:`CheckState` kept in the run's ``chunks/`` subfolder (named by the cell's digest),
+    and every ``map_chunks`` call made directly in the cell saves its finished chunks under it
+    (:func:`chunk_scope`). An interrupted cell therefore resumes at its last saved chunk, with
+    the result an uninterrupted run computes (a chunk's randomness is a function of the seed,
+    the call and the chunk's index). When the cell completes, its chunks are dropped: the cell's
+    own file holds its value.
     """
 
     def __init__(self, folder: Path, stem: str, key: str, *, resume: bool,
@@ -876,6 +928,9 @@ class ExperimentCache(_WarnsOnce):
         super().__init__(warn)
         self.hits = 0
         self.misses = 0
+        #: the finished chunks of the cells in progress (``chunks/`` under :attr:`folder`),
+        #: opened by the first cell computed here
+        self._chunks: CheckState | None = None
 
     def _path(self, key_text: str) -> Path:
         digest = hashlib.sha256(f"{self.key}\0{key_text}".encode()).hexdigest()[:24]
@@ -915,7 +970,7 @@ class ExperimentCache(_WarnsOnce):
             else:
                 self.hits += 1
                 return value
-        value = compute()
+        value = self._compute(path.stem, compute)
         self.misses += 1
         if self.write:
             try:
@@ -930,8 +985,62 @@ class ExperimentCache(_WarnsOnce):
                                f"({exc.strerror or exc}); continuing without saving")
         return value
 
+    def _compute(self, piece: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` with the chunks of its ``map_chunks`` calls saved under ``piece`` (the
+        cell's digest), restored first when resuming; a cell computed inside another one saves
+        under its own piece, and the outer cell's piece is current again afterwards."""
+        if not self.write:
+            return compute()
+        if self._chunks is None:
+            self._chunks = CheckState(self.folder / "chunks", "cells", self.key,
+                                      resume=self.resume, prefix="chunks", warn=self._warn)
+        state = self._chunks
+        outer = state.current
+        token = _CELL.set((state, piece, os.getpid()))
+        try:
+            with chunk_scope(state, piece=piece):
+                value = compute()
+        finally:
+            _CELL.reset(token)
+            state.current = outer
+        state._drop_chunks(piece)
+        if state.saved_work:
+            state._flush()  # rewritten without the completed cell's chunks
+        else:
+            state.discard()
+        return value
+
+    @property
+    def chunks_restored(self) -> int:
+        """Chunks read back inside cells instead of being computed."""
+        return 0 if self._chunks is None else self._chunks.chunks_restored
+
+    def saved(self) -> tuple[int, int]:
+        """``(cells, chunks)`` saved on disk for this run: completed cells, and finished chunks
+        of cells in progress (``map_chunks`` chunks and the blocks saved through
+        :func:`cell_progress`; read from the files, so a child process's work counts too)."""
+        cells = len(list(self.folder.glob("*.json"))) if self.folder.is_dir() else 0
+        chunks = 0
+        for path in (self.folder / "chunks").glob("*.json"):
+            try:
+                doc = json.loads(path.read_text())
+                if doc.get("key") == self.key:
+                    chunks += sum(len(c) for c in doc.get("chunks", {}).values())
+                    chunks += len(doc.get("partials", {}))
+            except (OSError, ValueError, AttributeError, TypeError):
+                continue
+        return cells, chunks
+
     def discard(self) -> None:
         """Delete the saved cells (the reproduction completed) and the folders left empty."""
+        if self._chunks is not None:
+            self._chunks.discard()
+        chunks = self.folder / "chunks"
+        if chunks.is_dir():
+            for path in [*chunks.glob("*.json"), *chunks.glob(".*.tmp")]:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            _remove_empty(chunks, ours=True)
         if self.folder.is_dir():
             for path in self.folder.glob("*.json"):
                 with contextlib.suppress(OSError):
