@@ -139,7 +139,8 @@ def release_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
     whichever arm wins the first index, of length 1 (``N_a`` doubles from 1 to 2), so its
     reward is the whole of a release's mean (weight ``1/(N_a/2) = 1``) with noise
     ``Lap(2/(eps N_a)) = Lap(1/eps)``: exact loss ``eps`` (Lemma 1). The other releases do
-    not contain it (Theorem 6), so the transcript's exact loss on this pair is ``eps``.
+    not contain it (Theorem 6), so the transcript's exact loss on this pair is ``eps``
+    (:func:`episode_exact_loss` computes it from the code, so a twin's is its own).
     Observed: the first three releases (two initial means, then this one). A second pair
     changes step 1, arm 0's initial one-reward release (``Lap(2/eps)`` by default, loss
     ``eps/2``; the pairs are ranked on fresh runs, one engine)."""
@@ -150,13 +151,29 @@ def release_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
     return [ReleaseAttack(
         f"K=2, T={RELEASE_HORIZON}, every reward 0; step 3 (the first episode, one pull) "
         "rewards (0, 0) vs (1, 1)", base, base.changed(3, np.array([1.0, 1.0])),
-        RELEASE_HORIZON, first_releases_view(3), exact_loss=ctx.epsilon),
+        RELEASE_HORIZON, first_releases_view(3), exact_loss=episode_exact_loss(alg)),
         # the initial one-reward release (Alg. 1, line 3): 1 / its Laplace scale
         ReleaseAttack(
             f"K=2, T={RELEASE_HORIZON}, every reward 0; step 1 (arm 0's initial pull) "
             "rewards (0, 0) vs (1, 1)", base, base.changed(1, np.array([1.0, 1.0])),
             RELEASE_HORIZON, first_releases_view(3),
             exact_loss=1.0 / initial if initial > 0 else float("inf"))]
+
+
+def episode_exact_loss(alg) -> float:
+    """The exact loss of the first episode's release on the step-3 pair, read from the code
+    itself rather than from the claim: the release's sensitivity to the canary (the code's
+    ``release_mean`` at ``N_a = 2`` after one-pull episode, the canary being that episode's
+    one reward; a mean over all the arm's rewards has half of it) over the code's noise scale
+    at ``N_a = 2``. Azize & Basu 2022's Algorithm 1 gives ``1 / (1/eps) = eps``; a broken twin
+    gets its own value (``2 eps`` with half the scale, ``eps/2`` when the release averages all
+    rewards), so the report's reach is against what this code leaks, never against the claim."""
+    import numpy as np
+
+    sens = abs(float(alg.release_mean(1.0, 1.0, 1.0, 2.0))
+               - float(alg.release_mean(0.0, 0.0, 1.0, 2.0)))
+    scale = float(np.asarray(alg._noise_scale(np.array([2.0])), dtype=float).ravel()[0])
+    return sens / scale if scale > 0 else float("inf")
 
 
 def release_level_claim() -> ClaimSpec:

@@ -111,10 +111,25 @@ def release_attacks(ctx: CheckContext, alg: Any) -> list[ReleaseAttack]:
     changed = base.changed(1, np.array([1.0, 1.0]))
     desc = (f"K=2, T={horizon}, every reward 0, R_1={r1}; step 1 (arm 0's first epoch-1 "
             "pull) rewards (0, 0) vs (1, 1)")
+    exact = epoch_exact_loss(alg, r1)
     return [ReleaseAttack(desc, base, changed, horizon, first_releases_view(2),
-                          exact_loss=ctx.epsilon),
+                          exact_loss=exact),
             ReleaseAttack(desc + "; the two arms' releases differenced", base, changed,
-                          horizon, differences_view(2), exact_loss=ctx.epsilon)]
+                          horizon, differences_view(2), exact_loss=exact)]
+
+
+def epoch_exact_loss(alg: Any, r1: int) -> float:
+    """The exact loss of the canary's pair, read from the code rather than from the claim:
+    the epoch-1 mean's sensitivity ``1/R_1`` over the code's Laplace scale for ``R_1`` rewards
+    (``eps`` for Azize & Basu 2022's DP-SE, ``sqrt(2) eps`` or ``2 eps`` for the twins with too
+    little noise), provided the two arms' releases get independent draws (checked on the
+    code's own ``epoch_noise``); when one draw is shared, their difference is the exact
+    difference of the means and the loss is infinite."""
+    noise = np.asarray(alg.epoch_noise(np.random.default_rng(0), 64, 2), dtype=float)
+    if np.array_equal(noise[:, 0], noise[:, 1]):
+        return float("inf")
+    scale = float(np.asarray(alg.release_scale(np.array([r1])), dtype=float).ravel()[0])
+    return (1.0 / r1) / scale if scale > 0 else float("inf")
 
 
 _release = release_claim(
