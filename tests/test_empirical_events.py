@@ -21,6 +21,8 @@ from dpaudit.stats.events import (
     cp_upper,
     default_feature_map,
     fit_logistic_score,
+    histogram_edges,
+    inverted_cdf_quantiles,
     projected_bound,
 )
 from dpaudit.stats.rng import generator
@@ -165,3 +167,37 @@ def test_bound_is_valid_when_there_is_nothing_to_find():
                         seed=s, key="nosignal").verdict.value == "VIOLATED"
         for s in range(runs))
     assert hits <= limit
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300),
+       st.lists(st.floats(0.0, 1.0), min_size=1, max_size=50))
+def test_inverted_cdf_quantiles_are_numpys(values, levels):
+    """The indexed quantiles of the selection histogram's edges are numpy's inverted_cdf
+    quantiles bit for bit (so the edges, and every event chosen from them, are unchanged)."""
+    x = np.asarray(values, float)
+    q = np.asarray(levels, float)
+    assert np.array_equal(inverted_cdf_quantiles(np.sort(x), q),
+                          np.quantile(x, q, method="inverted_cdf"))
+
+
+@pytest.mark.parametrize("n", [5000, 123457])
+def test_histogram_edges_at_the_pilot_sizes(n):
+    """On pilots larger than the bins (continuous and heavily tied), the edges equal those
+    computed with np.unique and np.quantile directly."""
+    from scipy.special import expit
+
+    rng = np.random.default_rng(n)
+    for a, b in ((rng.normal(size=n), rng.normal(1.0, 1.0, size=n)),
+                 (np.round(rng.normal(size=n), 2), np.round(rng.laplace(size=n), 2))):
+        v = np.concatenate([a, b])
+        u = np.unique(v)
+        lo = 1.0 / (2.0 * len(v))
+        levels = expit(np.linspace(np.log(lo / (1 - lo)), np.log((1 - lo) / lo), 4096))
+        core = np.unique(np.concatenate([np.quantile(v, levels, method="inverted_cdf"),
+                                         u[[0, -1]]]))
+        step = (core[-1] - core[0]) / (2.0 * 256)
+        ext = step * np.arange(1, 257)
+        want = u if len(u) <= 4096 else np.unique(np.concatenate([core[0] - ext[::-1], core,
+                                                                  core[-1] + ext]))
+        assert np.array_equal(histogram_edges(a, b), want)
+

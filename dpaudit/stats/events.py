@@ -55,6 +55,7 @@ __all__ = [
     "fit_logistic_score",
     "histogram_counts",
     "histogram_edges",
+    "inverted_cdf_quantiles",
     "projected_bound",
 ]
 
@@ -498,18 +499,31 @@ def histogram_edges(sel_a: np.ndarray, sel_b: np.ndarray, *, bins: int = HISTOGR
     v = v[np.isfinite(v)]
     if v.size == 0:
         return np.zeros(1)
-    u = np.unique(v)
+    v.sort()  # one sort serves the distinct values and every quantile (np.unique sorts too)
+    u = np.asarray(v[np.concatenate(([True], v[1:] != v[:-1]))], dtype=float)
     if len(u) <= bins:
         return u
     lo = 1.0 / (2.0 * len(v))
     levels = expit(np.linspace(np.log(lo / (1 - lo)), np.log((1 - lo) / lo), bins))
-    core = np.unique(np.concatenate([np.quantile(v, levels, method="inverted_cdf"),
-                                     u[[0, -1]]]))
+    core = np.unique(np.concatenate([inverted_cdf_quantiles(v, levels), u[[0, -1]]]))
     step = (core[-1] - core[0]) / (2.0 * tail_bins)
     if not step > 0:
         return core
     ext = step * np.arange(1, tail_bins + 1)
     return np.unique(np.concatenate([core[0] - ext[::-1], core, core[-1] + ext]))
+
+
+def inverted_cdf_quantiles(ordered: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """``np.quantile(x, levels, method="inverted_cdf")`` of the sorted ``ordered`` by indexing
+    (Hyndman & Fan's definition 1, computed as numpy computes it: virtual index ``n q - 1``,
+    rounded up unless whole, clipped at 0), without numpy's partition per level, which cost a
+    tenth of a second on a pooled pilot of 4e5 values and 4096 levels in the serial part of a
+    parallel audit. The values are numpy's, bit for bit (``tests/test_empirical_events.py``
+    compares them)."""
+    index = ordered.size * np.asarray(levels, float) - 1
+    below = np.floor(index)
+    pos = np.where(index - below == 0, below, below + 1).astype(np.intp)
+    return np.asarray(ordered[np.clip(pos, 0, ordered.size - 1)], dtype=float)
 
 
 def histogram_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
