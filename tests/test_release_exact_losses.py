@@ -42,3 +42,27 @@ def test_dp_se_epoch_pair_loss_is_the_codes(cls, factor, eps):
     got = epoch_exact_loss(cls(eps), 1418)
     assert got == math.inf if math.isinf(factor) else got == pytest.approx(factor * eps,
                                                                           rel=1e-12)
+
+
+def test_tossou_release_pair_losses_are_the_codes():
+    """DP-UCB-Int's first release (``f^(-v/2)``, times sqrt 2 for the twin that shrinks the
+    scale); DP-UCB's counter pairs (``eps_log + eps_bin`` from the code's counter, infinite on
+    the differenced pair when one draw is shared by the counters)."""
+    from dpaudit.algorithms.tossou_dimitrakakis_2016 import _twins as tossou_twins
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB
+    from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt
+    from dpaudit.audits.tossou_dimitrakakis_2016 import _release_claims as rc
+
+    for cls, factor in ((DPUCBInt, 1.0), (tossou_twins.DPUCBIntSqrt2Scale, math.sqrt(2.0))):
+        alg = cls(0.01)
+        f = int(alg.release_every)
+        assert rc._interval_exact(alg, f) == pytest.approx(factor * f ** (-alg.v / 2),
+                                                           rel=1e-12)
+    for cls, pair, differenced in ((DPUCB, 1.0, 1.0),
+                                   (tossou_twins.DPUCBSqrt2Scale, math.sqrt(2.0),
+                                    math.sqrt(2.0)),
+                                   (tossou_twins.DPUCBNoSplit, 2.0, 2.0),
+                                   (tossou_twins.DPUCBSharedDraw, 1.0, math.inf)):
+        first, second = rc._dp_ucb_attacks(None, cls(1.0))
+        assert first.exact_loss == pytest.approx(pair, rel=1e-12)
+        assert second.exact_loss == pytest.approx(differenced, rel=1e-12)

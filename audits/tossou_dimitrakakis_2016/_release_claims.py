@@ -73,7 +73,15 @@ INT_SELECT = 20_000
 
 
 def _hybrid_exact(alg) -> float:
+    """Element 3's loss in the code's own counter: ``1/scale`` of its two nodes, from the
+    budgets the code's counter uses (a twin with a broken scale or split reports its own)."""
     return float(alg.eps_bin + alg.eps_log)
+
+
+def _shares_noise(alg, n_arms: int) -> bool:
+    """Whether the code draws fewer node noises per step than it has counters (one draw
+    broadcast to every arm's counter): the arms' counters then differ by their exact sums."""
+    return int(alg.constants(n_arms, 4)[2]) < n_arms
 
 
 def _dp_ucb_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
@@ -81,12 +89,15 @@ def _dp_ucb_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
     changed = base.changed(3, np.array([1.0, 1.0]))
     desc = ("K=2, T=4, every reward 0; step 3 rewards (0, 0) vs (1, 1): element 3 of the "
             "played arm's counter (nodes T3 and L4)")
+    # the other arm's counter receives 0 on both tables: with independent noise the
+    # difference shows element 3 with the same loss; with one shared draw, exactly
+    differenced = float("inf") if _shares_noise(alg, 2) else _hybrid_exact(alg)
     return [ReleaseAttack(desc, base, changed, 4,
                           counter_node_view("counters", (3, 4), (2, 2), arm_of_step=3),
                           exact_loss=_hybrid_exact(alg)),
             ReleaseAttack(desc + "; the arms' counters differenced", base, changed, 4,
                           counter_arms_view("counters", (3, 4), arm_of_step=3),
-                          exact_loss=_hybrid_exact(alg))]
+                          exact_loss=differenced)]
 
 
 def _bound_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
@@ -104,7 +115,15 @@ def _int_attacks(ctx: CheckContext, alg) -> list[ReleaseAttack]:
         f"K=1, T={f}, every reward 0; step 1 (the arm's first pull) reward 0 vs 1: the arm's "
         f"first release at n = {f}", base, base.changed(1, np.array([1.0])), f,
         first_release_above_view(1.0 / f, f"release 1 >= 1/{f} (the shifted centre)"),
-        exact_loss=float(f ** (-alg.v / 2)))]
+        exact_loss=_interval_exact(alg, f))]
+
+
+def _interval_exact(alg, f: int) -> float:
+    """The first release's loss in the code: sensitivity ``1/f`` over the Laplace scale the
+    code uses at ``n = f`` (its scale table; ``f^(-v/2)`` for Lemma 3.1's ``f^(v/2 - 1)``, and
+    a twin's own where it changes the scale)."""
+    scale = float(alg.constants(1, f)[1][f])
+    return (1.0 / f) / scale if scale > 0 else float("inf")
 
 
 def dp_ucb_release_claim(make: Callable[[CheckContext], object]) -> ClaimSpec:
