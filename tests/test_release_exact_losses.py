@@ -66,3 +66,21 @@ def test_tossou_release_pair_losses_are_the_codes():
         first, second = rc._dp_ucb_attacks(None, cls(1.0))
         assert first.exact_loss == pytest.approx(pair, rel=1e-12)
         assert second.exact_loss == pytest.approx(differenced, rel=1e-12)
+
+
+def test_ftpl_next_action_exact_only_where_the_law_is_the_codes():
+    """The next-action claims report an exact figure from the laws only for code whose draw
+    path the laws describe: the paper's algorithms and the twins that change a parameter
+    (start phase, perturbation rate, padding), not those that change how noise is drawn."""
+    from dpaudit.algorithms.wang_zhu_2023 import _twins as wz
+    from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
+    from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
+    from dpaudit.audits.wang_zhu_2023._ftpl_common import sampler_follows_law
+
+    follows = [DPFTPLGauss, DPFTPLBeta, DPFTPLNew, wz.DPFTPLGaussNoStartPhase,
+               wz.DPFTPLNewFaultyPerturbation, wz.DPFTPLBetaUnpadded]
+    redrawn = [wz.GaussSharedNoise, wz.GaussFirstReleaseRaw, wz.BetaSharedUniform,
+               wz.BetaFirstReleaseRaw, wz.NewSharedNoise, wz.NewFirstReleaseRaw]
+    for cls in follows + redrawn:
+        alg = cls.__new__(cls)  # the check reads the class's methods only
+        assert sampler_follows_law(alg) is (cls in follows), cls.__name__

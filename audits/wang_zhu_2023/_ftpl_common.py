@@ -183,8 +183,13 @@ def exact_next_action(family: Family):
         h, hp = worst["pair"]
         div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
         mh = worst["max_epsilon_pair"][0]
+        law_only = () if sampler_follows_law(build(ctx.variant, ctx.epsilon, ctx.delta, 10**5,
+                                                   "paper")) else (
+            "these laws are the paper's: this code draws its next action by another path (a "
+            "planted change to the noise draw), which only its sampled claims observe",)
         return ExactEvidence(
             div, err, epsilon_at_delta=float(worst["max_epsilon"]), details=(
+                *law_only,
                 f"start phase N_0 = {worst['start_phase']} pulls per arm; searched "
                 f"{worst['evaluated']} neighbouring history pairs (inside the start phase, at "
                 "its end, after it; 2 to 21 arms)",
@@ -227,12 +232,32 @@ def sampled_next_action(family: Family):
                            seed=ctx.seed, key=f"claim:{spec.id}", n_outcomes=2,
                            who="sample_next_actions")
         # the attacked pair's own exact figure (quadrature), so the report says how far the
-        # sampled bound reaches and what budget would reach 0.9 of it
+        # sampled bound reaches and what budget would reach 0.9 of it; only where the laws
+        # describe what the code samples (a twin that changes how noise is drawn is not)
+        if not sampler_follows_law(alg):
+            return replace(ev, details=(
+                *ev.details, "no exact figure: this code draws its next action by another path "
+                "than the next-action laws describe (a planted change to the noise draw)"))
         exact = float(discrete_epsilon(p, q, ctx.delta).value)
         return replace(ev, details=(*ev.details, f"exact epsilon at delta {ctx.delta:g} of this "
                                     f"pair's next-action laws (quadrature): {exact:.6g}"),
                        data={**ev.data, "exact_release_loss": exact})
     return evaluate
+
+
+#: the methods on the path from a history to a sampled next action
+_SAMPLING_PATH = ("draw", "draw_block", "from_block", "init_state", "update_state", "_first",
+                  "_perturbed", "sample_next_actions", "next_action_law")
+
+
+def sampler_follows_law(alg: Any) -> bool:
+    """Whether ``alg`` samples its next action by the code path its ``next_action_law``
+    describes: every method on that path is the one of the first class in its MRO that is not
+    a planted twin (a twin that only changes a parameter, such as the start phase or the
+    perturbation's rate, keeps the path and its law is its own)."""
+    cls = type(alg)
+    base = next(c for c in cls.__mro__ if not c.__module__.endswith("._twins"))
+    return all(getattr(cls, n, None) is getattr(base, n, None) for n in _SAMPLING_PATH)
 
 
 
