@@ -83,8 +83,9 @@ def format_report(r: SimulationReport) -> str:
         f"dpaudit simulate {r.policy}  ({r.paper})",
         f"  instance: {r.instance} {r.means}",
         f"  {params}; T={r.horizon}, runs={r.runs}, seed={r.seed}, {r.chunks} chunk(s)",
-        f"  mean pseudo-regret: {r.mean:.6g}  ({r.confidence:.0%} CI [{r.ci_low:.6g}, "
-        f"{r.ci_high:.6g}], sd {r.std:.4g})",
+        f"  mean pseudo-regret: {r.mean:.6g}  (Student-t {r.confidence:.0%} interval "
+        f"[{r.ci_low:.6g}, {r.ci_high:.6g}], sd {r.std:.4g}; for comparison only, not valid "
+        "for heavy-tailed regret: a bound is decided on the distribution-free interval)",
     ]
     if r.bound is None:
         lines.append(f"  bound: none ({r.no_bound_reason})" if r.no_bound_reason

@@ -87,11 +87,21 @@ def regret_verdict_text(r: RegretResult) -> str:
     return text
 
 
+def _tail_text(r: RegretResult) -> str:
+    """The tail beside the mean: the share of runs above 10x the median run and the largest."""
+    if r.tail_share is None or r.largest is None:
+        return ""
+    return (f" over {r.runs} runs; {r.tail_share:.3g} of them above 10x the median run, "
+            f"the largest {_num(r.largest, 6)}")
+
+
 def _regret_lines(r: RegretResult) -> list[str]:
     lines = [
         f"  {r.algorithm} on {r.instance}: T={r.horizon}, {r.runs} runs",
-        f"  mean regret {_num(r.mean, 6)}  ({r.confidence:.0%} CI {_num(r.ci_low, 6)} .. "
-        f"{_num(r.ci_high, 6)})",
+        f"  mean regret {_num(r.mean, 6)}" + _tail_text(r),
+        f"  Student-t {r.confidence:.0%} interval {_num(r.ci_low, 6)} .. {_num(r.ci_high, 6)} "
+        "(for comparison only: not valid for heavy-tailed regret; the verdict's interval is "
+        "distribution-free)",
         f"  {r.bound_name}: {_num(r.bound, 6)}",
         f"  verdict: {regret_verdict_text(r)}",
     ]
