@@ -268,10 +268,10 @@ def test_mechanism_twins_carry_their_derived_true_losses():
     from dpaudit.audits.recipes.ldp import gaussian_epsilon
     from dpaudit.audits.zheng_et_al_2020.ldp_one_point import _bound_calibrated_epsilon
     from dpaudit.exact.divergence import classical_gaussian_sigma
-    from dpaudit.mechanisms import _faulty as faulty
+    from dpaudit.mechanisms import _twins as twins
     from dpaudit.mechanisms.counting import BinaryTreeCounter, HybridCounter
     expected = {
-        "privbern-double-exponent": faulty.FaultyPrivBernMislabelled(EPS).epsilon_between(
+        "privbern-double-exponent": twins.FaultyPrivBernMislabelled(EPS).epsilon_between(
             1.0, 0.0),
         "tree-counter-ceil-log2": BinaryTreeCounter(EPS, 1024,
                                                     levels="ceil_log2").epsilon_exact()[0],
