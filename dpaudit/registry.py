@@ -5,8 +5,9 @@ collects what each declares: ``AUDITS`` (a list of :class:`~dpaudit.engine.Audit
 ``AUDIT``), ``EXPERIMENTS`` (a list of :class:`~dpaudit.experiments.Experiment`, for
 ``reproduce``), ``CDF_PAIRS`` (name -> CDF-pair builder, for ``plot cdf``) and ``STATEMENTS``
 (the paper's :class:`~dpaudit.statements.Statement` s, for ``claims``, beside ``PAPER`` and
-its short ``PAPER_KEYS``). Names ending in ``-faulty`` are deliberately broken variants and
-must come out VIOLATED. Policies come from one scan of :mod:`dpaudit.algorithms`
+its short ``PAPER_KEYS``). Deliberately broken twins are named ``NAME-<bug>`` (their older
+``NAME-faulty`` names kept as aliases) and must come out VIOLATED unless their true loss is
+within the claim. Policies come from one scan of :mod:`dpaudit.algorithms`
 (:func:`all_policies`). Nothing is listed by hand: a new paper package is found by walking.
 
 A user's own audit module is loaded the same way (:func:`get_audit`): ``my_audit`` (a

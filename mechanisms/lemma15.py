@@ -74,7 +74,7 @@ class Lemma15Perturbation:
     rate_multiplier:
         Multiplies the decay rate ``N eps`` (and shrinks the support to match, as if ``N``
         were ``rate_multiplier * N``). The paper's value is 1; the deliberately broken
-        variant in :mod:`dpaudit.mechanisms._faulty` uses 2.
+        variant in :mod:`dpaudit.mechanisms._twins` uses 2.
 
     All methods are vectorised over ``x0`` and ``n`` (broadcast together).
     """

@@ -247,12 +247,12 @@ def test_per_step_adaptor():
 
 def test_blackbox_evaluator_plugs_into_the_check_engine():
     from dpaudit.engine import AuditSpec, ClaimSpec, run_check
-    from dpaudit.mechanisms import _faulty as faulty
+    from dpaudit.mechanisms import _twins as twins
     from dpaudit.stats.blackbox import blackbox_evaluator
     from dpaudit.stats.results import Notion
 
     claim = ClaimSpec("ldp", Notion.LDP, "eps-LDP", "test",
-                      blackbox_evaluator(lambda e, d: faulty.FaultyLaplaceHalfScale(e),
+                      blackbox_evaluator(lambda e, d: twins.FaultyLaplaceHalfScale(e),
                                          quick_samples=50_000))
     spec = AuditSpec(name="x-faulty", description="d", paper="p", claims=(claim,),
                      default_epsilon=1.0, default_delta=0.0,

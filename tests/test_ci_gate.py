@@ -14,7 +14,7 @@ import pytest
 
 from dpaudit.cli import main
 from dpaudit.mechanisms import RandomizedResponse
-from dpaudit.mechanisms import _faulty as faulty
+from dpaudit.mechanisms import _twins as twins
 from dpaudit.reports.junit import to_junit
 from dpaudit.stats.results import CheckReport, ClaimResult, Method, Notion, Verdict
 from dpaudit.testing import PrivacyAssertionError, assert_private, sample_scale
@@ -38,7 +38,7 @@ def test_assert_private_fails_with_verdict_witness_and_bound() -> None:
     50000 samples the test catches losses above ~1.1 with power >= 80% (the engine's own
     statement), so a seeded miss is far outside that power."""
     with pytest.raises(PrivacyAssertionError) as info:
-        assert_private(faulty.FaultyRandomizedResponseMislabelled(1.0), samples=50_000)
+        assert_private(twins.FaultyRandomizedResponseMislabelled(1.0), samples=50_000)
     text = str(info.value)
     assert "VIOLATED" in text
     assert re.search(r"bound: epsilon >= (\d+\.\d+)", text)

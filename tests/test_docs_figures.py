@@ -332,9 +332,16 @@ def test_trajectory_page_horizons_are_the_checks_budgets() -> None:
 
 
 def test_twins_true_losses_on_the_papers_page() -> None:
-    """docs/papers.md quotes two broken twins' true losses: the registered ``true_epsilon``."""
+    """docs/papers.md quotes three broken twins' true losses: the registered ``true_epsilon``
+    (DP-UCB-Int's every-pull twin: the bracket whose lower end is registered)."""
+    from dpaudit.algorithms.tossou_dimitrakakis_2016._twins import EVERY_PULL_TRUE_EPSILON
+
     audits = all_audits()
     text = " ".join(page("papers.md").split())
+    lo, hi = EVERY_PULL_TRUE_EPSILON
+    assert audits["dp-ucb-int-every-pull"].true_epsilon == lo
+    assert f"`dp-ucb-int-every-pull` (alias `dp-ucb-int-faulty`; a fresh mean at every pull: " \
+           f"true loss in [{lo}, {hi}] at K = 2, T = 352)" in text
     gauss = audits["dp-ftpl-gauss-no-start-phase"].true_epsilon
     assert f"no start phase, true loss {gauss:.5g} at (1, 0.01)" in text
     tree = audits["private-ucb-ceil-log2"]

@@ -12,7 +12,7 @@ from scipy import integrate, stats
 from strategies import centres, counts, deltas, epsilons, unit
 
 from dpaudit.mechanisms import Lemma15Perturbation, lemma15_sympy
-from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
+from dpaudit.mechanisms._twins import FaultyLemma15Perturbation
 from dpaudit.validation import InvalidParameterError
 
 

@@ -20,7 +20,7 @@ from dpaudit.mechanisms import (
     analytic_sigma,
     classical_sigma,
 )
-from dpaudit.mechanisms import _faulty as faulty
+from dpaudit.mechanisms import _twins as twins
 from dpaudit.stats.rng import generator
 from dpaudit.validation import InvalidParameterError
 
@@ -35,7 +35,7 @@ rewards = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
     lambda: Gaussian(1.0, 1.0), lambda: Gaussian(2.0, 1e-5, calibration="classical"),
     lambda: Gaussian(1.0, 1e-5, calibration="tight"), lambda: PrivBern(0.0),
     lambda: RandomizedResponse(1.0, k=1), lambda: RandomizedResponse(1.0, k=2.0),
-    lambda: faulty.FaultyRandomizedResponseMislabelled(1.0, k=2),
+    lambda: twins.FaultyRandomizedResponseMislabelled(1.0, k=2),
 ])
 def test_bad_parameters_raise(build):
     with pytest.raises(InvalidParameterError):
@@ -198,13 +198,13 @@ def test_discrete_samplers_follow_their_law():
 
 # -- faulty variants: their true loss is above the claim (exactly) ----------------------------
 def test_faulty_true_losses():
-    assert faulty.FaultyLaplaceHalfScale(1.0).epsilon_between(0.0, 1.0) == pytest.approx(2.0)
-    assert faulty.FaultyLaplaceNoSensitivity(1.0).epsilon_between(0.0, 3.0) == pytest.approx(3.0)
-    assert faulty.FaultyPrivBernMislabelled(1.0).epsilon_between(1.0, 0.0) == pytest.approx(2.0)
-    assert faulty.FaultyRandomizedResponseMislabelled(1.0).epsilon_between(0, 1) == (
+    assert twins.FaultyLaplaceHalfScale(1.0).epsilon_between(0.0, 1.0) == pytest.approx(2.0)
+    assert twins.FaultyLaplaceNoSensitivity(1.0).epsilon_between(0.0, 3.0) == pytest.approx(3.0)
+    assert twins.FaultyPrivBernMislabelled(1.0).epsilon_between(1.0, 0.0) == pytest.approx(2.0)
+    assert twins.FaultyRandomizedResponseMislabelled(1.0).epsilon_between(0, 1) == (
         pytest.approx(1.0 + math.log(3.0)))
-    assert faulty.FaultyGaussianHalfSigma(1.0, 1e-5).delta_at(1.0).lower > 1e-3
-    assert faulty.FaultyGaussianNoSensitivity(1.0, 1e-5).delta_at(1.0).lower > 1e-2
+    assert twins.FaultyGaussianHalfSigma(1.0, 1e-5).delta_at(1.0).lower > 1e-3
+    assert twins.FaultyGaussianNoSensitivity(1.0, 1e-5).delta_at(1.0).lower > 1e-2
 
 
 def test_textbook_twins_register_their_derived_true_losses():
@@ -216,12 +216,12 @@ def test_textbook_twins_register_their_derived_true_losses():
     from dpaudit.audits.textbook.mechanisms import TRUE_EPSILON
     from dpaudit.registry import all_audits
     assert TRUE_EPSILON["randomized-response-binary-keep"] == pytest.approx(
-        faulty.FaultyRandomizedResponseMislabelled(1.0).epsilon_between(0, 1), rel=1e-12)
+        twins.FaultyRandomizedResponseMislabelled(1.0).epsilon_between(0, 1), rel=1e-12)
     assert TRUE_EPSILON["laplace-sensitivity-unit-scale"] == pytest.approx(
-        faulty.FaultyLaplaceNoSensitivity(1.0).epsilon_between(0.0, 3.0), rel=1e-12)
-    for key, mech in (("gaussian-analytic-half-sigma", faulty.FaultyGaussianHalfSigma(1.0, 1e-5)),
+        twins.FaultyLaplaceNoSensitivity(1.0).epsilon_between(0.0, 3.0), rel=1e-12)
+    for key, mech in (("gaussian-analytic-half-sigma", twins.FaultyGaussianHalfSigma(1.0, 1e-5)),
                       ("gaussian-sensitivity-unit-sigma",
-                       faulty.FaultyGaussianNoSensitivity(1.0, 1e-5))):
+                       twins.FaultyGaussianNoSensitivity(1.0, 1e-5))):
         eps = TRUE_EPSILON[key]
         at = mech.delta_at(eps)
         assert abs(float(at.value) - 1e-5) <= 1e-12 + float(at.error), key

@@ -2,8 +2,9 @@
 
 Each twin's ``true_epsilon`` (``list --json``) is derived in its docstring; here it is
 recomputed from the twin's own noise parameters: ``sensitivity / scale`` of a single release
-(AdaP, DP-SE: a changed reward enters one release) or the largest per-element sum of
-``1/scale`` over the counter nodes the code creates (the vector Laplace mechanism).
+(AdaP, DP-SE: a changed reward enters one release), the largest per-element sum of
+``1/scale`` over the counter nodes the code creates (the vector Laplace mechanism), or a
+dp-accounting bracket of the composed Laplace releases (DP-UCB-Int).
 """
 
 import math
@@ -96,8 +97,9 @@ def test_adap_all_rewards_twin_loss_over_its_audited_tables():
 
 
 def test_new_twin_names_keep_their_faulty_aliases():
-    """``adap-ucb-faulty``, ``dp-ftpl-new-faulty`` and ``dp-ftpl-beta-faulty`` are the new
-    twins under their first names: the same policy entry and the same check."""
+    """``adap-ucb-faulty``, ``dp-ftpl-new-faulty``, ``dp-ftpl-beta-faulty`` and
+    ``dp-ucb-int-faulty`` are the new twins under their first names: the same policy entry
+    and the same check."""
     from dataclasses import replace
 
     from dpaudit.registry import all_policies
@@ -106,7 +108,9 @@ def test_new_twin_names_keep_their_faulty_aliases():
                                       ("dp-ftpl-new-double-rate", "dp-ftpl-new-faulty",
                                        math.inf),
                                       ("dp-ftpl-beta-unpadded", "dp-ftpl-beta-faulty",
-                                       3.9065231387961568)):
+                                       3.9065231387961568),
+                                      ("dp-ucb-int-every-pull", "dp-ucb-int-faulty",
+                                       tossou.EVERY_PULL_TRUE_EPSILON[0])):
         assert policies[old_name] is policies[new_name]
         new, old = audits[new_name], audits[old_name]
         assert replace(old, name=new.name) == new
@@ -181,6 +185,46 @@ def test_dp_ucb_int_sqrt2_twin_is_benign_at_the_default():
     assert spec.faulty and not spec.expect_violated and spec.true_epsilon == hi < 1.0
 
 
+def test_dp_ucb_int_every_pull_twin_loss_brackets_above_its_claim():
+    """The every-pull twin at its check's instance: the arm whose first reward changed
+    releases at every one of its ``f`` round-robin pulls and at most the adaptive steps more;
+    release ``n`` is a Laplace mechanism of multiplier ``scale * n`` from the twin's own scale
+    table. dp-accounting brackets the exact eps(delta') (optimistic PLD over the releases
+    every run makes, pessimistic over the most it can make), and the registered claim is
+    below the bracket: the twin must be VIOLATED."""
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    from dpaudit.audits.tossou_dimitrakakis_2016.dp_ucb_int import _pairs
+    audits = all_audits()
+    spec = audits["dp-ucb-int-every-pull"]
+    eps, delta = spec.default_epsilon, spec.default_delta
+    alg = tossou.DPUCBIntEveryPull.for_target(eps, delta)
+    f, horizon = alg.interval, 2 * alg.interval + 16
+    assert alg.release_every == 1 and (f, horizon) == (168, 352)
+    assert f"K=2, T={horizon}," in _pairs(alg)[0].description  # the global-dp tables
+    assert tossou.EVERY_PULL_RELEASES == (f, horizon - f)  # round robin, then all adaptive
+    _, scales, _ = alg.constants(2, horizon)
+
+    def composed(releases: int, pessimistic: bool):
+        total = None
+        for n in range(1, releases + 1):
+            one = pldlib.from_laplace_mechanism(float(scales[n] * n), sensitivity=1.0,
+                                                pessimistic_estimate=pessimistic,
+                                                value_discretization_interval=1e-4,
+                                                use_connect_dots=pessimistic)
+            total = one if total is None else total.compose(one)
+        return total.get_epsilon_for_delta(delta)
+
+    fewest, most = tossou.EVERY_PULL_RELEASES
+    lo, hi = composed(fewest, False), composed(most, True)
+    assert 9.0922 < lo < 9.0923 and 9.1951 < hi < 9.1952, (lo, hi)
+    assert tossou.EVERY_PULL_TRUE_EPSILON[0] <= lo <= hi <= tossou.EVERY_PULL_TRUE_EPSILON[1]
+    assert eps < lo  # the claim is below the whole bracket
+    assert spec.faulty and spec.expect_violated
+    assert spec.true_epsilon == tossou.EVERY_PULL_TRUE_EPSILON[0]
+    assert [c.id for c in spec.claims] == [c.id for c in audits["dp-ucb-int"].claims]
+
+
 def test_infinite_loss_twins_release_a_deterministic_function_of_the_data():
     # infinite loss: some released value (or difference) is the data itself, so one output
     # has probability 1 on a table and 0 on its neighbour (derivations in the docstrings)
@@ -224,10 +268,10 @@ def test_mechanism_twins_carry_their_derived_true_losses():
     from dpaudit.audits.recipes.ldp import gaussian_epsilon
     from dpaudit.audits.zheng_et_al_2020.ldp_one_point import _bound_calibrated_epsilon
     from dpaudit.exact.divergence import classical_gaussian_sigma
-    from dpaudit.mechanisms import _faulty as faulty
+    from dpaudit.mechanisms import _twins as twins
     from dpaudit.mechanisms.counting import BinaryTreeCounter, HybridCounter
     expected = {
-        "privbern-double-exponent": faulty.FaultyPrivBernMislabelled(EPS).epsilon_between(
+        "privbern-double-exponent": twins.FaultyPrivBernMislabelled(EPS).epsilon_between(
             1.0, 0.0),
         "tree-counter-ceil-log2": BinaryTreeCounter(EPS, 1024,
                                                     levels="ceil_log2").epsilon_exact()[0],

@@ -7,6 +7,12 @@ default eps = 1. By the vector Laplace mechanism it is the largest sum, over the
 element lies in, of ``1/scale`` (:func:`dpaudit.algorithms._counters.loss_per_element`),
 and the actions are post-processing. ``tests/test_twins_release.py`` recomputes each value
 from the twin's own parameters.
+
+The DP-UCB-Int twins (Alg. 3) change its interval release instead: :class:`DPUCBIntSqrt2Scale`
+its scale (benign at the default target), :class:`DPUCBIntEveryPull` its schedule
+(``dp-ucb-int-every-pull``, first registered as ``dp-ucb-int-faulty``, an alias kept); their
+true loss is a composition of Laplace releases, bracketed with dp-accounting's
+privacy-loss distributions.
 """
 
 from __future__ import annotations
@@ -16,10 +22,13 @@ import math
 import numpy as np
 
 from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb import DPUCB, DPUCBBound
-from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import POLICIES as _INT_POLICIES
+from dpaudit.algorithms.tossou_dimitrakakis_2016.dp_ucb_int import DPUCBInt, policy_factory
 
-__all__ = ["INT_TRUE_EPSILON", "DPUCBBoundNoSplit", "DPUCBBoundSqrt2Scale", "DPUCBIntSqrt2Scale",
-           "DPUCBNoSplit", "DPUCBSharedDraw", "DPUCBSqrt2Scale", "TRUE_EPSILON"]
+__all__ = ["EVERY_PULL_RELEASES", "EVERY_PULL_TRUE_EPSILON", "INT_TRUE_EPSILON", "POLICIES",
+           "DPUCBBoundNoSplit", "DPUCBBoundSqrt2Scale", "DPUCBIntEveryPull",
+           "DPUCBIntSqrt2Scale", "DPUCBNoSplit", "DPUCBSharedDraw", "DPUCBSqrt2Scale",
+           "TRUE_EPSILON"]
 
 
 class _Sqrt2Scale:
@@ -149,3 +158,58 @@ class DPUCBIntSqrt2Scale(DPUCBInt):
 
 #: the bracket of the exact eps(1e-5) of :class:`DPUCBIntSqrt2Scale` at 10^5 pulls of one arm
 INT_TRUE_EPSILON = (0.636, 0.666)
+
+
+class DPUCBIntEveryPull(DPUCBInt):
+    """DP-UCB-Int releasing a fresh noisy mean at every pull. BROKEN.
+
+    Everything else is Tossou & Dimitrakakis 2016's Algorithm 3. What is wrong: the pulled
+    arm's mean is released (``Lap(n^(v/2 - 1))``, Lemma 3.1) after *every* pull, while the
+    interval ``f`` and the claimed target of Theorem 3.4 are kept: the budget is not
+    recomputed for ``f`` times more releases. The release at ``n = 1`` alone (sensitivity 1,
+    scale 1) is 1-DP, so every target below the composition is exceeded.
+
+    True loss at the check's instance: the default target ``(1, 1e-5)`` (input eps from
+    Corollary 3.2, so ``f = 168``; ``v = 1.1``), ``K = 2``, ``T = K f + 16 = 352`` (the
+    global-dp claim's tables). The release at count ``n`` moves by exactly ``1/n`` when one
+    reward of the arm changes (rewards in [0, 1]) and has scale ``n^(v/2 - 1)``: a Laplace
+    mechanism with noise multiplier ``n^(v/2)``, ``n^(-v/2)``-DP. A reward changed at step 1
+    (arm 0's first pull) enters every release of arm 0; one changed at an arm's ``m``-th pull
+    enters its releases ``n >= m`` only, release ``n`` more private than release ``n - m + 1``
+    (a larger multiplier), so step 1 is the worst. The round robin gives each arm ``f`` pulls
+    whatever the data, the 16 adaptive steps at most 16 more, so arm 0 releases between 168
+    and 184 times (:data:`EVERY_PULL_RELEASES`).
+
+    * Lower bound: releases ``n = 1..168`` are in every transcript (dropping the others is
+      post-processing), a composition of the Laplace mechanisms with multipliers
+      ``n^(v/2)``; its optimistic PLD gives ``eps(1e-5) >= 9.0923``.
+    * Upper bound: grouping each arm-0 release with the arm-1 releases before it (their law
+      given the past is the same on both tables), the transcript is an adaptive composition
+      of at most 184 steps, the ``n``-th dominated by the Laplace pair of multiplier
+      ``n^(v/2)`` (missing steps: a null mechanism); its pessimistic PLD gives
+      ``eps(1e-5) <= 9.1952``.
+
+    Both from dp-accounting (``from_laplace_mechanism`` per release, composed; discretisation
+    1e-4; :func:`~dpaudit.mechanisms.interval_release.pld_bracket`). So the true loss lies in
+    [9.092, 9.196] (:data:`EVERY_PULL_TRUE_EPSILON`), nine times the claim's epsilon = 1:
+    VIOLATED; registered with the lower end 9.092. The actions are post-processing.
+    """
+
+    name = "DP-UCB-Int (fresh mean every pull, faulty)"
+    _every_pull = True
+
+
+#: the fewest and most releases of the arm whose first reward changed, at the check's instance
+#: (``f = 168`` round-robin pulls, then 16 adaptive steps; :class:`DPUCBIntEveryPull`)
+EVERY_PULL_RELEASES = (168, 184)
+#: the bracket of the exact eps(1e-5) of :class:`DPUCBIntEveryPull` at ``K = 2``, ``T = 352``
+EVERY_PULL_TRUE_EPSILON = (9.092, 9.196)
+
+_INT = _INT_POLICIES["dp-ucb-int"]
+_EVERY_PULL = _INT.twin(
+    policy_factory(DPUCBIntEveryPull),
+    "Tossou & Dimitrakakis 2016, Algorithm 3 releasing at every pull (broken)",
+    small_overrides=_INT.small_overrides, true_epsilon=EVERY_PULL_TRUE_EPSILON[0])
+#: the twins registered as policies: ``dp-ucb-int-faulty`` is the name the every-pull twin was
+#: first registered under (docs, benchmark results), kept as an alias
+POLICIES = {"dp-ucb-int-every-pull": _EVERY_PULL, "dp-ucb-int-faulty": _EVERY_PULL}

@@ -36,7 +36,7 @@ from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import POLICIES as _GB_POLICIES
 from dpaudit.algorithms.wang_zhu_2023.ftpl_gauss_beta import DPFTPLBeta, DPFTPLGauss
 from dpaudit.algorithms.wang_zhu_2023.gdp_elim import GDPElimNew
-from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
+from dpaudit.mechanisms._twins import FaultyLemma15Perturbation
 
 __all__ = [
     "NO_START_PHASE_TRUE_EPSILON",
@@ -249,7 +249,7 @@ class DPFTPLNewFaultyPerturbation(DPFTPLNew):
     """DP-FTPL-New drawing from a Lemma-15 law that decays at rate ``2 N eps``. BROKEN.
 
     Everything else is Wang & Zhu 2023's Algorithm 3. What is wrong: the perturbation
-    (:class:`~dpaudit.mechanisms._faulty.FaultyLemma15Perturbation`) has the support and decay
+    (:class:`~dpaudit.mechanisms._twins.FaultyLemma15Perturbation`) has the support and decay
     of a count ``2N`` while one changed observation still shifts the centre by up to ``1/N``,
     so Lemma 15's conditions (10)-(11) fail: the density ratio reaches ``e^(2 eps)`` and the
     next action is not ``(eps, delta)``-DP (Definition 1) on neighbouring histories.

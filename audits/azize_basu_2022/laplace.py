@@ -36,7 +36,7 @@ from dpaudit.exact.divergence import laplace_hockey_stick
 from dpaudit.exact.loss import OutOfRangeError
 from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms import Laplace
-from dpaudit.mechanisms._faulty import FaultyLaplaceHalfScale
+from dpaudit.mechanisms._twins import FaultyLaplaceHalfScale
 from dpaudit.stats.evidence import ExactEvidence, InconclusiveEvidence, ProofEvidence
 from dpaudit.stats.results import Finding, Notion
 from dpaudit.validation import check_epsilon, check_int

@@ -24,7 +24,7 @@ from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec
 from dpaudit.exact.loss import Bounded, discrete_epsilon, log_hockey_stick
 from dpaudit.exact.symbolic import Domain, Obligation, prove
 from dpaudit.mechanisms import PrivBern
-from dpaudit.mechanisms._faulty import FaultyPrivBernMislabelled
+from dpaudit.mechanisms._twins import FaultyPrivBernMislabelled
 from dpaudit.stats.evidence import ExactEvidence, ProofEvidence
 from dpaudit.stats.results import Notion
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from dpaudit.engine import AuditSpec, CheckContext, ClaimSpec
 from dpaudit.mechanisms import Gaussian, Laplace, RandomizedResponse
-from dpaudit.mechanisms import _faulty as faulty
+from dpaudit.mechanisms import _twins as twins
 from dpaudit.stats.blackbox import blackbox_evaluator
 from dpaudit.stats.evidence import SampledEvidence
 from dpaudit.stats.results import Notion
@@ -42,7 +42,7 @@ _RR = "Warner 1965; Kairouz, Oh & Viswanath 2014 (k-ary direct encoding)"
 @dataclass(frozen=True)
 class Built:
     """``cls(epsilon[, delta], **kwargs)``; its docstring is the class's (what is wrong, for
-    the broken classes of ``dpaudit.mechanisms._faulty``)."""
+    the broken classes of ``dpaudit.mechanisms._twins``)."""
 
     cls: type
     kwargs: tuple[tuple[str, Any], ...] = ()
@@ -76,7 +76,7 @@ def _pair(name: str, description: str, paper: str, correct: Built, broken: Built
 
 
 #: the twins' true losses at their defaults (eps = 1), derived in the docstrings of
-#: :mod:`dpaudit.mechanisms._faulty`'s classes
+#: :mod:`dpaudit.mechanisms._twins`'s classes
 TRUE_EPSILON = {"randomized-response-binary-keep": 1.0 + math.log(3.0),
                 "gaussian-analytic-half-sigma": 2.1546766576664043,
                 "laplace-sensitivity-unit-scale": 3.0,
@@ -86,17 +86,17 @@ TRUE_EPSILON = {"randomized-response-binary-keep": 1.0 + math.log(3.0),
 AUDITS = [
     *_pair("randomized-response", "binary randomized response", _RR,
            Built(RandomizedResponse, (("k", 2),)),
-           Built(faulty.FaultyRandomizedResponseMislabelled), 0.0, "binary-keep",
+           Built(twins.FaultyRandomizedResponseMislabelled), 0.0, "binary-keep",
            TRUE_EPSILON["randomized-response-binary-keep"]),
     *_pair("gaussian-analytic", "Gaussian mechanism, analytic calibration (tight), sensitivity 1",
            _BW, Built(Gaussian, (("calibration", "analytic"),), with_delta=True),
-           Built(faulty.FaultyGaussianHalfSigma, with_delta=True), 1e-5, "half-sigma",
+           Built(twins.FaultyGaussianHalfSigma, with_delta=True), 1e-5, "half-sigma",
            TRUE_EPSILON["gaussian-analytic-half-sigma"]),
     *_pair("laplace-sensitivity", "Laplace mechanism for a query of sensitivity 3", _DR,
-           Built(Laplace, (("sensitivity", 3.0),)), Built(faulty.FaultyLaplaceNoSensitivity),
+           Built(Laplace, (("sensitivity", 3.0),)), Built(twins.FaultyLaplaceNoSensitivity),
            0.0, "unit-scale", TRUE_EPSILON["laplace-sensitivity-unit-scale"]),
     *_pair("gaussian-sensitivity", "analytic Gaussian mechanism for L2 sensitivity 3", _BW,
            Built(Gaussian, (("sensitivity", 3.0),), with_delta=True),
-           Built(faulty.FaultyGaussianNoSensitivity, with_delta=True), 1e-5, "unit-sigma",
+           Built(twins.FaultyGaussianNoSensitivity, with_delta=True), 1e-5, "unit-sigma",
            TRUE_EPSILON["gaussian-sensitivity-unit-sigma"]),
 ]

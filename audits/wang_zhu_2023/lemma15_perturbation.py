@@ -31,7 +31,7 @@ from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSp
 from dpaudit.exact.conditions import CdfPair, lemma8_check, lemma9_check
 from dpaudit.exact.divergence import continuous_hockey_stick
 from dpaudit.exact.symbolic import prove
-from dpaudit.mechanisms._faulty import FaultyLemma15Perturbation
+from dpaudit.mechanisms._twins import FaultyLemma15Perturbation
 from dpaudit.mechanisms.lemma15 import (
     Lemma15Perturbation,
     lemma15_half_width,

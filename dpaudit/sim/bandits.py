@@ -38,9 +38,9 @@ Writing a policy (for authors of new algorithm modules)
    paper's regret bound (``bound``, from the paper package's ``bounds.py``) or
    ``no_bound_reason``. :func:`dpaudit.registry.all_policies` collects every module's
    ``POLICIES``; the conformance suite then covers the new policy without new test code.
-3. A deliberately broken twin is a subclass in the paper package's ``_faulty.py`` or
-   ``_twins.py`` (its docstring says what is wrong, and derives its true privacy loss),
-   registered there with :meth:`PolicyEntry.twin` (``faulty=True``); its audit is
+3. A deliberately broken twin is a subclass in the paper package's ``_twins.py`` (its
+   docstring says what is wrong, and derives its true privacy loss), registered there with
+   :meth:`PolicyEntry.twin` (``faulty=True``); its audit is
    ``AuditSpec.twin(variant, bug=..., true_epsilon=...)``, named ``NAME-<bug>``.
    ``docs/adding-an-algorithm.md`` walks through a whole new paper.
 4. The recording hook: accept ``releases=None`` in ``simulate`` and, wherever noise is added to

@@ -46,7 +46,7 @@ def walk_modules(package: ModuleType, *, public_only: bool,
 def all_policies() -> dict[str, PolicyEntry]:
     """Every registered bandit policy by name: the ``POLICIES`` of each algorithm module.
 
-    Scans every module of :mod:`dpaudit.algorithms` (``_faulty`` included: broken twins are
+    Scans every module of :mod:`dpaudit.algorithms` (``_twins`` included: broken twins are
     registered with ``faulty=True``); see :mod:`dpaudit.sim.bandits` for how to declare one.
     """
     algorithms_pkg = importlib.import_module("dpaudit.algorithms")

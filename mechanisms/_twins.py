@@ -1,6 +1,8 @@
 """Deliberately broken mechanisms, kept beside the correct ones so audits can be shown to fail.
 
-Never use these for anything but testing the auditor. Each docstring says what is wrong.
+Never use these for anything but testing the auditor. Each docstring says what is wrong. They
+are the mechanism-level twins, audited as ``NAME-<bug>`` (the older ``NAME-faulty`` names kept
+as aliases).
 """
 
 from __future__ import annotations
