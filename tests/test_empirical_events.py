@@ -201,3 +201,20 @@ def test_histogram_edges_at_the_pilot_sizes(n):
                                                                   core[-1] + ext]))
         assert np.array_equal(histogram_edges(a, b), want)
 
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.floats(0.0, 3.0),
+       st.sampled_from([10**3, 10**5, 10**7]), st.integers(min_value=2, max_value=4))
+def test_best_mu_is_the_same_on_any_number_of_threads(seed, shift, n, threads):
+    """The Gaussian-DP event search computes its candidates in slices on threads when the
+    audit has a second core: the same event, bound and frequencies as in one thread."""
+    from dpaudit.stats.events import ThresholdFamily
+
+    rng = np.random.default_rng(seed)
+    edges = np.sort(rng.normal(0.0, 3.0, size=int(rng.integers(300, 1500))))
+    cells = np.r_[-np.inf, edges, np.inf]
+    counts_a = rng.multinomial(n, np.diff(stats.norm.cdf(cells)))
+    counts_b = rng.multinomial(n, np.diff(stats.norm.cdf(cells, loc=shift)))
+    fam = ThresholdFamily.of(edges, counts_a, counts_b)
+    one = fam.best_mu(n_measure=10**6, alpha=0.05)
+    assert fam.best_mu(n_measure=10**6, alpha=0.05, threads=threads) == one

@@ -77,6 +77,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -416,6 +417,15 @@ class _WarnsOnce:
             self._warn(message)
 
 
+def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a :class:`CheckState` method holding the state's lock."""
+    @functools.wraps(method)
+    def run(self: CheckState, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 class CheckState(_WarnsOnce):
     """The completed pieces of one run, in ``folder/<prefix>-<name>-<key>.json``, and the
     finished chunks of the pieces in progress (see "Chunks" in the module docstring).
@@ -457,6 +467,10 @@ class CheckState(_WarnsOnce):
         #: wrote its first chunk)
         self._last_write: float | None = None
         self._write_cost = 0.0
+        #: chunks may be saved from two threads of this process at once (a sampled audit
+        #: measures both sides concurrently on one pool): every change of the tables and every
+        #: write holds it
+        self._lock = threading.RLock()
         if resume and write:
             self._load()
 
@@ -530,6 +544,7 @@ class CheckState(_WarnsOnce):
         self._drop_chunks(piece)
         self._flush()
 
+    @_locked
     def _drop_chunks(self, piece: str) -> None:
         for call in [c for c in self.chunks if c.startswith(f"{piece}|")]:
             del self.chunks[call]
@@ -544,6 +559,7 @@ class CheckState(_WarnsOnce):
                 + len(self.partials) + len(self._partial_raw))
 
     # -- chunks ------------------------------------------------------------------------
+    @_locked
     def chunk_store(self, signature: str, n_chunks: int) -> ChunkStore | None:
         """The store of one ``map_chunks`` call of the current piece (``None``: no piece is
         being computed, or nothing is written)."""
@@ -553,6 +569,7 @@ class CheckState(_WarnsOnce):
         self._calls[(self.current, signature)] = count + 1
         return ChunkStore(self, f"{self.current}|{signature}#{count}", n_chunks)
 
+    @_locked
     def _saved_chunks(self, call: str, n_chunks: int) -> dict[int, Any]:
         out: dict[int, Any] = {}
         for i, entry in self.chunks.get(call, {}).items():
@@ -562,6 +579,7 @@ class CheckState(_WarnsOnce):
                 self.restored_seconds += entry["seconds"]
         return out
 
+    @_locked
     def _save_chunk(self, call: str, i: int, value: Any, seconds: float) -> None:
         if not self.write:
             return
@@ -598,6 +616,7 @@ class CheckState(_WarnsOnce):
             for k in [k for k in table if k.startswith(prefix)]:
                 del table[k]
 
+    @_locked
     def _save_partial(self, key: str, value: Any) -> None:
         """Keep ``value`` (encoded only when written) as the progress ``key``."""
         if not self.write:
@@ -606,15 +625,18 @@ class CheckState(_WarnsOnce):
         self._dirty = True
         self._maybe_flush()
 
+    @_locked
     def _load_partial(self, key: str) -> Any:
         entry = self.partials.get(key)
         return None if entry is None else decode(entry)
 
+    @_locked
     def flush(self) -> None:
         """Write chunks kept in memory since the last write (a no-op when there are none)."""
         if self._dirty:
             self._flush()
 
+    @_locked
     def _flush(self) -> None:
         if not self.write:
             return

@@ -38,12 +38,14 @@ ranking draws per candidate pair.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -72,6 +74,8 @@ from dpaudit.validation import (
 
 __all__ = ["MAX_TAIL_SAMPLES", "TAIL_DRAWS", "AuditBudget", "SamplerPair", "draw",
            "sampled_audit"]
+
+T = TypeVar("T")
 
 #: a claim with ``delta > 0`` draws at least ``TAIL_DRAWS / delta`` per side (up to
 #: :data:`MAX_TAIL_SAMPLES`): the events that can show a delta have probabilities of order
@@ -323,14 +327,30 @@ def _stream_histograms(pair: SamplerPair, view: ThresholdView, edges: np.ndarray
     """Histograms (on ``edges``) of the chosen statistic over ``n`` more selection draws per
     side, streamed in fixed chunks with their own seeds: memory stays that of one chunk, and
     the summed histograms are the same for any number of workers."""
-    out = []
-    for sampler, side in ((pair.sample_p, "p"), (pair.sample_q, "q")):
+    def side_of(sampler: Sampler, side: str) -> np.ndarray:
         chunk = _chunk_of(sampler, n, seq, side, chunk_bytes, who)
         parts = map_chunks(partial(_histogram_chunk, sampler, view.statistic, edges, who), n,
                            seed=seq, key=side, chunk=chunk, workers=workers,
                            scheduler=scheduler, pool=pool, resumable=False)
-        out.append(np.sum(parts, axis=0) if parts else np.zeros(len(edges) + 1, np.int64))
+        return np.sum(parts, axis=0) if parts else np.zeros(len(edges) + 1, np.int64)
+
+    out = _on_both_sides([partial(side_of, pair.sample_p, "p"),
+                          partial(side_of, pair.sample_q, "q")], pool)
     return out[0], out[1]
+
+
+def _on_both_sides(calls: Sequence[Callable[[], T]], pool: SharedPool | None) -> list[T]:
+    """``[call() for call in calls]``; with a local shared pool, the calls run at once from
+    threads of this process (each in a copy of this context, so saved chunks and deadlines
+    apply), their chunks queued on the one pool: with two workers and 11 chunks a side, one
+    side alone leaves a worker idle for its last chunk, both together do not. Every chunk
+    keeps its seed, so the results are the same as one after the other."""
+    if pool is None or len(calls) < 2:
+        return [call() for call in calls]
+    pool.executor()  # started here, in the calling thread, not in a worker thread
+    with ThreadPoolExecutor(len(calls)) as threads:
+        futures = [threads.submit(contextvars.copy_context().run, call) for call in calls]
+        return [f.result() for f in futures]
 
 
 def _inner_threshold(event: Any) -> ThresholdEvent:
@@ -339,15 +359,16 @@ def _inner_threshold(event: Any) -> ThresholdEvent:
     return event
 
 
-def _profile_candidates(family: ThresholdFamily, n_measure: int, alpha: float, top: int
-                        ) -> list[tuple[str, Candidate]]:
+def _profile_candidates(family: ThresholdFamily, n_measure: int, alpha: float, top: int,
+                        threads: int = 1) -> list[tuple[str, Candidate]]:
     """The profile's events on a selection histogram: the best threshold at each delta of
     :data:`~dpaudit.stats.profile.PROFILE_DELTAS` and the best for Gaussian DP (each ranked at
-    its share of ``alpha``; any choice keeps the profile valid, it only shapes its power)."""
+    its share of ``alpha``; any choice keeps the profile valid, it only shapes its power).
+    ``threads``: for the Gaussian DP event's search (the same choice for any number)."""
     k = len(PROFILE_DELTAS) + 2
     out = [(f"delta={d:g}", family.best(n_measure=n_measure, delta=d, alpha=alpha / k,
                                         top=top)) for d in PROFILE_DELTAS]
-    out.append(("gdp", family.best_mu(n_measure=n_measure, alpha=alpha / k)))
+    out.append(("gdp", family.best_mu(n_measure=n_measure, alpha=alpha / k, threads=threads)))
     return out
 
 
@@ -517,7 +538,8 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
                                  t.q_hat)
                 roles = [("verdict", cand)]
             roles += [(r, replace(c, event=view.event(c.event)))
-                      for r, c in _profile_candidates(family, n_meas, alpha, budget.top)]
+                      for r, c in _profile_candidates(family, n_meas, alpha, budget.top,
+                                                      threads=2 if shared is not None else 1)]
             counter = _Counter(view.statistic, tuple(
                 (e.threshold, e.upper) for e in (_inner_threshold(c.event) for _, c in roles)))
         else:
@@ -526,12 +548,15 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
             raise limits.deadline_reached("event selection")
         meas = child_seed(seed, key, "measure")
         end = limits.current_deadline()
-        ends = (None, None) if end is None else (
-            time.monotonic() + (end - time.monotonic()) / 2, end)
-        got = [_count(s, counter, n_meas, meas, side, budget.chunk_bytes, who, workers,
-                      scheduler, shared, until)
-               for (s, side), until in zip(((pair.sample_p, "p"), (pair.sample_q, "q")), ends,
-                                           strict=True)]
+        # one side after the other, the first gets half the time left; on a shared pool the
+        # two sides run at once (:func:`_on_both_sides`) and share the whole of it
+        ends: tuple[float | None, float | None] = (end, end) if end is None or \
+            shared is not None else (time.monotonic() + (end - time.monotonic()) / 2, end)
+        got = _on_both_sides(
+            [partial(_count, s, counter, n_meas, meas, side, budget.chunk_bytes, who, workers,
+                     scheduler, shared, until)
+             for (s, side), until in zip(((pair.sample_p, "p"), (pair.sample_q, "q")), ends,
+                                         strict=True)], shared)
     finally:
         if shared is not None:
             shared.close()
