@@ -27,7 +27,8 @@ from dpaudit.algorithms._counters import HYBRID
 from dpaudit.validation import InvalidParameterError, check_choice
 
 __all__ = ["HAVE_NUMBA", "SCREEN", "SlowPathWarning", "State", "bitlen", "counter_inc", "jit",
-           "lap", "pick_tied", "reciprocal_roots", "step_numpy", "use_compiled"]
+           "lap", "pick_tied", "reciprocal_roots", "reward_at", "screen_max", "step_numpy",
+           "use_compiled"]
 
 #: relative lead of a screened decision: a kernel that first compares cheap *screening*
 #: values (within a few ulps of the exact indices) decides on them only when the best leads
@@ -217,6 +218,41 @@ def _pick_tied_py(idx, best, m, v):  # pragma: no cover - jitted
 
 _pick_tied = jit(_pick_tied_py)
 pick_tied = _pick_tied
+
+
+@jit
+def reward_at(uc, prob, drawn, c, arm):  # pragma: no cover - compiled
+    """The reward of ``arm`` at chunk column ``c`` for a run whose uniform there is ``uc``: the
+    Bernoulli draw ``1{uc < prob[c, arm]}`` when the column is drawn, else the mean itself."""
+    if drawn[c]:
+        return 1.0 if uc < prob[c, arm] else 0.0
+    return prob[c, arm]
+
+
+@jit
+def screen_max(mean, rs, extra, sq, pl):  # pragma: no cover - compiled
+    """The screened argmax of an index ``mean[a] + sq * rs[a] + pl * extra[a]`` (first maximum):
+    ``(arm, best, second, size)`` with ``size`` the largest ``|mean| + sq rs + |pl extra|``, the
+    scale of the index's rounding error. A kernel trusts ``arm`` when ``best - second > SCREEN *
+    size`` and otherwise recomputes its index exactly (and breaks ties) itself."""
+    best = -np.inf
+    second = -np.inf
+    size = 0.0
+    arm = 0
+    for a in range(mean.shape[0]):
+        b = sq * rs[a]
+        e = pl * extra[a]
+        val = mean[a] + b + e
+        mg = abs(mean[a]) + b + abs(e)
+        if mg > size:
+            size = mg
+        if val > best:
+            second = best
+            best = val
+            arm = a
+        elif val > second:
+            second = val
+    return arm, best, second, size
 
 
 #: counts below which a kernel may read ``1/sqrt(n)`` and its square from a table (two arrays

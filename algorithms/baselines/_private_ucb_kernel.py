@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from dpaudit.algorithms._kernels import SCREEN, bitlen, jit, pick_tied
+from dpaudit.algorithms._kernels import SCREEN, bitlen, jit, pick_tied, reward_at, screen_max
 
 __all__ = ["private_ucb_step"]
 
@@ -50,23 +50,7 @@ def _private_ucb_kernel_py(t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps
                 lt = logt[c]
                 sq = root2[c]
                 pl = 1.0
-                best = -np.inf
-                second = -np.inf
-                size = 0.0
-                arm = 0
-                for a in range(k):
-                    b = sq * rs[a]
-                    e = pl * extra[a]
-                    val = mean[a] + b + e
-                    mg = abs(mean[a]) + b + abs(e)
-                    if mg > size:
-                        size = mg
-                    if val > best:
-                        second = best
-                        best = val
-                        arm = a
-                    elif val > second:
-                        second = val
+                arm, best, second, size = screen_max(mean, rs, extra, sq, pl)
                 if not best - second > SCREEN * size:
                     two = 2.0 * lt
                     best = -np.inf
@@ -84,10 +68,7 @@ def _private_ucb_kernel_py(t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps
                             m += 1
                     if m > 1:
                         arm = pick_tied(idx, best, m, v[r, c])
-            if drawn[c]:
-                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
-            else:
-                x = prob[c, arm]
+            x = reward_at(u[r, c], prob, drawn, c, arm)
             n[r, arm] += 1
             s[r, arm] += x
             pos = n[r, arm]

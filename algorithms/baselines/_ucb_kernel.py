@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from dpaudit.algorithms._kernels import SCREEN, jit, pick_tied, reciprocal_roots
+from dpaudit.algorithms._kernels import SCREEN, jit, pick_tied, reciprocal_roots, reward_at
 
 __all__ = ["ucb_step"]
 
@@ -78,10 +78,7 @@ def _kernel_ucb_py(t0, u, v, prob, drawn, cp_col, logt, gaps, n, s, c_explore, r
                             m += 1
                     if m > 1:
                         arm = pick_tied(idx, best, m, vr[c])
-            if drawn[c]:
-                x = 1.0 if ur[c] < prob[c, arm] else 0.0
-            else:
-                x = prob[c, arm]
+            x = reward_at(ur[c], prob, drawn, c, arm)
             sa = sl[arm] + x
             sl[arm] = sa
             cnt = nf[arm] + 1.0

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from dpaudit.algorithms._kernels import jit, lap
+from dpaudit.algorithms._kernels import jit, lap, pick_tied, reward_at
 
 __all__ = ["dp_ucb_int_step"]
 
@@ -44,18 +44,8 @@ def _dp_ucb_int_kernel_py(t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps,
                         m = 1
                     elif val == best:
                         m += 1
-                j = min(int(v[r, c] * m), m - 1)
-                arm = 0
-                for a in range(k):
-                    if idx[a] >= best:
-                        if j == 0:
-                            arm = a
-                            break
-                        j -= 1
-            if drawn[c]:
-                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
-            else:
-                x = prob[c, arm]
+                arm = pick_tied(idx, best, m, v[r, c])
+            x = reward_at(u[r, c], prob, drawn, c, arm)
             n[r, arm] += 1
             s[r, arm] += x
             pos = n[r, arm]

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from dpaudit.algorithms._kernels import SCREEN, bitlen, jit, lap, pick_tied
+from dpaudit.algorithms._kernels import SCREEN, bitlen, jit, lap, pick_tied, reward_at, screen_max
 
 __all__ = ["LN4", "dp_ucb_bound_step", "dp_ucb_step"]
 
@@ -62,23 +62,7 @@ def _bound_kernel_py(t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, s
                 lt = logt[c]
                 sq = root2[c]
                 pl = prm[2] * (LN4 + 4.0 * lt)
-                best = -np.inf
-                second = -np.inf
-                size = 0.0
-                arm = 0
-                for a in range(k):
-                    b = sq * rs[a]
-                    e = pl * extra[a]
-                    val = mean[a] + b + e
-                    mg = abs(mean[a]) + b + abs(e)
-                    if mg > size:
-                        size = mg
-                    if val > best:
-                        second = best
-                        best = val
-                        arm = a
-                    elif val > second:
-                        second = val
+                arm, best, second, size = screen_max(mean, rs, extra, sq, pl)
                 if not best - second > SCREEN * size:
                     two = 2.0 * lt
                     best = -np.inf
@@ -101,10 +85,7 @@ def _bound_kernel_py(t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, s
                             m += 1
                     if m > 1:
                         arm = pick_tied(idx, best, m, v[r, c])
-            if drawn[c]:
-                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
-            else:
-                x = prob[c, arm]
+            x = reward_at(u[r, c], prob, drawn, c, arm)
             n[r, arm] += 1
             s[r, arm] += x
             pos = n[r, arm]
@@ -168,18 +149,8 @@ def _dp_ucb_kernel_py(t0, u, v, mag, sbits, prob, drawn, cp_col, logt, gaps, n, 
                         m = 1
                     elif val == best:
                         m += 1
-                j = min(int(v[r, c] * m), m - 1)
-                arm = 0
-                for a in range(k):
-                    if idx[a] >= best:
-                        if j == 0:
-                            arm = a
-                            break
-                        j -= 1
-            if drawn[c]:
-                x = 1.0 if u[r, c] < prob[c, arm] else 0.0
-            else:
-                x = prob[c, arm]
+                arm = pick_tied(idx, best, m, v[r, c])
+            x = reward_at(u[r, c], prob, drawn, c, arm)
             n[r, arm] += 1
             s[r, arm] += x
             if (t & (t - 1)) == 0:
