@@ -17,6 +17,11 @@ Amdahl bound that does not depend on the load (``amdahl_2core``); against the 1-
 CPU seconds instead (the pool's overhead counted), ``cpu_speedup_2core`` = 1-worker CPU /
 (own + workers / 2), paired by repeat.
 
+Beside it, a reference measured in the same run: the same number and size of chunks of the same
+kind of work (normal draws and threshold counts) as plain numpy, on 1 and 2 processes, one
+chunk per task: the two-process speed-up this machine gives such work (``plain_median_ratio``),
+and the audit's speed-up as a fraction of it.
+
 Run: ``python benchmarks/bench_parallel_delta.py [--repeats 3] [--name gaussian-analytic]``.
 """
 
@@ -27,6 +32,7 @@ import json
 import os
 import resource
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -48,6 +54,30 @@ def one(mech, eps: float, dlt: float, workers: int) -> tuple[float, tuple]:
     return time.perf_counter() - t, (ev.count_p, ev.count_q, ev.event, res.epsilon_lower_bound)
 
 
+def _plain_chunk(i: int) -> int:
+    """The measurement's work without dpaudit: 2^23 normal draws and two threshold counts."""
+    x = np.random.Generator(np.random.PCG64(i)).normal(0.0, 3.7, size=PLAIN_CHUNK)
+    return int(np.count_nonzero(x >= 1.3)) + int(np.count_nonzero(x <= -2.1))
+
+
+#: the reference's chunk (the audit's measurement chunk at its default 64 MiB) and chunks
+#: (both sides' 11 chunks of the 9e7 measured draws)
+PLAIN_CHUNK, PLAIN_CHUNKS = 1 << 23, 22
+
+
+def plain(workers: int) -> float:
+    """Wall seconds of the reference: the same number and size of chunks of the same kind of
+    draws, as plain numpy on ``workers`` processes, one chunk per task (no selection, no
+    serial step): what this machine gives such work, measured in the same run."""
+    start = time.perf_counter()
+    if workers == 1:
+        sum(_plain_chunk(i) for i in range(PLAIN_CHUNKS))
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            sum(pool.map(_plain_chunk, range(PLAIN_CHUNKS)))
+    return time.perf_counter() - start
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--name", default="gaussian-analytic")
@@ -61,12 +91,15 @@ def main() -> None:
     CPU[1].clear()
     times: dict[int, list[float]] = {1: [], 2: []}
     outs: dict[int, list[tuple]] = {1: [], 2: []}
+    ref: dict[int, list[float]] = {1: [], 2: []}
     for _ in range(args.repeats):
         for w in (1, 2):
             secs, out = one(mech, eps, dlt, w)
             times[w].append(secs)
             outs[w].append(out)
+            ref[w].append(plain(w))
     t1, t2 = float(np.median(times[1])), float(np.median(times[2]))
+    r1, r2 = float(np.median(ref[1])), float(np.median(ref[2]))
     pairs = [a / b for a, b in zip(times[1], times[2], strict=True)]
     row = {"name": args.name, "epsilon": eps, "delta": dlt,
            "samples_per_side": AuditBudget().for_delta(dlt).samples,
@@ -77,7 +110,9 @@ def main() -> None:
            "cpus": os.cpu_count(), "cpu_1_worker": CPU[1], "cpu_2_workers_own_children": CPU[2],
            "amdahl_2core": [(a + b) / (a + b / 2) for a, b in CPU[2]],
            "cpu_speedup_2core": [(c + d) / (a + b / 2)
-                                 for (c, d), (a, b) in zip(CPU[1], CPU[2], strict=True)]}
+                                 for (c, d), (a, b) in zip(CPU[1], CPU[2], strict=True)],
+           "plain_seconds_1_worker": ref[1], "plain_seconds_2_workers": ref[2],
+           "plain_median_ratio": r1 / r2}
     print(f"{args.name} (eps {eps:g}, delta {dlt:g}, {row['samples_per_side']:.3g} draws per "
           f"side): 1 worker {t1:.1f} s, 2 workers {t2:.1f} s (medians of {args.repeats}); "
           f"speed-up {t1 / t2:.2f} (per repeat {', '.join(f'{p:.2f}' for p in pairs)}); "
@@ -86,7 +121,10 @@ def main() -> None:
           f"2 workers' CPU (this process + workers): "
           f"{', '.join(f'{a:.1f} + {b:.1f} s' for a, b in CPU[2])}; Amdahl bound on two idle "
           f"cores {', '.join(f'{x:.2f}' for x in row['amdahl_2core'])}; against the 1-worker "
-          f"CPU {', '.join(f'{x:.2f}' for x in row['cpu_speedup_2core'])}")
+          f"CPU {', '.join(f'{x:.2f}' for x in row['cpu_speedup_2core'])}; the same chunks "
+          f"of plain numpy draws (reference, same run): {r1:.1f} s / {r2:.1f} s = "
+          f"{r1 / r2:.2f}, so the audit reaches {(t1 / t2) / (r1 / r2):.2f} of this machine's "
+          "two-process speed-up on such work")
     print(json.dumps(row))
 
 
