@@ -81,7 +81,7 @@ def test_the_simulate_report_prints_no_round_off_spread(capsys) -> None:
                  "--workers", "1"])
     assert code == 0
     text = capsys.readouterr().out
-    assert "sd 0)" in text, text
+    assert "sd 0;" in text, text
 
 
 def test_quick_reproductions_spend_less_than_the_full_budget() -> None:
