@@ -86,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
         return _cut(args, cache, exc)
     except BaseException as exc:
         bar.close()
-        if cache is not None and cache.write and any(cache.saved()) and resume_can_help(exc):
-            print(f"dpaudit: {_saved_text(cache)} saved in {cache.folder}; the same command "
+        saved = (0, 0) if cache is None or not cache.write else cache.saved()
+        if cache is not None and any(saved) and resume_can_help(exc):
+            print(f"dpaudit: {_saved_text(saved)} saved in {cache.folder}; the same command "
                   "with --resume continues from them", file=sys.stderr)
         elif cache is not None:
             cache.discard()  # the same arguments would fail the same way: nothing to resume
@@ -121,21 +122,21 @@ def reproduce_estimate(name: str, horizon: int, runs: int, *, seconds: float | N
 def _cut(args: argparse.Namespace, cache, exc: limits.DeadlineReached) -> int:
     """The deadline came before every cell was done: no figure (it needs them all); the
     finished cells stay saved for ``--resume`` (exit 0, as ``simulate`` cut by its deadline)."""
-    saved = cache is not None and any(cache.saved())
+    saved = (0, 0) if cache is None else cache.saved()
     how = ("killed: code did not return to a cell boundary" if exc.where == "hard kill"
            else "a cell was not started")
-    keep = (f"{_saved_text(cache)} saved in {cache.folder}: the same command with "
-            "--resume and a longer --seconds continues from them" if saved else
+    keep = (f"{_saved_text(saved)} saved in {cache.folder}: the same command with "
+            "--resume and a longer --seconds continues from them" if any(saved) else
             "no cell or chunk finished; a longer --seconds (or --quick) would")
     print(f"dpaudit reproduce {args.name}: deadline of {args.seconds:g} s reached ({how}); no "
           f"figure written; {keep}")
     return 0
 
 
-def _saved_text(cache) -> str:
-    """What an interrupted run left for ``--resume``: finished cells and finished chunks of the
-    cells in progress."""
-    cells, chunks = cache.saved()
+def _saved_text(saved: tuple[int, int]) -> str:
+    """What an interrupted run left for ``--resume`` (``ExperimentCache.saved()``): finished
+    cells and finished chunks of the cells in progress."""
+    cells, chunks = saved
     more = f" and {chunks} finished chunk(s) of cells in progress" if chunks else ""
     return f"{cells} completed cell(s){more}"
 
@@ -160,8 +161,9 @@ def open_cache(args: argparse.Namespace, name: str, stem: str, settings, out: Pa
     folder = state_folder(args.state_dir, out)
     cache = ExperimentCache(folder, stem, key, resume=args.resume)
     if args.resume:
-        if any(cache.saved()):
-            print(f"dpaudit: resuming from {cache.folder} ({_saved_text(cache)} saved)",
+        saved = cache.saved()
+        if any(saved):
+            print(f"dpaudit: resuming from {cache.folder} ({_saved_text(saved)} saved)",
                   file=sys.stderr)
         else:
             print(f"dpaudit: --resume: no saved cells for these arguments in {str(folder)!r}; "

@@ -565,9 +565,16 @@ class CheckState(_WarnsOnce):
         being computed, or nothing is written)."""
         if not self.write or self.current is None:
             return None
-        count = self._calls.get((self.current, signature), 0)
-        self._calls[(self.current, signature)] = count + 1
+        count = self._next_call(self.current, signature)
         return ChunkStore(self, f"{self.current}|{signature}#{count}", n_chunks)
+
+    @_locked
+    def _next_call(self, piece: str, signature: str) -> int:
+        """How many calls with this signature ``piece`` made before this one (and count it):
+        a call's place among its likes names its saved work."""
+        count = self._calls.get((piece, signature), 0)
+        self._calls[(piece, signature)] = count + 1
+        return count
 
     @_locked
     def _saved_chunks(self, call: str, n_chunks: int) -> dict[int, Any]:
@@ -790,9 +797,7 @@ def cell_progress(name: str) -> PartialProgress | None:
     state, piece, _ = cell
     if not state.write:
         return None
-    call = (piece, f"progress:{name}")
-    count = state._calls.get(call, 0)
-    state._calls[call] = count + 1
+    count = state._next_call(piece, f"progress:{name}")
     return _BlockProgress(state, f"{piece}|progress:{name}#{count}")
 
 
@@ -1055,20 +1060,12 @@ class ExperimentCache(_WarnsOnce):
 
     def discard(self) -> None:
         """Delete the saved cells (the reproduction completed) and the folders left empty."""
-        if self._chunks is not None:
-            self._chunks.discard()
-        chunks = self.folder / "chunks"
-        if chunks.is_dir():
-            for path in [*chunks.glob("*.json"), *chunks.glob(".*.tmp")]:
-                with contextlib.suppress(OSError):
-                    path.unlink()
-            _remove_empty(chunks, ours=True)
-        if self.folder.is_dir():
-            for path in self.folder.glob("*.json"):
-                with contextlib.suppress(OSError):
-                    path.unlink()
-            for path in self.folder.glob(".*.tmp"):
-                with contextlib.suppress(OSError):
-                    path.unlink()
-            _remove_empty(self.folder, ours=True)
+        # the cells' chunk state (this run's, or one an earlier interrupted run left), then the
+        # cells
+        for folder in (self.folder / "chunks", self.folder):
+            if folder.is_dir():
+                for path in [*folder.glob("*.json"), *folder.glob(".*.tmp")]:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                _remove_empty(folder, ours=True)
         _remove_empty(self.root)
