@@ -178,6 +178,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--no-graybox", action="store_true",
+                   help="skip the gray-box stage (record and replay of the code's noise draws "
+                        "on neighbouring inputs, before any sampling; docs/audit-policy.md)")
     add_report_outputs(p, checked="before any work",
                        html_help="write one self-contained HTML report")
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
@@ -292,12 +295,14 @@ def _audit_policy(args: argparse.Namespace, code: Any, means: Any) -> Any:
                          contexts=None if args.contexts is None else load_contexts(
                              args.contexts, args.horizon, seed=args.seed),
                          progress=False if args.json == "-" else None,
-                         claim_sized=getattr(args, "claim_sized", False))
+                         claim_sized=getattr(args, "claim_sized", False),
+                         graybox=not getattr(args, "no_graybox", False))
 
 
 def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
     if isinstance(audit, ClaimResult):  # the deadline passed: no evidence, INCONCLUSIVE
         return _report(args, code, audit, start, samples_used=0)
+    gb = getattr(audit, "graybox", None)
     notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
         args.notion]
     ref = REFERENCES[(args.notion, "table" if args.notion != "global" else args.rewards)]
@@ -310,7 +315,8 @@ def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
                             reference=ref, statement=statement, epsilon=args.epsilon,
                             delta=args.delta)
         claim = dataclasses.replace(claim, details=claim.details + audit.details(),
-                                    seconds=time.perf_counter() - start)
+                                    seconds=time.perf_counter() - start,
+                                    data={**claim.data, **graybox_data(gb)})
     else:
         if audit.result is None:  # audit_policy gives an exact law or a sampled result
             raise RuntimeError("the policy audit returned neither an exact nor a sampled result")
@@ -322,13 +328,21 @@ def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
             **claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
             "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
             "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime),
-            "witness": witness}, details=whole_witness(claim.details, witness),
+            "witness": witness, **graybox_data(gb, steered=audit.steered)},
+            details=whole_witness(claim.details, witness),
             seconds=time.perf_counter() - start)
-    return _report(args, code, claim, start, samples_used=audit.samples)
+    return _report(args, code, claim, start, samples_used=audit.samples,
+                   findings=() if gb is None else tuple(
+                       f.as_finding(notion) for f in gb.findings))
+
+
+def graybox_data(gb: Any, *, steered: bool = False) -> dict[str, Any]:
+    """The gray-box stage's summary for a claim's JSON ``data`` (empty when not run)."""
+    return {} if gb is None else {"graybox": gb.summary(steered=steered)}
 
 
 def _report(args: argparse.Namespace, code: Any, claim: ClaimResult, start: float, *,
-            samples_used: int) -> int:
+            samples_used: int, findings: tuple[Any, ...] = ()) -> int:
     report = CheckReport(
         name=args.target, description=f"{code.name}, {code.interface} interface, "
                                       f"{args.notion} DP", paper="user code",
@@ -338,7 +352,7 @@ def _report(args: argparse.Namespace, code: Any, claim: ClaimResult, start: floa
                     "samples_used": samples_used, "search_budget": args.search_budget,
                     "workers": args.workers, "seconds": args.seconds, "seed": args.seed,
                     "contexts": args.contexts},
-        claims=(claim,), seconds=time.perf_counter() - start)
+        claims=(claim,), findings=findings, seconds=time.perf_counter() - start)
     emit_reports(args, report, command="audit-policy",
                  text=format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))
     return report.exit_code

@@ -23,6 +23,7 @@ outputs, choose its size). The report states the planned and the used sizes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import random
@@ -36,6 +37,7 @@ import numpy as np
 from dpaudit.runtime.parallel import chunk_sizes, map_chunks
 from dpaudit.runtime.progress import RunsProgress
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
+from dpaudit.stats.results import Verdict
 from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.stats.sampled import MAX_TAIL_SAMPLES, TAIL_DRAWS
 from dpaudit.usercode.adapters import (
@@ -55,6 +57,8 @@ from dpaudit.usercode.decisions import (
     steps_before,
     suggest_horizon,
 )
+from dpaudit.usercode.graybox import GrayBoxResult, Steer
+from dpaudit.usercode.graybox_targets import STAGE_SECONDS, graybox_policy
 from dpaudit.usercode.ldp_audit import LdpPolicyTarget, exact_release, find_release
 from dpaudit.usercode.neighbour_search import (
     _Base,
@@ -339,6 +343,39 @@ class GlobalPolicyTarget(_Sampler):
         return out.astype(float)
 
 
+class SteeredTarget:
+    """The sampled audit on the pair the gray-box stage's pointer named
+    (:class:`~dpaudit.usercode.graybox.Steer`): the wrapped target's outputs and, for action
+    sequences, named summaries where the recorded runs first differed (the action at each
+    such step, each arm's pull count) beside the whole sequence's features. The summaries are
+    fixed by the stage, which ran on seeds of its own, before any sample of this audit
+    exists, so choosing among them on the selection sample keeps the bound valid."""
+
+    def __init__(self, target: Any, steer: Steer) -> None:
+        self.target = target
+        self.epsilon, self.delta = target.epsilon, target.delta
+        self.notion = target.notion
+        self.neighbours = [steer.pair]
+        self.positions = tuple(p for p in steer.positions if p is not None)
+        if hasattr(target, "n_outcomes"):
+            self.n_outcomes = target.n_outcomes
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> Any:
+        out = self.target.sample(data, size, rng)
+        if self.notion != "global":
+            return out
+        acts = np.asarray(out).astype(np.int64)
+        code = self.target.code
+        summaries: dict[str, np.ndarray] = {
+            "action sequence": ActionFeatures(code.horizon, code.n_arms)(acts),
+            "pulls of each arm": np.stack([(acts == a).sum(axis=1)
+                                           for a in range(code.n_arms)], axis=1)}
+        for p in self.positions:
+            if 0 <= p < acts.shape[1]:
+                summaries[f"action at step {p + 1}"] = acts[:, p]
+        return summaries
+
+
 class PerStepPolicyTarget(_Sampler):
     """Per-step DP (Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1): the next arm
     after a history that is set on a fresh instance (:func:`dpaudit.usercode.adapters.next_action`).
@@ -392,6 +429,11 @@ class PolicyAudit:
     #: local DP with delta > 0: the claim-sized budget (``TAIL_DRAWS / delta`` draws per side,
     #: at most ``MAX_TAIL_SAMPLES``), of which ``samples`` fit the time (None: not sized)
     claim_samples: int | None = None
+    #: what the gray-box stage found (``None``: not run) and the alpha each sampled audit was
+    #: measured at (the steered audit and the search share ``alpha`` when both run)
+    graybox: GrayBoxResult | None = None
+    steered: bool = False
+    alpha_used: float | None = None
 
     def horizon_advice(self) -> str | None:
         """What the suggested horizon (``try T >= N``) costs, so the advice fits the time:
@@ -413,6 +455,9 @@ class PolicyAudit:
                 f"{max(4, self.pairs // 2)} or fewer --samples shortens it)")
 
     def details(self) -> tuple[str, ...]:
+        return self._details() + (() if self.graybox is None else self.graybox.details())
+
+    def _details(self) -> tuple[str, ...]:
         if self.exact is not None:
             return (f"local DP: the reports of {self.release}; the release law is a known "
                     "family, so the divergence is computed, not sampled",)
@@ -445,6 +490,11 @@ class PolicyAudit:
             advice = self.horizon_advice()
             if advice is not None:
                 lines.append(advice)
+        if self.steered:
+            lines.append(f"steered by the gray-box stage: the sampled audit measured the pair "
+                         f"its pointer named, at alpha {self.alpha_used:.3g}"
+                         + ("" if self.result is None or self.result.verdict.value == "VIOLATED"
+                            else " (the neighbour search ran at the other half of alpha)"))
         if not self.reproducible:
             lines.append("the code is not reproducible under the seeds dpaudit sets (it draws "
                          "from a generator seeded elsewhere): runs are independent, so the "
@@ -465,6 +515,11 @@ def _plan(samples: int, pairs: int, rate: float, seconds: float | None, pilot: i
     return samples, rank(samples)
 
 
+#: samples per side of the steered audit (the gray-box stage's pair): a leak the stage saw on
+#: its recorded runs is usually a difference of probability one, which 2000 draws per side
+#: bound above epsilon 6 at alpha / 2; a subtler one is left to the search at full size
+STEERED_SAMPLES = 2000
+
 #: local DP with delta > 0 and no ``--samples``: the seconds the claim-sized budget may take
 #: when no ``--seconds`` is given (the per-claim target of the sampled audits)
 LDP_CLAIM_SECONDS = 60.0
@@ -478,7 +533,8 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  stream: TextIO | None = None, selection_fraction: float = 0.2,
                  ldp_hook: str | None = None, ldp_sink: str | None = None,
                  contexts: np.ndarray | None = None,
-                 claim_sized: bool = False) -> PolicyAudit:
+                 claim_sized: bool = False, graybox: bool = True,
+                 graybox_seconds: float | None = None) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
     ``samples`` per side for the audited pair (the auditor's selection + measurement);
@@ -491,6 +547,13 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     would take. ``progress``: a progress line (default: when ``stream`` is a
     terminal). ``selection_fraction`` of ``samples`` choose the event. The bound holds with
     probability ``>= 1 - alpha``.
+
+    ``graybox`` runs the gray-box stage first (:func:`~dpaudit.usercode.graybox_targets.
+    graybox_policy`, at most ``graybox_seconds``, default :data:`~dpaudit.usercode.
+    graybox_targets.STAGE_SECONDS` or a quarter of ``seconds``): its findings go into the
+    report, and when it names a pair (a pointer) the sampled audit first measures that pair
+    at ``alpha / 2``; if that is not VIOLATED the neighbour search runs at the other
+    ``alpha / 2`` (Bonferroni: the verdict is wrong with probability at most ``alpha``).
     """
     eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
     notion = check_choice("notion", notion, NOTIONS)
@@ -501,6 +564,17 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     if seconds is not None:
         seconds = check_real("seconds", seconds, low=0.0, low_open=True)
     start = time.perf_counter()
+    stage_seconds = graybox_seconds if graybox_seconds is not None else (
+        STAGE_SECONDS if seconds is None else min(STAGE_SECONDS, 0.25 * seconds))
+    gb: GrayBoxResult | None = None
+    rel = None
+    if notion == "ldp":
+        rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
+    if graybox:
+        gb = graybox_policy(code, epsilon=eps, delta=dlt, notion=notion, rewards=rewards,
+                            means=means, contexts=contexts, history_method=history_method,
+                            release=rel, per_step_pairs=per_step_pairs(code.n_arms)
+                            if notion == "per-step" else (), seconds=stage_seconds)
     bar = Progress(1, stream=stream, enabled=progress)
     if notion == "global":
         target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
@@ -514,13 +588,14 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         pilot = (target.pilot_runs * len(target.bases) + decision
                  + 2 * target.screen_runs * (target.screen * search_budget + 1))
     elif notion == "ldp":
-        rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
+        assert rel is not None
         exact = exact_release(rel, epsilon=eps, delta=dlt)
         if exact is not None:
             return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
                                requested_samples=samples, pairs=1, runs=30,
                                seconds=time.perf_counter() - start, runs_per_second=0.0,
-                               reproducible=True, exact=exact, release=rel.where)
+                               reproducible=True, exact=exact, release=rel.where,
+                               graybox=gb)
         target = LdpPolicyTarget(rel, _Sampler(code, epsilon=eps, delta=dlt, workers=workers,
                                                chunk=200, progress=bar))
         probe, reproducible, pilot = 0.0, True, 0
@@ -549,8 +624,22 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                              max_tail_samples=max(used, 200), rank_samples=rank,
                              search_budget=search_budget,
                              selection_fraction=selection_fraction)
-        result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=alpha, budget=budget,
-                                 seed=seed, key=f"audit-policy:{notion}")
+        steer = None if gb is None or notion == "ldp" else gb.steer
+        level, result = alpha, None
+        if steer is not None:  # the stage's pair first, at half of alpha
+            level = alpha / 2
+            few = min(used, STEERED_SAMPLES)
+            bar.total += 2 * few
+            steered = audit_mechanism(
+                SteeredTarget(target, steer), epsilon=eps, delta=dlt, alpha=level,
+                budget=dataclasses.replace(budget, samples=few, search_budget=0,
+                                           max_tail_samples=max(few, 200)), seed=seed,
+                key=f"audit-policy:{notion}:steered")
+            if steered.verdict is Verdict.VIOLATED:
+                result = steered
+        if result is None:
+            result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=level,
+                                     budget=budget, seed=seed, key=f"audit-policy:{notion}")
     finally:
         bar.close()
         target.close()
@@ -565,4 +654,5 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                        decision_step=getattr(target, "decision_step", None),
                        release=getattr(getattr(target, "rel", None), "where", None),
                        horizon=code.horizon, seconds_given=seconds,
-                       claim_samples=claim_samples)
+                       claim_samples=claim_samples, graybox=gb, steered=steer is not None,
+                       alpha_used=level)
