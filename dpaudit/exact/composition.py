@@ -7,9 +7,10 @@ shift of norm ``mu``) has the privacy curve of the composition of the mechanisms
 loss (Laplace only) is ``sum c_i``; its ``delta(epsilon)`` is bracketed by dp_accounting's
 privacy loss distributions: the pessimistic PLD (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi
 2022, "Connect the dots") gives an upper bound and the optimistic one (Meiser & Mohammadi 2018,
-privacy buckets) a lower bound, both rigorous for the discretisation used. For Laplace alone the lower bound is also at least
-``2^-m (1 - e^(eps - sum c_i))`` (:func:`dpaudit.exact.loss.laplace_composition_delta`), and a
-single Gaussian shift is exact (Balle & Wang 2018).
+privacy buckets) a lower bound, both rigorous for the discretisation used. For Laplace alone
+the lower bound is also at least ``2^-m (1 - e^(eps - sum c_i))``
+(:func:`dpaudit.exact.loss.laplace_composition_delta`), and a single Gaussian shift is exact
+(Balle & Wang 2018).
 """
 
 from __future__ import annotations

@@ -148,6 +148,8 @@ class GrayBoxResult:
     unread: tuple[str, ...] = ()
     aligned: int = 0
     exact: Any = None
+    #: how the stage read the code (e.g. a numba function read through its ``.py_func``)
+    notes: tuple[str, ...] = ()
 
     @property
     def worst(self) -> GrayFinding | None:
@@ -161,7 +163,7 @@ class GrayBoxResult:
                 "exact": self.exact is not None,
                 "worst": None if worst is None else {
                     "kind": worst.kind, "level": worst.level, "site": worst.site},
-                "not_read": list(self.unread)}
+                "not_read": list(self.unread), "notes": list(self.notes)}
 
     def details(self) -> tuple[str, ...]:
         head = (f"gray-box stage: {self.pairs} neighbouring pair(s) recorded and replayed with "
@@ -169,10 +171,14 @@ class GrayBoxResult:
                 f"{len(self.findings)} finding(s)"
                 + (f"; the sampled audit is steered to the pair of the "
                    f"{self.steer.kind} finding" if self.steer is not None else ""))
-        lines = [head] + [f.line() for f in self.findings[:8]]
+        lines = [head]
+        for f in self.findings[:8]:
+            lines.append(f.line())
+            lines += [f"  {d}" for d in f.details[:2]]
         if len(self.findings) > 8:
             lines.append(f"... and {len(self.findings) - 8} more gray-box finding(s) "
                          "(--json lists them)")
+        lines += [f"gray-box: {n}" for n in self.notes]
         lines += [f"gray-box: not read: {u}" for u in self.unread]
         return tuple(lines)
 
@@ -336,13 +342,19 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
                     f"cancelled) and moves by {rhs:.6g} between D and D'")
         else:
             twins = [r for r in rp.rows[:rp.bad_row] if set(dict(r[0])) & set(dict(coefs))]
-            shared = (f"; the same draw also feeds the value consumed at "
-                      f"{rd.events[twins[0][2]].site}, which moves by {twins[0][1]:.6g}"
-                      if twins else "")
-            text = (f"the value consumed here ({ev.kind}) moves by {rhs:.6g} between D and D' "
-                    f"in a direction its noise (the draw at {_draw_sites(rd, [c for c, _ in coefs])}) "
-                    f"cannot cover{shared}: no shift of the noise makes the two runs release "
-                    "the same values, the release-level loss is infinite")
+            drawn = _draw_sites(rd, [c for c, _ in coefs])
+            if twins:
+                other = twins[-1]
+                text = (f"the draw at {drawn} feeds two values the data move apart: the one "
+                        f"consumed here ({ev.kind}) moves by {rhs:.6g} between D and D', the "
+                        f"one consumed at {rd.events[other[2]].site} by {other[1]:.6g}: no "
+                        "shift of the noise makes the two runs release the same values (the "
+                        "noise is shared), the release-level loss is infinite")
+            else:
+                text = (f"the value consumed here ({ev.kind}) moves by {rhs:.6g} between D and "
+                        f"D' in a direction its noise (the draw at {drawn}) cannot cover: no "
+                        "shift of the noise makes the two runs release the same values, the "
+                        "release-level loss is infinite")
         add("uncovered-shift", "pointer", text, str(ev.site),
             {"moved": rhs, "residual": rp.residual, "event": j},
             step=_step_after(ev, first_out))
@@ -389,7 +401,10 @@ def _calls(draws: Sequence[Draw], horizon: int) -> dict[str, int]:
 
 
 def _step_after(ev: Event, first_out: int | None) -> int | None:
-    return first_out if first_out is not None else ev.step
+    """Where the sampled audit should look: the first output position where the replayed
+    runs differ (``None`` when they do not: this pair shows the defect in the code, not in
+    its output, and steers nothing)."""
+    return first_out
 
 
 def _nums(a: np.ndarray) -> str:
@@ -430,17 +445,22 @@ def _release_loss(rp: Replay, pair_text: str, seed: int, epsilon: float, delta: 
             f"[{lo:.3g}, {hi:.3g}]")
     if mu == 0.0 and delta > 0.0:
         what += f", delta({epsilon:g}) in [{lo:.3g}, {hi:.3g}]"
-    level = ("pointer" if over else "information")
+    # when the output is the release (a local report, a mechanism's output), the coupling's
+    # cost is the output's loss on this path; otherwise the actions post-process it
+    level = ("proof" if output_is_release else "pointer") if over else "information"
     summary = (f"every noisy value matched by shifting the noise: the coupling costs {what} "
                f"on this path ({len(moved)} release(s) moved), "
                + ("above" if over else "within") + f" the claim ({epsilon:g}, {delta:g})")
     if over and not output_is_release:
         summary += ("; the output is a post-processing of these releases, so its own loss "
                     "may be lower: the sampled audit decides")
+    # the outputs under the same (unshifted) noise: where the moved releases first show
+    step = _first_difference(rp.out_d, rp.out_first) if over else None
     return [GrayFinding("release-loss", level, summary, None, pair_text, seed,
                         {"pure_epsilon": pure, "gaussian_mu": mu, "delta_low": lo,
                          "delta_high": hi, "releases_moved": len(moved),
-                         "above_claim": bool(over)}, tuple(parts), worst_step)]
+                         "above_claim": bool(over), "first_release_step": worst_step},
+                        tuple(parts), step)]
 
 
 def _output_findings(rp: Replay, pair_text: str, seed: int) -> list[GrayFinding]:
@@ -553,7 +573,7 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
             for f in analyse(rp, (d, dp), describe(d, dp), seed, epsilon=epsilon,
                              delta=delta, output_is_release=output_is_release):
                 findings.append((f, (d, dp)))
-                strong |= f.level in ("proof", "pointer")
+                strong |= f.level in ("proof", "pointer") and f.step is not None
             if strong:
                 break
         hits += strong
@@ -561,17 +581,27 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     for f, pair in findings:
         key = (f.kind, f.site if f.kind != "release-loss" else None)
         old = kept.get(key)
-        if old is None or (f.kind == "release-loss" and f.numbers.get("above_claim")
-                           and not old[0].numbers.get("above_claim")):
+        if old is None or (f.kind == "release-loss" and _costlier(f, old[0])):
             kept[key] = (f, pair)
     ordered = sorted(kept.values(), key=lambda fp: (_SEVERITY[fp[0].kind], fp[0].level != "proof"))
-    steer = next((Steer(pair, (f.step,), f.kind) for f, pair in ordered
+    # the steer needs a pair whose outputs differed on the recorded runs: a defect that no
+    # output shows on its pair would send the sampled audit where it can find nothing
+    steer = next((Steer(pair, (f.step,), f.kind) for f, pair in
+                  sorted(findings, key=lambda fp: _SEVERITY[fp[0].kind])
                   if f.level in ("proof", "pointer") and f.step is not None), None)
-    if steer is None:
-        steer = next((Steer(pair, (), f.kind) for f, pair in ordered
-                      if f.level in ("proof", "pointer")), None)
     return GrayBoxResult(tuple(f for f, _ in ordered), steer, tried, runs,
                          time.perf_counter() - start, tuple(unread), aligned)
+
+
+def _costlier(a: GrayFinding, b: GrayFinding) -> bool:
+    """Whether release-loss finding ``a`` reports a costlier path than ``b`` (above the claim
+    first, then the larger pure epsilon, then the larger Gaussian mu): the report keeps the
+    worst path the stage saw."""
+    def key(f: GrayFinding) -> tuple[bool, float, float]:
+        n = f.numbers
+        return (bool(n.get("above_claim")), float(n.get("pure_epsilon") or 0.0),
+                float(n.get("gaussian_mu") or 0.0))
+    return key(a) > key(b)
 
 
 def plain_output(out: Any) -> Any:

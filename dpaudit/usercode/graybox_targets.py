@@ -29,7 +29,6 @@ import numpy as np
 from dpaudit.exact.probe import (
     AffineReport,
     PairLoss,
-    ProbeError,
     ProbeGenerator,
     pair_loss,
     probe_report,
@@ -167,13 +166,33 @@ def graybox_policy(code: PolicyCode, *, epsilon: float, delta: float, notion: st
 
     pairs = policy_pairs(gcode, notion, rewards=rewards, means=means,
                          per_step_pairs=per_step_pairs)
+    if notion == "global" and rewards == "table" and code.n_arms > 1 and contexts is None:
+        pairs = _boundary_pairs(run, gcode) + pairs
     result = run_stage(run, pairs, epsilon=epsilon, delta=delta, seconds=seconds,
                        describe=lambda d, dp: f"D = {d!r}, D' = {dp!r}",
                        output_is_release=notion == "ldp")
-    return dataclasses.replace(result, unread=(*notes, *result.unread))
+    return dataclasses.replace(result, notes=tuple(notes))
 
 
 _REWARD = Site("<reward>", 0, "the audited reward")
+
+
+def _boundary_pairs(run: Callable[[Recorder, Any, LineTrace | None], Any],
+                    code: PolicyCode) -> list[tuple[Any, Any]]:
+    """Pairs at the gaps where the policy's decision turns
+    (:func:`~dpaudit.usercode.neighbour_search.boundary_pairs`), found on recorded runs: the
+    recorder's seed couples them (the same noise, line by line, on every table), and one run
+    per probe suffices because it is the same run. A run that fails gives none."""
+    from dpaudit.usercode.neighbour_search import RewardInput, boundary_pairs, table_source
+
+    def runner(table: np.ndarray, n: int, seed: int) -> np.ndarray:
+        source = RewardInput(table_source(table), "gap table")
+        return np.stack([np.asarray(run(Recorder(seed + i), source, None)) for i in range(n)])
+    try:
+        pairs, _ = boundary_pairs(runner, code.horizon, code.n_arms, seed=1)
+    except Exception:  # noqa: BLE001 - the replay reports what does not run
+        return []
+    return pairs
 
 
 def _tainted(rec: Recorder, table: np.ndarray, code: PolicyCode) -> Any:

@@ -37,8 +37,8 @@ import numpy as np
 from dpaudit.runtime.parallel import chunk_sizes, map_chunks
 from dpaudit.runtime.progress import RunsProgress
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
-from dpaudit.stats.results import Verdict
 from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.stats.results import Verdict
 from dpaudit.stats.sampled import MAX_TAIL_SAMPLES, TAIL_DRAWS
 from dpaudit.usercode.adapters import (
     PolicyCode,
@@ -51,17 +51,14 @@ from dpaudit.usercode.adapters import (
 from dpaudit.usercode.conventions import numba_seed
 from dpaudit.usercode.decisions import (
     Boundary,
-    decision_boundary,
     depends_on_rewards,
-    gap_table,
-    steps_before,
     suggest_horizon,
 )
 from dpaudit.usercode.graybox import GrayBoxResult, Steer
 from dpaudit.usercode.graybox_targets import STAGE_SECONDS, graybox_policy
 from dpaudit.usercode.ldp_audit import LdpPolicyTarget, exact_release, find_release
 from dpaudit.usercode.neighbour_search import (
-    _Base,
+    boundary_pairs,
     context_pairs,
     first_pair,
     global_bases,
@@ -258,19 +255,8 @@ class GlobalPolicyTarget(_Sampler):
             return []
         if self.rewards != "table":  # fixed tables are not neighbours under Definition 3
             return []
-        pairs = []
-        for best in sorted({0, k - 1}):
-            b = decision_boundary(self._run, t, k, best=best, seed=seed)
-            if b is None:
-                continue
-            self.boundaries.append(b)
-            for g in (b.high, b.low):
-                base = _Base(f"gap {g:.6g} table ({t}x{k}, arm {best} pays {(1 + g) / 2:.6g}, "
-                             f"others {(1 - g) / 2:.6g})", (0.0, 1.0),
-                             table=gap_table(t, k, g, best=best))
-                why = f"before the decision at step {b.step}"
-                pairs += [(base.input(), base.changed(st, v, why))
-                          for st in steps_before(b.actions, b.step, k) for v in (0.0, 1.0)]
+        pairs, found = boundary_pairs(self._run, t, k, seed=seed)
+        self.boundaries += found
         return pairs
 
     def search_domain(self, rng: np.random.Generator, n: int) -> list[tuple[Any, Any]]:

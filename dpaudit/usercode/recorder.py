@@ -734,10 +734,21 @@ class Tainted(float):
         return (float, (float(self),))
 
 
+def _binary(name: str) -> Callable[[Any, Any], Any]:
+    """The affine ufunc ``name`` on a :class:`Noisy` and a number, by the noisy operand's own
+    method (calling ``a + b`` here would send a numpy scalar operand back to numpy, and
+    numpy back here)."""
+    def op(a: Any, b: Any) -> Any:
+        if isinstance(a, Noisy):
+            return getattr(a, f"__{name}__")(b.item() if isinstance(b, np.generic) else b)
+        return getattr(b, f"__r{name}__")(a.item() if isinstance(a, np.generic) else a)
+    return op
+
+
 _AFFINE_UFUNCS: dict[str, Callable[..., Any]] = {
-    "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
-    "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b,
-    "true_divide": lambda a, b: a / b, "negative": lambda a: -a, "positive": lambda a: a}
+    "add": _binary("add"), "subtract": _binary("sub"), "multiply": _binary("mul"),
+    "divide": _binary("truediv"), "true_divide": _binary("truediv"),
+    "negative": lambda a: a.__neg__(), "positive": lambda a: a}
 
 
 def _over(arr: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:

@@ -199,6 +199,8 @@ class Replay:
     rounds: int = 0
     reason: str = ""
     runs: int = 0
+    #: ``D'``'s output on the first replay (the same noise, unshifted: common random numbers)
+    out_first: Any = None
 
 
 def _run(run: RunFn, rec: Recorder, data: Any, trace: bool) -> tuple[Any, LineTrace | None]:
@@ -257,7 +259,7 @@ def replay_pair(run: RunFn, d: Any, d_prime: Any, seed: int, *, trace: bool = Tr
         out_d, trace_d = _run(run, rec_d, d, trace)
         runs += 1
         shift: dict[int, float] = {}
-        rec_p = out_p = trace_p = None
+        rec_p = out_p = trace_p = out_first = None
         rows: list[Any] = []
         mismatch: list[str] = []
         for rounds in range(1, MAX_ROUNDS + 1):
@@ -265,25 +267,29 @@ def replay_pair(run: RunFn, d: Any, d_prime: Any, seed: int, *, trace: bool = Tr
             rec_p.frozen = {p.key(): p.output for p in rec_d.primitives}
             out_p, trace_p = _run(run, rec_p, d_prime, trace)
             runs += 1
+            if rounds == 1:
+                out_first = out_p
             m = comparable(rec_d.events, rec_p.events, trace_split(trace_d, trace_p))
             rows, mismatch = _rows(rec_d.events[:m], rec_p.events[:m])
             sol = solve_shift([(c, r) for c, r, _, _ in rows], cols.law)
             if not sol.feasible:
                 return Replay("uncovered", rec_d, rec_p, out_d, out_p, trace_d, trace_p,
                               shift, m, rows, sol.row, sol.residual, mismatch, rounds,
-                              runs=runs)
+                              runs=runs, out_first=out_first)
             full = m == len(rec_d.events) == len(rec_p.events)
             if full and _equal_values(rec_d.events, rec_p.events, m) and \
                     _same_output(out_d, out_p) and trace_split(trace_d, trace_p) is None:
                 return Replay("aligned", rec_d, rec_p, out_d, out_p, trace_d, trace_p, shift, m,
-                              rows, mismatch=mismatch, rounds=rounds, runs=runs)
+                              rows, mismatch=mismatch, rounds=rounds, runs=runs,
+                              out_first=out_first)
             if _close(sol.shift, shift):  # nothing left to align: the paths differ anyway
                 return Replay("diverged", rec_d, rec_p, out_d, out_p, trace_d, trace_p, shift,
-                              m, rows, mismatch=mismatch, rounds=rounds, runs=runs)
+                              m, rows, mismatch=mismatch, rounds=rounds, runs=runs,
+                              out_first=out_first)
             shift = sol.shift
         return Replay("diverged", rec_d, rec_p, out_d, out_p, trace_d, trace_p, shift, m, rows,
                       mismatch=mismatch, rounds=MAX_ROUNDS, runs=runs,
-                      reason=f"not aligned after {MAX_ROUNDS} replays")
+                      reason=f"not aligned after {MAX_ROUNDS} replays", out_first=out_first)
     except RecordOverflow as exc:
         return Replay("unread", reason=str(exc), runs=runs)
     except Exception as exc:  # noqa: BLE001 - the user's code under the recorder
