@@ -264,15 +264,17 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
         dist = float({"l1": np.sum(np.abs(diff)), "l2": np.linalg.norm(diff),
                       "linf": np.max(np.abs(diff), initial=0.0)}[p.norm])
         if dist > p.sensitivity * (1 + 1e-9) + 1e-12:
-            loss = None if p.scale is None else dist / p.scale
+            loss = None if p.scale is None or p.law is None else dist / p.scale
+            is_output = output_is_release and _same_values(p.output, rp.out_d)
             add("declared-sensitivity", "proof",
                 f"the input of {p.name} moved by {dist:.6g} ({p.norm}) between D and D', "
                 f"above its declared sensitivity {p.sensitivity:g}"
                 + (f": with its declared {p.law} scale {p.scale:g} this release costs "
-                   f"{loss:.6g} against the claimed epsilon {epsilon:g}" if loss is not None
-                   else ""), str(p.site),
-                {"measured": dist, "declared": p.sensitivity, "norm": p.norm,
-                 "scale": p.scale, "release_loss": loss})
+                   + (f"{loss:.6g}" if p.law == "laplace" else f"Gaussian mu {loss:.6g}")
+                   + f" against the claimed epsilon {epsilon:g}" if loss is not None else ""),
+                str(p.site),
+                {"measured": dist, "declared": p.sensitivity, "norm": p.norm, "law": p.law,
+                 "scale": p.scale, "release_loss": loss, "output_is_release": is_output})
     eq_p = {e.key(): e for e in rq.equalities}
     for e in rd.equalities:
         eq = eq_p.get(e.key())
@@ -390,6 +392,17 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
         out += _release_loss(rp, pair_text, seed, epsilon, delta, output_is_release)
     out += _output_findings(rp, pair_text, seed)
     return out
+
+
+def _same_values(a: Any, b: Any) -> bool:
+    """Whether two outputs hold the same numbers (the mechanism returned what a declared
+    primitive returned)."""
+    try:
+        x = np.asarray(plain(a), dtype=float).ravel()
+        y = np.asarray(plain(b), dtype=float).ravel()
+    except (TypeError, ValueError):
+        return False
+    return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-12, atol=0.0))
 
 
 def _calls(draws: Sequence[Draw], horizon: int) -> dict[str, int]:
@@ -524,6 +537,7 @@ def _deterministic(run: RunFn, data: Any, seed: int) -> str | None:
     try:
         a, b = Recorder(seed), Recorder(seed)
         out_a = run(a, data, None)
+        b.frozen = {p.key(): p.output for p in a.primitives}  # declared primitives: frozen
         out_b = run(b, data, None)
     except Exception:  # noqa: BLE001 - reported by the replay itself
         return None

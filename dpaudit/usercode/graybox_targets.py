@@ -231,6 +231,8 @@ def graybox_mechanism(mech: Any, pairs: Sequence[tuple[Any, Any]], *, epsilon: f
                        seconds=seconds, describe=describe, output_is_release=True)
     exact, finding = exact_mechanism(mech, pairs[:16], epsilon=epsilon, delta=delta,
                                      describe=describe)
+    if exact is None:
+        exact = declared_exact(result, epsilon=epsilon, delta=delta)
     findings = result.findings
     if finding is not None:  # the exact law says more than the coupling on one path
         findings = (finding, *(f for f in findings if f.kind != "release-loss"))
@@ -365,6 +367,39 @@ def exact_mechanism(mech: Any, pairs: Sequence[tuple[Any, Any]], *, epsilon: flo
          "epsilon_at_delta": _finite(at), "delta_at_epsilon": float(loss.delta.value)},
         tuple(lines))
     return ev, finding
+
+
+def declared_exact(result: GrayBoxResult, *, epsilon: float, delta: float
+                   ) -> ExactEvidence | None:
+    """The exact loss of a mechanism whose output is what a declared primitive returned
+    (:func:`dpaudit.usercode.annotate.noise_primitive` with a law and scale), from the
+    distance its statistic moved on the recorded pair: ``Lap(b)`` shifted by ``d`` (L1) or
+    ``N(0, sigma^2)`` by ``d`` (L2). It rests on the declaration of the law and scale, which
+    the stage cannot see; the details say so. ``None`` without such a finding."""
+    from dpaudit.exact.divergence import (
+        epsilon_for_delta,
+        gaussian_hockey_stick,
+        laplace_hockey_stick,
+    )
+
+    found = [f for f in result.findings if f.kind == "declared-sensitivity"
+             and f.numbers.get("output_is_release") and f.numbers.get("release_loss")]
+    if not found:
+        return None
+    f = max(found, key=lambda x: float(x.numbers["release_loss"]))
+    d, b, law = float(f.numbers["measured"]), float(f.numbers["scale"]), f.numbers["law"]
+    div = laplace_hockey_stick if law == "laplace" else gaussian_hockey_stick
+    h = div(epsilon, d, b)
+    at = epsilon_for_delta(lambda e: div(e, d, b), delta).value if delta > 0 else (
+        d / b if law == "laplace" else math.inf)
+    return ExactEvidence(
+        delta_at_epsilon=float(h.value), error=float(h.error),
+        epsilon_at_delta=float(at) if math.isfinite(float(at)) else None,
+        details=(f"gray-box: the output is what the declared noise primitive at {f.site} "
+                 f"returned; its statistic moved by {d:.6g} on the pair {f.pair}, and its "
+                 f"declared law, {law} of scale {b:g}, gives this loss (the law and scale are "
+                 "the code's declaration: the draws are out of the stage's sight)",),
+        data={"route": "declared primitive", "family": law, "distance": d, "scale": b})
 
 
 def _finite(x: float | None) -> float | None:

@@ -957,7 +957,13 @@ class Recorder:
         if self.frozen is not None and key in self.frozen:
             out = self.frozen[key]
         else:
-            out = call()
+            if self.trace is not None:
+                self.trace.paused += 1
+            try:
+                out = call()
+            finally:
+                if self.trace is not None:
+                    self.trace.paused -= 1
         self.primitives.append(PrimitiveCall(site, index, name, _as_vector(value),
                                              float(sensitivity), norm, law, scale, out))
         return out
@@ -1260,6 +1266,8 @@ class LineTrace:
     lines: list[tuple[str, int]] = field(default_factory=list)
     limit: int = 2_000_000
     cut: bool = False
+    #: above 0 while a declared primitive runs (its lines run on ``D`` only: not traced)
+    paused: int = 0
 
 
 @contextmanager
@@ -1272,7 +1280,7 @@ def tracing(trace: LineTrace | None) -> Iterator[LineTrace | None]:
     user_codes: dict[Any, bool] = {}
 
     def local(frame: Any, event: str, arg: Any) -> Any:
-        if event == "line":
+        if event == "line" and not trace.paused:
             if len(lines) < trace.limit:
                 lines.append((frame.f_code.co_filename, frame.f_lineno))
             else:
