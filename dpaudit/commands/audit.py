@@ -225,9 +225,10 @@ def _steered(mech: Any, steer: Steer) -> list[tuple[Any, Any]]:
     """The mechanism's declared pairs with the stage's pair first (the sampled audit ranks
     them on fresh draws, so the order only saves it a search)."""
     declared = list(getattr(mech, "neighbours", ()) or ())
-    rest = [p for p in declared if not (same_input(p[0], steer.pair[0])
-                                        and same_input(p[1], steer.pair[1]))]
-    return [tuple(steer.pair), *rest]
+    first = [tuple(p) for p in steer.pairs]
+    rest = [p for p in declared if not any(same_input(p[0], q[0]) and same_input(p[1], q[1])
+                                           for q in first)]
+    return [*first, *rest]
 
 
 def _spec_notion(spec: AuditSpec) -> Notion:
@@ -261,8 +262,9 @@ def run(args: argparse.Namespace) -> int:
         notion = mechanism_notion(mech, default_notion)
         gb = None if paper != USER_PAPER or args.no_graybox else _graybox(args, mech, eps, dlt)
         exact = None if gb is None else gb.exact
-        eps_c = float(mech.epsilon if eps is None else eps)
-        dlt_c = float(mech.delta if dlt is None else dlt)
+        # the claim the stage decided (an object that breaks the protocol has no stage)
+        eps_c = float(getattr(mech, "epsilon", 0.0) if eps is None else eps)
+        dlt_c = float(getattr(mech, "delta", 0.0) if dlt is None else dlt)
         neighbours = None if gb is None or gb.steer is None else _steered(mech, gb.steer)
         state = open_state(args, mech, eps, dlt)
         try:

@@ -15,29 +15,37 @@ the lower bound is also at least ``2^-m (1 - e^(eps - sum c_i))``
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
-from dpaudit.exact.divergence import gaussian_hockey_stick
+from dpaudit.exact.divergence import gaussian_hockey_stick, laplace_hockey_stick
 from dpaudit.exact.loss import laplace_composition_delta
 
 __all__ = ["composed_delta"]
 
-#: the PLD's value discretisation (dp_accounting's loss grid)
-DISCRETISATION = 1e-4
+#: the PLD's value discretisation (dp_accounting's loss grid): the bracket's width reflects it
+DISCRETISATION = 1e-3
 
 
 def composed_delta(laplace_costs: Sequence[float], gaussian_mu: float, epsilon: float
                    ) -> tuple[float, float]:
     """``(lower, upper)`` of ``delta(epsilon)`` for Laplace releases of costs ``c_i =
     shift / scale`` composed with one Gaussian shift of norm ``gaussian_mu`` (module
-    docstring). Zero costs are dropped; with nothing moved both are 0."""
-    costs = [abs(float(c)) for c in laplace_costs if abs(float(c)) > 0.0]
-    mu = abs(float(gaussian_mu))
+    docstring). Zero costs are dropped; with nothing moved both are 0. One release alone is
+    in closed form; the composition of several goes through the PLD (cached: the gray-box
+    stage asks the same question of many paths)."""
+    costs = tuple(sorted(round(abs(float(c)), 12) for c in laplace_costs if abs(float(c)) > 0))
+    return _composed(costs, round(abs(float(gaussian_mu)), 12), float(epsilon))
+
+
+@functools.lru_cache(maxsize=512)
+def _composed(costs: tuple[float, ...], mu: float, epsilon: float) -> tuple[float, float]:
     if not costs and mu == 0.0:
         return 0.0, 0.0
-    if not costs:
-        b = gaussian_hockey_stick(epsilon, mu, 1.0)
+    if not costs or (len(costs) == 1 and mu == 0.0):
+        b = gaussian_hockey_stick(epsilon, mu, 1.0) if not costs else \
+            laplace_hockey_stick(epsilon, costs[0], 1.0)
         return max(float(b.value) - float(b.error), 0.0), float(b.value) + float(b.error)
     pure = math.fsum(costs)
     if mu == 0.0 and pure <= epsilon:

@@ -128,12 +128,17 @@ def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Steer:
-    """Where the sampled audit should look: the pair, and the output positions (0-based;
-    for a policy, the steps whose action) where the recorded runs first differed."""
+    """Where the sampled audit should look: the pairs whose outputs differed on the recorded
+    runs (the strongest first), and the output positions (0-based; for a policy, the steps
+    whose action) where they first differed. ``pair`` is the first."""
 
-    pair: tuple[Any, Any]
+    pairs: tuple[tuple[Any, Any], ...]
     positions: tuple[int, ...]
     kind: str
+
+    @property
+    def pair(self) -> tuple[Any, Any]:
+        return self.pairs[0]
 
 
 @dataclass(frozen=True)
@@ -451,8 +456,12 @@ def _release_loss(rp: Replay, pair_text: str, seed: int, epsilon: float, delta: 
         parts.append(f"the value consumed at {ev.site} ({ev.kind}) moves by {rhs:.6g} against "
                      f"its {law} scale {scale:.6g} (drawn at "
                      f"{_draw_sites(rd, [c for c, _ in coefs])}): {cost:.6g}")
-    lo, hi = composed_delta(lap, mu, epsilon)
-    over = (pure > epsilon * (1 + 1e-9) if mu == 0.0 and delta == 0.0 else lo > delta)
+    if mu == 0.0 and delta == 0.0:  # a pure claim: the pure loss decides, no PLD needed
+        over = pure > epsilon * (1 + 1e-9)
+        lo = hi = 0.0 if not over else math.nan
+    else:
+        lo, hi = composed_delta(lap, mu, epsilon)
+        over = lo > delta
     what = (f"pure epsilon {pure:.6g}" if mu == 0.0 else
             f"Laplace {pure:.6g} and Gaussian mu {mu:.6g}, delta({epsilon:g}) in "
             f"[{lo:.3g}, {hi:.3g}]")
@@ -555,11 +564,17 @@ def _deterministic(run: RunFn, data: Any, seed: int) -> str | None:
 def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, delta: float,
               seeds: Sequence[int] = (1, 2), seconds: float = 20.0,
               describe: Callable[[Any, Any], str] | None = None,
-              output_is_release: bool = False, stop_after: int = 4) -> GrayBoxResult:
+              output_is_release: bool = False, stop_after: int = 8,
+              steer_pairs: int = 4,
+              more: Callable[[], Sequence[tuple[Any, Any]]] | None = None) -> GrayBoxResult:
     """Replay every pair with each seed (until ``seconds`` pass, or ``stop_after`` pairs
-    showed a pointer or proof) and gather the findings (one per kind and site, the
-    first pair that showed it); the steer follows the most severe finding that made the
-    runs' outputs differ."""
+    made the outputs differ with a pointer or proof) and gather the findings (one per kind and
+    site; for release losses the costliest path). The steer names up to ``steer_pairs`` pairs
+    whose outputs differed, by the severity of their finding and then its strength (a
+    release-level cost: the pair whose releases moved most against their noise first).
+    ``more`` gives further pairs, asked for only when ``pairs`` are exhausted with fewer than
+    ``stop_after`` revealing ones and time is left (the decision-boundary pairs, which cost a
+    bisection to find)."""
     start = time.perf_counter()
     describe = describe or (lambda d, dp: f"D = {d!r}, D' = {dp!r}")
     findings: list[tuple[GrayFinding, tuple[Any, Any]]] = []
@@ -571,9 +586,18 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
         runs += 2
         if why is not None:
             return GrayBoxResult((), None, 0, runs, time.perf_counter() - start, (why,))
-    for d, dp in pairs:
+    queue = list(pairs)
+    i = 0
+    while i < len(queue) or more is not None:
         if time.perf_counter() - start > seconds or hits >= stop_after:
             break
+        if i == len(queue):
+            assert more is not None
+            queue += list(more())
+            more = None
+            continue
+        d, dp = queue[i]
+        i += 1
         tried += 1
         strong = False
         for seed in seeds:
@@ -597,14 +621,29 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
         old = kept.get(key)
         if old is None or (f.kind == "release-loss" and _costlier(f, old[0])):
             kept[key] = (f, pair)
-    ordered = sorted(kept.values(), key=lambda fp: (_SEVERITY[fp[0].kind], fp[0].level != "proof"))
-    # the steer needs a pair whose outputs differed on the recorded runs: a defect that no
+    ordered = sorted(kept.values(), key=lambda fp: (_SEVERITY[fp[0].kind],
+                                                    fp[0].level != "proof"))
+    # the steer needs pairs whose outputs differed on the recorded runs: a defect that no
     # output shows on its pair would send the sampled audit where it can find nothing
-    steer = next((Steer(pair, (f.step,), f.kind) for f, pair in
-                  sorted(findings, key=lambda fp: _SEVERITY[fp[0].kind])
-                  if f.level in ("proof", "pointer") and f.step is not None), None)
+    revealing = sorted(((f, pair) for f, pair in findings
+                        if f.level in ("proof", "pointer") and f.step is not None),
+                       key=lambda fp: (_SEVERITY[fp[0].kind], -_strength(fp[0])))
+    chosen: list[tuple[GrayFinding, tuple[Any, Any]]] = []
+    for f, pair in revealing:
+        if all(pair is not p for _, p in chosen) and len(chosen) < steer_pairs:
+            chosen.append((f, pair))
+    steer = None if not chosen else Steer(
+        tuple(p for _, p in chosen),
+        tuple(sorted({f.step for f, _ in chosen if f.step is not None})), chosen[0][0].kind)
     return GrayBoxResult(tuple(f for f, _ in ordered), steer, tried, runs,
                          time.perf_counter() - start, tuple(unread), aligned)
+
+
+def _strength(f: GrayFinding) -> float:
+    """How strongly a finding's pair should show in the output: the release-level cost of a
+    release-loss finding (pure epsilon, else Gaussian mu), 0 for the others."""
+    n = f.numbers
+    return float(n.get("pure_epsilon") or n.get("gaussian_mu") or 0.0)
 
 
 def _costlier(a: GrayFinding, b: GrayFinding) -> bool:

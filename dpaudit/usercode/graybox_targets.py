@@ -166,11 +166,12 @@ def graybox_policy(code: PolicyCode, *, epsilon: float, delta: float, notion: st
 
     pairs = policy_pairs(gcode, notion, rewards=rewards, means=means,
                          per_step_pairs=per_step_pairs)
-    if notion == "global" and rewards == "table" and code.n_arms > 1 and contexts is None:
-        pairs = _boundary_pairs(run, gcode) + pairs
+    boundary = notion == "global" and rewards == "table" and code.n_arms > 1 and \
+        contexts is None
     result = run_stage(run, pairs, epsilon=epsilon, delta=delta, seconds=seconds,
                        describe=lambda d, dp: f"D = {d!r}, D' = {dp!r}",
-                       output_is_release=notion == "ldp")
+                       output_is_release=notion == "ldp",
+                       more=(lambda: _boundary_pairs(run, gcode)) if boundary else None)
     return dataclasses.replace(result, notes=tuple(notes))
 
 

@@ -341,7 +341,7 @@ class SteeredTarget:
         self.target = target
         self.epsilon, self.delta = target.epsilon, target.delta
         self.notion = target.notion
-        self.neighbours = [steer.pair]
+        self.neighbours = list(steer.pairs)
         self.positions = tuple(p for p in steer.positions if p is not None)
         if hasattr(target, "n_outcomes"):
             self.n_outcomes = target.n_outcomes
@@ -615,10 +615,13 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         if steer is not None:  # the stage's pair first, at half of alpha
             level = alpha / 2
             few = min(used, STEERED_SAMPLES)
-            bar.total += 2 * few
+            n_pairs = len(steer.pairs)
+            few_rank = max(100, few // (2 * n_pairs))  # ranking the stage's pairs: cheap
+            bar.total += 2 * (few + (n_pairs > 1) * n_pairs * few_rank)
             steered = audit_mechanism(
                 SteeredTarget(target, steer), epsilon=eps, delta=dlt, alpha=level,
                 budget=dataclasses.replace(budget, samples=few, search_budget=0,
+                                           rank_samples=few_rank,
                                            max_tail_samples=max(few, 200)), seed=seed,
                 key=f"audit-policy:{notion}:steered")
             if steered.verdict is Verdict.VIOLATED:
