@@ -270,6 +270,7 @@ def test_audit_names_the_line_and_decides_exactly(tmp_path):
     assert code == 1 and claim["verdict"] == "VIOLATED" and claim["method"] == "exact"
     assert claim["data"]["graybox"]["exact"] is True
     assert any("unclipped_sum.py:28" in (f["data"].get("site") or "") for f in doc["findings"])
+    _valid(doc)
 
 
 @pytest.mark.statistical
@@ -285,3 +286,12 @@ def test_audit_policy_is_steered_to_the_shared_draw(tmp_path):
     assert code == 1 and claim["data"]["graybox"]["steered"] is True
     assert claim["alpha"] == pytest.approx(0.025)
     assert any("dpse.py:57" in (f["data"].get("site") or "") for f in doc["findings"])
+    _valid(doc)
+
+
+def _valid(doc: dict) -> None:
+    """The report keeps the JSON contract (dpaudit/schema/report-v1.json)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from dpaudit.schema import load_schema
+
+    jsonschema.validate(doc, load_schema())
