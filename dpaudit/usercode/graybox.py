@@ -60,6 +60,7 @@ from dpaudit.usercode.recorder import (
     Event,
     LineTrace,
     Recorder,
+    _short_path,
     is_user_file,
     plain,
 )
@@ -226,8 +227,6 @@ def _trace_divergence(a: LineTrace | None, b: LineTrace | None
 
 
 def _where(fl: tuple[str, int] | None) -> str:
-    from dpaudit.usercode.recorder import _short_path
-
     return "the end of the run" if fl is None else f"{_short_path(fl[0])}:{fl[1]}"
 
 

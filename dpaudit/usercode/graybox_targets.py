@@ -26,6 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.exact.divergence import (
+    epsilon_for_delta,
+    gaussian_hockey_stick,
+    laplace_hockey_stick,
+)
 from dpaudit.exact.probe import (
     AffineReport,
     PairLoss,
@@ -34,8 +39,15 @@ from dpaudit.exact.probe import (
     probe_report,
 )
 from dpaudit.stats.evidence import ExactEvidence
-from dpaudit.usercode.adapters import PolicyCode, next_action, play
+from dpaudit.usercode.adapters import PolicyCode, next_action, play, realise_rewards
 from dpaudit.usercode.graybox import GrayBoxResult, GrayFinding, run_stage, user_modules
+from dpaudit.usercode.ldp_audit import report
+from dpaudit.usercode.neighbour_search import (
+    RewardInput,
+    boundary_pairs,
+    global_bases,
+    table_source,
+)
 from dpaudit.usercode.recorder import (
     LineTrace,
     Recorder,
@@ -108,8 +120,6 @@ def policy_pairs(code: PolicyCode, notion: str, *, rewards: str = "table",
         return [(0.0, 1.0)]
     if notion == "per-step":
         return list(per_step_pairs)
-    from dpaudit.usercode.neighbour_search import global_bases
-
     t, k = code.horizon, code.n_arms
     bases = global_bases(t, k, rewards=rewards, means=means)
     steps = sorted({s for s in (1, 2, k + 1, 2 * k + 1, t // 4, t // 2, t) if 1 <= s <= t})
@@ -139,8 +149,6 @@ def graybox_policy(code: PolicyCode, *, epsilon: float, delta: float, notion: st
         seq = np.random.SeedSequence(rec.seed)
         table = None
         if notion == "global":
-            from dpaudit.usercode.adapters import realise_rewards
-
             table = realise_rewards(data.source, gcode.horizon,
                                     np.random.Generator(np.random.PCG64(rec.seed)))
         state, pystate = np.random.get_state(), random.getstate()
@@ -150,8 +158,6 @@ def graybox_policy(code: PolicyCode, *, epsilon: float, delta: float, notion: st
                     out: Any = next_action(inst, data.arms, data.rewards, seq,
                                            history_method=history_method)
                 elif notion == "ldp":
-                    from dpaudit.usercode.ldp_audit import report
-
                     out = report(dataclasses.replace(release, code=inst),
                                  rec.taint(float(data), _REWARD), seq)
                 else:
@@ -184,8 +190,6 @@ def _boundary_pairs(run: Callable[[Recorder, Any, LineTrace | None], Any],
     (:func:`~dpaudit.usercode.neighbour_search.boundary_pairs`), found on recorded runs: the
     recorder's seed couples them (the same noise, line by line, on every table), and one run
     per probe suffices because it is the same run. A run that fails gives none."""
-    from dpaudit.usercode.neighbour_search import RewardInput, boundary_pairs, table_source
-
     def runner(table: np.ndarray, n: int, seed: int) -> np.ndarray:
         source = RewardInput(table_source(table), "gap table")
         return np.stack([np.asarray(run(Recorder(seed + i), source, None)) for i in range(n)])
@@ -377,12 +381,6 @@ def declared_exact(result: GrayBoxResult, *, epsilon: float, delta: float
     distance its statistic moved on the recorded pair: ``Lap(b)`` shifted by ``d`` (L1) or
     ``N(0, sigma^2)`` by ``d`` (L2). It rests on the declaration of the law and scale, which
     the stage cannot see; the details say so. ``None`` without such a finding."""
-    from dpaudit.exact.divergence import (
-        epsilon_for_delta,
-        gaussian_hockey_stick,
-        laplace_hockey_stick,
-    )
-
     found = [f for f in result.findings if f.kind == "declared-sensitivity"
              and f.numbers.get("output_is_release") and f.numbers.get("release_loss")]
     if not found:

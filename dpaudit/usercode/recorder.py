@@ -142,9 +142,7 @@ class RecordOverflow(RuntimeError):
 
 # -- call sites --------------------------------------------------------------------------------
 def _package_dirs() -> tuple[str, ...]:
-    import dpaudit
-
-    dirs = [Path(dpaudit.__file__).resolve().parent]
+    dirs = [Path(__file__).resolve().parents[1]]  # the dpaudit package
     for sub in ("algorithms", "audits", "mechanisms"):
         mod = sys.modules.get(f"dpaudit.{sub}")
         if mod is not None and getattr(mod, "__file__", None):

@@ -30,6 +30,7 @@ Three outcomes, each a fact about this pair and this randomness:
 from __future__ import annotations
 
 import math
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ from dpaudit.usercode.recorder import (
     LineTrace,
     Recorder,
     RecordOverflow,
+    is_user_file,
 )
 
 __all__ = ["MAX_ROUNDS", "Replay", "RunFn", "Solution", "comparable", "replay_pair",
@@ -303,10 +305,6 @@ def _close(a: dict[int, float], b: dict[int, float]) -> bool:
 
 
 def _describe(exc: BaseException) -> str:
-    import traceback
-
-    from dpaudit.usercode.recorder import is_user_file
-
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     text = " ".join(str(exc).split())
