@@ -252,6 +252,18 @@ def test_correct_policies_get_no_pointer(module, name, horizon):
     assert loss and loss[0].numbers["pure_epsilon"] <= 1.0 + 1e-9
 
 
+def test_noise_stored_as_plain_numbers_is_followed_or_said_to_be_lost():
+    """Noise stored in a float array and then added to a reward-built mean is followed (the
+    correct policy aligns, the shared draw is named); computed entirely in float arrays it is
+    lost, and the stage says so without a pointer."""
+    assert _strong(_policy("graybox.stored_noise", "StoredNoiseSE", 64)) == []
+    shared = _policy("graybox.stored_noise", "SharedStoredNoiseSE", 64)
+    assert "uncovered-shift" in {f.kind for f in _strong(shared)}
+    lost = _policy("graybox.stored_noise", "ArrayNoiseSE", 64)
+    assert _strong(lost) == [] and lost.steer is None
+    assert any("out of the stage's sight" in f.summary for f in lost.findings)
+
+
 def test_a_numba_function_is_read_through_its_python_function():
     result = _policy("gallery.numba_run", "play_two_pulls_sum", 16)
     loss = [f for f in result.findings if f.kind == "release-loss"]

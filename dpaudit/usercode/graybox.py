@@ -64,7 +64,7 @@ from dpaudit.usercode.recorder import (
     is_user_file,
     plain,
 )
-from dpaudit.usercode.replay import Replay, RunFn, replay_pair, trace_split
+from dpaudit.usercode.replay import Replay, RunFn, pure_noise, replay_pair, trace_split
 
 __all__ = ["KINDS", "GrayBoxResult", "GrayFinding", "Steer", "analyse", "run_stage",
            "user_modules"]
@@ -377,7 +377,22 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
         branches_p = {b.key(): b for b in rq.branches}
         cause = next((b for b in rd.branches if b.at_line <= limit and b.key() in branches_p
                       and branches_p[b.key()].outcome != b.outcome), None)
-        if cause is not None:
+        lost = _lost_noise(rd, limit)
+        if lost is not None:  # the noise went on as plain numbers: the parting may be its own
+            add("control-flow", "information",
+                f"the runs part ({where}), but the noise drawn at {lost.site} became a plain "
+                f"number ({lost.kind}) before a statistic was added to it, out of the stage's "
+                "sight: it cannot tell whether the noise or the data made them part",
+                _where(last) if last is not None else None,
+                {"first_output_difference": first_out, "noise_left_at": str(lost.site)})
+        elif cause is not None and cause.randomised:
+            add("control-flow", "information",
+                f"the runs part at this comparison ({cause.kind}) of a value read from the "
+                f"rewards with a draw the stage serves alike but does not shift (as in "
+                f"randomized response): it decides {cause.outcome} on D and "
+                f"{branches_p[cause.key()].outcome} on D'; the law of that choice is left to "
+                "the sampled audit", str(cause.site), {"first_output_difference": first_out})
+        elif cause is not None:
             add("control-flow", "pointer",
                 f"with every noisy value matched, this comparison ({cause.kind}) of a value "
                 f"read from the rewards with no noise added (last computed at {cause.origin}) "
@@ -407,6 +422,24 @@ def _same_values(a: Any, b: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-12, atol=0.0))
+
+
+def _lost_noise(rec: Recorder, limit: int) -> Event | None:
+    """The first conversion, before line position ``limit``, of a value that was still pure
+    noise to a plain number (:func:`~dpaudit.usercode.replay.pure_noise`) that the recorder
+    did not follow again (no later consumed value carries that draw with a statistic added,
+    as when a marked reward is added to the number): the code then computed with noise out
+    of the stage's sight."""
+    for j in sorted(pure_noise(rec)):
+        e = rec.events[j]
+        if e.at_line > limit:
+            break
+        col, base = e.forms[0].coefs[0][0], e.forms[0].base
+        again = any(col in f.support and not math.isclose(f.base, base, abs_tol=1e-12)
+                    for later in rec.events[j + 1:] for f in later.forms)
+        if not again:
+            return e
+    return None
 
 
 def _calls(draws: Sequence[Draw], horizon: int) -> dict[str, int]:

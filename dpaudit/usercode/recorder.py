@@ -314,6 +314,9 @@ class Branch:
     origin: Site
     step: int | None
     at_line: int = -1
+    #: the other side is a draw the recorder served but does not shift (a uniform of
+    #: randomized response): a randomised comparison, not a plain read of the data
+    randomised: bool = False
 
     def key(self) -> tuple[str, int, int]:
         return (self.site.file, self.site.line, self.index)
@@ -499,6 +502,8 @@ class Noisy:
     # -- consumption
     def _use(self, kind: str) -> float:
         self.rec.consume(kind, (self,))
+        if kind in ESCAPES and self.value != 0.0:
+            self.rec.escaped[self.value] = self
         return self.value
 
     def _compare(self, o: Any, op: str, fn: Callable[[float, float], bool]) -> Any:
@@ -636,6 +641,15 @@ class Noisy:
         return self
 
 
+_FLOAT_CMP = {"<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__", "==": "__eq__",
+              "!=": "__ne__"}
+
+#: conversions after which a noisy value goes on as a plain float (stored in a float array,
+#: passed through ``float()``): the recorder remembers the number, so that a marked reward
+#: later added to it is seen as noised (:class:`Tainted`)
+ESCAPES = frozenset({"float", "array", "item"})
+
+
 class Tainted(float):
     """A number read from the private data (a reward the driver passes), and what plain
     arithmetic builds from it: comparisons and truth tests of it are logged as
@@ -664,31 +678,46 @@ class Tainted(float):
             self.rec.branch(kind, result, self.origin)
         return result
 
+    def _noise(self, o: Any) -> Noisy | None:
+        """``o`` as the noisy value it was before the code turned it into a plain float
+        (:data:`ESCAPES`), else ``None``."""
+        if isinstance(o, Noisy):
+            return o
+        if type(o) in (float, np.float64) and o != 0.0:
+            return self.rec.escaped.get(float(o))
+        return None
+
     def __add__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(float.__add__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__add__(self, o)) if n is None else n.__radd__(self)
 
     def __radd__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(float.__radd__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__radd__(self, o)) if n is None else n.__add__(self)
 
     def __sub__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(float.__sub__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__sub__(self, o)) if n is None else n.__rsub__(self)
 
     def __rsub__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(float.__rsub__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__rsub__(self, o)) if n is None else n.__sub__(self)
 
     def __mul__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(float.__mul__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__mul__(self, o)) if n is None else n.__rmul__(self)
 
     def __rmul__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(float.__rmul__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__rmul__(self, o)) if n is None else n.__mul__(self)
 
     def __truediv__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(
-            float.__truediv__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__truediv__(self, o)) if n is None else n.__rtruediv__(self)
 
     def __rtruediv__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._wrap(
-            float.__rtruediv__(self, o))
+        n = self._noise(o)
+        return self._wrap(float.__rtruediv__(self, o)) if n is None else n.__truediv__(self)
 
     def __neg__(self) -> Any:
         return self._wrap(float.__neg__(self))
@@ -699,29 +728,33 @@ class Tainted(float):
     def __abs__(self) -> Any:
         return self._wrap(float.__abs__(self))
 
+    def _cmp(self, o: Any, op: str, mirrored: str) -> Any:
+        n = self._noise(o)
+        if n is not None:  # a comparison with noise: the noisy value's own (mirrored) test
+            return getattr(n, mirrored)(self)
+        result = getattr(float, _FLOAT_CMP[op])(self, o)
+        if isinstance(result, bool):
+            self.rec.branch(op, result, self.origin,
+                            randomised=_real(o) and float(o) in self.rec.untracked_values)
+        return result
+
     def __lt__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._branch(
-            "<", float.__lt__(self, o))
+        return self._cmp(o, "<", "__gt__")
 
     def __le__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._branch(
-            "<=", float.__le__(self, o))
+        return self._cmp(o, "<=", "__ge__")
 
     def __gt__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._branch(
-            ">", float.__gt__(self, o))
+        return self._cmp(o, ">", "__lt__")
 
     def __ge__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._branch(
-            ">=", float.__ge__(self, o))
+        return self._cmp(o, ">=", "__le__")
 
     def __eq__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._branch(
-            "==", float.__eq__(self, o))
+        return self._cmp(o, "==", "__eq__")
 
     def __ne__(self, o: Any) -> Any:
-        return NotImplemented if isinstance(o, Noisy) else self._branch(
-            "!=", float.__ne__(self, o))
+        return self._cmp(o, "!=", "__ne__")
 
     def __bool__(self) -> bool:
         return bool(self._branch("truth", float(self) != 0.0))
@@ -831,6 +864,10 @@ class Recorder:
         self.equalities: list[Equality] = []
         #: outputs of ``D``'s primitive calls, served on ``D'`` (frozen), by call key
         self.frozen: dict[tuple[str, int, int], Any] | None = None
+        #: noisy values the code turned into plain floats, by their number (:data:`ESCAPES`)
+        self.escaped: dict[float, Noisy] = {}
+        #: numbers served by draws the recorder does not shift (uniforms, integers, ...)
+        self.untracked_values: set[float] = set()
 
     # the per-site streams ---------------------------------------------------------------
     def _stream(self, site: Site, kind: str) -> Any:
@@ -870,6 +907,9 @@ class Recorder:
                        at_line=self.position())
             self.draws.append(rec)
             self.untracked.append(rec)
+            flat = np.ravel(value) if isinstance(value, np.ndarray) and value.size <= 64 else (
+                [value] if _real(value) else [])
+            self.untracked_values.update(float(v) for v in flat if _real(v))
             return value
         loc, scale, shape = parsed
         assert law is not None
@@ -985,14 +1025,15 @@ class Recorder:
         self.events.append(Event(user_site(), kind, self.step, forms, outcome,
                                  self.position()))
 
-    def branch(self, kind: str, outcome: Any, origin: Site) -> None:
+    def branch(self, kind: str, outcome: Any, origin: Site, *, randomised: bool = False
+               ) -> None:
         if len(self.branches) >= MAX_EVENTS:
             return  # the first ones are what the replay needs
         site = user_site()
         index = self._calls.get((site.file, -site.line), 0)
         self._calls[(site.file, -site.line)] = index + 1
         self.branches.append(Branch(site, index, kind, outcome, origin, self.step,
-                                    self.position()))
+                                    self.position(), randomised))
 
     def taint(self, value: float, origin: Site) -> Tainted:
         """``value`` read from the private data (a reward), as a :class:`Tainted` number."""

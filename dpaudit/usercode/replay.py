@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import math
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from dpaudit.usercode.recorder import (
+    ESCAPES,
     Columns,
     Event,
     Form,
@@ -47,7 +48,8 @@ from dpaudit.usercode.recorder import (
     is_user_file,
 )
 
-__all__ = ["MAX_ROUNDS", "Replay", "RunFn", "Solution", "comparable", "replay_pair",
+__all__ = ["MAX_ROUNDS", "Replay", "RunFn", "Solution", "comparable", "pure_noise",
+           "replay_pair",
            "solve_shift", "trace_split"]
 
 #: the most replays of ``D'`` per pair (each round aligns what was met before a difference)
@@ -69,14 +71,38 @@ class Solution:
     residual: float = 0.0
 
 
-def _rows(events_d: Sequence[Event], events_p: Sequence[Event]
+def pure_noise(rec: Recorder) -> set[int]:
+    """Indices of the events that turned a value that was still pure noise (its base is its
+    draw's location: no statistic added) into a plain number (:data:`~dpaudit.usercode.
+    recorder.ESCAPES`): they release nothing by themselves, and the statistic added to the
+    number later is followed from there (the recorder's ``escaped`` numbers), so they are no
+    alignment rows."""
+    locs: dict[int, float] = {}
+    for d in rec.draws:
+        if d.law is not None and d.loc is not None:
+            for c, v in zip(d.columns, np.asarray(d.loc, dtype=float).ravel(), strict=False):
+                locs[c] = float(v)
+    out = set()
+    for j, e in enumerate(rec.events):
+        if e.kind in ESCAPES and len(e.forms) == 1 and len(e.forms[0].coefs) == 1:
+            col = e.forms[0].coefs[0][0]
+            if col in locs and math.isclose(e.forms[0].base, locs[col], rel_tol=1e-12,
+                                            abs_tol=1e-12):
+                out.add(j)
+    return out
+
+
+def _rows(events_d: Sequence[Event], events_p: Sequence[Event], skip: Set[int] = frozenset()
           ) -> tuple[list[tuple[tuple[tuple[int, float], ...], float, int, int]], list[str]]:
     """The alignment rows of matched events: ``(coefs, rhs, event index, form index)`` with
-    ``coefs . y = base_D - base_D'``, deduplicated; and the coefficient mismatches (the noise
-    of a consumed value differs between the runs: a data-dependent scale)."""
+    ``coefs . y = base_D - base_D'``, deduplicated, the events in ``skip`` left out; and the
+    coefficient mismatches (the noise of a consumed value differs between the runs: a
+    data-dependent scale)."""
     out: dict[tuple[tuple[tuple[int, float], ...], float], tuple[int, int]] = {}
     mismatch: list[str] = []
     for j, (a, b) in enumerate(zip(events_d, events_p, strict=False)):
+        if j in skip:
+            continue
         for k, (fa, fb) in enumerate(zip(a.forms, b.forms, strict=True)):
             if not _same_coefs(fa, fb):
                 mismatch.append(f"{j}:{k}")
@@ -170,10 +196,13 @@ def _matched(events_d: Sequence[Event], events_p: Sequence[Event]) -> int:
     return n
 
 
-def _equal_values(events_d: Sequence[Event], events_p: Sequence[Event], m: int) -> bool:
+def _equal_values(events_d: Sequence[Event], events_p: Sequence[Event], m: int,
+                  skip: Set[int] = frozenset()) -> bool:
+    """Whether the first ``m`` events consumed equal values (the ``skip`` ones, pure noise
+    turned into numbers, differ by the shift itself and are not compared)."""
     return all(math.isclose(fa.value, fb.value, rel_tol=1e-9, abs_tol=1e-9)
-               for a, b in zip(events_d[:m], events_p[:m], strict=True)
-               for fa, fb in zip(a.forms, b.forms, strict=True))
+               for j, (a, b) in enumerate(zip(events_d[:m], events_p[:m], strict=True))
+               if j not in skip for fa, fb in zip(a.forms, b.forms, strict=True))
 
 
 @dataclass
@@ -260,6 +289,7 @@ def replay_pair(run: RunFn, d: Any, d_prime: Any, seed: int, *, trace: bool = Tr
     try:
         out_d, trace_d = _run(run, rec_d, d, trace)
         runs += 1
+        skip = pure_noise(rec_d)
         shift: dict[int, float] = {}
         rec_p = out_p = trace_p = out_first = None
         rows: list[Any] = []
@@ -272,14 +302,14 @@ def replay_pair(run: RunFn, d: Any, d_prime: Any, seed: int, *, trace: bool = Tr
             if rounds == 1:
                 out_first = out_p
             m = comparable(rec_d.events, rec_p.events, trace_split(trace_d, trace_p))
-            rows, mismatch = _rows(rec_d.events[:m], rec_p.events[:m])
+            rows, mismatch = _rows(rec_d.events[:m], rec_p.events[:m], skip)
             sol = solve_shift([(c, r) for c, r, _, _ in rows], cols.law)
             if not sol.feasible:
                 return Replay("uncovered", rec_d, rec_p, out_d, out_p, trace_d, trace_p,
                               shift, m, rows, sol.row, sol.residual, mismatch, rounds,
                               runs=runs, out_first=out_first)
             full = m == len(rec_d.events) == len(rec_p.events)
-            if full and _equal_values(rec_d.events, rec_p.events, m) and \
+            if full and _equal_values(rec_d.events, rec_p.events, m, skip) and \
                     _same_output(out_d, out_p) and trace_split(trace_d, trace_p) is None:
                 return Replay("aligned", rec_d, rec_p, out_d, out_p, trace_d, trace_p, shift, m,
                               rows, mismatch=mismatch, rounds=rounds, runs=runs,
