@@ -203,6 +203,7 @@ def _short_path(path: str) -> str:
 
 
 _UNKNOWN = Site("<unknown>", 0, "?")
+_RETURNED = Site("<returned value>", 0, "the code's output")
 
 
 def user_site() -> Site:
@@ -1022,8 +1023,10 @@ class Recorder:
             raise RecordOverflow(f"the run consumes noisy values more than {MAX_EVENTS} "
                                  "times")
         forms = tuple(Form(v.base, tuple(sorted(v.coefs.items())), v.value) for v in values)
-        self.events.append(Event(user_site(), kind, self.step, forms, outcome,
-                                 self.position()))
+        site = user_site()
+        if site is _UNKNOWN:  # read by dpaudit itself: the value the code returned
+            site = _RETURNED
+        self.events.append(Event(site, kind, self.step, forms, outcome, self.position()))
 
     def branch(self, kind: str, outcome: Any, origin: Site, *, randomised: bool = False
                ) -> None:
