@@ -126,7 +126,8 @@ PLANTED = [
 ]
 CORRECT = ["unclipped_sum:ClippedSum", "two_releases:NoisyCount", "scale_from_len:PublicSizeMean",
            "private_branch:NoisySum", "python_random:GaussSum", "class_counts:PublicClassCounts",
-           "declared:DeclaredSum"]
+           "declared:DeclaredSum", "unreadable:UserRandomizedResponse",
+           "unreadable:ExponentialsLaplace"]
 
 
 @pytest.mark.parametrize("target,kind,level,line", PLANTED)
