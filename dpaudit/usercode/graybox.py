@@ -400,13 +400,13 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
                 f"the control flow reads the data other than through its noise ({where})",
                 str(cause.site), {"first_output_difference": first_out,
                                   "origin": str(cause.origin)}, step=first_out)
-        else:
-            add("control-flow", "pointer",
+        else:  # after a draw it does not shift, the stage cannot say the data did it
+            add("control-flow", "information" if before else "pointer",
                 f"with every noisy value matched, the runs part: {where}{caveat}"
                 + ("" if before else ": the control flow reads the data other than through "
                    "its noise"), _where(last) if last is not None else None,
                 {"first_output_difference": first_out, "untracked_before": len(before)},
-                step=first_out)
+                step=None if before else first_out)
     if rp.status == "aligned":
         out += _release_loss(rp, pair_text, seed, epsilon, delta, output_is_release)
     out += _output_findings(rp, pair_text, seed)
