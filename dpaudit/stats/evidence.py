@@ -44,6 +44,7 @@ from scipy import stats
 from dpaudit.interfaces import ClaimContext, ClaimDescription
 from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.stats.intervals import (
+    MeanInterval,
     student_t_interval,
 )
 from dpaudit.stats.profile import (
@@ -77,6 +78,11 @@ from dpaudit.stats.sampled_bounds import (
     epsilon_from_counts,
     reach_of_exact,
 )
+from dpaudit.stats.sequential import (
+    BETTING,
+    betting_interval,
+    runs_to_settle_sequential,
+)
 from dpaudit.validation import check_alpha, check_int
 
 __all__ = [
@@ -98,6 +104,8 @@ __all__ = [
     "epsilon_from_counts",
     "float_error_floor",
     "regret_evidence",
+    "regret_interval",
+    "regret_runs_to_settle",
     "split_alpha",
 ]
 
@@ -195,14 +203,21 @@ class RegretEvidence:
     """Pseudo-regret over ``runs`` independent runs: its ``mean`` and sample ``std``
     (``ddof=1``), the theorem's ``bound`` (``None``: no numeric bound) and ``max_per_run``, a
     number no run can exceed (``T * max gap``; ``None``: not known). With ``max_per_run`` the
-    lower limit that can make a verdict ``VIOLATED`` is distribution-free (empirical
-    Bernstein); without it, it is the Student-t limit, which assumes a near-normal mean."""
+    interval that decides is distribution-free; without it, only the Student-t interval
+    exists, which assumes a near-normal mean and decides nothing.
+
+    ``values``: the runs' regrets in the order they were drawn (``None``: only the moments are
+    known, e.g. a report stored before the runs were kept); with them the interval is the
+    betting confidence sequence (:mod:`dpaudit.stats.sequential`), valid however many times it
+    was looked at, at the run counts ``looks`` (the ends of the batches; empty: the end)."""
 
     mean: float
     std: float
     runs: int
     bound: float | None
     max_per_run: float | None = None
+    values: Any = field(default=None, compare=False, repr=False)
+    looks: tuple[int, ...] = ()
 
 
 def split_alpha(alpha: float, evidences: Sequence[Any], *, regret: bool = False) -> float:
@@ -213,15 +228,47 @@ def split_alpha(alpha: float, evidences: Sequence[Any], *, regret: bool = False)
 
 
 def regret_evidence(result: RegretResult) -> RegretEvidence:
-    """The evidence a :class:`~dpaudit.stats.results.RegretResult` carries. A result without
-    ``std`` (written before it existed) has its spread recovered from its Student-t interval."""
+    """The evidence a :class:`~dpaudit.stats.results.RegretResult` carries (its runs, in order,
+    when it kept them). A result without ``std`` (written before it existed) has its spread
+    recovered from its Student-t interval."""
     std = result.std
     if std is None:
         half = (result.ci_high - result.ci_low) / 2.0
         q = float(stats.t.ppf(0.5 + result.confidence / 2.0, max(result.runs - 1, 1)))
         std = half * math.sqrt(result.runs) / q if result.runs > 1 else 0.0
     return RegretEvidence(float(result.mean), float(std), int(result.runs), result.bound,
-                          result.max_per_run)
+                          result.max_per_run, values=result.values, looks=result.looks)
+
+
+def regret_interval(ev: RegretEvidence, *, alpha: float) -> MeanInterval | None:
+    """The interval that decides a regret bound at ``alpha`` (two-sided): the betting
+    confidence sequence of the runs (:func:`~dpaudit.stats.sequential.betting_interval`, valid
+    at any stopping time) when ``ev`` keeps them, else Hoeffding with empirical Bernstein
+    (:func:`~dpaudit.stats.rule.bounded_interval`, valid for one look at a run count fixed in
+    advance), both on ``[0, max_per_run]``; ``None`` without ``max_per_run``."""
+    scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
+    if scale is None:
+        return None
+    if ev.values is not None and len(ev.values) == ev.runs:
+        return betting_interval(ev.values, low=0.0, high=scale, alpha=alpha,
+                                looks=ev.looks or None)
+    mean = min(max(ev.mean, 0.0), scale)
+    return bounded_interval(mean=mean, std=ev.std, runs=ev.runs, low=0.0, high=scale,
+                            alpha=alpha)
+
+
+def regret_runs_to_settle(ev: RegretEvidence, *, alpha: float) -> int | None:
+    """Runs at which the deciding interval of :func:`regret_interval` would settle the bound
+    at the observed mean and spread (``None``: no bound or range, or no count would)."""
+    scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
+    if scale is None or ev.bound is None:
+        return None
+    mean = min(max(ev.mean, 0.0), scale)
+    if ev.values is not None and len(ev.values) == ev.runs:
+        return runs_to_settle_sequential(mean=mean / scale, std=ev.std / scale,
+                                         value=float(ev.bound) / scale, alpha=alpha)
+    summary = RunSummary(ev.runs, mean, ev.std, mean, mean, 0.0, 0.0, scale)
+    return runs_to_settle_bounded(summary, float(ev.bound), alpha=alpha)
 
 
 def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
@@ -229,8 +276,10 @@ def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
     rule of :mod:`dpaudit.stats.rule`.
 
     With ``max_per_run`` (no run's regret exceeds ``T * max gap``) the interval is
-    distribution-free (Hoeffding with empirical Bernstein on ``[0, max_per_run]``, two-sided at
-    ``alpha``): ``VIOLATED`` when its lower limit is above the bound, ``CONSISTENT`` when its
+    distribution-free on ``[0, max_per_run]``, two-sided at ``alpha``
+    (:func:`regret_interval`: the betting confidence sequence of the runs when they are kept,
+    valid whatever rule stopped them; else Hoeffding with empirical Bernstein at a fixed run
+    count): ``VIOLATED`` when its lower limit is above the bound, ``CONSISTENT`` when its
     upper limit is below it, ``INCONCLUSIVE`` otherwise, with the runs at which the observed
     spread would settle it. The two wrong verdicts exclude each other, so the verdict is
     wrong with probability at most ``alpha`` for every law of the runs on that range.
@@ -239,19 +288,16 @@ def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
     """
     check_alpha(alpha)
     t = student_t_interval(mean=ev.mean, std=ev.std, runs=ev.runs, alpha=alpha)
-    scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
     if ev.bound is None:
         return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, t.low, "student-t",
                               None, "no numeric bound to compare with")
     bound = float(ev.bound)
-    if scale is None:
+    iv = regret_interval(ev, alpha=alpha)
+    if iv is None:
         return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, t.low, "student-t",
                               None, "no distribution-free interval: the instance's range of "
                               "one run's regret (T * max gap) is not known, and a Student-t "
                               "interval is not valid for heavy-tailed regret")
-    mean = min(max(ev.mean, 0.0), scale)
-    iv = bounded_interval(mean=mean, std=ev.std, runs=ev.runs, low=0.0, high=scale,
-                          alpha=alpha)
     method = iv.method
     if iv.low > bound:
         return RegretDecision(Verdict.VIOLATED, alpha, iv.low, iv.high, iv.low, method, None,
@@ -261,8 +307,7 @@ def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
         return RegretDecision(Verdict.CONSISTENT, alpha, iv.low, iv.high, iv.low, method, None,
                               f"upper {1 - alpha / 2:.4g} limit {iv.high:.6g} ({method}) is "
                               f"below the bound {bound:.6g}")
-    summary = RunSummary(ev.runs, mean, ev.std, mean, mean, 0.0, 0.0, scale)
-    need = runs_to_settle_bounded(summary, bound, alpha=alpha)
+    need = regret_runs_to_settle(ev, alpha=alpha)
     where = ("no number of runs would settle it at this spread" if need is None
              else f"about {need} runs would settle it at the observed spread")
     return RegretDecision(Verdict.INCONCLUSIVE, alpha, iv.low, iv.high, iv.low, method, need,
