@@ -244,11 +244,11 @@ def runs_to_settle_sequential(*, mean: float, std: float, value: float, alpha: f
     centre = mean if ratio_to is None else (mean / ratio_to[0] if ratio_to[0] > 0 else math.inf)
     if not math.isfinite(centre) or centre == value:
         return None
-    if settles(1):
-        return 1
+    if settles(2):
+        return 2
     if not settles(_MAX_RUNS):
         return None
-    lo, hi = 1, _MAX_RUNS  # settles() is monotone in n at these widths: bisect
+    lo, hi = 2, _MAX_RUNS  # settles() is monotone in n at these widths: bisect
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if settles(mid) else (mid, hi)
