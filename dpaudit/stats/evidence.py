@@ -67,6 +67,7 @@ from dpaudit.stats.rule import (
     BOUNDED,
     RunSummary,
     bounded_interval,
+    merge_summaries,
     ratio_bounds,
     runs_to_settle_bounded,
     stable_outcome,
@@ -569,6 +570,35 @@ class Measurement:
             return self.summary.largest
         return None if self.ratio_of is None else self.ratio_of[0].largest
 
+    @property
+    def anytime(self) -> bool:
+        """The cell's interval is anytime-valid (a betting confidence sequence of kept runs,
+        or the ratio of two): it may be looked at after every batch, and needs no
+        confirmation run."""
+        if self.runs == 0:
+            return False
+        if self.summary is not None:
+            return self.summary.anytime
+        return self.ratio_of is not None and all(s.anytime for s in self.ratio_of)
+
+    def merged(self, later: Sequence[Measurement]) -> Measurement:
+        """This cell with the runs of ``later`` batches of it (same label, fresh seeds)
+        appended in order; only an :attr:`anytime` cell merges (the others are decided on
+        their first batch, so it is returned unchanged)."""
+        if not self.anytime or not later or not all(m.anytime for m in later):
+            return self
+        if self.summary is not None:
+            sm = merge_summaries([self.summary, *(m.summary for m in later
+                                                  if m.summary is not None)])
+            return replace(self, measured=sm.mean, runs=sm.runs, std=sm.std, summary=sm)
+        assert self.ratio_of is not None
+        a = merge_summaries([self.ratio_of[0], *(m.ratio_of[0] for m in later
+                                                 if m.ratio_of is not None)])
+        b = merge_summaries([self.ratio_of[1], *(m.ratio_of[1] for m in later
+                                                 if m.ratio_of is not None)])
+        ratio = a.mean / b.mean if b.mean > 0 else math.inf
+        return replace(self, measured=ratio, runs=min(a.runs, b.runs), ratio_of=(a, b))
+
 
 @dataclass(frozen=True)
 class ExperimentEvidence:
@@ -579,8 +609,27 @@ class ExperimentEvidence:
 
     @property
     def sampled(self) -> bool:
-        """Some compared cell rests on sampled runs (so the rule asks for a confirmation)."""
+        """Some compared cell rests on sampled runs."""
         return any(m.paper_value is not None and m.runs > 0 for m in self.measurements)
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """Some compared sampled cell is decided on an interval valid only at a run count
+        fixed in advance (Clopper-Pearson counts, an interval the experiment gives, a bounded
+        cell whose runs were not kept): the rule then asks for a confirmation run at 4x the
+        runs. Anytime-valid cells (:attr:`Measurement.anytime`) do not."""
+        return any(m.paper_value is not None and m.runs > 0 and not m.anytime
+                   for m in self.measurements)
+
+    def merged(self, later: Sequence[ExperimentEvidence]) -> ExperimentEvidence:
+        """The evidence with each anytime-valid cell's runs from ``later`` batches appended
+        (cells matched by label; see :meth:`Measurement.merged`)."""
+        by_label: dict[str, list[Measurement]] = {}
+        for ev in later:
+            for m in ev.measurements:
+                by_label.setdefault(m.label, []).append(m)
+        return replace(self, measurements=tuple(m.merged(by_label.get(m.label, []))
+                                                for m in self.measurements))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form (:meth:`from_dict` reads it back exactly)."""
@@ -670,10 +719,11 @@ def _interval(m: Measurement, alpha: float) -> tuple[float, float, float | None,
     if m.ratio_of is not None:
         num, den = (s.interval(alpha / 2.0) for s in m.ratio_of)
         lo, hi = ratio_bounds(num, den)
-        return lo, hi, alpha, f"ratio of {BOUNDED}", True
+        kinds = sorted({num.method, den.method})
+        return lo, hi, alpha, f"ratio of {' and '.join(kinds)}", True
     if m.summary is not None:
         iv = m.summary.interval(alpha)
-        return iv.low, iv.high, alpha, BOUNDED, True
+        return iv.low, iv.high, alpha, iv.method, True
     if m.ci_low is not None and m.ci_high is not None:
         a = None if m.ci_confidence is None else 1.0 - m.ci_confidence
         method = m.ci_method or "given, method not stated"
@@ -739,11 +789,15 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     the side the paper's statement excludes, on the ``right side`` when entirely on the side
     it allows, else it ``straddles`` (as does every cell without a valid interval).
 
-    ``confirm``: the same experiment re-run with a fresh seed at 4x the runs (cells matched by
-    label). A sampled cell keeps its side only when the confirmation gives the same side
-    (:func:`~dpaudit.stats.rule.stable_outcome`); ``confirm_required``: without a
-    confirmation no sampled cell is decided (the ledger and ``reproduce`` ask for it; a caller
-    looking at one run alone may not).
+    A cell that keeps its runs (:attr:`Measurement.anytime`) is decided on the betting
+    confidence sequence, looked at the end of each batch of runs: valid at any stopping
+    time, so its side stands as it is. Any other sampled cell (Clopper-Pearson counts, an
+    interval the experiment gives, a bounded cell whose runs were not kept) is decided on an
+    interval valid for one look at a run count fixed in advance, and keeps its side only when
+    ``confirm`` (the same experiment re-run with a fresh seed at 4x the runs, cells matched by
+    label) gives the same side (:func:`~dpaudit.stats.rule.stable_outcome`);
+    ``confirm_required``: without a confirmation no such cell is decided (the ledger and
+    ``reproduce`` ask for it; a caller looking at one run alone may not).
 
     Status: ``not reproduced`` (some cell on the wrong side), ``reproduced`` (every compared
     cell on the right side), ``INCONCLUSIVE`` (neither, with the runs that would settle it),
@@ -761,16 +815,18 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     tail = max(tails) if tails else None
     sampled = [c for c in first if c.outcome in ("right side", "wrong side", "straddles")
                and c.measurement.runs > 0]
+    fixed_n = [c for c in sampled if not c.measurement.anytime]
+    anytime = [c for c in sampled if c.measurement.anytime]
     confirm_runs = None
     stable: bool | None = None
     cells = first
-    asked = confirm is not None or (confirm_required and bool(sampled))
+    asked = confirm is not None or (confirm_required and bool(fixed_n))
     if asked:
         by_label = {} if confirm is None else {m.label: m for m in confirm.measurements}
         merged = []
         for c in first:
             if c.outcome not in ("right side", "wrong side", "straddles") \
-                    or c.measurement.runs == 0:
+                    or c.measurement.runs == 0 or c.measurement.anytime:
                 merged.append(c)
                 continue
             other = by_label.get(c.measurement.label)
@@ -781,12 +837,14 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
                 need = _settle(other if other is not None else c.measurement, share)
             merged.append(replace(c, outcome=outcome, stable=ok, runs_to_settle=need))
         cells = tuple(merged)
-        if confirm is not None:
+        if confirm is not None and fixed_n:
             confirm_runs = max((m.runs for m in confirm.measurements), default=None)
-            status_first = _status(first)[0]
-            status_confirm = _status(tuple(_cell(m, share) for m in confirm.measurements))[0]
+            labels = {c.measurement.label for c in fixed_n}
+            status_first = _status(fixed_n)[0]
+            status_confirm = _status(tuple(_cell(m, share) for m in confirm.measurements
+                                           if m.label in labels))[0]
             stable = status_first == status_confirm
-        else:
+        elif fixed_n:
             stable = False
     cells = tuple(replace(c, runs_to_settle=_settle(c.measurement, share))
                   if c.outcome == "straddles" and c.runs_to_settle is None and c.valid
@@ -806,8 +864,8 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     status, live, n_wrong, n_right = _status(cells)
     wrong = [c for c in live if c.outcome == "wrong side"]
     key = wrong[0] if wrong else min(live, key=_margin)
-    if status != "INCONCLUSIVE" and not sampled:
-        stable = None  # exact cells only: nothing to confirm
+    if status != "INCONCLUSIVE" and not fixed_n:
+        stable = None  # exact or anytime-valid cells only: nothing to confirm
     undecided = [c for c in live if c.outcome == "straddles"]
     needs = [c.runs_to_settle for c in undecided]
     settle = None if not needs or any(n is None for n in needs) else max(
@@ -820,12 +878,17 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     if invalid:
         reason += (f"; {invalid} cell(s) without a valid interval (Student-t or unstated "
                    "method: declare the range of one run)")
-    if confirm is not None:
-        reason += (f"; confirmation at {confirm_runs} runs (fresh seed): "
+    if anytime:
+        reason += (f"; {len(anytime)} cell(s) on anytime-valid intervals (betting confidence "
+                   "sequence): no confirmation needed")
+    if confirm is not None and fixed_n:
+        reason += (f"; confirmation at {confirm_runs} runs (fresh seed) of the "
+                   f"{len(fixed_n)} cell(s) on fixed-run intervals: "
                    + ("same status" if stable else "status changed, so undecided cells stay "
                       "undecided"))
-    elif asked:
-        reason += "; no confirmation run at 4x the runs: sampled cells are not decided"
+    elif asked and fixed_n:
+        reason += ("; no confirmation run at 4x the runs: sampled cells on fixed-run "
+                   "intervals are not decided")
     if status == "INCONCLUSIVE" and settle is not None:
         reason += f"; about {settle} runs would settle it at the observed spread"
     return ExperimentDecision(status, alpha, cells, key, reason, stable=stable,
