@@ -50,6 +50,10 @@ __all__ = [
 
 T = TypeVar("T")
 
+#: ``reproduce --max-runs``'s default, in first batches: the runs the rule's confirmation at
+#: 4x the runs cost before (:func:`run_experiment`)
+RUN_CAP_FACTOR = 4
+
 
 class CellCache(Protocol):
     """Where a reproduction keeps its completed cells
@@ -469,7 +473,8 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
         f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
         + (" --quick" if settings.quick else "")
         + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}"
-        + ("" if max_runs is None else f" --max-runs {max_runs}")
+        + ("" if max_runs is None or max_runs == RUN_CAP_FACTOR * settings.runs
+           else f" --max-runs {max_runs}")
         + ("" if max_seconds is None else f" --max-seconds {max_seconds:g}") + "`", ""]))
     digest, modules = code_digest_of(*experiment.modules, *sorted(used))
     doc = {"experiment": experiment.name, "horizon": settings.horizon, "runs": settings.runs,

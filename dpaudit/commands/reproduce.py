@@ -41,15 +41,12 @@ from dpaudit.commands.common import (
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
-from dpaudit.experiments import run_experiment
+from dpaudit.experiments import RUN_CAP_FACTOR, run_experiment
 from dpaudit.registry import all_experiments, get_experiment
 from dpaudit.runtime import limits
 from dpaudit.runtime.progress import Bar, enabled_for
 from dpaudit.runtime.state import ExperimentCache, run_key, state_folder
 from dpaudit.stats.rng import DEFAULT_SEED
-
-#: ``--max-runs``'s default, in first batches: the runs the rule's 4x confirmation cost before
-RUN_CAP_FACTOR = 4
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

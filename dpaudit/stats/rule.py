@@ -17,15 +17,27 @@ every law on it, at every number of runs:
 * :func:`tail_of`: the tail reported beside every mean (the share of runs above 10x the median
   and the largest run), so a reader sees when a mean rests on a few runs.
 
-A cell of an experiment is *decided* (its interval entirely on one side of the paper's value)
-only when the decision is unchanged on a confirmation run with a fresh seed at
-:data:`CONFIRM_FACTOR` times the runs (:func:`stable_outcome`); otherwise it stays
-undecided with the run count at which the confirmation's spread would settle it. The
-decision reported is the first run's, and it is wrong only if the first run's interval
-failed to cover, so the confirmation costs no share of alpha: it only withholds decisions.
+Anytime-valid intervals. A cell that keeps its runs (:attr:`RunSummary.anytime`: up to
+:data:`KEEP_RUNS` of them, in the order drawn) is decided on the betting confidence sequence of
+Waudby-Smith & Ramdas 2023 (:mod:`dpaudit.stats.sequential`), which covers at every number of
+runs at once. So runs may be added in batches and the interval looked at after each
+(:mod:`dpaudit.runtime.batches`: until it decides, or a cap on runs or seconds stops it); the
+interval where they stop is valid, whatever the stopping rule (the clock included). Such a cell
+needs no confirmation: a decision on it is already valid at its share of alpha. Regret checks
+inside ``check`` and ``simulate``'s verdict are decided the same way, on their runs.
+
+Fixed-run intervals. Any other sampled cell (Clopper-Pearson counts, an interval the experiment
+gives with its method, a bounded cell whose runs were not kept: :func:`bounded_interval`) is
+valid for one look at a run count fixed in advance. It is decided on the first batch alone and
+keeps its side only when the decision is unchanged on a confirmation run with a fresh seed at
+:data:`CONFIRM_FACTOR` times the runs (:func:`stable_outcome`); otherwise it stays undecided
+with the run count at which the confirmation's spread would settle it. The decision reported is
+the first run's, and it is wrong only if the first run's interval failed to cover, so the
+confirmation costs no share of alpha: it only withholds decisions. Looking at such an interval
+after every batch would not keep its level, which is why it is not re-decided on more batches.
 
 The rule is applied by :func:`dpaudit.stats.evidence.decide_experiment` and
-:func:`dpaudit.stats.evidence.decide_experiment_stably` (the ledger and ``reproduce``).
+:func:`dpaudit.stats.evidence.decide_regret`.
 """
 
 from __future__ import annotations
