@@ -276,3 +276,55 @@ def test_caps_are_validated() -> None:
 def test_mean_interval_type_is_shared() -> None:
     iv = betting_interval([0.1, 0.2, 0.3], low=0.0, high=1.0, alpha=0.2)
     assert isinstance(iv, MeanInterval) and iv.alpha == 0.2
+
+
+# -- the commands' loops -------------------------------------------------------------------
+
+def _toy_spec():
+    from dpaudit.engine import AuditSpec, CheckContext
+    from dpaudit.sim.regret import summarise_regret
+
+    def regret(ctx: CheckContext):
+        # 20 runs a call, regret in [0, 100] with mean 40 against a bound of 50
+        v = ctx.rng("regret").uniform(20.0, 60.0, 20)
+        return summarise_regret(v, instance="toy", algorithm="toy", horizon=100, bound=50.0,
+                                bound_name="toy bound", means=(1.0, 0.0))
+
+    return AuditSpec("toy", "a toy regret", "none", (), default_epsilon=1.0,
+                     default_delta=0.0, regret=regret)
+
+
+def test_check_adds_calls_of_its_regret_experiment_until_decided() -> None:
+    from dpaudit.engine import run_check
+
+    spec = _toy_spec()
+    once = run_check(spec).regret
+    assert once is not None and once.runs == 20 and once.batching is None
+    assert once.verdict.value == "INCONCLUSIVE"
+    done = run_check(spec, regret_max_runs=10_000)
+    r = done.regret
+    assert r is not None and r.verdict.value == "CONSISTENT" and r.batching is not None
+    assert r.batching["stopped"] == STOP_DECIDED and r.runs % 20 == 0 and r.runs > 20
+    assert r.looks == tuple(np.cumsum(r.batching["batch_runs"]))
+    assert r.decision is not None and r.decision.lower_method == "betting-cs"
+    # the first call is the check's own (same seed), and a rerun gives the same report
+    assert np.array_equal(r.values[:20], once.values)
+    again = run_check(spec, regret_max_runs=10_000).regret
+    assert again is not None
+    assert again.to_dict() | {"seconds": 0} == r.to_dict() | {"seconds": 0}
+    capped = run_check(spec, regret_max_runs=20).regret  # the cap is the first call
+    assert capped is not None and capped.runs == 20 and capped.verdict.value == "INCONCLUSIVE"
+    assert capped.batching is not None and capped.batching["stopped"] == STOP_RUN_CAP
+
+
+def test_simulate_runs_until_decided_with_the_same_numbers_for_any_workers() -> None:
+    from dpaudit.sim.simulation import simulate_policy
+
+    one = simulate_policy("adap-ucb", horizon=10**5, runs=20, workers=1, max_runs=10_000)
+    two = simulate_policy("adap-ucb", horizon=10**5, runs=20, workers=2, max_runs=10_000)
+    assert one.numbers() == two.numbers()
+    assert one.runs == 40 and one.batching is not None
+    assert one.batching["stopped"] == STOP_DECIDED and one.decision.verdict.value == "CONSISTENT"
+    first = simulate_policy("adap-ucb", horizon=10**5, runs=20, workers=1)
+    assert first.runs == 20 and first.decision.verdict.value == "INCONCLUSIVE"
+    assert first.batching is None and first.mean == pytest.approx(float(one.values[:20].mean()))

@@ -99,7 +99,8 @@ def predictable_bets(x: np.ndarray, *, alpha: float) -> np.ndarray:
     mu = (0.5 + np.cumsum(x)) / (t + 1.0)
     var = (0.25 + np.cumsum((x - mu) ** 2)) / (t + 1.0)
     prev = np.concatenate(([0.25], var[:-1]))
-    return np.sqrt(2.0 * math.log(1.0 / alpha) / (prev * t * np.log1p(t)))
+    bets: np.ndarray = np.sqrt(2.0 * math.log(1.0 / alpha) / (prev * t * np.log1p(t)))
+    return bets
 
 
 def _lower(x: np.ndarray, bets: np.ndarray, alpha: float) -> float:
