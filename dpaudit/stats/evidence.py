@@ -64,7 +64,6 @@ from dpaudit.stats.results import (
     Verdict,
 )
 from dpaudit.stats.rule import (
-    BOUNDED,
     RunSummary,
     bounded_interval,
     merge_summaries,
@@ -80,7 +79,6 @@ from dpaudit.stats.sampled_bounds import (
     reach_of_exact,
 )
 from dpaudit.stats.sequential import (
-    BETTING,
     betting_interval,
     runs_to_settle_sequential,
 )

@@ -55,7 +55,6 @@ import numpy as np
 from dpaudit.exact.composition import composed_delta
 from dpaudit.stats.results import Finding, Notion
 from dpaudit.usercode.recorder import (
-    Columns,
     Draw,
     Event,
     LineTrace,
@@ -211,14 +210,10 @@ def _first_difference(a: Any, b: Any) -> int | None:
 def _trace_divergence(a: LineTrace | None, b: LineTrace | None
                       ) -> tuple[tuple[str, int] | None, tuple[str, int] | None,
                                  tuple[str, int] | None]:
-    """``(last common line, D's next line, D''s next line)`` of two line traces."""
-    if a is None or b is None:
-        return None, None, None
-    n = min(len(a.lines), len(b.lines))
-    i = 0
-    while i < n and a.lines[i] == b.lines[i]:
-        i += 1
-    if i == len(a.lines) == len(b.lines):
+    """``(last common line, D's next line, D''s next line)`` of two line traces (all
+    ``None`` when they do not part)."""
+    i = trace_split(a, b)
+    if i is None or a is None or b is None:
         return None, None, None
     last = a.lines[i - 1] if i > 0 else None
     nxt_a = a.lines[i] if i < len(a.lines) else None
@@ -688,10 +683,3 @@ def _costlier(a: GrayFinding, b: GrayFinding) -> bool:
                 float(n.get("gaussian_mu") or 0.0))
     return key(a) > key(b)
 
-
-def plain_output(out: Any) -> Any:
-    """The output of a recorded run with its noisy values read (consumed as ``output``)."""
-    return plain(out, "output")
-
-
-__all__ += ["plain_output", "Columns"]
