@@ -80,8 +80,8 @@ def run(command: str, target: str, args: str, graybox: bool) -> dict:
         argv = [command, target, *args.split(), "--no-state", "--seed", "3",
                 "--json", str(out), *([] if graybox else ["--no-graybox"])]
         t = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(
-                io.StringIO()):
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
             code = main(argv)
         seconds = time.perf_counter() - t
         doc = json.loads(out.read_text()) if out.exists() else {}
@@ -94,7 +94,9 @@ def run(command: str, target: str, args: str, graybox: bool) -> dict:
                      if ".py:" in d), None)
     return {"exit": code, "verdict": claim.get("verdict"), "method": claim.get("method"),
             "bound": claim.get("epsilon_lower_bound"), "seconds": round(seconds, 2),
-            "strong": len(strong), "site": site}
+            "strong": len(strong), "site": site,
+            "error": err.getvalue().strip().splitlines()[-1] if code >= 2 and err.getvalue()
+            else None}
 
 
 def main() -> None:

@@ -652,18 +652,45 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
                                                     fp[0].level != "proof"))
     # the steer needs pairs whose outputs differed on the recorded runs: a defect that no
     # output shows on its pair would send the sampled audit where it can find nothing
-    revealing = sorted(((f, pair) for f, pair in findings
-                        if f.level in ("proof", "pointer") and f.step is not None),
-                       key=lambda fp: (_SEVERITY[fp[0].kind], -_strength(fp[0])))
+    revealing = [(f, pair) for f, pair in findings
+                 if f.level in ("proof", "pointer") and f.step is not None]
+    rates: dict[int, float] = {}
+    for _, pair in revealing:
+        if id(pair) not in rates and time.perf_counter() - start <= 1.5 * seconds:
+            rates[id(pair)] = _reveal_rate(run, pair)
+            runs += 2 * len(REVEAL_SEEDS)
+    revealing.sort(key=lambda fp: (_SEVERITY[fp[0].kind], -rates.get(id(fp[1]), 0.0),
+                                   -_strength(fp[0])))
     chosen: list[tuple[GrayFinding, tuple[Any, Any]]] = []
     for f, pair in revealing:
-        if all(pair is not p for _, p in chosen) and len(chosen) < steer_pairs:
+        if rates.get(id(pair), 0.0) > 0.0 and all(pair is not p for _, p in chosen) \
+                and len(chosen) < steer_pairs:
             chosen.append((f, pair))
     steer = None if not chosen else Steer(
         tuple(p for _, p in chosen),
         tuple(sorted({f.step for f, _ in chosen if f.step is not None})), chosen[0][0].kind)
     return GrayBoxResult(tuple(f for f, _ in ordered), steer, tried, runs,
                          time.perf_counter() - start, tuple(unread), aligned)
+
+
+#: recorder seeds on which a steer candidate's outputs are compared (the same randomness on
+#: both inputs, no shift): the share that differ ranks the candidates
+REVEAL_SEEDS = tuple(range(101, 109))
+
+
+def _reveal_rate(run: RunFn, pair: tuple[Any, Any]) -> float:
+    """On how many of :data:`REVEAL_SEEDS` the pair's two outputs differ (with the same
+    randomness on both inputs): how often the difference shows at all, which ranks the pairs
+    the sampled audit measures first. A run that fails counts as no difference."""
+    hits = 0
+    for s in REVEAL_SEEDS:
+        try:
+            a = run(Recorder(s), pair[0], None)
+            b = run(Recorder(s), pair[1], None)
+        except Exception:  # noqa: BLE001 - the replay reports what does not run
+            continue
+        hits += _first_difference(a, b) is not None
+    return hits / len(REVEAL_SEEDS)
 
 
 def _strength(f: GrayFinding) -> float:

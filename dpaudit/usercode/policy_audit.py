@@ -501,9 +501,10 @@ def _plan(samples: int, pairs: int, rate: float, seconds: float | None, pilot: i
     return samples, rank(samples)
 
 
-#: samples per side of the steered audit (the gray-box stage's pair): a leak the stage saw on
-#: its recorded runs is usually a difference of probability one, which 2000 draws per side
-#: bound above epsilon 6 at alpha / 2; a subtler one is left to the search at full size
+#: samples per side of the steered audit (the gray-box stage's pairs) when the pointer is a
+#: defect of the code path (a shared draw, a branch on raw rewards): such a leak is usually a
+#: difference of probability one, which 2000 draws per side bound above epsilon 6 at
+#: alpha / 2; a release-level loss leaks by degrees and gets the full budget
 STEERED_SAMPLES = 2000
 
 #: local DP with delta > 0 and no ``--samples``: the seconds the claim-sized budget may take
@@ -614,7 +615,9 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         level, result = alpha, None
         if steer is not None:  # the stage's pair first, at half of alpha
             level = alpha / 2
-            few = min(used, STEERED_SAMPLES)
+            # a defect of the code path shows with probability one on its pair: few draws;
+            # a release costing more than the claim leaks by degrees: the full budget
+            few = used if steer.kind == "release-loss" else min(used, STEERED_SAMPLES)
             n_pairs = len(steer.pairs)
             few_rank = max(100, few // (2 * n_pairs))  # ranking the stage's pairs: cheap
             bar.total += 2 * (few + (n_pairs > 1) * n_pairs * few_rank)

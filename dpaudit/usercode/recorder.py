@@ -226,6 +226,8 @@ class Form:
     base: float
     coefs: tuple[tuple[int, float], ...]
     value: float
+    #: still pure noise (a draw at location 0, only scaled since): no statistic in it yet
+    pure: bool = False
 
     @property
     def support(self) -> tuple[int, ...]:
@@ -394,12 +396,14 @@ class Noisy:
     consumption :class:`Event` on the recorder and returns plain numbers.
     """
 
-    __slots__ = ("value", "base", "coefs", "rec")
+    __slots__ = ("value", "base", "coefs", "rec", "pure")
     __array_priority__ = 1000
 
-    def __init__(self, value: float, base: float, coefs: dict[int, float], rec: Recorder
-                 ) -> None:
+    def __init__(self, value: float, base: float, coefs: dict[int, float], rec: Recorder,
+                 pure: bool = False) -> None:
         self.value, self.base, self.coefs, self.rec = value, base, coefs, rec
+        #: drawn at location exactly 0 and only scaled since: the noise alone, no statistic
+        self.pure = pure
 
     # -- affine arithmetic
     def _make(self, value: float, base: float, coefs: dict[int, float],
@@ -462,7 +466,7 @@ class Noisy:
         if not _real(o):
             return NotImplemented
         k = float(o)
-        return Noisy(self.value * k, self.base * k, _scaled(self.coefs, k), self.rec)
+        return Noisy(self.value * k, self.base * k, _scaled(self.coefs, k), self.rec, self.pure)
 
     def __rmul__(self, o: Any) -> Any:
         if isinstance(o, np.ndarray):
@@ -470,7 +474,7 @@ class Noisy:
         if not _real(o):
             return NotImplemented
         k = float(o)
-        return Noisy(k * self.value, k * self.base, _scaled(self.coefs, k), self.rec)
+        return Noisy(k * self.value, k * self.base, _scaled(self.coefs, k), self.rec, self.pure)
 
     def __truediv__(self, o: Any) -> Any:
         if isinstance(o, np.ndarray):
@@ -484,7 +488,8 @@ class Noisy:
         if k == 0.0:
             self.rec.consume("division by zero", (self,))
             return self.value / k  # raises as a float division would
-        return Noisy(self.value / k, self.base / k, _scaled(self.coefs, 1.0 / k), self.rec)
+        return Noisy(self.value / k, self.base / k, _scaled(self.coefs, 1.0 / k), self.rec,
+                     self.pure)
 
     def __rtruediv__(self, o: Any) -> Any:
         if isinstance(o, np.ndarray):
@@ -495,7 +500,7 @@ class Noisy:
         return float(o) / self.value
 
     def __neg__(self) -> Noisy:
-        return Noisy(-self.value, -self.base, _scaled(self.coefs, -1.0), self.rec)
+        return Noisy(-self.value, -self.base, _scaled(self.coefs, -1.0), self.rec, self.pure)
 
     def __pos__(self) -> Noisy:
         return self
@@ -503,7 +508,7 @@ class Noisy:
     # -- consumption
     def _use(self, kind: str) -> float:
         self.rec.consume(kind, (self,))
-        if kind in ESCAPES and self.value != 0.0:
+        if kind in ESCAPES and self.pure and self.value != 0.0:
             self.rec.escaped[self.value] = self
         return self.value
 
@@ -947,8 +952,10 @@ class Recorder:
         for i in range(n):
             b = float(scale_a.flat[i])
             noise = Noisy(b * float(zs[i]), 0.0, {cols[i]: b} if b != 0.0 else {}, self)
-            out[i] = locs[i] + noise if isinstance(locs[i], Noisy) else Noisy(
-                float(locs[i]) + noise.value, float(locs[i]), noise.coefs, self)
+            loc_i = locs[i]
+            out[i] = loc_i + noise if isinstance(loc_i, Noisy) else Noisy(
+                float(loc_i) + noise.value, float(loc_i), noise.coefs, self,
+                pure=float(loc_i) == 0.0 and not isinstance(loc_i, Tainted))
         if shape == () and size_none(method, args, kwargs):
             return out[0]
         return out.reshape(shape)
@@ -1022,7 +1029,8 @@ class Recorder:
         if len(self.events) >= MAX_EVENTS:
             raise RecordOverflow(f"the run consumes noisy values more than {MAX_EVENTS} "
                                  "times")
-        forms = tuple(Form(v.base, tuple(sorted(v.coefs.items())), v.value) for v in values)
+        forms = tuple(Form(v.base, tuple(sorted(v.coefs.items())), v.value, v.pure)
+                      for v in values)
         site = user_site()
         if site is _UNKNOWN:  # read by dpaudit itself: the value the code returned
             site = _RETURNED

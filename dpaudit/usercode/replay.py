@@ -72,24 +72,13 @@ class Solution:
 
 
 def pure_noise(rec: Recorder) -> set[int]:
-    """Indices of the events that turned a value that was still pure noise (its base is its
-    draw's location: no statistic added) into a plain number (:data:`~dpaudit.usercode.
-    recorder.ESCAPES`): they release nothing by themselves, and the statistic added to the
-    number later is followed from there (the recorder's ``escaped`` numbers), so they are no
-    alignment rows."""
-    locs: dict[int, float] = {}
-    for d in rec.draws:
-        if d.law is not None and d.loc is not None:
-            for c, v in zip(d.columns, np.asarray(d.loc, dtype=float).ravel(), strict=False):
-                locs[c] = float(v)
-    out = set()
-    for j, e in enumerate(rec.events):
-        if e.kind in ESCAPES and len(e.forms) == 1 and len(e.forms[0].coefs) == 1:
-            col = e.forms[0].coefs[0][0]
-            if col in locs and math.isclose(e.forms[0].base, locs[col], rel_tol=1e-12,
-                                            abs_tol=1e-12):
-                out.add(j)
-    return out
+    """Indices of the events that turned a value that was still pure noise (drawn at
+    location 0, only scaled since: :attr:`~dpaudit.usercode.recorder.Form.pure`) into a plain
+    number (:data:`~dpaudit.usercode.recorder.ESCAPES`): they release nothing by themselves,
+    and the statistic added to the number later is followed from there (the recorder's
+    ``escaped`` numbers), so they are no alignment rows."""
+    return {j for j, e in enumerate(rec.events)
+            if e.kind in ESCAPES and len(e.forms) == 1 and e.forms[0].pure}
 
 
 def _rows(events_d: Sequence[Event], events_p: Sequence[Event], skip: Set[int] = frozenset()
