@@ -109,10 +109,12 @@ class SubsetEvent:
 
 @dataclass(frozen=True)
 class ScoreEvent:
-    """``{score(y) >= t}`` or ``{score(y) <= t}`` for a learned or user-given score."""
+    """``{score(y) >= t}`` or ``{score(y) <= t}`` for a learned or user-given score (or
+    another event on the score: ``threshold`` may be any event on one number per output,
+    e.g. "statistic is NaN")."""
 
     score: Callable[[np.ndarray], np.ndarray]
-    threshold: ThresholdEvent
+    threshold: Any  # a ThresholdEvent, or another event read on the score
     name: str = "score"
 
     def contains(self, outputs: np.ndarray) -> np.ndarray:

@@ -17,7 +17,17 @@ and returns the best, with its direction. Families:
   category (:func:`code_outcomes`), and likelihood-ratio subsets of the rows seen are events;
 * **named summaries**: a sampler may return a ``dict`` of arrays (e.g. the decisions of an
   episodic algorithm and each arm's pull count); every summary is searched with the families
-  above and the event names the summary it reads.
+  above and the event names the summary it reads;
+* **non-finite atoms**: NaN, +inf and -inf are outcomes of the law. For a scalar output the
+  categories finite / NaN / +inf / -inf seen are a likelihood-ratio subset family ("output is
+  NaN"), for a vector output each coordinate's ("coordinate 2 is +inf") and "some coordinate is
+  NaN". A NaN lies in no threshold event, +inf in every upper tail, -inf in every lower one;
+  the atoms family keeps finite values, and the learned score reads non-finite coordinates as
+  0 beside indicators of where they were (:class:`_Finite`);
+* **variable-length outputs**: when the selection's outputs do not all have one shape (a
+  :class:`~dpaudit.stats.outputs.Ragged` sample, or one shape per input), every summary of
+  :func:`dpaudit.stats.outputs.row_features` is searched like a scalar output and the event
+  names it ("output length in {2}", "number of NaN values in the output in {1}").
 
 The choice among families, summaries and directions uses only the selection sample; the
 engine (:mod:`dpaudit.stats.sampled`) measures the one chosen event on fresh samples, so no
@@ -28,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -169,7 +180,7 @@ class NonFiniteEvent:
     def contains(self, outputs: np.ndarray) -> np.ndarray:
         y = np.asarray(outputs)
         y = y.reshape(len(y)) if self.coordinate is None else \
-            y.reshape(len(y), -1)[:, self.coordinate]
+            y.reshape(len(y), int(np.prod(y.shape[1:])))[:, self.coordinate]
         return np.isin(value_category(y), self.categories)
 
     @property
@@ -188,7 +199,8 @@ class AnyNonFiniteEvent:
 
     def contains(self, outputs: np.ndarray) -> np.ndarray:
         y = np.asarray(outputs)
-        hit = np.any(value_category(y.reshape(len(y), -1)) == self.category, axis=1)
+        hit = np.asarray(np.any(value_category(y.reshape(len(y), int(np.prod(y.shape[1:]))))
+                                == self.category, axis=1), dtype=bool)
         return hit if self.present else ~hit
 
     @property
@@ -210,7 +222,7 @@ class RowFeatureEvent:
 
     @property
     def description(self) -> str:
-        return self.inner.description.replace("output", ROW_FEATURE_LABELS[self.name], 1)
+        return str(self.inner.description).replace("output", ROW_FEATURE_LABELS[self.name], 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -283,8 +295,8 @@ def _category_candidate(cats_a: np.ndarray, cats_b: np.ndarray, event: Callable[
     event ``event(categories)``."""
     seen = np.unique(np.concatenate([cats_a, cats_b]))
     if seen.size == 1:  # one category on both sides (all NaN): an event that tells nothing
-        p = np.ones(1)
-        bound = projected_bound(p, p, min(len(cats_a), len(cats_b)), kw["n_measure"],
+        ones = np.ones(1)
+        bound = projected_bound(ones, ones, min(len(cats_a), len(cats_b)), kw["n_measure"],
                                 delta=kw["delta"], alpha=kw["alpha"])[0]
         return Candidate(event((int(seen[0]),)), DIRECTIONS[0], float(bound), 1.0, 1.0)
     if seen.size < 2:
@@ -341,16 +353,23 @@ def _nonfinite_coordinates(a: np.ndarray, b: np.ndarray, **kw: Any) -> list[Cand
     out: list[Candidate | None] = []
     for j in coords:
         label = _coordinate_label(int(j), shape)
-        out.append(_category_candidate(
-            ca[:, j], cb[:, j], lambda cats, j=int(j), label=label: NonFiniteEvent(
-                cats, j, label), kw))
+        out.append(_category_candidate(ca[:, j], cb[:, j],
+                                       partial(_coordinate_event, int(j), label), kw))
     for k in range(1, len(NON_FINITE)):
         ha, hb = (ca == k).any(axis=1), (cb == k).any(axis=1)
         if ha.any() or hb.any():
-            out.append(_category_candidate(
-                ha.astype(np.int64), hb.astype(np.int64),
-                lambda cats, k=k: AnyNonFiniteEvent(k, present=cats == (1,)), kw))
+            out.append(_category_candidate(ha.astype(np.int64), hb.astype(np.int64),
+                                           partial(_any_event, k), kw))
     return out
+
+
+def _coordinate_event(j: int, label: str, categories: tuple[int, ...]) -> NonFiniteEvent:
+    return NonFiniteEvent(categories, j, label)
+
+
+def _any_event(k: int, categories: tuple[int, ...]) -> AnyNonFiniteEvent:
+    """Category 1 of the indicator "some coordinate is ``k``" is its presence."""
+    return AnyNonFiniteEvent(k, present=categories == (1,))
 
 
 @dataclass(frozen=True)
@@ -458,8 +477,11 @@ def _select_array(a: np.ndarray, b: np.ndarray, *, features: Features | None,
                       _atoms(x, y, **kw)]), kind
     if kind == "statistic":
         stat = _Statistic(features)  # type: ignore[arg-type]
-        cand = best_threshold_event(stat(a), stat(b), top=top, **kw)
-        return _with_event(cand, ScoreEvent(stat, cand.event, "statistic")), kind
+        sa, sb = stat(a), stat(b)
+        return _best([None if c is None else _with_event(c, ScoreEvent(stat, c.event,
+                                                                       "statistic"))
+                      for c in (_nonfinite(sa, sb, **kw),
+                                _thresholds(sa, sb, top=top, **kw))]), kind
     half = len(a) // 2  # vector: fit a score on one half, choose its threshold on the other
     nonfinite = _nonfinite_coordinates(a, b, **kw) if a.dtype.kind == "f" or \
         b.dtype.kind == "f" else []
@@ -515,17 +537,18 @@ def _select_one(a: np.ndarray | Ragged, b: np.ndarray | Ragged, *,
 
 
 def select_event(a: np.ndarray | Ragged | dict[str, Any],
-                 b: np.ndarray | Ragged | dict[str, Any], *, n_measure: int, delta: float, alpha: float, top: int = 64,
-                 features: Features | None = None, n_outcomes: int | None = None
-                 ) -> tuple[Candidate, str]:
+                 b: np.ndarray | Ragged | dict[str, Any], *, n_measure: int, delta: float,
+                 alpha: float, top: int = 64, features: Features | None = None,
+                 n_outcomes: int | None = None) -> tuple[Candidate, str]:
     """The best event (and direction) on selection outputs ``a`` (from ``D``), ``b`` (``D'``).
 
     Returns the candidate and the output kind (``scalar``, ``discrete``, ``statistic``,
     ``vector``, ``variable-length`` or ``summaries``). Outputs of several shapes (a
     :class:`~dpaudit.stats.outputs.Ragged` sample, or plain samples whose rows differ in
     shape between the two inputs) are read through their summaries (:func:`_select_rows`);
-    NaN and +-inf values are atoms (:func:`_nonfinite`, :func:`_nonfinite_coordinates`). ``alpha`` is the level the measurement will use (it only
-    shapes the ranking, never the validity of the bound).
+    NaN and +-inf values are atoms (:func:`_nonfinite`, :func:`_nonfinite_coordinates`).
+    ``alpha`` is the level the measurement will use (it only shapes the ranking, never the
+    validity of the bound).
     """
     kw = {"n_measure": n_measure, "delta": delta, "alpha": alpha, "top": top}
     if not isinstance(a, dict) and not isinstance(b, dict):
@@ -561,7 +584,7 @@ class _ScoreOf:
 @dataclass(frozen=True)
 class _SummaryOf:
     name: str
-    inner: Callable[[np.ndarray], np.ndarray]
+    inner: Callable[[Any], np.ndarray]
 
     def __call__(self, outputs: dict[str, Any]) -> np.ndarray:
         x = outputs[self.name]
@@ -605,7 +628,7 @@ def threshold_view(event: Any) -> ThresholdView | None:
     or a named summary of either); ``None`` for the other families (subsets, atoms, codes)."""
     if isinstance(event, ThresholdEvent):
         return ThresholdView(_Identity(), event)
-    if isinstance(event, ScoreEvent):
+    if isinstance(event, ScoreEvent) and isinstance(event.threshold, ThresholdEvent):
         return ThresholdView(_ScoreOf(event.score), event)
     if isinstance(event, SummaryEvent | RowFeatureEvent):
         inner = threshold_view(event.inner)

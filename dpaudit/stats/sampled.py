@@ -31,7 +31,33 @@ until the deadline) and the counts of the measured prefix are the evidence, with
 run that meets no deadline gives the same counts as one without.
 
 Steps 1-2 see only samples independent of step 3, so exactly one hypothesis is tested on the
-measurement sample and the search costs no Bonferroni factor. The budget option is
+measurement sample and the search costs no Bonferroni factor.
+
+Non-finite and variable-length outputs
+--------------------------------------
+Every sampler call's return value is read by one map fixed in :mod:`dpaudit.stats.outputs`
+before any draw (:func:`draw`): each output on its own, as the numbers it holds -- NaN, +inf
+and -inf included, and a variable-length output as its values. It is the identity on finite
+fixed-shape outputs (``numpy.asarray`` of what the sampler returned), so their reports are what
+they were. Only outputs that hold no numbers (strings, ``None``, objects) are refused (usage
+error, exit 2). The families treat NaN and +-inf as atoms ("output is NaN", "coordinate 2 is
++inf") and read outputs of several shapes through fixed summaries (length, numbers of NaN and
+infinite values, sum and extremes of the finite values: "output length in {2}").
+
+Why the bound stays valid: step 2 chooses, on the selection sample alone, one event *and* how
+it reads an output (:func:`dpaudit.stats.families.reading`: where the selection's outputs had
+one shape, an output of another shape lies outside the event). Once chosen, the event is a
+fixed function of one output, applied to each measured output by itself (:func:`_fit`,
+:class:`_Counter`), so its hits on the fresh measurement draws are independent Bernoulli
+trials with the event's probability under each input, which is all the Clopper-Pearson limits
+need. The map depends on no sample, and neither the map nor the event depends on the
+measurement sample. Counts are sums over draws of that function: a chunk of draws may come as a
+plain array or as a :class:`~dpaudit.stats.outputs.Ragged` (when its rows differ in shape), but
+each row is read the same way in either (:func:`dpaudit.stats.outputs.row_features` computes
+every summary by the same arithmetic; chunks merge by :func:`dpaudit.stats.outputs.merge` into
+the container of their rows), so the counts, the streamed histograms (a NaN statistic lies in
+no bin, and the draws are counted in the totals) and the merged selection samples are the same
+whatever the chunk boundaries and the number of workers. The budget option is
 ``AuditBudget``: total draws per side of the audited pair, the share that selects, and the
 ranking draws per candidate pair.
 """
@@ -265,6 +291,10 @@ def _take(x: np.ndarray | Ragged, mask: np.ndarray) -> np.ndarray | Ragged:
     return x.take(mask) if isinstance(x, Ragged) else np.asarray(x)[mask]
 
 
+def _n_rows(outputs: Outputs) -> int:
+    return len(next(iter(outputs.values()))) if isinstance(outputs, dict) else len(outputs)
+
+
 def _fit(outputs: Outputs, template: Any) -> Outputs:
     """The draws of ``outputs`` an event chosen on a selection sample read by ``template``
     (:func:`dpaudit.stats.families.reading`) can hold: where the selection's rows had one
@@ -305,6 +335,8 @@ class _Counter:
 
     def hits(self, outputs: Outputs) -> tuple[int, ...]:
         outputs = _fit(outputs, self.template)
+        if _n_rows(outputs) == 0:  # no draw of this chunk can be in the events
+            return (0,) * max(len(self.thresholds), len(self.events))
         if self.statistic is not None:
             s = np.asarray(self.statistic(outputs), dtype=float)
             return tuple(int(np.count_nonzero(s >= t if up else s <= t))
@@ -347,7 +379,10 @@ def _count(sampler: Sampler, counter: _Counter, n: int, seed: np.random.SeedSequ
 def _histogram_chunk(sampler: Sampler, statistic: Callable[[Any], np.ndarray],
                      edges: np.ndarray, template: Any, who: str, size: int,
                      rng: np.random.Generator) -> np.ndarray:
-    return histogram_counts(statistic(_fit(draw(sampler, size, rng, who), template)), edges)
+    read = _fit(draw(sampler, size, rng, who), template)
+    if _n_rows(read) == 0:
+        return np.zeros(len(edges) + 1, np.int64)
+    return histogram_counts(statistic(read), edges)
 
 
 def _stream_histograms(pair: SamplerPair, view: ThresholdView, edges: np.ndarray, n: int,
