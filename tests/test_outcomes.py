@@ -232,6 +232,21 @@ def test_counts_and_samples_do_not_depend_on_the_chunk_boundaries(seed, cuts):
         assert counter.hits(whole) == tuple(np.sum([counter.hits(p) for p in parts], axis=0))
 
 
+def test_a_draw_whose_summary_changes_shape_is_outside_the_events_of_that_shape():
+    # the event was chosen on summaries "a" of 2 values, "b" scalar, "c" of several lengths
+    template = {"a": (2,), "b": (), "c": None}
+    out = {"a": read([[1, 2], [3, 4, 5], [6, 7], [8, 9]], 4, "s"),
+           "b": read([[1.0], [2.0], [3.0], [4.0, 5.0]], 4, "s"),
+           "c": read([[1], [1, 2], [3], []], 4, "s")}
+    fitted = _fit(out, template)
+    assert np.array_equal(fitted["a"], [[1.0, 2.0], [6.0, 7.0]])  # rows 0 and 2 fit both
+    assert np.array_equal(fitted["b"], [1.0, 3.0])
+    assert fitted["c"].lengths.tolist() == [1, 1]
+    # plain summaries of the selection's shapes are read as they are
+    plain = {"a": np.zeros((4, 2)), "b": np.zeros(4), "c": out["c"]}
+    assert _fit(plain, template) is plain
+
+
 # -- the read of outputs ---------------------------------------------------------------------
 finite_outputs = st.one_of(
     hnp.arrays(dtype=st.sampled_from([np.float64, np.float32]),

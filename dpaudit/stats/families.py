@@ -323,10 +323,14 @@ def _category_candidate(cats_a: np.ndarray, cats_b: np.ndarray, event: Callable[
 def _nonfinite(a: np.ndarray, b: np.ndarray, **kw: Any) -> Candidate | None:
     """NaN, +inf and -inf as atoms of a scalar output: the best subset of the categories
     finite / NaN / +inf / -inf seen ("output is NaN"); ``None`` when every value is finite."""
-    ca, cb = value_category(a), value_category(b)
-    if not (ca.any() or cb.any()):
+    if _all_finite(a) and _all_finite(b):
         return None
-    return _category_candidate(ca, cb, NonFiniteEvent, kw)
+    return _category_candidate(value_category(a), value_category(b), NonFiniteEvent, kw)
+
+
+def _all_finite(x: np.ndarray) -> bool:
+    """Whether every value of ``x`` is finite (integers and booleans always are)."""
+    return x.dtype.kind != "f" or bool(np.isfinite(x).all())
 
 
 def _coordinate_label(index: int, shape: tuple[int, ...]) -> str:
@@ -340,6 +344,8 @@ def _nonfinite_coordinates(a: np.ndarray, b: np.ndarray, **kw: Any) -> list[Cand
     the selection (at most :data:`MAX_NONFINITE_COORDINATES`, those with the most), the best
     subset of its categories ("coordinate 2 is +inf"), and for each non-finite category seen,
     whether some coordinate holds it ("some coordinate is NaN")."""
+    if _all_finite(a) and _all_finite(b):
+        return []
     shape = tuple(a.shape[1:])
     ca = value_category(a.reshape(len(a), -1))
     cb = value_category(b.reshape(len(b), -1))
@@ -483,8 +489,7 @@ def _select_array(a: np.ndarray, b: np.ndarray, *, features: Features | None,
                       for c in (_nonfinite(sa, sb, **kw),
                                 _thresholds(sa, sb, top=top, **kw))]), kind
     half = len(a) // 2  # vector: fit a score on one half, choose its threshold on the other
-    nonfinite = _nonfinite_coordinates(a, b, **kw) if a.dtype.kind == "f" or \
-        b.dtype.kind == "f" else []
+    nonfinite = _nonfinite_coordinates(a, b, **kw)
     if nonfinite:
         features = _Finite(features if features is not None else
                            default_feature_map(np.concatenate([a[:half], b[:half]])))

@@ -311,7 +311,8 @@ def _fit(outputs: Outputs, template: Any) -> Outputs:
         for name, shape in template.items():
             if shape is not None:
                 _, m = fit_rows(outputs[name], shape)
-                mask = m if mask is None or m is None else mask & m
+                if m is not None:
+                    mask = m if mask is None else mask & m
         if mask is None:
             return outputs
         return {name: (_take(outputs[name], mask) if shape is None
@@ -379,10 +380,10 @@ def _count(sampler: Sampler, counter: _Counter, n: int, seed: np.random.SeedSequ
 def _histogram_chunk(sampler: Sampler, statistic: Callable[[Any], np.ndarray],
                      edges: np.ndarray, template: Any, who: str, size: int,
                      rng: np.random.Generator) -> np.ndarray:
-    read = _fit(draw(sampler, size, rng, who), template)
-    if _n_rows(read) == 0:
+    got = _fit(draw(sampler, size, rng, who), template)
+    if _n_rows(got) == 0:
         return np.zeros(len(edges) + 1, np.int64)
-    return histogram_counts(statistic(read), edges)
+    return histogram_counts(statistic(got), edges)
 
 
 def _stream_histograms(pair: SamplerPair, view: ThresholdView, edges: np.ndarray, n: int,
