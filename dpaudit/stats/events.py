@@ -118,11 +118,11 @@ class ScoreEvent:
     name: str = "score"
 
     def contains(self, outputs: np.ndarray) -> np.ndarray:
-        return self.threshold.contains(self.score(outputs))
+        return np.asarray(self.threshold.contains(self.score(outputs)))
 
     @property
     def description(self) -> str:
-        return self.threshold.description.replace("output", self.name, 1)
+        return str(self.threshold.description).replace("output", self.name, 1)
 
 
 @dataclass(frozen=True)
