@@ -48,7 +48,12 @@ def _cli(tmp_path: Path, target: str, *args: str) -> tuple[int, dict]:
     out = tmp_path / "report.json"
     code = main(["audit", target, "--samples", "20000", "--no-state", "--json", str(out),
                  *args])
-    return code, json.loads(out.read_text())["claims"][0]
+    doc = json.loads(out.read_text())
+    jsonschema = pytest.importorskip("jsonschema")
+    from dpaudit.schema import load_schema
+
+    jsonschema.validate(doc, load_schema())  # the JSON contract holds for these reports too
+    return code, doc["claims"][0]
 
 
 # -- the planted programs, from the command line ---------------------------------------------
