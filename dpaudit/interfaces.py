@@ -48,9 +48,8 @@ class Mechanism(Protocol):
 
     ``sample(data, size, rng)`` returns ``size`` independent outputs for the same input as an
     array whose first axis has length ``size`` (numbers or booleans; scalars give shape
-    ``(size,)``, vectors ``(size, d)``, action sequences ``(size, T)``; NaN and infinities
-    are outputs like any other), or as a list (or object array) of ``size`` outputs of
-    varying lengths. It must use only ``rng`` (a ``numpy.random.Generator``) for randomness.
+    ``(size,)``, vectors ``(size, d)``, action sequences ``(size, T)``). It must use only
+    ``rng`` (a ``numpy.random.Generator``) for randomness.
     """
 
     epsilon: float
