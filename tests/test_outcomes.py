@@ -61,8 +61,10 @@ def _cli(tmp_path: Path, target: str, *args: str) -> tuple[int, dict]:
 def test_planted_program_is_violated_with_its_witness_and_its_twin_passes(
         tmp_path, capsys, planted, witness, twin):
     code, claim = _cli(tmp_path, f"examples.outcomes.{planted}")
-    # the witness has probability 1 under one input and 0 under the other: with 16000
-    # measured draws per side the bound is log((alpha/2)^(-1/n)... ) > 8, whatever the seed
+    # the witness has probability 1 under one input and 0 under the other: with n = 16000
+    # measured draws per side the bound is log(p_lo / q_hi), p_lo = (alpha/2)^(1/n) and
+    # q_hi = 1 - (alpha/2)^(1/n) (Clopper-Pearson at 16000/16000 and 0/16000), 8.37 at
+    # alpha = 0.05, whatever the seed
     assert code == 1 and claim["verdict"] == "VIOLATED"
     assert claim["data"]["event"] == witness
     assert claim["epsilon_lower_bound"] > 8.0
