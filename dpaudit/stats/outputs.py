@@ -41,7 +41,7 @@ import numpy as np
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["ROW_FEATURES", "ROW_FEATURE_LABELS", "Ragged", "fit_rows", "merge", "read",
-           "row_features", "shape_of"]
+           "row_features"]
 
 #: the summaries a variable-length output is read through (:func:`row_features`), in order
 ROW_FEATURES = ("length", "NaN count", "+inf count", "-inf count", "sum", "min", "max")
@@ -162,7 +162,8 @@ def read(raw: Any, size: int, who: str) -> np.ndarray | Ragged:
         return out
     if out is not None and out.dtype.kind != "O":
         raise InvalidParameterError(
-            f"{who} must return numbers or booleans; got dtype {out.dtype} ({_what(raw)})")
+            f"{who} must return numbers or booleans; got dtype {out.dtype}: it returned "
+            f"{_what(raw)}")
     if out is not None and out.ndim != 1:
         raise InvalidParameterError(
             f"{who} must return an array whose first axis has length size={size} (numbers, "
@@ -181,11 +182,6 @@ def read(raw: Any, size: int, who: str) -> np.ndarray | Ragged:
     if len({r.shape for r in checked}) <= 1:
         return np.stack(checked) if checked else np.zeros(0)
     return Ragged.of_rows(checked)
-
-
-def shape_of(outputs: np.ndarray | Ragged) -> tuple[int, ...] | None:
-    """The shape of every row of a plain sample; ``None`` for a :class:`Ragged` one."""
-    return None if isinstance(outputs, Ragged) else tuple(outputs.shape[1:])
 
 
 def merge(parts: list[np.ndarray | Ragged]) -> np.ndarray | Ragged:
