@@ -1,7 +1,9 @@
 """Black-box auditor: a valid epsilon lower bound for any sampler on neighbouring inputs.
 
 Protocol (:class:`dpaudit.interfaces.AuditableMechanism`): an object with a vectorised
-``sample(data, size, rng)`` (an array whose first axis has length ``size``), the claim
+``sample(data, size, rng)`` (an array whose first axis has length ``size``, NaN and
+infinities included, or a list of ``size`` outputs of varying lengths:
+:mod:`dpaudit.stats.outputs`), the claim
 ``epsilon`` and ``delta``, and ``neighbours`` (pairs ``(data, data_prime)`` to try).
 Optional: ``search_domain`` (a sequence of further pairs, or a callable ``(rng, n) -> pairs``
 proposing ``n`` of them), ``features`` (``outputs -> statistic`` of shape ``(size,)`` or

@@ -43,6 +43,7 @@ __all__ = [
     "LogisticScore",
     "ScoreEvent",
     "HISTOGRAM_BINS",
+    "InvalidThresholdSample",
     "TAIL_BINS",
     "SubsetEvent",
     "ThresholdEvent",
@@ -69,6 +70,10 @@ DIRECTIONS = ("D vs D'", "D' vs D")
 # (0.01), 0.9923 (0.001), and the worst seed 0.924, 0.947, 0.983, 0.984; for the analytic
 # Gaussian the means were 0.707, 0.731, 0.717, 0.689. See benchmarks/bench_auditor.py.
 SELECTION_ALPHA = 0.01
+
+
+class InvalidThresholdSample(ValueError):
+    """A selection sample with no finite value: no threshold event can be placed."""
 
 
 # -- events --------------------------------------------------------------------------------
@@ -104,18 +109,20 @@ class SubsetEvent:
 
 @dataclass(frozen=True)
 class ScoreEvent:
-    """``{score(y) >= t}`` or ``{score(y) <= t}`` for a learned or user-given score."""
+    """``{score(y) >= t}`` or ``{score(y) <= t}`` for a learned or user-given score (or
+    another event on the score: ``threshold`` may be any event on one number per output,
+    e.g. "statistic is NaN")."""
 
     score: Callable[[np.ndarray], np.ndarray]
-    threshold: ThresholdEvent
+    threshold: Any  # a ThresholdEvent, or another event read on the score
     name: str = "score"
 
     def contains(self, outputs: np.ndarray) -> np.ndarray:
-        return self.threshold.contains(self.score(outputs))
+        return np.asarray(self.threshold.contains(self.score(outputs)))
 
     @property
     def description(self) -> str:
-        return self.threshold.description.replace("output", self.name, 1)
+        return str(self.threshold.description).replace("output", self.name, 1)
 
 
 @dataclass(frozen=True)
@@ -208,23 +215,37 @@ def best_threshold_event(sel_a: np.ndarray, sel_b: np.ndarray, *, n_measure: int
                          selection_alpha: float = SELECTION_ALPHA) -> Candidate:
     """Best tail event on scalar selection samples ``sel_a`` (from ``D``), ``sel_b`` (``D'``).
 
-    Searches every threshold at an observed value, both tails and both directions (four
-    families), ranking by :func:`projected_bound` at measurement size ``n_measure``.
+    Searches every threshold at an observed finite value, both tails and both directions (four
+    families), ranking by :func:`projected_bound` at measurement size ``n_measure``. A NaN
+    output is in no threshold event (``NaN >= t`` and ``NaN <= t`` are false), +inf in every
+    upper tail and -inf in every lower one; :class:`InvalidThresholdSample` when no value is
+    finite.
     """
     a = np.sort(np.asarray(sel_a, float).ravel())
     b = np.sort(np.asarray(sel_b, float).ravel())
+    n_a, n_b = len(a), len(b)
     t = np.unique(np.concatenate([a, b]))
-    up_a = 1.0 - np.searchsorted(a, t, "left") / len(a)
-    up_b = 1.0 - np.searchsorted(b, t, "left") / len(b)
-    lo_a = np.searchsorted(a, t, "right") / len(a)
-    lo_b = np.searchsorted(b, t, "right") / len(b)
+    if not np.all(np.isfinite(t)):
+        # NaN lies in no threshold event and +-inf are atoms (their family is
+        # :func:`dpaudit.stats.families.select_event`'s): thresholds sit at finite values, and
+        # frequencies count NaN in neither tail (numpy sorts it last)
+        a, b = a[:n_a - int(np.isnan(a).sum())], b[:n_b - int(np.isnan(b).sum())]
+        t = t[np.isfinite(t)]
+        if t.size == 0:
+            raise InvalidThresholdSample("no finite value to place a threshold at")
+    up_a = 1.0 - np.searchsorted(a, t, "left") / n_a
+    up_b = 1.0 - np.searchsorted(b, t, "left") / n_b
+    if len(a) < n_a or len(b) < n_b:
+        up_a, up_b = up_a - (n_a - len(a)) / n_a, up_b - (n_b - len(b)) / n_b
+    lo_a = np.searchsorted(a, t, "right") / n_a
+    lo_b = np.searchsorted(b, t, "right") / n_b
     families = [  # (upper tail?, direction, p_hat, q_hat)
         (True, DIRECTIONS[0], up_a, up_b), (True, DIRECTIONS[1], up_b, up_a),
         (False, DIRECTIONS[0], lo_a, lo_b), (False, DIRECTIONS[1], lo_b, lo_a),
     ]
     p = np.concatenate([f[2] for f in families])
     q = np.concatenate([f[3] for f in families])
-    i, bound = _pick(p, q, min(len(a), len(b)), n_measure, delta, alpha, top, selection_alpha)
+    i, bound = _pick(p, q, min(n_a, n_b), n_measure, delta, alpha, top, selection_alpha)
     fam, j = divmod(i, len(t))
     upper, direction = families[fam][0], families[fam][1]
     return Candidate(ThresholdEvent(float(t[j]), upper), direction, bound, float(p[i]),
@@ -529,8 +550,13 @@ def inverted_cdf_quantiles(ordered: np.ndarray, levels: np.ndarray) -> np.ndarra
 
 def histogram_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Counts of ``values`` in the ``len(edges) + 1`` bins of ``edges``: bin ``i`` holds the
-    values with exactly ``i`` edges at or below them (``searchsorted(..., "right")``)."""
-    idx = np.searchsorted(edges, np.asarray(values, float).ravel(), side="right")
+    values with exactly ``i`` edges at or below them (``searchsorted(..., "right")``). NaN
+    values are in no bin (no threshold event holds them; :meth:`ThresholdFamily.of` takes
+    the number of draws)."""
+    v = np.asarray(values, float).ravel()
+    if np.isnan(v).any():
+        v = v[~np.isnan(v)]
+    idx = np.searchsorted(edges, v, side="right")
     return np.bincount(idx, minlength=len(edges) + 1).astype(np.int64)
 
 
@@ -548,9 +574,14 @@ class ThresholdFamily:
     n: int
 
     @staticmethod
-    def of(edges: np.ndarray, counts_a: np.ndarray, counts_b: np.ndarray) -> ThresholdFamily:
+    def of(edges: np.ndarray, counts_a: np.ndarray, counts_b: np.ndarray,
+           n_a: int | None = None, n_b: int | None = None) -> ThresholdFamily:
+        """The family of the histograms ``counts_a``/``counts_b`` (of :func:`histogram_counts`)
+        of ``n_a``/``n_b`` draws (default: the counts' sums; more when some draws are in no
+        bin, as NaN statistics are)."""
         ca, cb = np.asarray(counts_a, float), np.asarray(counts_b, float)
-        na, nb = max(ca.sum(), 1.0), max(cb.sum(), 1.0)
+        na = max(ca.sum(), 1.0) if n_a is None else max(float(n_a), 1.0)
+        nb = max(cb.sum(), 1.0) if n_b is None else max(float(n_b), 1.0)
         # {y >= e_j}: bins j+1..m; {y < e_j}: bins 0..j
         up_a = (ca.sum() - np.cumsum(ca)[:-1]) / na
         up_b = (cb.sum() - np.cumsum(cb)[:-1]) / nb

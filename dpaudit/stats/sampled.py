@@ -31,7 +31,33 @@ until the deadline) and the counts of the measured prefix are the evidence, with
 run that meets no deadline gives the same counts as one without.
 
 Steps 1-2 see only samples independent of step 3, so exactly one hypothesis is tested on the
-measurement sample and the search costs no Bonferroni factor. The budget option is
+measurement sample and the search costs no Bonferroni factor.
+
+Non-finite and variable-length outputs
+--------------------------------------
+Every sampler call's return value is read by one map fixed in :mod:`dpaudit.stats.outputs`
+before any draw (:func:`draw`): each output on its own, as the numbers it holds -- NaN, +inf
+and -inf included, and a variable-length output as its values. It is the identity on finite
+fixed-shape outputs (``numpy.asarray`` of what the sampler returned), so their reports are what
+they were. Only outputs that hold no numbers (strings, ``None``, objects) are refused (usage
+error, exit 2). The families treat NaN and +-inf as atoms ("output is NaN", "coordinate 2 is
++inf") and read outputs of several shapes through fixed summaries (length, numbers of NaN and
+infinite values, sum and extremes of the finite values: "output length in {2}").
+
+Why the bound stays valid: step 2 chooses, on the selection sample alone, one event *and* how
+it reads an output (:func:`dpaudit.stats.families.reading`: where the selection's outputs had
+one shape, an output of another shape lies outside the event). Once chosen, the event is a
+fixed function of one output, applied to each measured output by itself (:func:`_fit`,
+:class:`_Counter`), so its hits on the fresh measurement draws are independent Bernoulli
+trials with the event's probability under each input, which is all the Clopper-Pearson limits
+need. The map depends on no sample, and neither the map nor the event depends on the
+measurement sample. Counts are sums over draws of that function: a chunk of draws may come as a
+plain array or as a :class:`~dpaudit.stats.outputs.Ragged` (when its rows differ in shape), but
+each row is read the same way in either (:func:`dpaudit.stats.outputs.row_features` computes
+every summary by the same arithmetic; chunks merge by :func:`dpaudit.stats.outputs.merge` into
+the container of their rows), so the counts, the streamed histograms (a NaN statistic lies in
+no bin, and the draws are counted in the totals) and the merged selection samples are the same
+whatever the chunk boundaries and the number of workers. The budget option is
 ``AuditBudget``: total draws per side of the audited pair, the share that selects, and the
 ranking draws per candidate pair.
 """
@@ -61,7 +87,14 @@ from dpaudit.stats.events import (
     histogram_edges,
 )
 from dpaudit.stats.evidence import SampledEvidence
-from dpaudit.stats.families import Features, ThresholdView, select_event, threshold_view
+from dpaudit.stats.families import (
+    Features,
+    ThresholdView,
+    reading,
+    select_event,
+    threshold_view,
+)
+from dpaudit.stats.outputs import Ragged, fit_rows, merge, read
 from dpaudit.stats.profile import PROFILE_DELTAS
 from dpaudit.stats.rng import child_seed
 from dpaudit.validation import (
@@ -107,8 +140,8 @@ LARGE_SELECTION = 5_000_000
 #: Gaussian drawn and counted in numpy)
 MAX_TAIL_SAMPLES = 100_000_000
 
-Outputs = np.ndarray | dict[str, np.ndarray]
-Sampler = Callable[[int, np.random.Generator], Outputs]
+Outputs = np.ndarray | Ragged | dict[str, np.ndarray | Ragged]
+Sampler = Callable[[int, np.random.Generator], Any]
 
 
 @dataclass(frozen=True)
@@ -236,33 +269,59 @@ class SamplerPair:
     data_prime: Any = None
 
 
-def _check_array(raw: Any, size: int, who: str) -> np.ndarray:
-    out: np.ndarray = np.asarray(raw)
-    if out.ndim == 0 or out.shape[0] != size:
-        raise InvalidParameterError(
-            f"{who} must return an array whose first axis has length size={size}; got shape "
-            f"{out.shape}")
-    if out.dtype.kind not in "biuf":
-        raise InvalidParameterError(f"{who} must return numbers or booleans; got dtype "
-                                    f"{out.dtype}")
-    if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
-        raise InvalidParameterError(f"{who} returned NaN or infinite outputs")
-    return out
-
-
 def draw(sampler: Sampler, size: int, rng: np.random.Generator, who: str) -> Outputs:
-    """``size`` outputs of ``sampler``, checked (shape, dtype, finite)."""
+    """``size`` outputs of ``sampler``, read by the fixed map of :mod:`dpaudit.stats.outputs`
+    (:func:`~dpaudit.stats.outputs.read`: numbers as they are, NaN and infinities included;
+    variable-length outputs as their rows; a usage error for anything else)."""
     out = sampler(size, rng)
     if isinstance(out, dict):
         if not out:
             raise InvalidParameterError(f"{who} returned an empty dict of summaries")
-        return {str(k): _check_array(v, size, f"{who} (summary {k!r})") for k, v in out.items()}
-    return _check_array(out, size, who)
+        return {str(k): read(v, size, f"{who} (summary {k!r})") for k, v in out.items()}
+    return read(out, size, who)
 
 
 def _row_bytes(out: Outputs) -> int:
     arrays = out.values() if isinstance(out, dict) else [out]
-    return max(1, sum(int(np.asarray(a)[0].nbytes) for a in arrays))
+    return max(1, sum(-(-a.nbytes // max(len(a), 1)) if isinstance(a, Ragged)
+                      else int(np.asarray(a)[0].nbytes) for a in arrays))
+
+
+def _take(x: np.ndarray | Ragged, mask: np.ndarray) -> np.ndarray | Ragged:
+    return x.take(mask) if isinstance(x, Ragged) else np.asarray(x)[mask]
+
+
+def _n_rows(outputs: Outputs) -> int:
+    return len(next(iter(outputs.values()))) if isinstance(outputs, dict) else len(outputs)
+
+
+def _fit(outputs: Outputs, template: Any) -> Outputs:
+    """The draws of ``outputs`` an event chosen on a selection sample read by ``template``
+    (:func:`dpaudit.stats.families.reading`) can hold: where the selection's rows had one
+    shape, the rows of that shape (:func:`dpaudit.stats.outputs.fit_rows`); every other draw
+    lies outside the event and is dropped (it counts in no event and no histogram bin, and
+    still counts as a draw). A function of each draw alone, so counts add up over chunks."""
+    if template is None:
+        return outputs
+    if isinstance(template, dict):
+        if not isinstance(outputs, dict):
+            raise InvalidParameterError("the sampler returned a dict of summaries in one call "
+                                        "and an array in another")
+        mask = None
+        for name, shape in template.items():
+            if shape is not None:
+                _, m = fit_rows(outputs[name], shape)
+                if m is not None:
+                    mask = m if mask is None else mask & m
+        if mask is None:
+            return outputs
+        return {name: (_take(outputs[name], mask) if shape is None
+                       else fit_rows(_take(outputs[name], mask), shape)[0])
+                for name, shape in template.items()}
+    if isinstance(outputs, dict):
+        raise InvalidParameterError("the sampler returned a dict of summaries in one call and "
+                                    "an array in another")
+    return fit_rows(outputs, template)[0]
 
 
 @dataclass(frozen=True)
@@ -273,8 +332,12 @@ class _Counter:
     statistic: Callable[[Any], np.ndarray] | None = None
     thresholds: tuple[tuple[float, bool], ...] = ()
     events: tuple[Any, ...] = ()
+    template: Any = None  # how the events read outputs (:func:`_fit`); None: as they come
 
     def hits(self, outputs: Outputs) -> tuple[int, ...]:
+        outputs = _fit(outputs, self.template)
+        if _n_rows(outputs) == 0:  # no draw of this chunk can be in the events
+            return (0,) * max(len(self.thresholds), len(self.events))
         if self.statistic is not None:
             s = np.asarray(self.statistic(outputs), dtype=float)
             return tuple(int(np.count_nonzero(s >= t if up else s <= t))
@@ -315,21 +378,27 @@ def _count(sampler: Sampler, counter: _Counter, n: int, seed: np.random.SeedSequ
 
 
 def _histogram_chunk(sampler: Sampler, statistic: Callable[[Any], np.ndarray],
-                     edges: np.ndarray, who: str, size: int, rng: np.random.Generator
-                     ) -> np.ndarray:
-    return histogram_counts(statistic(draw(sampler, size, rng, who)), edges)
+                     edges: np.ndarray, template: Any, who: str, size: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    got = _fit(draw(sampler, size, rng, who), template)
+    if _n_rows(got) == 0:
+        return np.zeros(len(edges) + 1, np.int64)
+    return histogram_counts(statistic(got), edges)
 
 
 def _stream_histograms(pair: SamplerPair, view: ThresholdView, edges: np.ndarray, n: int,
                        seq: np.random.SeedSequence, chunk_bytes: int, who: str, workers: int,
-                       scheduler: object, pool: SharedPool | None
+                       scheduler: object, pool: SharedPool | None, template: Any = None
                        ) -> tuple[np.ndarray, np.ndarray]:
     """Histograms (on ``edges``) of the chosen statistic over ``n`` more selection draws per
     side, streamed in fixed chunks with their own seeds: memory stays that of one chunk, and
-    the summed histograms are the same for any number of workers."""
+    the summed histograms are the same for any number of workers. A draw the statistic does
+    not read (a NaN statistic; a row of another shape than the selection's, :func:`_fit`) is
+    in no bin."""
     def side_of(sampler: Sampler, side: str) -> np.ndarray:
         chunk = _chunk_of(sampler, n, seq, side, chunk_bytes, who)
-        parts = map_chunks(partial(_histogram_chunk, sampler, view.statistic, edges, who), n,
+        parts = map_chunks(partial(_histogram_chunk, sampler, view.statistic, edges, template,
+                                   who), n,
                            seed=seq, key=side, chunk=chunk, workers=workers,
                            scheduler=scheduler, pool=pool, resumable=False)
         return np.sum(parts, axis=0) if parts else np.zeros(len(edges) + 1, np.int64)
@@ -382,8 +451,9 @@ class _Packed:
     dtype: str  # the original type, as ``np.dtype(...).str``
 
     @staticmethod
-    def of(out: np.ndarray) -> np.ndarray | _Packed:
-        if out.dtype.kind not in "iu" or out.dtype.itemsize == 1 or not out.size:
+    def of(out: np.ndarray | Ragged) -> np.ndarray | Ragged | _Packed:
+        if isinstance(out, Ragged) or out.dtype.kind not in "iu" or out.dtype.itemsize == 1 \
+                or not out.size:
             return out
         lo, hi = int(out.min()), int(out.max())
         small = np.result_type(np.min_scalar_type(lo), np.min_scalar_type(hi))
@@ -392,16 +462,21 @@ class _Packed:
 
 
 def _draw_chunk(sampler: Sampler, who: str, size: int, rng: np.random.Generator
-                ) -> dict[str, np.ndarray | _Packed] | np.ndarray | _Packed:
+                ) -> dict[str, np.ndarray | Ragged | _Packed] | np.ndarray | Ragged | _Packed:
     out = draw(sampler, size, rng, who)
     if isinstance(out, dict):
         return {k: _Packed.of(v) for k, v in out.items()}
     return _Packed.of(out)
 
 
-def _concat(parts: list[Any]) -> np.ndarray:
-    """The chunks (packed or not) concatenated, in the type ``np.concatenate`` of the
-    unpacked chunks would have: each :class:`_Packed` chunk's ``dtype`` is its own type."""
+def _concat(parts: list[Any]) -> np.ndarray | Ragged:
+    """The chunks (packed or not) merged, in the type ``np.concatenate`` of the unpacked
+    chunks would have: each :class:`_Packed` chunk's ``dtype`` is its own type. Chunks with
+    rows of several shapes merge into one :class:`~dpaudit.stats.outputs.Ragged`
+    (:func:`dpaudit.stats.outputs.merge`: the same sample for any chunk boundaries)."""
+    plain = [p.values.astype(p.dtype) if isinstance(p, _Packed) else p for p in parts]
+    if any(isinstance(p, Ragged) for p in plain) or len({p.shape[1:] for p in plain}) > 1:
+        return merge(plain)
     merged = np.concatenate([p.values if isinstance(p, _Packed) else p for p in parts])
     return merged.astype(np.result_type(*[np.dtype(p.dtype) for p in parts]), copy=False)
 
@@ -443,10 +518,11 @@ class _Source:
 
 def _select(pair: SamplerPair, n: int, n_measure: int, source: _Source, *,
             delta: float, alpha: float, top: int, features: Features | None,
-            n_outcomes: int | None, who: str) -> tuple[Candidate, str, Any]:
-    """The event chosen on ``n`` selection draws per side, its output kind, and for a
-    threshold event its :class:`~dpaudit.stats.families.ThresholdView` with the selection
-    histograms of its statistic (``None`` otherwise)."""
+            n_outcomes: int | None, who: str) -> tuple[Candidate, str, Any, Any]:
+    """The event chosen on ``n`` selection draws per side, its output kind, for a threshold
+    event its :class:`~dpaudit.stats.families.ThresholdView` with the selection histograms
+    of its statistic (``None`` otherwise), and how the event reads later draws
+    (:func:`dpaudit.stats.families.reading`)."""
     a, b = source.sample(pair, n, who)
     if isinstance(a, dict) != isinstance(b, dict) or (
             isinstance(a, dict) and isinstance(b, dict) and set(a) != set(b)):
@@ -454,12 +530,14 @@ def _select(pair: SamplerPair, n: int, n_measure: int, source: _Source, *,
                                     "(the same summaries)")
     cand, kind = select_event(a, b, n_measure=n_measure, delta=delta, alpha=alpha, top=top,
                               features=features, n_outcomes=n_outcomes)
+    template = reading(a, b)
     view = threshold_view(cand.event)
     if view is None:
-        return cand, kind, None
+        return cand, kind, None, template
     sa, sb = view.statistic(a), view.statistic(b)
     edges = histogram_edges(sa, sb)
-    return cand, kind, (view, edges, histogram_counts(sa, edges), histogram_counts(sb, edges))
+    return cand, kind, (view, edges, histogram_counts(sa, edges), histogram_counts(sb, edges)
+                        ), template
 
 
 def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
@@ -510,14 +588,14 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
             for i, pair in enumerate(pairs):
                 if limits.deadline_passed():
                     raise limits.deadline_reached("ranking of the neighbouring pairs")
-                cand, _, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
+                cand, _, _, _ = select(pair, budget.n_rank, n_meas, source("rank", i))
                 ranking.append((i, float(cand.projected_bound)))
             ranking.sort(key=lambda r: -r[1])
             best = ranking[0][0]
         if limits.deadline_passed():
             raise limits.deadline_reached("ranking of the neighbouring pairs")
         pair = pairs[best]
-        cand, kind, hist = select(pair, n_sel, n_meas, source("select"))
+        cand, kind, hist, template = select(pair, n_sel, n_meas, source("select"))
         roles: list[tuple[str, Candidate]] = [("verdict", cand)]
         streamed = 0
         if hist is not None:
@@ -526,9 +604,11 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
                 xa, xb = _stream_histograms(pair, view, edges, n_stream,
                                             child_seed(seed, key, "select-stream"),
                                             budget.chunk_bytes, who, workers, scheduler,
-                                            shared)
+                                            shared, template)
                 ca, cb, streamed = ca + xa, cb + xb, n_stream
-            family = ThresholdFamily.of(edges, ca, cb)
+            # totals: draws whose statistic is NaN (or that the event does not read) are in no
+            # bin, yet are draws
+            family = ThresholdFamily.of(edges, ca, cb, n_sel + streamed, n_sel + streamed)
             if streamed:
                 sel_alpha = STREAMED_SELECTION_ALPHA if n_sel + streamed >= LARGE_SELECTION \
                     else SELECTION_ALPHA
@@ -541,9 +621,10 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
                       for r, c in _profile_candidates(family, n_meas, alpha, budget.top,
                                                       threads=2 if shared is not None else 1)]
             counter = _Counter(view.statistic, tuple(
-                (e.threshold, e.upper) for e in (_inner_threshold(c.event) for _, c in roles)))
+                (e.threshold, e.upper) for e in (_inner_threshold(c.event) for _, c in roles)),
+                template=template)
         else:
-            counter = _Counter(events=(cand.event,))
+            counter = _Counter(events=(cand.event,), template=template)
         if limits.deadline_passed():
             raise limits.deadline_reached("event selection")
         meas = child_seed(seed, key, "measure")

@@ -137,8 +137,10 @@ def _numbers(values: Any) -> list[float]:
             out.append(float(v))
         elif isinstance(v, int | float | np.integer | np.floating):
             out.append(float(v))
-        elif isinstance(v, np.ndarray | list | tuple):
-            out += _numbers(np.asarray(v, dtype=float).ravel().tolist())
+        elif isinstance(v, np.ndarray):
+            out += _numbers(v.ravel().tolist())
+        elif isinstance(v, list | tuple):  # nested lists of any lengths, row-major
+            out += _numbers(list(v))
         elif hasattr(v, "__float__") and not isinstance(v, str | bytes | complex):
             out.append(float(v))  # a number of another type (a noisy value the stage tracks)
     return out
@@ -193,11 +195,14 @@ def report(rel: Release, reward: float, seq: np.random.SeedSequence, *, arm: int
     if generator is not None:
         for holder, key in _generator_slots(obj):
             _swap(holder, key, generator)
+    out: Any = None
     try:
         if rel.hook is not None:
             given = {"arm": arm, "reward": reward}
             out = getattr(obj, rel.hook)(*(given[r] for r in rel.hook_roles))
             values = _numbers([out])
+            if not values and _empty_sequence(out):
+                return np.zeros(0)  # an empty report (no class present, say): an outcome
         else:
             if rel.sink is None:  # find_release gives a hook or a sink
                 raise InvalidParameterError(f"{code.name}: no report hook and no sink")
@@ -216,13 +221,23 @@ def report(rel: Release, reward: float, seq: np.random.SeedSequence, *, arm: int
                 a = getattr(obj, code.methods[0])(None, None)
                 getattr(obj, code.methods[0])(reward, a)
             values = _numbers(seen)
+            out = seen
     except (InvalidParameterError, ProbeError):
         raise
     except Exception as exc:
         raise _user_error(rel.where, exc) from exc
     if not values:
-        raise InvalidParameterError(f"{rel.where} released no number for reward={reward:g}")
+        shown = repr(out)
+        raise InvalidParameterError(
+            f"{rel.where} released no number for reward={reward:g}: it returned "
+            f"{shown if len(shown) <= 60 else shown[:57] + '...'} (a report is a number or a "
+            "list or array of numbers; NaN and infinities are reports too)")
     return np.array(values, dtype=float)
+
+
+def _empty_sequence(value: Any) -> bool:
+    """Whether ``value`` is an empty list, tuple or array (a report of length 0)."""
+    return isinstance(value, list | tuple | np.ndarray) and np.size(value) == 0
 
 
 # -- exact law -------------------------------------------------------------------------------
@@ -321,6 +336,8 @@ def probe_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidenc
     read = [p for p in probes if isinstance(p, AffineReport)]
     if len(read) != len(probes) or not read[0].kinds:
         return None
+    if len({p.g.shape for p in read}) > 1:
+        return None  # the report's length changes with the reward: the sampled audit reads it
     g = np.array([p.g for p in read])
     line = g[0] + np.outer(np.array(XS), g[-1] - g[0])
     if not np.allclose(g, line, rtol=1e-12, atol=1e-12):
@@ -373,7 +390,7 @@ def _global_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvide
     finally:
         np.random.set_state(state)
         random.setstate(pystate)
-    if len(laws) != 1:
+    if len(laws) != 1 or len({v[0].shape for v in shifts.values()}) > 1:
         return None
     law = next(iter(laws))
     g = np.array([v[0] for v in shifts.values()])
@@ -432,6 +449,8 @@ def exact_claim(evidence: ExactEvidence, *, id: str, notion: Notion, statement: 
 # -- sampled ---------------------------------------------------------------------------------
 def _ldp_chunk(rel: Release, reward: float, size: int, rng: np.random.Generator
                ) -> np.ndarray:
+    """``size`` reports for ``reward``, as an object array of 1-d float rows: chunks of
+    reports of any lengths concatenate, and :meth:`LdpPolicyTarget.sample` reads them."""
     rows = []
     state, pystate = np.random.get_state(), random.getstate()
     try:
@@ -444,9 +463,10 @@ def _ldp_chunk(rel: Release, reward: float, size: int, rng: np.random.Generator
     finally:
         np.random.set_state(state)
         random.setstate(pystate)
-    if len({r.size for r in rows}) > 1:
-        raise InvalidParameterError(f"{rel.where} released reports of different lengths")
-    return np.array(rows)
+    out = np.empty(len(rows), dtype=object)
+    for i, r in enumerate(rows):
+        out[i] = r
+    return out
 
 
 class LdpPolicyTarget:
@@ -470,8 +490,16 @@ class LdpPolicyTarget:
         return [(float(a), float(b)) for a, b in pts]
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        out = self.sampler._map(functools.partial(_ldp_chunk, self.rel, float(data)), size, rng)
+        """``size`` reports for the reward ``data``: a float array (one column per report
+        coordinate, or one value per report when it has one) when every report has the same
+        length, else the object array of the reports, which the engine reads through their
+        lengths and values (:mod:`dpaudit.stats.outputs`; NaN and infinities are outcomes)."""
+        rows = self.sampler._map(functools.partial(_ldp_chunk, self.rel, float(data)), size,
+                                 rng)
         self.runs = self.sampler.runs
+        if len({r.size for r in rows}) > 1:
+            return rows
+        out = np.stack(list(rows)) if len(rows) else np.zeros((0, 1))
         return out[:, 0] if out.shape[1] == 1 else out
 
     def close(self) -> None:
