@@ -153,6 +153,9 @@ class GrayBoxResult:
     unread: tuple[str, ...] = ()
     aligned: int = 0
     exact: Any = None
+    #: the stage stopped at its time limit (not its run budget): what it saw then depends on
+    #: the machine's speed, and the report says so
+    cut_by_time: bool = False
     #: how the stage read the code (e.g. a numba function read through its ``.py_func``)
     notes: tuple[str, ...] = ()
 
@@ -163,7 +166,7 @@ class GrayBoxResult:
     def summary(self, *, steered: bool = False) -> dict[str, Any]:
         """The stage in a claim's JSON ``data`` (key ``graybox``)."""
         worst = self.worst
-        return {"pairs": self.pairs, "runs": self.runs, "seconds": round(self.seconds, 3),
+        return {"pairs": self.pairs, "runs": self.runs, "cut_by_time": self.cut_by_time,
                 "findings": len(self.findings), "steered": steered,
                 "exact": self.exact is not None,
                 "worst": None if worst is None else {
@@ -172,7 +175,7 @@ class GrayBoxResult:
 
     def details(self) -> tuple[str, ...]:
         head = (f"gray-box stage: {self.pairs} neighbouring pair(s) recorded and replayed with "
-                f"the same randomness ({self.runs} runs of the code, {self.seconds:.2f} s); "
+                f"the same randomness ({self.runs} runs of the code); "
                 f"{len(self.findings)} finding(s)"
                 + (f"; the sampled audit is steered to the pair of the "
                    f"{self.steer.kind} finding" if self.steer is not None else ""))
@@ -183,6 +186,10 @@ class GrayBoxResult:
         if len(self.findings) > 8:
             lines.append(f"... and {len(self.findings) - 8} more gray-box finding(s) "
                          "(--json lists them)")
+        if self.cut_by_time:
+            lines.append("gray-box: the stage stopped at its time limit before its run budget "
+                         "was spent: what it found depends on this machine's speed (a longer "
+                         "--seconds, or a shorter --horizon, lets it finish)")
         lines += [f"gray-box: {n}" for n in self.notes]
         lines += [f"gray-box: not read: {u}" for u in self.unread]
         return tuple(lines)
@@ -589,19 +596,21 @@ def _deterministic(run: RunFn, data: Any, seed: int) -> str | None:
 
 
 def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, delta: float,
-              seeds: Sequence[int] = (1, 2), seconds: float = 20.0,
+              seeds: Sequence[int] = (1, 2), max_runs: int = 4000, seconds: float = 60.0,
               describe: Callable[[Any, Any], str] | None = None,
               output_is_release: bool = False, stop_after: int = 8,
               steer_pairs: int = 4,
               more: Callable[[], Sequence[tuple[Any, Any]]] | None = None) -> GrayBoxResult:
-    """Replay every pair with each seed (until ``seconds`` pass, or ``stop_after`` pairs
-    made the outputs differ with a pointer or proof) and gather the findings (one per kind and
-    site; for release losses the costliest path). The steer names up to ``steer_pairs`` pairs
-    whose outputs differed, by the severity of their finding and then its strength (a
-    release-level cost: the pair whose releases moved most against their noise first).
+    """Replay every pair with each seed (until ``max_runs`` runs of the code are spent, or
+    ``stop_after`` pairs made the outputs differ with a pointer or proof) and gather the
+    findings (one per kind and site; for release losses the costliest path). The steer names
+    up to ``steer_pairs`` pairs whose outputs differed, by the severity of their finding, how
+    often the difference shows (:func:`_reveal_rate`) and its strength (a release-level cost).
     ``more`` gives further pairs, asked for only when ``pairs`` are exhausted with fewer than
-    ``stop_after`` revealing ones and time is left (the decision-boundary pairs, which cost a
-    bisection to find)."""
+    ``stop_after`` revealing ones (the decision-boundary pairs, which cost a bisection).
+
+    The budget is in runs, so the same seed gives the same findings on any machine;
+    ``seconds`` is only a safety limit, and a stage cut by it says so (``cut_by_time``)."""
     start = time.perf_counter()
     describe = describe or (lambda d, dp: f"D = {d!r}, D' = {dp!r}")
     findings: list[tuple[GrayFinding, tuple[Any, Any]]] = []
@@ -615,8 +624,12 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
             return GrayBoxResult((), None, 0, runs, time.perf_counter() - start, (why,))
     queue = list(pairs)
     i = 0
+    cut = False
     while i < len(queue) or more is not None:
-        if time.perf_counter() - start > seconds or hits >= stop_after:
+        if runs >= max_runs or hits >= stop_after:
+            break
+        if time.perf_counter() - start > seconds:
+            cut = True
             break
         if i == len(queue):
             assert more is not None
@@ -656,7 +669,7 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
                  if f.level in ("proof", "pointer") and f.step is not None]
     rates: dict[int, float] = {}
     for _, pair in revealing:
-        if id(pair) not in rates and time.perf_counter() - start <= 1.5 * seconds:
+        if id(pair) not in rates:
             rates[id(pair)] = _reveal_rate(run, pair)
             runs += 2 * len(REVEAL_SEEDS)
     revealing.sort(key=lambda fp: (_SEVERITY[fp[0].kind], -rates.get(id(fp[1]), 0.0),
@@ -670,7 +683,7 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
         tuple(p for _, p in chosen),
         tuple(sorted({f.step for f, _ in chosen if f.step is not None})), chosen[0][0].kind)
     return GrayBoxResult(tuple(f for f, _ in ordered), steer, tried, runs,
-                         time.perf_counter() - start, tuple(unread), aligned)
+                         time.perf_counter() - start, tuple(unread), aligned, cut_by_time=cut)
 
 
 #: recorder seeds on which a steer candidate's outputs are compared (the same randomness on

@@ -66,8 +66,15 @@ from dpaudit.usercode.recorder import (
 __all__ = ["exact_mechanism", "graybox_mechanism", "graybox_policy", "policy_pairs",
            "served_by"]
 
-#: seconds the stage may take by default (a fraction of a ``--seconds`` deadline otherwise)
-STAGE_SECONDS = 20.0
+#: the stage's safety limit in seconds by default (a quarter of a ``--seconds`` deadline
+#: otherwise); its budget proper is in runs, so that reports do not depend on speed
+STAGE_SECONDS = 60.0
+#: the stage's budget in steps of the user's code (runs times the horizon) for a policy: at
+#: a horizon T it may run the code ``STAGE_STEPS / T`` times (at least :data:`MIN_RUNS`)
+STAGE_STEPS = 2_000_000
+MIN_RUNS = 60
+#: runs of ``sample(data, 1, rng)`` the stage may make on a mechanism
+MECHANISM_RUNS = 2000
 
 
 # -- policies -------------------------------------------------------------------------------------
@@ -175,6 +182,7 @@ def graybox_policy(code: PolicyCode, *, epsilon: float, delta: float, notion: st
     boundary = notion == "global" and rewards == "table" and code.n_arms > 1 and \
         contexts is None
     result = run_stage(run, pairs, epsilon=epsilon, delta=delta, seconds=seconds,
+                       max_runs=max(MIN_RUNS, STAGE_STEPS // max(code.horizon, 1)),
                        describe=lambda d, dp: f"D = {d!r}, D' = {dp!r}",
                        output_is_release=notion == "ldp",
                        more=(lambda: _boundary_pairs(run, gcode)) if boundary else None)
@@ -233,7 +241,8 @@ def graybox_mechanism(mech: Any, pairs: Sequence[tuple[Any, Any]], *, epsilon: f
     pair and, when every tried pair's output law is read by the probe, the exact loss of the
     worst pair (``exact``, an :class:`~dpaudit.stats.evidence.ExactEvidence`)."""
     result = run_stage(_mechanism_run(mech), pairs, epsilon=epsilon, delta=delta,
-                       seconds=seconds, describe=describe, output_is_release=True)
+                       seconds=seconds, max_runs=MECHANISM_RUNS, describe=describe,
+                       output_is_release=True)
     exact, finding = exact_mechanism(mech, pairs[:16], epsilon=epsilon, delta=delta,
                                      describe=describe)
     if exact is None:
