@@ -248,12 +248,68 @@ def test_the_pages_state_the_planning_constants_of_the_code():
 
     text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "audit-policy.md")
                     .read_text().split())
-    assert (f"with a margin ({pilot.PLAN_SHARE:.0%} of the time left, less "
-            f"{pilot.PLAN_RESERVE:g} s:") in text
-    assert f"until a run takes {pilot.PILOT_RUN_SECONDS * 1e3:g} ms" in text
+    assert (f"with a margin (`PLAN_SHARE = {pilot.PLAN_SHARE:g}` of the time left, less "
+            f"`PLAN_RESERVE = {pilot.PLAN_RESERVE:g}` seconds:") in text.replace(".0`", "`")
+    assert f"until a run takes `PILOT_RUN_SECONDS = {pilot.PILOT_RUN_SECONDS:g}`" in text
     assert (f"({pilot.PILOT_START}, {pilot.PILOT_START * pilot.PILOT_FACTOR}, "
             f"{pilot.PILOT_START * pilot.PILOT_FACTOR ** 2}, ...") in text
-    assert f"one plain line every {progress.PLAIN_EVERY:g} seconds" in text
-    assert f"as far as {policy_audit.SUGGEST_SECONDS:g} s of runs" in text
+    assert f"every `PLAIN_EVERY = {progress.PLAIN_EVERY:g}` seconds" in text
+    assert f"as far as `SUGGEST_SECONDS = {policy_audit.SUGGEST_SECONDS:g}` seconds" in text
     cli = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
-    assert f"plain line of the same counts every {progress.PLAIN_EVERY:g} seconds" in cli
+    assert f"plain line of the same counts every `PLAIN_EVERY = {progress.PLAIN_EVERY:g}` " \
+           "seconds" in " ".join(cli.split())
+
+
+# -- I: --seconds plans with a margin from the measured speed -----------------------------
+NOISY = '''
+import numpy as np
+
+class NoisyGreedy:
+    def __init__(self, n_arms):
+        self.s, self.n = np.zeros(n_arms), np.ones(n_arms)
+    def select(self):
+        return int(np.argmax(self.s / self.n + np.random.laplace(0, 1, len(self.s))))
+    def update(self, arm, reward):
+        self.s[arm] += reward
+        self.n[arm] += 1
+'''
+
+
+@pytest.fixture
+def noisy(tmp_path, monkeypatch):
+    (tmp_path / "cli_noisy_greedy.py").write_text(NOISY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    return importlib.import_module("cli_noisy_greedy")
+
+
+def test_samples_are_planned_to_fit_the_deadline_with_a_margin(noisy, tmp_path, capsys):
+    """A million samples asked for, 8 seconds given: the samples are cut after the search to
+    what the measured speed fits in 75% of what is left, so the audit ends with a verdict
+    inside its deadline instead of being stopped by it (and losing its work)."""
+    out = tmp_path / "planned.json"
+    code = main(["audit-policy", "cli_noisy_greedy:NoisyGreedy", "--arms", "2", "--horizon",
+                 "6", "--epsilon", "1", "--samples", "1e6", "--search-budget", "2",
+                 "--seconds", "8", "--no-state", "--json", str(out)])
+    doc = json.loads(out.read_text())
+    claim = doc["claims"][0]
+    assert code in (0, 1) and doc["deadline_hit"] is False, claim["details"]
+    assert 200 <= doc["parameters"]["samples_used"] < 10**6
+    assert any("requested samples per side fit" in d for d in claim["details"])
+    assert doc["seconds"] < 8
+
+
+def test_sampling_that_cannot_fit_what_the_search_left_does_not_start(noisy):
+    """When not even the smallest sample fits the time the neighbour search left, no sample is
+    drawn (a measurement cut by the clock would not be valid): the audit says which stage did
+    not fit instead of starting a measurement it cannot finish."""
+    from dpaudit.usercode.policy_audit import audit_policy
+
+    code = adapt(noisy.NoisyGreedy, n_arms=2, horizon=6, epsilon=1.0)
+    audit = audit_policy(code, epsilon=1.0, samples=1000, search_budget=2, seconds=0.5,
+                         progress=False)
+    assert audit.result is None and audit.not_started == "time" and audit.samples == 0
+    assert audit.inconclusive_reason.startswith("the sampled audit did not start")
+    assert "needs about" in audit.inconclusive_reason
+    assert audit.details()[0].startswith("no sample was drawn")

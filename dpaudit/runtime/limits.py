@@ -425,8 +425,7 @@ def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
     recv, send = ctx.Pipe(duplex=False)
     start = time.monotonic()
     outer, shared = _stage_buffer, mmap.mmap(-1, _STAGE_BYTES)  # shared with the child
-    _stage_buffer = shared
-    set_stage(_stage_text)
+    _stage_buffer = shared  # empty (zeros) until the child names its first stage
     proc = ctx.Process(target=_child, args=(fn, send), daemon=False)
     late: float | None = None
     try:

@@ -59,17 +59,26 @@ class Bar:
         if not enabled:
             return
         out = sys.stderr if stream is None else stream
+        self._thread: threading.Thread | None = None
         if mode == "plain":  # a tqdm that never draws: its counts and clock, printed by us
             self._out = out
             self._bar = tqdm(total=total, desc=desc, unit=unit, disable=False, file=out,
                              leave=False, mininterval=float("inf"), miniters=None,
                              smoothing=0.1, delay=float("inf"))
-            tick = PLAIN_EVERY if plain_every is None else plain_every
-        else:
-            self._bar = tqdm(total=total, desc=desc, unit=unit, file=out,
-                             dynamic_ncols=True, leave=False, mininterval=0.2, smoothing=0.1)
-        self._thread = threading.Thread(target=self._ticker, args=(tick,), daemon=True)
-        self._thread.start()
+            # the printing thread starts with the first progress: a run that fails before
+            # any (a usage error found while the work is set up) leaves no thread behind
+            self._tick = PLAIN_EVERY if plain_every is None else plain_every
+            return
+        self._bar = tqdm(total=total, desc=desc, unit=unit, file=out,
+                         dynamic_ncols=True, leave=False, mininterval=0.2, smoothing=0.1)
+        self._tick = tick
+        self._start()
+
+    def _start(self) -> None:
+        if self._thread is None and self._bar is not None:
+            self._thread = threading.Thread(target=self._ticker, args=(self._tick,),
+                                            daemon=True)
+            self._thread.start()
 
     def _ticker(self, tick: float) -> None:
         while not self._stop.wait(tick):
@@ -100,6 +109,7 @@ class Bar:
         if self._bar is not None:
             if self.mode == "plain":  # count without drawing
                 self._bar.n += n
+                self._start()
             else:
                 self._bar.update(n)
 
@@ -117,6 +127,8 @@ class Bar:
             bar.set_postfix_str(label, refresh=False)
         if self.mode != "plain":  # plain lines are printed by the ticker only
             bar.refresh()
+        else:
+            self._start()
 
     @property
     def total(self) -> float | None:

@@ -620,43 +620,38 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     start = time.perf_counter()
     before = limits.command_elapsed()  # the command's own start-up (0 outside the CLI)
     bar = Progress(1, stream=stream, enabled=progress)
-    try:  # the bar's ticker thread must not outlive a failed start
-        if notion == "global":
-            target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
-                                             means=means, workers=workers, progress=bar,
-                                             contexts=contexts)
-            if speed is not None:
-                target.run_seconds = speed.run_seconds
-                if seconds is not None:  # the longer horizons tried may take a quarter of it
-                    target.suggest_seconds = min(SUGGEST_SECONDS, seconds / 4)
-            probe = target.neighbours[0][0]
-            reproducible = is_reproducible(code, realise_rewards(
-                probe.source, code.horizon, np.random.default_rng(0)), contexts=target.contexts)
-            k = code.n_arms
-            decision = 4 * (k + 1) + 2 * 26 + 2 * target.screen_runs * 33 * (k > 1)
-            pilot = (target.pilot_runs * len(target.bases) + decision
-                     + 2 * target.screen_runs * (target.screen * search_budget + 1))
-        elif notion == "ldp":
-            rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
-            exact = exact_release(rel, epsilon=eps, delta=dlt)
-            if exact is not None:
-                bar.close()
-                return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
-                                   requested_samples=samples, pairs=1, runs=30,
-                                   seconds=time.perf_counter() - start, runs_per_second=0.0,
-                                   reproducible=True, exact=exact, release=rel.where)
-            target = LdpPolicyTarget(rel, _Sampler(code, epsilon=eps, delta=dlt, workers=workers,
-                                                   chunk=200, progress=bar))
-            probe, reproducible, pilot = 0.0, True, 0
-        else:
-            target = PerStepPolicyTarget(code, epsilon=eps, delta=dlt, workers=workers,
-                                         progress=bar, history_method=history_method)
-            probe = target.neighbours[0][0]
-            reproducible = True
-            pilot = 0
-    except BaseException:
-        bar.close()
-        raise
+    if notion == "global":
+        target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
+                                         means=means, workers=workers, progress=bar,
+                                         contexts=contexts)
+        if speed is not None:
+            target.run_seconds = speed.run_seconds
+            if seconds is not None:  # the longer horizons tried may take a quarter of it
+                target.suggest_seconds = min(SUGGEST_SECONDS, seconds / 4)
+        probe = target.neighbours[0][0]
+        reproducible = is_reproducible(code, realise_rewards(
+            probe.source, code.horizon, np.random.default_rng(0)), contexts=target.contexts)
+        k = code.n_arms
+        decision = 4 * (k + 1) + 2 * 26 + 2 * target.screen_runs * 33 * (k > 1)
+        pilot = (target.pilot_runs * len(target.bases) + decision
+                 + 2 * target.screen_runs * (target.screen * search_budget + 1))
+    elif notion == "ldp":
+        rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
+        exact = exact_release(rel, epsilon=eps, delta=dlt)
+        if exact is not None:
+            return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
+                               requested_samples=samples, pairs=1, runs=30,
+                               seconds=time.perf_counter() - start, runs_per_second=0.0,
+                               reproducible=True, exact=exact, release=rel.where)
+        target = LdpPolicyTarget(rel, _Sampler(code, epsilon=eps, delta=dlt, workers=workers,
+                                               chunk=200, progress=bar))
+        probe, reproducible, pilot = 0.0, True, 0
+    else:
+        target = PerStepPolicyTarget(code, epsilon=eps, delta=dlt, workers=workers,
+                                     progress=bar, history_method=history_method)
+        probe = target.neighbours[0][0]
+        reproducible = True
+        pilot = 0
     key = f"audit-policy:{notion}"
     try:
         limits.set_stage("timed probe of the code (20 runs)")
