@@ -20,7 +20,7 @@ import sysconfig
 import traceback
 from pathlib import Path
 
-__all__ = ["UsageError", "UserCodeError", "origin", "user_frame"]
+__all__ = ["UsageError", "UserCodeError", "origin"]
 
 
 class UsageError(Exception):
@@ -47,8 +47,7 @@ def _source_roots() -> tuple[Path, ...]:
 # attributed to the nearest caller outside them (dpaudit's code or the user's)
 _DEPENDENCIES = frozenset({
     "numpy", "scipy", "sympy", "statsmodels", "mpmath", "matplotlib", "dp_accounting",
-    "pandas", "patsy", "concurrent", "multiprocessing", "dask", "distributed", "cloudpickle",
-    "numba", "llvmlite", "tqdm"})
+    "pandas", "patsy", "concurrent", "multiprocessing", "dask", "distributed", "cloudpickle"})
 
 
 def _is_library(path: Path) -> bool:
@@ -68,24 +67,6 @@ def _is_library(path: Path) -> bool:
 
 def _within(path: Path, roots: tuple[Path, ...]) -> bool:
     return any(path == r or r in path.parents for r in roots)
-
-
-def user_frame(exc: BaseException) -> str | None:
-    """``file:line in function`` of the innermost frame of ``exc``'s traceback in the user's
-    own files: not dpaudit's, not the standard library's, not a dependency's (an error raised
-    inside ``numpy.random.laplace`` is placed at the user's line that called it). ``None``:
-    no such frame (the error was raised by dpaudit or a library on its own)."""
-    own = _source_roots()
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename.startswith("<"):  # <frozen ...>, <string>: not a source file
-            continue
-        raw = Path(frame.filename)
-        if not raw.is_absolute() and raw.parts and raw.parts[0] in _DEPENDENCIES:
-            continue  # a compiled module's own source name (numpy/random/_common.pyx)
-        path = raw.resolve()
-        if not _within(path, own) and not _is_library(path) and path.is_file():
-            return f"{frame.filename}:{frame.lineno} in {frame.name}"
-    return None
 
 
 def origin(exc: BaseException) -> tuple[str, str]:

@@ -48,7 +48,7 @@ from dpaudit.commands.deadline import deadline_line, deadline_report
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
-from dpaudit.runtime import limits
+from dpaudit.runtime import limits, stage
 from dpaudit.runtime.state import after_failure, chunk_scope, object_code_files, open_run_state
 from dpaudit.stats.blackbox import to_claim_result
 from dpaudit.stats.results import CheckReport, ClaimResult, Method, Notion, Verdict
@@ -319,9 +319,11 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
     try:
         spent = max(time.perf_counter() - start, limits.command_elapsed())  # since the start
         left = None if args.seconds is None else args.seconds - spent
-        audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
-                                         total=args.seconds)
+        with stage.shared() as where:  # the stage the forked audit is in, for the report
+            audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
+                                             total=args.seconds)
     except limits.DeadlineReached as exc:
+        exc = limits.DeadlineReached(exc.seconds, exc.elapsed, exc.where or where())
         return _emit(args, code, policy_deadline_claim(args, code.name, exc), start), True
     # a sampled audit that did not fit what the search left keeps the search for --resume
     return _emit(args, code, audit, start), getattr(audit, "not_started", None) == "time"
@@ -339,7 +341,7 @@ def _speed(args: argparse.Namespace, code: Any) -> RunSpeed | None:
     fit (:func:`check_policy_time`)."""
     if args.notion != "global" or code.interface == "report":
         return None
-    limits.set_stage("timing the code (the speed pilot)")
+    stage.set_stage("timing the code (the speed pilot)")
     contexts = None if args.contexts is None else load_contexts(args.contexts, args.horizon,
                                                                 seed=args.seed)
     speed = measure_speed(code, contexts=contexts, seed=args.seed)
@@ -502,7 +504,7 @@ def check_policy_audit(args: Any) -> limits.Estimate:
 
 def policy_deadline_claim(args: Any, name: str, exc: limits.DeadlineReached) -> Any:
     """The INCONCLUSIVE claim of an ``audit-policy`` stopped by its deadline, naming the stage
-    that was running (:func:`dpaudit.runtime.limits.set_stage`, written by the audit's
+    that was running (:func:`dpaudit.runtime.stage.set_stage`, written by the audit's
     process) and what would settle it for that stage."""
     notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
         args.notion]

@@ -49,10 +49,9 @@ from dpaudit.validation import InvalidParameterError, check_real
 __all__ = ["FAST_PULLS_PER_SECOND", "FAST_SAMPLES_PER_SECOND", "FAST_USER_STEPS_PER_SECOND",
            "HARD_KILL_GRACE", "TIME_LIMIT_ENV", "DeadlineReached", "Estimate", "check_estimate",
            "check_memory", "check_seconds", "command_elapsed", "command_started",
-           "current_deadline", "current_stage", "deadline_passed", "deadline_reached",
-           "deadline_scope", "deadline_seconds", "default_memory", "format_bytes",
-           "format_seconds", "parse_memory", "policy_audit_bytes", "process_start",
-           "run_with_deadline", "set_stage", "time_limit"]
+           "current_deadline", "deadline_passed", "deadline_reached", "deadline_scope",
+           "deadline_seconds", "default_memory", "format_bytes", "format_seconds", "parse_memory",
+           "policy_audit_bytes", "process_start", "run_with_deadline", "time_limit"]
 
 #: seconds past a cooperative deadline before the command's process group is killed: code in
 #: the middle of a chunk at the deadline may finish it, code that never returns is stopped
@@ -335,37 +334,6 @@ def deadline_reached(where: str) -> DeadlineReached:
     return DeadlineReached(total, total - left, where)
 
 
-# -- the stage a deadline stopped ------------------------------------------------------------
-#: bytes of the stage text shared with a forked child (longer texts are cut)
-_STAGE_BYTES = 512
-_stage_text = ""
-_stage_buffer: Any = None  # an anonymous shared mapping while run_with_deadline's child runs
-
-
-def set_stage(text: str) -> None:
-    """Name the stage the work is in (``"neighbour search"``, ``"sampling ..."``).
-
-    Under :func:`run_with_deadline` the name is written to memory shared with the parent, so
-    that a deadline passing while the child works says which stage did not fit, instead of
-    guessing. Outside it the name is only kept for :func:`current_stage`."""
-    global _stage_text
-    _stage_text = str(text)
-    buf = _stage_buffer
-    if buf is not None:
-        data = _stage_text.encode("utf-8", "replace")[: _STAGE_BYTES - 2]
-        buf[: 2 + len(data)] = len(data).to_bytes(2, "big") + data
-
-
-def current_stage() -> str:
-    """The name last given to :func:`set_stage` in this process (``""``: none)."""
-    return _stage_text
-
-
-def _read_stage(buf: Any) -> str:
-    size = int.from_bytes(bytes(buf[:2]), "big")
-    return bytes(buf[2: 2 + min(size, _STAGE_BYTES - 2)]).decode("utf-8", "replace")
-
-
 @dataclass(frozen=True)
 class _Failed:
     """An exception raised in the child, carried back with its picklable form."""
@@ -411,34 +379,27 @@ def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
     None`` or a platform without ``fork``: ``fn()`` in this process. An exception raised by
     ``fn`` is re-raised here (exit codes unchanged).
     """
-    global _stage_buffer
     if seconds is None:
         return fn()
     whole = seconds if total is None else total
     if seconds <= 0:
-        raise DeadlineReached(whole, whole - seconds, current_stage())
+        raise DeadlineReached(whole, whole - seconds)
     if "fork" not in multiprocessing.get_all_start_methods():
         return fn()
-    import mmap
-
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     start = time.monotonic()
-    outer, shared = _stage_buffer, mmap.mmap(-1, _STAGE_BYTES)  # shared with the child
-    _stage_buffer = shared  # empty (zeros) until the child names its first stage
     proc = ctx.Process(target=_child, args=(fn, send), daemon=False)
-    late: float | None = None
+    proc.start()
+    send.close()
     try:
-        proc.start()
-        send.close()
         if not recv.poll(seconds):
-            late = time.monotonic() - start
-        else:
-            try:
-                out = recv.recv()
-            except EOFError:  # the child died without a word (killed, out of memory)
-                raise RuntimeError(f"the audit's process ended with exit code "
-                                   f"{proc.exitcode}") from None
+            raise DeadlineReached(whole, whole - seconds + time.monotonic() - start)
+        try:
+            out = recv.recv()
+        except EOFError:  # the child died without a word (killed, out of memory)
+            raise RuntimeError(f"the audit's process ended with exit code "
+                               f"{proc.exitcode}") from None
     finally:
         if (proc.is_alive() or proc.exitcode is None) and proc.pid is not None:
             try:
@@ -447,11 +408,6 @@ def run_with_deadline(fn: Callable[[], Any], seconds: float | None, *,
                 proc.kill()
         proc.join()
         recv.close()
-        _stage_buffer = outer
-        where = _read_stage(shared)  # read once the child is gone: never half written
-        shared.close()
-    if late is not None:
-        raise DeadlineReached(whole, whole - seconds + late, where)
     if isinstance(out, _Failed):
         raise out.exc
     return out

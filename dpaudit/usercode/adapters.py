@@ -55,11 +55,13 @@ import random
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpaudit.errors import UserCodeError, user_frame
+from dpaudit import errors
+from dpaudit.errors import UserCodeError
 from dpaudit.sim.reward_inputs import realise_rewards
 from dpaudit.usercode.conventions import (
     _ALIASES,
@@ -102,10 +104,38 @@ MEANS_NAMES = ("means", "mu", "mus", "arm_means", "probs", "thetas", "true_means
 _DEFAULT_METHODS = {"select-update": ("select", "update"), "step": ("step",)}
 
 
+#: packages whose frames are not the user's, beyond those :mod:`dpaudit.errors` names
+_NOT_USER = frozenset({"numba", "llvmlite", "tqdm"})
+
+
+def user_frame(exc: BaseException) -> str | None:
+    """``file:line in function`` of the innermost frame of ``exc``'s traceback in the user's
+    own files: not dpaudit's, not the standard library's, not a dependency's (an error raised
+    inside ``numpy.random.laplace`` is placed at the user's line that called it; a compiled
+    module's frame, such as ``numpy/random/_common.pyx``, is skipped). ``None``: no such
+    frame."""
+    own = errors._source_roots()
+    deps = errors._DEPENDENCIES | _NOT_USER
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename.startswith("<"):  # <frozen ...>, <string>: not a source file
+            continue
+        raw = Path(frame.filename)
+        if not raw.is_absolute() and raw.parts and raw.parts[0] in deps:
+            continue  # a compiled module's own source name
+        path = raw.resolve()
+        parts = path.parts
+        package = (parts[parts.index("site-packages") + 1].split(".")[0]
+                   if "site-packages" in parts[:-1] else None)
+        if (errors._within(path, own) or errors._is_library(path) or package in deps
+                or not path.is_file()):
+            continue
+        return f"{frame.filename}:{frame.lineno} in {frame.name}"
+    return None
+
+
 def _where(exc: BaseException) -> str:
-    """``file:line in function`` of the innermost frame in the user's own files (numpy's,
-    the standard library's and dpaudit's frames are skipped: an error raised inside
-    ``np.random.laplace`` is reported at the user's line that called it)."""
+    """``file:line in function`` of the innermost frame in the user's own files
+    (:func:`user_frame`), else of the innermost frame."""
     mine = user_frame(exc)
     if mine is not None:
         return mine

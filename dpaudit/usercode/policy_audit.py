@@ -27,7 +27,7 @@ fixed before the samples it sizes exist, as the bound's validity requires (stopp
 measurement when the clock runs out would let run times, which may depend on the outputs,
 choose its size). If not even the smallest sample fits what the search left, sampling does not
 start and the report says so. The report states the planned and the used sizes. The stage in
-progress is named for the deadline (:func:`dpaudit.runtime.limits.set_stage`), so a deadline
+progress is named for the deadline (:func:`dpaudit.runtime.stage.set_stage`), so a deadline
 that passes anyway says truthfully which stage did not fit.
 """
 
@@ -43,9 +43,10 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dpaudit.runtime import limits
+from dpaudit.runtime.limits import command_elapsed
 from dpaudit.runtime.parallel import chunk_sizes, map_chunks
 from dpaudit.runtime.progress import RunsProgress
+from dpaudit.runtime.stage import set_stage
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism, candidate_pairs
 from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.stats.sampled import MAX_TAIL_SAMPLES, TAIL_DRAWS
@@ -618,7 +619,7 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     if seconds is not None:
         seconds = check_real("seconds", seconds, low=0.0, low_open=True)
     start = time.perf_counter()
-    before = limits.command_elapsed()  # the command's own start-up (0 outside the CLI)
+    before = command_elapsed()  # the command's own start-up (0 outside the CLI)
     bar = Progress(1, stream=stream, enabled=progress)
     if notion == "global":
         target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
@@ -654,7 +655,7 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         pilot = 0
     key = f"audit-policy:{notion}"
     try:
-        limits.set_stage("timed probe of the code (20 runs)")
+        set_stage("timed probe of the code (20 runs)")
         t0 = time.perf_counter()
         n_timed = 20  # one chunk, run in this process: the rate per worker
         target.sample(probe, n_timed, np.random.default_rng(seed))
@@ -666,7 +667,7 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
             samples = max(samples, claim_samples)
         bar.total = sampling_runs(samples, pairs) + pilot + n_timed  # until the plan
         # the neighbour search, once: its pairs go to the sampled audit as they are
-        limits.set_stage("neighbour search")
+        set_stage("neighbour search")
         bar.stage("neighbour search")
         s0, runs0 = time.perf_counter(), target.runs
         found = candidate_pairs(target, AuditBudget(search_budget=search_budget), seed, key)
@@ -702,7 +703,7 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         what = (f"sampling ({sampling_runs(used, pairs)} runs planned after the neighbour "
                 f"search, which finished in {searched[0]:.1f} s: ranking the candidate pairs, "
                 "choosing the event and measuring it)")
-        limits.set_stage(what)
+        set_stage(what)
         bar.stage("sampling")
         budget = AuditBudget(samples=used, tail_draws=TAIL_DRAWS if sized else None,
                              max_tail_samples=max(used, 200), rank_samples=rank,
