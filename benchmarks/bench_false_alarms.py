@@ -20,8 +20,14 @@ of delta > 0 (budget from delta, selection streamed into histograms): ``--tail-a
 seeded audits of each correct mechanism with ``delta > 0`` at ``--tail-samples`` draws per
 side (the default audit's 1e8 scaled down so the section runs in minutes), counted as above.
 
+Then the gray-box stage on (the route of ``audit MODULE:OBJECT``, the command run in this
+process): ``--graybox-audits`` seeds of each correct mechanism of ``examples/graybox`` (read
+exactly: a VIOLATED there would be a wrong exact computation, not chance) and of two correct
+mechanisms the stage cannot read exactly (``examples/graybox/unreadable.py``), which it hands,
+steered or not, to the sampled audit at ``alpha``: counted as above.
+
 Run: ``python benchmarks/bench_false_alarms.py [--samples 200000] [--audits 100]
-[--tail-audits 20] [--tail-samples 10000000]``.
+[--tail-audits 20] [--tail-samples 10000000] [--graybox-audits 20] [--only-graybox]``.
 """
 
 from __future__ import annotations
@@ -48,11 +54,57 @@ def main() -> None:
     parser.add_argument("--tail-audits", type=int, default=20)
     parser.add_argument("--tail-samples", type=int, default=10_000_000)
     parser.add_argument("--only-tail", action="store_true")
+    parser.add_argument("--graybox-audits", type=int, default=20)
+    parser.add_argument("--only-graybox", action="store_true")
     args = parser.parse_args()
-    if not args.only_tail:
-        plain(args)
-        family_wise(args.audits, min(args.samples, 20_000))
-    tail(args.tail_audits, args.tail_samples)
+    if not args.only_graybox:
+        if not args.only_tail:
+            plain(args)
+            family_wise(args.audits, min(args.samples, 20_000))
+        tail(args.tail_audits, args.tail_samples)
+    graybox(args.graybox_audits)
+
+
+#: correct user mechanisms for the gray-box route (examples/graybox and two read by sampling)
+GRAYBOX_CORRECT = ["unclipped_sum:ClippedSum", "two_releases:NoisyCount",
+                   "scale_from_len:PublicSizeMean", "private_branch:NoisySum",
+                   "python_random:GaussSum", "class_counts:PublicClassCounts",
+                   "declared:DeclaredSum", "unreadable:UserRandomizedResponse",
+                   "unreadable:ExponentialsLaplace"]
+
+
+def graybox(audits: int) -> None:
+    import contextlib
+    import importlib
+    import io
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from dpaudit.cli import main as cli
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    limit = int(stats.binom.ppf(0.999, audits, ALPHA))
+    print(f"gray-box stage on (audit MODULE:OBJECT): {audits} seeds per mechanism, alpha="
+          f"{ALPHA}; alarm above {limit}")
+    for target in (f"examples.graybox.{t}" for t in GRAYBOX_CORRECT):
+        importlib.import_module(target.split(":")[0])
+        t = time.perf_counter()
+        verdicts = []
+        for seed in range(audits):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "r.json"
+                with contextlib.redirect_stdout(io.StringIO()):
+                    cli(["audit", target, "--seed", str(seed), "--samples", "20000",
+                         "--no-state", "--json", str(out)])
+                verdicts.append(json.loads(out.read_text())["claims"][0]["verdict"])
+        violated = verdicts.count("VIOLATED")
+        kinds = ", ".join(f"{v} {verdicts.count(v)}" for v in sorted(set(verdicts)))
+        print(f"  {target.split('.')[-1]:<34} VIOLATED {violated:>3}/{audits}  "
+              f"({'ok' if violated <= limit else 'TOO MANY'}); {kinds}; "
+              f"{time.perf_counter() - t:.1f} s", flush=True)
 
 
 def tail(audits: int, samples: int) -> None:

@@ -25,6 +25,8 @@ _LAZY = {
     "AuditSpec": "dpaudit.engine", "ClaimSpec": "dpaudit.engine",
     "ExactEvidence": "dpaudit.stats.evidence", "blackbox_evaluator": "dpaudit.stats.blackbox",
     "assert_private": "dpaudit.testing",
+    "noise_primitive": "dpaudit.usercode.annotate",
+    "equal_on_neighbours": "dpaudit.usercode.annotate",
 }
 
 
@@ -51,4 +53,6 @@ __all__ = [
     "__version__",
     "assert_private",
     "blackbox_evaluator",
+    "equal_on_neighbours",
+    "noise_primitive",
 ]

@@ -28,6 +28,8 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from dpaudit.interfaces import Mechanism
+from dpaudit.runtime.batches import STOP_DECIDED, BatchPlan, batch_seed, run_batches
+from dpaudit.sim.regret import merge_regret
 from dpaudit.stats.evidence import (
     Evidence,
     SampledEvidence,
@@ -316,6 +318,47 @@ class _FindingAsClaim:
     reference = "finding"
 
 
+def _regret_until_decided(regret_fn: Callable[[CheckContext], RegretResult | None],
+                          ctx: CheckContext, first: RegretResult, piece: Callable[..., Any],
+                          piece_seconds: dict[str, float], *, alpha: float, max_runs: int,
+                          max_seconds: float | None, started: float) -> RegretResult:
+    """The regret experiment run until its verdict at ``alpha`` is decided (see
+    :func:`run_check`). A batch of ``k`` times the first batch's runs is ``k`` calls of the
+    experiment, call ``j`` of batch ``b`` seeded ``batch_seed(batch_seed(seed, "regret", b),
+    "call", j)`` (batch 0 is the first call, at the check's seed)."""
+    unit = first.runs
+    plan = BatchPlan(unit, max(max_runs, unit), max_seconds, unit=unit)
+
+    def run(index: int, size: int, seed: int) -> RegretResult:
+        parts = []
+        for j in range(size // unit):
+            call_seed = batch_seed(seed, "call", j)
+            key = f"regret:{index}:{j}"
+            sub = replace(ctx, seed=call_seed, _shared={})
+            got = piece(key, f"regret experiment, batch {index + 1} ({j + 1}/{size // unit})",
+                        partial(regret_fn, sub))
+            if got is None or got.values is None or got.runs != unit:
+                raise InvalidParameterError(
+                    "a regret experiment run again with another seed must return the same "
+                    "number of runs, with their values (summarise_regret keeps them)")
+            parts.append(replace(got, seconds=piece_seconds[key]))
+        return parts[0] if len(parts) == 1 else merge_regret(parts)
+
+    def decided(results: Sequence[RegretResult], looks: tuple[int, ...]) -> bool | None:
+        if first.bound is None or first.max_per_run is None or first.values is None:
+            return None
+        merged = merge_regret(results, batching={})
+        return decided_regret(merged, alpha=alpha).verdict is not Verdict.INCONCLUSIVE
+
+    done = run_batches(run, plan=plan, seed=ctx.seed, key="regret", decided=decided,
+                       first=first, started=started)
+    if len(done.results) == 1 and done.stopped != STOP_DECIDED:
+        return replace(first, batching=done.to_dict())
+    batches = [first, *(r for r in done.results[1:])]
+    merged = merge_regret(batches, batching=done.to_dict())
+    return replace(merged, looks=done.looks)
+
+
 def run_check(
     spec: AuditSpec,
     *,
@@ -328,8 +371,16 @@ def run_check(
     regret: bool = True,
     progress: Callable[[str], None] | None = None,
     state: PieceStore | None = None,
+    regret_max_runs: int | None = None,
+    regret_max_seconds: float | None = None,
 ) -> CheckReport:
     """Run every claim (and findings and regret) of ``spec``; see the module docstring.
+
+    ``regret_max_runs`` (``check --max-runs``; ``None``: the regret experiment runs once):
+    while the regret verdict is undecided, the experiment is run again with fresh seeds in
+    doubling batches (:mod:`dpaudit.runtime.batches`; pieces ``regret:<batch>:<call>``), up
+    to this many runs in all, or ``regret_max_seconds`` (``check --max-seconds``) of it; the
+    betting confidence sequence that decides is valid wherever that stops.
 
     ``progress(label)``, when given, is called before each piece of work (a claim, a finding,
     the regret experiment): the CLI draws its progress line with it. It changes no result.
@@ -394,12 +445,17 @@ def run_check(
     regret_result = None
     if run_regret and spec.regret is not None:
         regret_fn = spec.regret
+        t0 = time.monotonic()
         raw_regret = piece("regret", "regret experiment", lambda: regret_fn(ctx))
         # the regret experiment is one share of the split, decided like a sampled claim (a
         # regret function may return None: no experiment, e.g. one left out at a deadline)
         if raw_regret is not None:
-            regret_result = replace(decided_regret(raw_regret, alpha=per_claim),
-                                    seconds=piece_seconds["regret"])
+            raw_regret = replace(raw_regret, seconds=piece_seconds["regret"])
+            if regret_max_runs is not None:
+                raw_regret = _regret_until_decided(
+                    regret_fn, ctx, raw_regret, piece, piece_seconds, alpha=per_claim,
+                    max_runs=regret_max_runs, max_seconds=regret_max_seconds, started=t0)
+            regret_result = decided_regret(raw_regret, alpha=per_claim)
     return CheckReport(
         name=spec.name,
         description=spec.description,

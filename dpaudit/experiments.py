@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import time
 from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from dpaudit.runtime import limits
+from dpaudit.runtime.batches import BatchPlan, describe, run_batches
 from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 from dpaudit.stats.rng import DEFAULT_SEED, generator
 from dpaudit.stats.rule import CONFIRM_FACTOR
@@ -47,6 +49,10 @@ __all__ = [
 
 
 T = TypeVar("T")
+
+#: ``reproduce --max-runs``'s default, in first batches: the runs the rule's confirmation at
+#: 4x the runs cost before (:func:`run_experiment`)
+RUN_CAP_FACTOR = 4
 
 
 class CellCache(Protocol):
@@ -84,6 +90,13 @@ class ExperimentSettings:
         cache = None if self.cache is None else _Prefixed(self.cache, "confirmation")
         return ExperimentSettings(self.horizon, self.runs * CONFIRM_FACTOR,
                                   confirmation_seed(self.seed), self.quick, cache)
+
+    def batch(self, index: int, runs: int, seed: int) -> ExperimentSettings:
+        """Batch ``index`` of running until decided (:mod:`dpaudit.runtime.batches`): the
+        same experiment at ``runs`` runs and the batch's ``seed``; its cells are kept apart
+        in the cache, so ``--resume`` covers it too."""
+        cache = None if self.cache is None else _Prefixed(self.cache, f"batch {index}")
+        return ExperimentSettings(self.horizon, runs, seed, self.quick, cache)
 
     def rng(self, *keys: str | int) -> np.random.Generator:
         """A generator for the named piece of work (independent of everything else)."""
@@ -380,26 +393,66 @@ def new_figure(*, figsize: tuple[float, float] = (6.4, 4.2)) -> tuple[Any, Any]:
     return fig, fig.subplots()
 
 
+def undecided_anytime(evidence: ExperimentEvidence) -> bool:
+    """Some compared cell on an anytime-valid interval straddles its paper value: more runs
+    may decide it (a cell on a fixed-run interval is decided on its first batch only)."""
+    d = decide_experiment(evidence)
+    return any(c.outcome == "straddles" and c.measurement.anytime and c.valid
+               for c in d.cells)
+
+
 def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Path, *,
-                   confirm: bool = True) -> Sequence[Path]:
+                   confirm: bool = True, max_runs: int | None = None,
+                   max_seconds: float | None = None) -> Sequence[Path]:
     """Run ``experiment`` and write ``<stem>.png``, ``<stem>.csv``, ``<stem>.md`` and
     ``<stem>.json`` in ``out``.
 
-    When its evidence compares sampled cells with the paper and ``confirm`` is true, the
-    experiment runs a second time at 4x the runs with a fresh seed
-    (:meth:`ExperimentSettings.confirmation`), and its status is decided by the rule with that
-    confirmation (:func:`~dpaudit.stats.evidence.decide_experiment`); the figure and table are
-    the first run's. ``<stem>.json`` holds both runs' evidence, the settings and the digest of
-    the code that ran (:func:`code_digest_of`): the findings page decides from it, and a test
-    fails when the code has changed since. While it runs, :func:`cached` uses
-    ``settings.cache``.
+    Run until decided (``max_runs``, ``reproduce --max-runs``; ``None``: one run): while a
+    cell on an anytime-valid interval (a betting confidence sequence of its kept runs)
+    straddles its paper value, the experiment runs again in doubling batches of runs with
+    their own seeds (:mod:`dpaudit.runtime.batches`; ``settings.runs`` is the first batch),
+    up to ``max_runs`` runs in all or ``max_seconds``; each such cell's runs are appended in
+    batch order (:meth:`~dpaudit.stats.evidence.ExperimentEvidence.merged`) and its interval
+    looked at the end of each batch, which keeps it valid wherever that stops.
+
+    When its evidence has sampled cells on intervals valid only at a fixed run count (counts,
+    intervals the experiment gives, cells whose runs were not kept) and ``confirm`` is true,
+    the experiment runs once more at 4x the first batch's runs with a fresh seed
+    (:meth:`ExperimentSettings.confirmation`), and those cells are decided by the rule with
+    that confirmation (:func:`~dpaudit.stats.evidence.decide_experiment`); the figure and
+    table are the first batch's. ``<stem>.json`` holds the evidence (all batches), the
+    confirmation's when one ran, the settings, the batching and the digest of the code that
+    ran (:func:`code_digest_of`): the findings page decides from it, and a test fails when
+    the code has changed since. While it runs, :func:`cached` uses ``settings.cache``.
     """
     used: set[str] = set()
     token = _LOOKED_UP.set(used)
     try:
+        started = time.monotonic()
         result = _run(experiment, settings)
+        evidence = result.evidence
+        batched = None
+        if evidence is not None and max_runs is not None and undecided_anytime(evidence):
+            first = evidence
+
+            def run(index: int, size: int, seed: int) -> ExperimentEvidence:
+                got = _run(experiment, settings.batch(index, size, seed)).evidence
+                if got is None:
+                    raise TypeError(f"experiment {experiment.name!r} returned no evidence on "
+                                    "a batch of more runs")
+                return got
+
+            def decided(evs: Sequence[ExperimentEvidence], looks: tuple[int, ...]) -> bool:
+                return not undecided_anytime(evs[0].merged(evs[1:]))
+
+            batched = run_batches(run, plan=BatchPlan(settings.runs, max(max_runs,
+                                                                         settings.runs),
+                                                      max_seconds),
+                                  seed=settings.seed, key=f"reproduce:{experiment.name}",
+                                  decided=decided, first=first, started=started)
+            evidence = batched.results[0].merged(batched.results[1:])
         second = None
-        if confirm and result.evidence is not None and result.evidence.sampled:
+        if confirm and evidence is not None and evidence.needs_confirmation:
             second = _run(experiment, settings.confirmation())
     finally:
         _LOOKED_UP.reset(token)
@@ -410,23 +463,28 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
     result.figure.savefig(png)
     csv_path.write_text(result.table.to_csv())
     confirm_ev = None if second is None else second.evidence
+    more = "" if batched is None else f" {describe(batched.to_dict())}."
     md.write_text("\n".join([
         f"# {experiment.paper}: {experiment.description}", "",
         f"Settings: T = {settings.horizon}, {settings.runs} runs, seed {settings.seed}"
-        + (" (--quick)" if settings.quick else "") + ".", "",
+        + (" (--quick)" if settings.quick else "") + "." + more, "",
         result.table.to_markdown(), "", result.summary.strip(), "",
-        *status_lines(result.evidence, confirm_ev, confirm_required=confirm),
+        *status_lines(evidence, confirm_ev, confirm_required=confirm),
         f"Reproduce: `python -m dpaudit reproduce {experiment.name}"
         + (" --quick" if settings.quick else "")
-        + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}`", ""]))
+        + f" --horizon {settings.horizon} --runs {settings.runs} --seed {settings.seed}"
+        + ("" if max_runs is None or max_runs == RUN_CAP_FACTOR * settings.runs
+           else f" --max-runs {max_runs}")
+        + ("" if max_seconds is None else f" --max-seconds {max_seconds:g}") + "`", ""]))
     digest, modules = code_digest_of(*experiment.modules, *sorted(used))
     doc = {"experiment": experiment.name, "horizon": settings.horizon, "runs": settings.runs,
            "seed": settings.seed, "quick": settings.quick,
            "confirmation": None if second is None else {
                "runs": settings.runs * CONFIRM_FACTOR,
                "seed": confirmation_seed(settings.seed)},
+           "batching": None if batched is None else batched.to_dict(),
            "code_digest": digest, "modules": list(modules),
-           "evidence": None if result.evidence is None else result.evidence.to_dict(),
+           "evidence": None if evidence is None else evidence.to_dict(),
            "confirm_evidence": None if confirm_ev is None else confirm_ev.to_dict()}
     import json
 

@@ -8,6 +8,7 @@ binomial quantiles at that probability, never from tuning.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -120,7 +121,11 @@ def test_stability_keeps_a_side_only_when_the_confirmation_agrees() -> None:
 
 
 def _cell(values, paper=5.0, label="c"):
-    return Measurement.of_runs(label, paper, values, low=0.0, high=20.0)
+    """A cell whose runs are not kept (as one of more than KEEP_RUNS runs, or stored before
+    runs were kept): decided on the fixed-run interval, so it needs the confirmation."""
+    m = Measurement.of_runs(label, paper, values, low=0.0, high=20.0)
+    assert m.summary is not None
+    return replace(m, summary=replace(m.summary, values=None, looks=()))
 
 
 def test_a_decision_needs_its_confirmation_at_4x_the_runs() -> None:
@@ -148,13 +153,47 @@ def test_an_undecided_cell_says_how_many_runs_would_settle_it() -> None:
     d = decide_experiment(ev, confirm=ev)
     assert d.status == "INCONCLUSIVE" and d.runs_to_settle is not None
     need = d.runs_to_settle
-    sm = summarise_runs(values, low=0.0, high=20.0)
-    assert runs_to_settle_bounded(sm, 5.0, alpha=0.05) == need
+    sm = _cell(values).summary
+    assert sm is not None and runs_to_settle_bounded(sm, 5.0, alpha=0.05) == need
     big = bounded_interval(mean=sm.mean, std=sm.std, runs=need, low=0.0, high=20.0,
                            alpha=0.05)
     small = bounded_interval(mean=sm.mean, std=sm.std, runs=need - 1, low=0.0, high=20.0,
                              alpha=0.05)
     assert big.high < 5.0 <= small.high
+
+
+def test_a_cell_that_keeps_its_runs_is_decided_without_a_confirmation() -> None:
+    """Its interval is the betting confidence sequence, valid at any stopping time: the
+    confirmation would add nothing, so none is asked for, and a side it finds stands."""
+    rng = generator(36, "anytime")
+    kept = Measurement.of_runs("c", 5.0, rng.uniform(0, 2, 300), low=0.0, high=20.0)
+    assert kept.anytime and kept.summary is not None and len(kept.summary.values) == 300
+    ev = ExperimentEvidence("p", (kept,))
+    assert not ev.needs_confirmation
+    d = decide_experiment(ev, confirm_required=True)
+    assert d.status == "reproduced" and d.stable is None and d.confirm_runs is None
+    assert d.interval_method == "betting-cs" and "no confirmation needed" in d.reason
+    assert "no confirmation run" not in d.reason
+    # a fixed-run cell beside it still needs its confirmation
+    mixed = ExperimentEvidence("p", (kept, _cell(rng.uniform(0, 2, 300), label="f")))
+    assert mixed.needs_confirmation
+    d = decide_experiment(mixed, confirm_required=True)
+    assert d.status == "INCONCLUSIVE" and "no confirmation run" in d.reason
+
+
+def test_batches_of_a_cell_merge_in_order_and_are_looked_at_each_end() -> None:
+    rng = generator(37, "merge")
+    a, b = rng.uniform(3.0, 6.0, 40), rng.uniform(3.0, 6.0, 40)
+    ev = ExperimentEvidence("p", (Measurement.of_runs("c", 5.0, a, low=0.0, high=20.0),))
+    later = ExperimentEvidence("p", (Measurement.of_runs("c", 5.0, b, low=0.0, high=20.0),))
+    merged = ev.merged([later]).measurements[0]
+    assert merged.runs == 80 and merged.summary is not None
+    assert merged.summary.looks == (40, 80)
+    assert np.array_equal(merged.summary.values, np.concatenate([a, b]))
+    d = decide_experiment(ExperimentEvidence("p", (merged,)))
+    assert d.cells[0].method == "betting-cs"
+    if d.status == "INCONCLUSIVE":  # the estimate is the sequence's, from its spread
+        assert d.runs_to_settle is not None and d.runs_to_settle > 80
 
 
 def test_student_t_cells_are_shown_but_never_decide() -> None:

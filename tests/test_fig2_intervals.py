@@ -68,27 +68,39 @@ def test_fig2_ratio_cells_are_ratios_of_valid_intervals_on_the_known_range() -> 
 
 def test_fig2_ratio_against_dp_se_is_decided_below_ten() -> None:
     """DP-SE / AdaP-KLUCB and DP-SE / AdaP-UCB lie below the paper's 10 at T = 10^5 with
-    5000 runs, confirmed at 20000 (fresh seed). Seeded; the rule's intervals cover with
-    probability >= 1 - 0.05, so a wrong 'not reproduced' has probability at most 0.05."""
+    5000 runs, on the betting confidence sequence of the kept runs (no confirmation needed).
+    Seeded; the rule's intervals cover with probability >= 1 - 0.05, so a wrong 'not
+    reproduced' has probability at most 0.05."""
     from dpaudit.registry import all_experiments
 
     exp = all_experiments()["azize-basu-fig2-ratio"]
-    settings = exp.settings(horizon=10**5, runs=5000)
-    out = exp.run(settings)
-    status, _, numbers = experiment_outcome(out, exp.run(settings.confirmation()))
-    assert status == "not reproduced" and numbers["stable"] is True
+    out = exp.run(exp.settings(horizon=10**5, runs=5000))
+    assert not out.evidence.needs_confirmation
+    status, _, numbers = experiment_outcome(out)
+    assert status == "not reproduced" and numbers["stable"] is None
     assert numbers["paper_value"] == 10.0 and numbers["ci_high"] < 10.0
+    assert numbers["interval_method"] == "ratio of betting-cs"
 
 
-def test_fig2_intervals_at_twenty_runs_decide_nothing_and_say_what_would() -> None:
-    """On [0, T/2] twenty runs cannot place a DP-UCB/AdaP ratio on one side of 10: the rule
-    leaves the cells undecided with the runs that would settle them (deterministic: Hoeffding's
-    half-width alone exceeds the means)."""
+def test_fig2_intervals_at_twenty_runs_need_the_sequence_to_decide() -> None:
+    """On [0, T/2] twenty runs cannot place a DP-UCB/AdaP ratio on one side of 10 with the
+    fixed-run interval (Hoeffding's half-width alone exceeds the means: the rule leaves the
+    cells undecided with the runs that would settle them), but the betting confidence sequence
+    of the same runs, which adapts to their small spread, places them below 10 (seeded; wrong
+    with probability at most 0.05)."""
+    from dataclasses import replace
+
     from dpaudit.registry import all_experiments
+    from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 
     exp = all_experiments()[f2.NAME]
     out = exp.run(exp.settings(horizon=2000, runs=20))
-    status, _, numbers = experiment_outcome(out, exp.run(
-        exp.settings(horizon=2000, runs=20).confirmation()))
-    assert status == "INCONCLUSIVE" and numbers["paper_value"] == 10.0
     assert all(m.ratio_of is not None for m in out.evidence.measurements)
+    status, _, numbers = experiment_outcome(out)
+    assert status == "not reproduced" and numbers["paper_value"] == 10.0
+    assert numbers["interval_method"] == "ratio of betting-cs"
+    fixed = ExperimentEvidence(out.evidence.paper, tuple(
+        replace(m, ratio_of=tuple(replace(r, values=None, looks=()) for r in m.ratio_of))
+        for m in out.evidence.measurements if m.ratio_of is not None))
+    d = decide_experiment(fixed, confirm=fixed)
+    assert d.status == "INCONCLUSIVE" and d.runs_to_settle is not None

@@ -71,12 +71,12 @@ def test_thm2_witnesses_or_says_why_and_is_never_false() -> None:
         # the flag follows from the numbers (rounded to 0.1 and 0.01 in the table)
         witnessed = row[status].startswith("witnessed")
         assert witnessed == (row[lim] >= row[bound] - 0.05), row
-    # without the confirmation at 4x the runs the rule decides no sampled cell
-    assert _status(out) == "INCONCLUSIVE"
-    confirm = exp.run(settings.confirmation())
-    status, _, numbers = experiment_outcome(out, confirm)
-    assert status == "reproduced" and numbers["stable"] is True
-    assert numbers["interval_method"] == "hoeffding-bernstein"
+    # the cells keep their runs, so the betting confidence sequence decides them without a
+    # confirmation run (it is valid at any stopping time)
+    assert not out.evidence.needs_confirmation
+    status, _, numbers = experiment_outcome(out)
+    assert status == "reproduced" and numbers["stable"] is None
+    assert numbers["interval_method"] == "betting-cs" and numbers["confirm_runs"] is None
 
 
 def test_thm3_is_asymptotic_so_it_makes_no_comparison() -> None:
@@ -112,8 +112,8 @@ def test_wang_zhu_thm4_horizons_and_contradiction_rule(monkeypatch) -> None:
     bad = _run("wang-zhu-thm4", horizon=10**4, runs=3)
     assert "contradicts" in bad.verdict
     assert _confirmed_status("wang-zhu-thm4", horizon=10**4, runs=3) == "not reproduced"
-    # without the confirmation run a sampled cell is not decided
-    assert _status(bad) == "INCONCLUSIVE"
+    # its cells keep their runs: decided on the betting sequence, with no confirmation run
+    assert _status(bad) == "not reproduced"
     # a bound of 2 is below the lower limit of GDP-Elim-New's regret on I1 (about 10^3 per
     # run with a spread of a few units) at 30 runs: the distribution-free interval's lower
     # limit is then above 100 (its range term, 7 (T/4) ln(4/alpha) / (3 (n - 1)), is below

@@ -4,6 +4,7 @@ a comment never stronger than the status."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -56,10 +57,13 @@ def test_a_stored_output_is_decided_from_its_evidence_by_todays_rule(tmp_path: P
     from dpaudit.reports.referee import StoredOutput, stored_outcome
 
     rng = generator(41, "stored")
-    ev = ExperimentEvidence("p", (Measurement.of_runs("c", 5.0, rng.uniform(0, 1, 200),
-                                                      low=0.0, high=10.0),))
-    conf = ExperimentEvidence("p", (Measurement.of_runs("c", 5.0, rng.uniform(0, 1, 800),
-                                                        low=0.0, high=10.0),))
+
+    def fixed_run(values):  # a cell stored without its runs: a fixed-run interval
+        m = Measurement.of_runs("c", 5.0, values, low=0.0, high=10.0)
+        return replace(m, summary=replace(m.summary, values=None, looks=()))
+
+    ev = ExperimentEvidence("p", (fixed_run(rng.uniform(0, 1, 200)),))
+    conf = ExperimentEvidence("p", (fixed_run(rng.uniform(0, 1, 800)),))
     md = tmp_path / "x.md"
     md.write_text("# x\n")
     doc = {"experiment": "x", "horizon": 10, "runs": 200, "seed": 1,
@@ -72,6 +76,14 @@ def test_a_stored_output_is_decided_from_its_evidence_by_todays_rule(tmp_path: P
     out = ExperimentOutput(None, Table(("x",), ()), "", evidence=ev)
     assert experiment_outcome(out, ExperimentOutput(None, Table(("x",), ()), "",
                                                     evidence=conf))[0] == "reproduced"
+    # a cell that keeps its runs is decided on the betting confidence sequence: no
+    # confirmation needed, and none is named
+    kept = ExperimentEvidence("p", (Measurement.of_runs("c", 5.0, rng.uniform(0, 1, 200),
+                                                        low=0.0, high=10.0),))
+    status, _, numbers = stored_outcome(StoredOutput(
+        "x", md, {**doc, "evidence": kept.to_dict(), "confirm_evidence": None}))
+    assert status == "reproduced" and numbers["stable"] is None
+    assert numbers["confirm_runs"] is None and numbers["interval_method"] == "betting-cs"
 
 
 def test_the_cli_refuses_an_unwritable_report_path_before_any_work(capsys) -> None:

@@ -90,7 +90,7 @@ def test_cli_json_fields_and_bound(tmp_path, capsys):
     assert data["verdict"] == "CONSISTENT" and data["within_bound"] is True
     assert data["verdict_ci_high"] < data["bound"]
     assert data["verdict_alpha"] == pytest.approx(0.05)
-    assert data["verdict_lower_method"] == "hoeffding-bernstein"  # T * max gap is known
+    assert data["verdict_lower_method"] == "betting-cs"  # T * max gap is known, runs kept
     assert data["runs_to_settle"] is None
     assert data["pulls_per_second"] > 0
     assert "arm-pulls per second" in capsys.readouterr().out

@@ -57,7 +57,7 @@ def test_narration_is_decided_per_algorithm_and_panel():
     for name in fig4_narration.OURS:
         assert sum(m.label.endswith(f"DP-UCB-Int / {name}") for m in ev.measurements) == 4
     d = decide_experiment(ev)
-    assert {c.method for c in d.cells} == {"ratio of hoeffding-bernstein"}
+    assert {c.method for c in d.cells} == {"ratio of betting-cs"}  # runs kept: anytime-valid
     assert "our algorithms (DP-FTPL-Gauss, DP-FTPL-Beta and DP-FTPL-New)" in \
         fig4_narration.QUOTE
 

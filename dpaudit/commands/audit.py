@@ -52,12 +52,18 @@ from dpaudit.runtime.state import after_failure, chunk_scope, object_code_files,
 from dpaudit.stats.blackbox import (
     AuditBudget,
     audit_mechanism,
+    candidate_pairs,
     mechanism_notion,
+    pair_text,
+    same_input,
     to_claim_result,
 )
 from dpaudit.stats.results import CheckReport, Notion
 from dpaudit.stats.rng import DEFAULT_SEED
 from dpaudit.stats.sampled import TAIL_DRAWS
+from dpaudit.usercode.graybox import GrayBoxResult, Steer
+from dpaudit.usercode.graybox_targets import STAGE_SECONDS, graybox_mechanism
+from dpaudit.usercode.ldp_audit import exact_claim
 from dpaudit.validation import check_epsilon_delta
 
 
@@ -83,6 +89,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_scheduler(p)
     add_report_outputs(p)
     add_seconds(p, "the sampled audit's draws")
+    p.add_argument("--no-graybox", action="store_true",
+                   help="MODULE:OBJECT only: skip the gray-box stage (the mechanism run on its "
+                        "neighbouring pairs with the same randomness, its noise draws recorded "
+                        "and, where the output is Laplace or Gaussian noise on a statistic, its "
+                        "exact loss; docs/auditor.md)")
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
 
 
@@ -183,8 +194,42 @@ def _resolve(args: argparse.Namespace
         mech, eps, dlt = _from_spec(obj, args)
         return mech, obj.description, obj.paper, eps, dlt, _spec_notion(obj)
     doc = (type(obj).__doc__ or "").strip().splitlines()
-    return obj, doc[0] if doc else type(obj).__name__, "user mechanism", args.epsilon, \
+    return obj, doc[0] if doc else type(obj).__name__, USER_PAPER, args.epsilon, \
         args.delta, Notion.GLOBAL
+
+
+#: the ``paper`` of a user's mechanism (``MODULE:OBJECT`` that is not an ``AuditSpec``)
+USER_PAPER = "user mechanism"
+
+#: neighbouring pairs the gray-box stage replays from a mechanism's search domain
+GRAYBOX_SEARCH = 8
+
+
+def _graybox(args: argparse.Namespace, mech: Any, eps: float | None, dlt: float | None
+             ) -> GrayBoxResult | None:
+    """The gray-box stage on a user's mechanism (:mod:`dpaudit.usercode.graybox_targets`):
+    its declared pairs and a few of its search domain's, replayed with the same randomness,
+    at most a quarter of ``--seconds`` (or :data:`STAGE_SECONDS`)."""
+    for attr in ("sample", "epsilon", "delta"):
+        if not hasattr(mech, attr):
+            return None  # the sampled audit says what is missing
+    e = float(mech.epsilon if eps is None else eps)
+    d = float(mech.delta if dlt is None else dlt)
+    pairs = candidate_pairs(mech, AuditBudget(search_budget=GRAYBOX_SEARCH), args.seed,
+                            f"audit:{args.target}:graybox")
+    stage = STAGE_SECONDS if args.seconds is None else min(STAGE_SECONDS, 0.25 * args.seconds)
+    return graybox_mechanism(mech, pairs, epsilon=e, delta=d, seconds=stage,
+                             describe=pair_text)
+
+
+def _steered(mech: Any, steer: Steer) -> list[tuple[Any, Any]]:
+    """The mechanism's declared pairs with the stage's pair first (the sampled audit ranks
+    them on fresh draws, so the order only saves it a search)."""
+    declared = list(getattr(mech, "neighbours", ()) or ())
+    first = [tuple(p) for p in steer.pairs]
+    rest = [p for p in declared if not any(same_input(p[0], q[0]) and same_input(p[1], q[1])
+                                           for q in first)]
+    return [*first, *rest]
 
 
 def _spec_notion(spec: AuditSpec) -> Notion:
@@ -216,25 +261,45 @@ def run(args: argparse.Namespace) -> int:
             limits.deadline_scope(args.seconds) as deadline:  # bad address/seconds: exit 2
         mech, description, paper, eps, dlt, default_notion = _resolve(args)
         notion = mechanism_notion(mech, default_notion)
+        gb = None if paper != USER_PAPER or args.no_graybox else _graybox(args, mech, eps, dlt)
+        exact = None if gb is None else gb.exact
+        # the claim the stage decided (an object that breaks the protocol has no stage)
+        eps_c = float(getattr(mech, "epsilon", 0.0) if eps is None else eps)
+        dlt_c = float(getattr(mech, "delta", 0.0) if dlt is None else dlt)
+        neighbours = None if gb is None or gb.steer is None else _steered(mech, gb.steer)
         state = open_state(args, mech, eps, dlt)
         try:
             with chunk_scope(state, piece="audit"):
-                result = run_bounded(partial(
+                result = None if exact is not None else run_bounded(partial(
                     audit_mechanism, mech, epsilon=eps, delta=dlt, alpha=args.alpha,
-                    budget=budget, seed=args.seed, key=f"audit:{args.target}"), deadline)
+                    budget=budget, seed=args.seed, key=f"audit:{args.target}",
+                    neighbours=neighbours), deadline)
         except limits.DeadlineReached as exc:
             stopped = exc
         except BaseException as exc:
             after_failure(state, resume_can_help(exc))
             raise
     label = type(mech).__name__
-    if stopped is None:
+    if stopped is None and exact is not None and gb is not None:
+        claim = exact_claim(exact, id="dp-claim", notion=notion, reference=paper,
+                            statement=f"{label} is ({eps_c:g}, {dlt_c:g})-DP on its "
+                                      "neighbouring inputs (gray-box: the output's law read "
+                                      "exactly)", epsilon=eps_c, delta=dlt_c)
+        claim = replace(claim, details=claim.details + gb.details(),
+                        data={**claim.data, "graybox": gb.summary()})
+        eps, dlt = eps_c, dlt_c
+    elif stopped is None and result is not None:
         claim = to_claim_result(
             result, id="dp-claim", notion=notion, reference=paper,
             statement=f"{label} is ({result.epsilon:g}, {result.delta:g})-DP on its "
                       "neighbouring inputs (black-box sampling audit)")
+        if gb is not None:
+            claim = replace(claim, details=claim.details + gb.details(),
+                            data={**claim.data, "graybox": gb.summary(
+                                steered=gb.steer is not None)})
         eps, dlt = result.epsilon, result.delta
     else:
+        assert stopped is not None  # no result and no exact law: the deadline stopped it
         eps = float(mech.epsilon if eps is None else eps)
         dlt = float(mech.delta if dlt is None else dlt)
         claim = deadline_claim(stopped, notion=notion, epsilon=eps, delta=dlt, alpha=args.alpha,
@@ -250,7 +315,8 @@ def run(args: argparse.Namespace) -> int:
                     "selection_fraction": args.selection_fraction,
                     "seed": args.seed, **({} if args.seconds is None
                                           else {"seconds": args.seconds})},
-        claims=(claim,), seconds=seconds)
+        claims=(claim,), findings=() if gb is None else tuple(
+            f.as_finding(notion) for f in gb.findings), seconds=seconds)
     report = deadline_report(report, args.seconds)
     if stopped is not None and stopped.where == "hard kill" and report.deadline is not None:
         report = replace(report, deadline={**report.deadline, "hard_kill": True,

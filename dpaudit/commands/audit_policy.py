@@ -230,6 +230,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--no-graybox", action="store_true",
+                   help="skip the gray-box stage (record and replay of the code's noise draws "
+                        "on neighbouring inputs, before any sampling; docs/audit-policy.md)")
     add_report_outputs(p, checked="before any work",
                        html_help="write one self-contained HTML report")
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
@@ -407,17 +410,20 @@ def _audit_policy(args: argparse.Namespace, code: Any, means: Any,
                          contexts=None if args.contexts is None else load_contexts(
                              args.contexts, args.horizon, seed=args.seed),
                          progress=False if args.json == "-" else None,
-                         claim_sized=getattr(args, "claim_sized", False), speed=speed)
+                         claim_sized=getattr(args, "claim_sized", False),
+                         graybox=not getattr(args, "no_graybox", False), speed=speed)
 
 
 def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
     if isinstance(audit, ClaimResult):  # the deadline passed: no evidence, INCONCLUSIVE
         return _report(args, code, audit, start, samples_used=0)
-    if getattr(audit, "not_started", None) is not None:  # stopped after the search
-        return _report(args, code, not_sampled_claim(args, code, audit, start), start,
-                       samples_used=0)
+    gb = getattr(audit, "graybox", None)
     notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
         args.notion]
+    if getattr(audit, "not_started", None) is not None:  # stopped after the search
+        return _report(args, code, not_sampled_claim(args, code, audit, start), start,
+                       samples_used=0, findings=() if gb is None else tuple(
+                           f.as_finding(notion) for f in gb.findings))
     ref = REFERENCES[(args.notion, "table" if args.notion != "global" else args.rewards)]
     what = {"global": "action sequence", "per-step": "next action", "ldp": "report"}[
         args.notion]
@@ -428,7 +434,8 @@ def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
                             reference=ref, statement=statement, epsilon=args.epsilon,
                             delta=args.delta)
         claim = dataclasses.replace(claim, details=claim.details + audit.details(),
-                                    seconds=time.perf_counter() - start)
+                                    seconds=time.perf_counter() - start,
+                                    data={**claim.data, **graybox_data(gb)})
     else:
         if audit.result is None:  # audit_policy gives an exact law or a sampled result
             raise RuntimeError("the policy audit returned neither an exact nor a sampled result")
@@ -440,13 +447,21 @@ def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
             **claim.data, "samples": audit.samples, "rank_samples": audit.rank_samples,
             "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
             "reproducible": audit.reproducible, "neighbour": repr(audit.result.data_prime),
-            "witness": witness}, details=whole_witness(claim.details, witness),
+            "witness": witness, **graybox_data(gb, steered=audit.steered)},
+            details=whole_witness(claim.details, witness),
             seconds=time.perf_counter() - start)
-    return _report(args, code, claim, start, samples_used=audit.samples)
+    return _report(args, code, claim, start, samples_used=audit.samples,
+                   findings=() if gb is None else tuple(
+                       f.as_finding(notion) for f in gb.findings))
+
+
+def graybox_data(gb: Any, *, steered: bool = False) -> dict[str, Any]:
+    """The gray-box stage's summary for a claim's JSON ``data`` (empty when not run)."""
+    return {} if gb is None else {"graybox": gb.summary(steered=steered)}
 
 
 def _report(args: argparse.Namespace, code: Any, claim: ClaimResult, start: float, *,
-            samples_used: int) -> int:
+            samples_used: int, findings: tuple[Any, ...] = ()) -> int:
     report = CheckReport(
         name=args.target, description=f"{code.name}, {code.interface} interface, "
                                       f"{args.notion} DP", paper="user code",
@@ -456,7 +471,7 @@ def _report(args: argparse.Namespace, code: Any, claim: ClaimResult, start: floa
                     "samples_used": samples_used, "search_budget": args.search_budget,
                     "workers": args.workers, "seconds": args.seconds, "seed": args.seed,
                     "contexts": args.contexts},
-        claims=(claim,), seconds=time.perf_counter() - start)
+        claims=(claim,), findings=findings, seconds=time.perf_counter() - start)
     report = gated(deadline_report(report, args.seconds), args)
     text = format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1)
     emit_reports(args, report, command="audit-policy",
@@ -547,7 +562,9 @@ def not_sampled_claim(args: Any, code: Any, audit: PolicyAudit, start: float) ->
     data: dict[str, Any] = {
         "samples": 0, "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
         "reproducible": audit.reproducible, "inconclusive_reason": audit.inconclusive_reason,
-        "not_started": audit.not_started, "detectable_at_power": None}
+        "not_started": audit.not_started, "detectable_at_power": None,
+        **graybox_data(getattr(audit, "graybox", None),
+                       steered=getattr(audit, "steered", False))}
     if audit.advice is not None:
         line = advice_command(args, audit.advice)
         details += (f"in one command: {line}",)
@@ -574,7 +591,8 @@ _REPEATED = (("arms", None), ("horizon", None), ("epsilon", None), ("delta", 0.0
              ("history_method", None), ("ldp_hook", None), ("ldp_sink", None),
              ("config", None), ("contexts", None), ("time_base", None), ("samples", None),
              ("selection_fraction", 0.2), ("search_budget", 16), ("workers", 1),
-             ("seconds", None), ("memory", None), ("alpha", 0.05), ("seed", DEFAULT_SEED))
+             ("seconds", None), ("memory", None), ("alpha", 0.05), ("seed", DEFAULT_SEED),
+             ("no_graybox", False))
 
 
 def advice_command(args: Any, advice: Any) -> str:
@@ -589,9 +607,13 @@ def advice_command(args: Any, advice: Any) -> str:
         value = new.get(name, getattr(args, name, None))
         if value is None or (value == default and name not in new):
             continue
+        flag = f"--{name.replace('_', '-')}"
+        if value is True:  # a switch
+            parts.append(flag)
+            continue
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        parts += [f"--{name.replace('_', '-')}", str(value)]
+        parts += [flag, str(value)]
     for item in getattr(args, "set", []) or []:
         parts += ["--set", item]
     return " ".join(shlex.quote(x) for x in parts)

@@ -1,5 +1,10 @@
 """``python -m dpaudit check NAME [--epsilon E] [--delta D] [--seed S] [--scheduler ADDR]
-[--symbolic-budget SECONDS] [--seconds S] [--json PATH] [--resume]``.
+[--symbolic-budget SECONDS] [--max-runs N] [--max-seconds S] [--seconds S] [--json PATH]
+[--resume]``.
+
+``--max-runs``/``--max-seconds``: while the regret verdict is undecided, the regret experiment
+runs again with fresh seeds in doubling batches up to these caps (:mod:`dpaudit.runtime.batches`;
+its interval is a confidence sequence, valid wherever that stops).
 
 ``--seconds`` is a deadline (:mod:`dpaudit.commands.deadline`): sampled claims stop drawing at
 it and are decided on what they drew, work not started is INCONCLUSIVE "not run: deadline".
@@ -21,6 +26,7 @@ from dataclasses import replace
 from dpaudit.commands.common import (
     ProgressLine,
     add_report_outputs,
+    add_run_caps,
     add_scheduler,
     add_state_options,
     check_state_options,
@@ -29,6 +35,7 @@ from dpaudit.commands.common import (
     gated,
     int_arg,
     resume_can_help,
+    run_caps,
     scheduler_scope,
 )
 from dpaudit.commands.deadline import (
@@ -73,6 +80,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "CDF condition then falls from PROVED to the numeric tiers (the claim "
                         "EXACT), another obligation to UNKNOWN (the claim INCONCLUSIVE); a "
                         "larger budget restores the proof")
+    add_run_caps(p, "the regret experiment's own runs")
     add_report_outputs(p)
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
     add_seconds(p, "sampled claims")
@@ -134,6 +142,7 @@ def _after_kill(args: argparse.Namespace, spec: AuditSpec, exc: limits.DeadlineR
 
 def run(args: argparse.Namespace) -> int:
     check_state_options(args)
+    max_runs, max_seconds = run_caps(args)
     spec = get_audit(args.name)
     state = open_state(args, spec)
     line = ProgressLine(args, f"check {spec.name}")
@@ -150,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
                     bounded, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
                     alpha=args.alpha, quick=args.quick, workers=args.workers,
                     regret=not args.no_regret, progress=line, state=store,
+                    regret_max_runs=max_runs, regret_max_seconds=max_seconds,
                 )
             killed: limits.DeadlineReached | None = None
             try:

@@ -20,6 +20,7 @@ from dpaudit.errors import UsageError, UserCodeError, origin
 from dpaudit.reports.html import to_html
 from dpaudit.reports.junit import to_junit
 from dpaudit.reports.text import to_json
+from dpaudit.runtime.batches import DEFAULT_MAX_RUNS, DEFAULT_MAX_SECONDS
 from dpaudit.runtime.parallel import SCHEDULER_ENV, resolve_scheduler
 from dpaudit.runtime.progress import Bar, enabled_for
 from dpaudit.stats.results import Verdict
@@ -309,6 +310,42 @@ def resume_can_help(exc: BaseException) -> bool:
     if isinstance(exc, InvalidParameterError | UsageError) or not isinstance(exc, Exception):
         return False
     return origin(exc)[0] == "user code"
+
+
+def add_run_caps(p: argparse.ArgumentParser, first: str, *,
+                 max_runs: int | None = DEFAULT_MAX_RUNS,
+                 max_seconds: float | None = DEFAULT_MAX_SECONDS) -> None:
+    """``--max-runs`` and ``--max-seconds``: the caps on running until decided
+    (:mod:`dpaudit.runtime.batches`), worded once for ``simulate``, ``check`` and
+    ``reproduce``; ``first`` names the first batch. ``max_runs=None``: the default cap is
+    stated in ``first``'s terms by the command."""
+    default_runs = ("a multiple of the first batch, see the command" if max_runs is None
+                    else f"{max_runs:g}")
+    default_secs = "none" if max_seconds is None else f"{max_seconds:g}"
+    p.add_argument("--max-runs", metavar="N", type=int_arg, default=max_runs,
+                   help=f"run until decided: while the interval contains the value it is "
+                        f"compared with, add runs in doubling batches after {first}, each with "
+                        f"its own seed, up to N runs in all (default {default_runs}; at most "
+                        "the first batch: no batch is added). With this cap alone the report "
+                        "is the same for any --workers")
+    p.add_argument("--max-seconds", metavar="S", type=float_arg, default=max_seconds,
+                   help="...and add no batch that would end more than S seconds after the "
+                        f"first started, at the rate measured so far (default {default_secs}; "
+                        "inf: no time cap). The interval is a confidence sequence, valid "
+                        "wherever the runs stop, the clock included; but a time cap can change "
+                        "where they stop, hence the numbers")
+
+
+def run_caps(args: argparse.Namespace) -> tuple[int, float | None]:
+    """``(max_runs, max_seconds)`` of :func:`add_run_caps` (``inf`` seconds: ``None``), with a
+    usage error (exit 2) for a cap that is not positive."""
+    max_runs = args.max_runs
+    if max_runs is None or isinstance(max_runs, bool) or max_runs < 1:
+        raise UsageError(f"--max-runs {max_runs!r} must be an integer in [1, inf)")
+    secs = args.max_seconds
+    if secs is not None and not secs > 0:  # NaN fails too
+        raise UsageError(f"--max-seconds {secs!r} must be a number in (0, inf]")
+    return int(max_runs), None if secs is None or secs == float("inf") else float(secs)
 
 
 def add_scheduler(p: argparse.ArgumentParser) -> None:

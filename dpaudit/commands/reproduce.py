@@ -1,4 +1,11 @@
-"""``python -m dpaudit reproduce NAME [--quick] [--horizon T] [--runs R] [--seed S] [--out DIR]``.
+"""``python -m dpaudit reproduce NAME [--quick] [--horizon T] [--runs R] [--seed S] [--out DIR]
+[--max-runs N] [--max-seconds S]``.
+
+Run until decided: ``--runs`` (default: the paper's) is the first batch; while a cell on an
+anytime-valid interval straddles the paper's value, the experiment runs again in doubling
+batches with their own seeds, up to ``--max-runs`` (default: 4x the first batch, no more than
+the 4x confirmation of the rule before) or ``--max-seconds`` (default: none, so a stored output
+does not depend on the machine) (:func:`dpaudit.experiments.run_experiment`).
 
 Re-runs a registered figure reproduction (declared in ``audits/fig_*.py``, found by the
 registry) and writes ``<name>.png``, ``<name>.csv`` and ``<name>.md`` into ``--out`` (default:
@@ -23,16 +30,18 @@ from functools import partial
 from pathlib import Path
 
 from dpaudit.commands.common import (
+    add_run_caps,
     add_state_options,
     check_state_options,
     int_arg,
     output_dir,
     prepare_output,
     resume_can_help,
+    run_caps,
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
-from dpaudit.experiments import run_experiment
+from dpaudit.experiments import RUN_CAP_FACTOR, run_experiment
 from dpaudit.registry import all_experiments, get_experiment
 from dpaudit.runtime import limits
 from dpaudit.runtime.progress import Bar, enabled_for
@@ -52,6 +61,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
     p.add_argument("--out", type=output_dir, default=Path("."),
                    help="output folder (default: current folder; created if missing)")
+    add_run_caps(p, "--runs (counted in --runs: 4x the first batch by default)",
+                 max_runs=None, max_seconds=None)
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in --out")
     add_seconds(p, "cells of the experiment (a figure needs all of them: a run cut by the "
                    "deadline writes no figure and keeps its finished cells for --resume)")
@@ -70,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     experiment = get_experiment(args.name)
     settings = experiment.settings(horizon=args.horizon, runs=args.runs, seed=args.seed,
                                    quick=args.quick)
+    if args.max_runs is None:
+        args.max_runs = RUN_CAP_FACTOR * settings.runs
+    max_runs, max_seconds = run_caps(args)
     reproduce_estimate(experiment.name, settings.horizon, settings.runs,  # exit 2 if too big
                        seconds=args.seconds)
     out = prepare_output(args.out, folder=True)
@@ -80,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
               poll=None if cache is None else (lambda: cache.hits + cache.misses))
     try:
         with limits.deadline_scope(args.seconds) as deadline:
-            paths = run_bounded(partial(run_experiment, experiment, settings, out), deadline)
+            paths = run_bounded(partial(run_experiment, experiment, settings, out,
+                                        max_runs=max_runs, max_seconds=max_seconds),
+                                deadline)
     except limits.DeadlineReached as exc:
         bar.close()
         return _cut(args, cache, exc)

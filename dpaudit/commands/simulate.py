@@ -1,5 +1,14 @@
 """``python -m dpaudit simulate NAME --horizon T --runs R [--epsilon E] [--delta D] [--means M]
-[--seed S] [--workers W] [--scheduler ADDR] [--seconds S] [--json PATH]``.
+[--seed S] [--workers W] [--scheduler ADDR] [--max-runs N] [--max-seconds S] [--seconds S]
+[--json PATH]``.
+
+Run until decided: ``--runs`` is the first batch; while the verdict on the paper's bound is
+undecided, runs are added in doubling batches with their own seeds up to ``--max-runs`` runs
+in all (default 10^4) or ``--max-seconds`` (default 60) (:mod:`dpaudit.runtime.batches`). The
+verdict's interval is the betting confidence sequence of all the runs
+(:mod:`dpaudit.stats.sequential`), valid wherever they stop; the report says how many runs it
+took and why it stopped. With the run cap alone the report does not depend on ``--workers``;
+a time cap reads the clock, so it can change where the runs stop.
 
 ``--seconds`` is a deadline: no chunk of runs starts after it, and the report is on the runs
 of the chunks done (``runs_planned``, ``deadline_hit``). Before any run the memory and time are
@@ -27,6 +36,7 @@ import json
 from functools import partial
 
 from dpaudit.commands.common import (
+    add_run_caps,
     add_scheduler,
     add_state_options,
     check_state_options,
@@ -34,11 +44,13 @@ from dpaudit.commands.common import (
     int_arg,
     output_file,
     resume_can_help,
+    run_caps,
     write_text_output,
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
 from dpaudit.errors import UsageError
 from dpaudit.runtime import limits
+from dpaudit.runtime.batches import describe
 from dpaudit.runtime.state import after_failure, chunk_scope, open_run_state
 from dpaudit.sim.simulation import SimulationReport, simulate_policy, simulation_estimate
 from dpaudit.stats.rng import DEFAULT_SEED
@@ -61,6 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="local worker processes (default: one per core; results do not "
                         "depend on it)")
     add_scheduler(p)
+    add_run_caps(p, "--runs")
     add_seconds(p, "chunks of runs")
     p.add_argument("--json", metavar="PATH", type=output_file, default=None,
                    help="also write the report as JSON (checked before the run; folders are "
@@ -96,6 +109,8 @@ def format_report(r: SimulationReport) -> str:
         lines.append(f"  verdict: {d.verdict.value} at alpha = {d.alpha:.3g} (lower limit "
                      f"{d.lower_limit:.6g} by {d.lower_method}, upper {d.ci_high:.6g}); "
                      f"{d.reason}")
+    if r.batching:
+        lines.append(f"  {describe(r.batching)}")
     lines.append("  mean regret at T = " + ", ".join(
         f"{c}: {v:.4g}" for c, v in zip(r.checkpoints, r.mean_curve, strict=True)))
     where = f"Dask scheduler {r.scheduler}" if r.scheduler else f"{r.workers} worker(s)"
@@ -121,6 +136,7 @@ def open_state(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     check_state_options(args)
+    max_runs, max_seconds = run_caps(args)
     means = _means(args.means)
     limits.check_estimate(  # exit 2 with the estimate, before any run
         simulation_estimate(args.name, horizon=args.horizon, runs=args.runs, means=means,
@@ -133,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
                 report = run_bounded(partial(
                     simulate_policy, args.name, horizon=args.horizon, runs=args.runs,
                     epsilon=args.epsilon, delta=args.delta, means=means, seed=args.seed,
-                    workers=args.workers, scheduler=args.scheduler, deadline=deadline),
+                    workers=args.workers, scheduler=args.scheduler, deadline=deadline,
+                    max_runs=max_runs, max_seconds=max_seconds),
                     deadline)
         except limits.DeadlineReached as exc:
             return _nothing(args, exc)

@@ -98,10 +98,11 @@ class ProbeGenerator(np.random.Generator):
         self.used = 0
         self.calls: list[Call] = []
         self.kinds: list[str] = []
+        self.on_take: Callable[[str, tuple[int, ...]], Any] | None = None
 
     def __getattribute__(self, name: str) -> Any:
         if not name.startswith("_") and name not in ProbeGenerator._ALLOWED and name not in {
-                "used", "calls", "kinds"}:
+                "used", "calls", "kinds", "on_take"}:
             raise ProbeError(f"the report calls rng.{name}, whose law the probe does not read "
                              "(only standard_normal, normal and laplace)")
         return object.__getattribute__(self, name)
@@ -112,6 +113,8 @@ class ProbeGenerator(np.random.Generator):
         self.used += n
         self.calls.append((method, shape))
         self.kinds.extend([LAWS[method]] * n)
+        if self.on_take is not None:
+            self.on_take(method, shape)
         if self.used > MAX_DRAWS:
             raise ProbeError(f"the report makes more than {MAX_DRAWS} draws")
         part = self._script[start:self.used]

@@ -37,8 +37,10 @@ no number on it is typed by hand. It is the referee's report (`python -m dpaudit
 --referee`) for the statements that figure reproductions test: the paper's words, how the
 paper states them (a sufficient guarantee, a necessary condition, or figure narration), the
 status the rule decides from the stored evidence (`dpaudit.stats.rule`: intervals valid for
-the data, alpha shared across the cells, and a decision only when a confirmation at 4x the runs
-with a fresh seed agrees), the measured lines, the command that reproduces them and a comment.
+the data, alpha shared across the cells; a cell that keeps its runs is decided on their betting
+confidence sequence, valid at any stopping time, and any other sampled cell only when a
+confirmation at 4x the runs with a fresh seed agrees), the measured lines, the command that
+reproduces them and a comment.
 Privacy theorems checked by `check` are in the ledger itself: `python -m dpaudit claims`.
 """
 

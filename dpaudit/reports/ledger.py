@@ -178,7 +178,7 @@ class Runner:
             out = exp.run(settings)
             ev = getattr(out, "evidence", None)
             confirm = None
-            if ev is not None and getattr(ev, "sampled", False):
+            if ev is not None and getattr(ev, "needs_confirmation", False):
                 confirm = exp.run(settings.confirmation())
             self._experiments[name] = experiment_outcome(out, confirm)
         return self._experiments[name]

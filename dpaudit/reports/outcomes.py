@@ -24,8 +24,9 @@ TestOutcome = tuple[str, str, dict[str, Any]]
 def experiment_outcome(out: Any, confirm: Any = None) -> TestOutcome:
     """Status, detail and numbers of an experiment's output: its evidence decided by
     :func:`~dpaudit.stats.evidence.decide_experiment` under the rule, with ``confirm`` (the
-    same experiment at 4x the runs with a fresh seed) as its confirmation; a sampled
-    comparison without one decides nothing. No evidence: ``run``."""
+    same experiment at 4x the runs with a fresh seed) as the confirmation of its cells on
+    fixed-run intervals (without one they decide nothing; cells on anytime-valid intervals
+    need none). No evidence: ``run``."""
     narration = getattr(out, "verdict", "") or ""
     ev = getattr(out, "evidence", None)
     if not isinstance(ev, ExperimentEvidence):

@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+from dpaudit.runtime.batches import describe
 from dpaudit.runtime.limits import HARD_KILL_GRACE
 from dpaudit.schema import envelope
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, RegretResult
@@ -105,6 +106,8 @@ def _regret_lines(r: RegretResult) -> list[str]:
         f"  {r.bound_name}: {_num(r.bound, 6)}",
         f"  verdict: {regret_verdict_text(r)}",
     ]
+    if r.batching:
+        lines.append(f"  {describe(r.batching)}")
     lines += [f"  {d}" for d in r.details]
     return lines
 

@@ -13,8 +13,9 @@ decides again at the regret experiment's share of the check's alpha).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from dpaudit.stats.intervals import student_t_interval
 from dpaudit.stats.results import RegretResult
 from dpaudit.stats.rule import tail_of
 
-__all__ = ["Moments", "max_regret_per_run", "summarise_regret"]
+__all__ = ["Moments", "max_regret_per_run", "merge_regret", "summarise_regret"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,43 @@ def summarise_regret(
         bound_name=bound_name, within_bound=within, checkpoints=tuple(int(c) for c in checkpoints),
         mean_curve=mean_curve, details=tuple(details), std=std,
         max_per_run=None if means is None else max_regret_per_run(means, horizon),
-        tail_share=tail[0], largest=tail[1],
+        tail_share=tail[0], largest=tail[1], values=regrets.copy(), looks=(runs,),
     )
     return decided_regret(result, alpha=1.0 - confidence)
+
+
+def merge_regret(batches: Sequence[RegretResult], *, confidence: float | None = None,
+                 batching: Mapping[str, Any] | None = None) -> RegretResult:
+    """One :class:`RegretResult` of the runs of ``batches`` (independent runs of the same
+    experiment with their own seeds, each keeping its runs' ``values``), in batch order: the
+    runs concatenated (so the betting confidence sequence sees them in the order drawn, looked
+    at the end of each batch), the mean curve weighted by runs, the first batch's instance,
+    bound and details. ``batching``: how the batches were run (the report's section). The
+    decision is made again at ``1 - confidence`` (default: the first batch's)."""
+    first = batches[0]
+    if len(batches) == 1 and batching is None:
+        return first
+    for b in batches:
+        if b.values is None or len(b.values) != b.runs:
+            raise ValueError("a batch of regret runs did not keep its runs' values")
+        if b.horizon != first.horizon or b.checkpoints != first.checkpoints:
+            raise ValueError("batches of one regret experiment differ in horizon or checkpoints")
+    values = np.concatenate([np.asarray(b.values, dtype=float) for b in batches])
+    looks = tuple(int(v) for v in np.cumsum([b.runs for b in batches]))
+    conf = first.confidence if confidence is None else confidence
+    runs = int(values.size)
+    mean = float(values.mean())
+    std = Moments.of(values).std if runs > 1 else 0.0
+    iv = student_t_interval(mean=mean, std=std, runs=runs, alpha=1.0 - conf)
+    half = 0.0 if not math.isfinite(iv.high) else iv.high - mean
+    curve = tuple(float(v) for v in np.sum(
+        [np.asarray(b.mean_curve, dtype=float) * b.runs for b in batches], axis=0) / runs) \
+        if first.mean_curve else ()
+    tail = tail_of(values)
+    merged = replace(first, runs=runs, mean=mean, ci_low=mean - half, ci_high=mean + half,
+                     confidence=conf, std=std, mean_curve=curve,
+                     within_bound=None if first.bound is None else bool(mean <= first.bound),
+                     tail_share=tail[0], largest=tail[1], values=values, looks=looks,
+                     batching=None if batching is None else dict(batching), decision=None,
+                     seconds=sum(b.seconds for b in batches))
+    return decided_regret(merged, alpha=1.0 - conf)

@@ -20,13 +20,14 @@ import inspect
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from dpaudit.runtime.batches import STOP_DECIDED, STOP_TIME_CAP, BatchPlan, run_batches
 from dpaudit.runtime.limits import FAST_PULLS_PER_SECOND, DeadlineReached, Estimate
 from dpaudit.runtime.parallel import (
     chunk_runs,
@@ -39,7 +40,7 @@ from dpaudit.sim.bandits import BernoulliRewards, PolicyEntry
 from dpaudit.sim.policies import get_policy
 from dpaudit.sim.regret import Moments, max_regret_per_run
 from dpaudit.stats.evidence import RegretEvidence, decide_regret
-from dpaudit.stats.results import RegretDecision
+from dpaudit.stats.results import RegretDecision, Verdict
 from dpaudit.stats.rng import DEFAULT_SEED
 from dpaudit.validation import (
     InvalidParameterError,
@@ -122,6 +123,8 @@ class _Chunk:
     regret: Moments
     curve_sum: np.ndarray
     counts_sum: np.ndarray
+    #: the chunk's runs' regrets, in run order (the betting confidence sequence needs them)
+    values: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -158,17 +161,28 @@ class SimulationReport:
     #: the runs asked for (``runs`` is fewer when the deadline cut the chunks: ``deadline_hit``)
     runs_planned: int | None = None
     deadline_hit: bool = False
+    #: the run counts at which the verdict's interval was looked at (the ends of the batches)
+    looks: tuple[int, ...] = ()
+    #: how the runs were gathered (:func:`dpaudit.runtime.batches.Batched.to_dict`: first
+    #: batch, batches, runs, why adding stopped, the caps); ``None``: one batch, no caps
+    batching: Mapping[str, Any] | None = None
+    #: every run's regret in the order drawn (not in the JSON: the interval is made from it)
+    values: Any = field(default=None, compare=False, repr=False)
 
     @property
     def decision(self) -> RegretDecision:
         """The regret verdict, decided by :func:`dpaudit.stats.evidence.decide_regret` at
-        ``1 - confidence`` (``within_bound`` is only the point comparison ``mean <= bound``)."""
+        ``1 - confidence`` on the betting confidence sequence of the runs, looked at the end
+        of each batch (``within_bound`` is only the point comparison ``mean <= bound``)."""
         ev = RegretEvidence(self.mean, self.std, self.runs, self.bound,
-                            max_regret_per_run(self.means, self.horizon))
+                            max_regret_per_run(self.means, self.horizon), values=self.values,
+                            looks=self.looks)
         return decide_regret(ev, alpha=1.0 - self.confidence)
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "values"}
+        out["looks"] = list(self.looks)
+        out["batching"] = None if self.batching is None else dict(self.batching)
         out["parameters"] = dict(self.parameters)
         d = self.decision
         out.update(verdict=d.verdict.value, verdict_alpha=d.alpha,
@@ -236,14 +250,16 @@ def _run_chunk(name: str, overrides: Mapping[str, Any], means: tuple[float, ...]
     res = policy.simulate(BernoulliRewards(means), horizon, size, rng=rng,
                           checkpoints=checkpoints)
     return _Chunk(Moments.of(res.regret), res.curve.sum(axis=0),
-                  res.counts.sum(axis=0).astype(np.int64))
+                  res.counts.sum(axis=0).astype(np.int64),
+                  np.asarray(res.regret, dtype=float).copy())
 
 
 def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None = None,
                     delta: float | None = None, means: Sequence[float] | None = None,
                     seed: int = DEFAULT_SEED, workers: int | None = 1,
                     scheduler: object = None, confidence: float = 0.95,
-                    deadline: float | None = None) -> SimulationReport:
+                    deadline: float | None = None, max_runs: int | None = None,
+                    max_seconds: float | None = None) -> SimulationReport:
     """Simulate ``runs`` runs of the registered policy ``name`` for ``horizon`` steps.
 
     ``means`` defaults to the policy's paper instance; the report has the mean pseudo-regret
@@ -254,12 +270,21 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     local pool's unfinished chunks are dropped; the report is then on the runs of the chunks
     done (a prefix fixed by the clock alone, so still independent runs; ``deadline_hit``,
     ``runs_planned``), and :class:`~dpaudit.runtime.limits.DeadlineReached` when none finished.
+
+    ``max_runs`` (``simulate --max-runs``; ``None``: the ``runs`` alone): while the verdict
+    on the bound is undecided, more runs are added in doubling batches with their own seeds
+    (:mod:`dpaudit.runtime.batches`; batch 0 is ``runs`` runs at ``seed``, the single run of
+    before), up to ``max_runs`` in all or ``max_seconds``; the verdict's interval is the
+    betting confidence sequence of all runs, looked at the end of each batch, valid wherever
+    that stops.
     """
     entry = get_policy(name)
     runs = check_int("runs", runs, low=1)
     seed = check_int("seed", seed, low=0)
     confidence = check_real("confidence", confidence, low=0.0, high=1.0, low_open=True,
                             high_open=True)
+    if max_runs is not None:
+        max_runs = check_int("max_runs", max_runs, low=1)
     mu = tuple(float(m) for m in check_means(entry.instance.means if means is None else means))
     instance = entry.instance.name if means is None else "user means"
     horizon = check_int("horizon", horizon, low=len(mu))
@@ -270,38 +295,89 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
     address = resolve_scheduler(scheduler)
     workers = default_workers() if workers is None else check_int("workers", workers, low=1)
     cps = _checkpoints(horizon)
+    bound, bound_name = policy_bound(entry, policy, mu, horizon)
+    scale = max_regret_per_run(mu, horizon)
     start = time.perf_counter()
     notes: list[str] = []
-    size = simulation_chunk(runs, len(mu), horizon)
-    parts = map_chunks(partial(_run_chunk, name, overrides, mu, horizon, cps), runs,
-                       seed=seed, key=f"simulate:{name}", chunk=size,
-                       workers=workers, scheduler=address, placement=notes.append,
-                       deadline=deadline)
+    key = f"simulate:{name}"
+    cut: list[bool] = []
+
+    def batch(index: int, size: int, batch_seed: int) -> list[_Chunk]:
+        chunk = simulation_chunk(size, len(mu), horizon)
+        parts = map_chunks(partial(_run_chunk, name, overrides, mu, horizon, cps), size,
+                           seed=batch_seed, key=key, chunk=chunk, workers=workers,
+                           scheduler=address, placement=notes.append, deadline=deadline)
+        done = sum(chunk_sizes(size, chunk)[:len(parts)])
+        if done < size:
+            cut.append(index == 0)
+        return parts
+
+    def runs_of(batches: Sequence[list[_Chunk]]) -> np.ndarray:
+        return np.concatenate([p.values for b in batches for p in b if p.values is not None])
+
+    def decided(batches: Sequence[list[_Chunk]], looks: tuple[int, ...]) -> bool | None:
+        if bound is None:
+            return None
+        if cut:  # the deadline cut a batch: add no other
+            return True
+        v = runs_of(batches)
+        looks = _looks(batches)
+        ev = RegretEvidence(float(v.mean()), Moments.of(v).std if v.size > 1 else 0.0,
+                            int(v.size), bound, scale, values=v, looks=looks)
+        return decide_regret(ev, alpha=1.0 - confidence).verdict is not Verdict.INCONCLUSIVE
+
+    plan = None if max_runs is None else BatchPlan(runs, max(max_runs, runs), max_seconds)
+    if plan is None:
+        batches: Sequence[list[_Chunk]] = [batch(0, runs, seed)]
+        stopped = None
+    else:
+        done = run_batches(batch, plan=plan, seed=seed, key=key, decided=decided)
+        batches, stopped = done.results, done
     seconds = time.perf_counter() - start
-    planned = runs
-    runs = sum(chunk_sizes(runs, size)[:len(parts)])
-    if runs == 0:
+    parts = [p for b in batches for p in b]
+    looks = _looks(batches)
+    total_runs = looks[-1] if looks else 0
+    if total_runs == 0:
         raise DeadlineReached(0.0, seconds, "simulation (no chunk of runs finished)")
     total = Moments(0, 0.0, 0.0)
     for part in parts:
         total = total.merge(part.regret)
-    curve = np.sum([p.curve_sum for p in parts], axis=0) / runs
-    pulls = np.sum([p.counts_sum for p in parts], axis=0) / runs
-    half = (float(stats.t.ppf(0.5 + confidence / 2, runs - 1) * total.std / math.sqrt(runs))
-            if runs > 1 else 0.0)
-    bound, bound_name = policy_bound(entry, policy, mu, horizon)
+    curve = np.sum([p.curve_sum for p in parts], axis=0) / total_runs
+    pulls = np.sum([p.counts_sum for p in parts], axis=0) / total_runs
+    half = (float(stats.t.ppf(0.5 + confidence / 2, total_runs - 1) * total.std
+                  / math.sqrt(total_runs)) if total_runs > 1 else 0.0)
     params = {k: getattr(policy, k) for k in ("epsilon", "delta") if hasattr(policy, k)}
+    batching = None
+    if stopped is not None:
+        sizes = [int(n) for n in np.diff((0, *looks))]
+        batching = {**stopped.to_dict(), "batch_runs": sizes, "runs": total_runs,
+                    "batches": len(sizes)}
+        if cut and stopped.stopped == STOP_DECIDED and bound is not None:
+            batching["stopped"] = STOP_TIME_CAP  # the deadline, not the interval, stopped it
+    first_runs = looks[0]
     return SimulationReport(
         policy=name, paper=entry.paper, instance=instance, means=mu, horizon=horizon,
-        runs=runs, parameters=params, seed=seed, mean=total.mean, ci_low=total.mean - half,
-        ci_high=total.mean + half, confidence=confidence, std=total.std,
-        bound=None if bound is None else float(bound), bound_name=bound_name,
+        runs=total_runs, parameters=params, seed=seed, mean=total.mean,
+        ci_low=total.mean - half, ci_high=total.mean + half, confidence=confidence,
+        std=total.std, bound=None if bound is None else float(bound), bound_name=bound_name,
         within_bound=None if bound is None else bool(total.mean <= bound),
         checkpoints=cps, mean_curve=tuple(float(v) for v in curve),
         mean_pulls=tuple(float(v) for v in pulls), chunks=len(parts), seconds=seconds,
-        pulls_per_second=runs * horizon / max(seconds, 1e-9),
+        pulls_per_second=total_runs * horizon / max(seconds, 1e-9),
         workers=None if address is not None else workers,
         scheduler=None if address is None else str(address),
         no_bound_reason=None if bound is not None else entry.no_bound_reason,
         placement=notes[0] if notes else None,
-        runs_planned=planned, deadline_hit=runs < planned)
+        runs_planned=runs, deadline_hit=first_runs < runs, looks=looks, batching=batching,
+        values=runs_of(batches))
+
+
+def _looks(batches: Sequence[list[_Chunk]]) -> tuple[int, ...]:
+    """The running totals of runs at the end of each batch (of the chunks that finished)."""
+    out: list[int] = []
+    total = 0
+    for b in batches:
+        total += sum(p.regret.n for p in b)
+        if not out or total > out[-1]:
+            out.append(total)
+    return tuple(out)

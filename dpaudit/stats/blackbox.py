@@ -43,6 +43,7 @@ __all__ = [
     "mechanism_label",
     "mechanism_notion",
     "mechanism_pairs",
+    "pair_text",
     "same_input",
     "to_claim_result",
 ]
@@ -96,7 +97,7 @@ class BlackBoxResult:
         return self.claim.details
 
 
-def _pair_text(data: object, data_prime: object) -> str:
+def pair_text(data: object, data_prime: object) -> str:
     """``D = .., D' = ..``; for equal-shape arrays, where they differ."""
     a: np.ndarray | None
     b: np.ndarray | None
@@ -217,7 +218,7 @@ def mechanism_pairs(mech: Mechanism, pairs: Sequence[tuple[Any, Any]]) -> list[S
     """Each ``(data, data_prime)`` as a pair of samplers of ``mech.sample``."""
     def sampler(data: Any) -> Callable[[int, np.random.Generator], np.ndarray]:
         return lambda n, rng: mech.sample(data, n, rng)
-    return [SamplerPair(_pair_text(d, dp), sampler(d), sampler(dp), d, dp) for d, dp in pairs]
+    return [SamplerPair(pair_text(d, dp), sampler(d), sampler(dp), d, dp) for d, dp in pairs]
 
 
 def audit_mechanism(

@@ -44,6 +44,7 @@ from scipy import stats
 from dpaudit.interfaces import ClaimContext, ClaimDescription
 from dpaudit.stats.events import cp_lower, cp_upper
 from dpaudit.stats.intervals import (
+    MeanInterval,
     student_t_interval,
 )
 from dpaudit.stats.profile import (
@@ -66,6 +67,7 @@ from dpaudit.stats.rule import (
     BOUNDED,
     RunSummary,
     bounded_interval,
+    merge_summaries,
     ratio_bounds,
     runs_to_settle_bounded,
     stable_outcome,
@@ -76,6 +78,11 @@ from dpaudit.stats.sampled_bounds import (
     detectable_epsilon_at_power,
     epsilon_from_counts,
     reach_of_exact,
+)
+from dpaudit.stats.sequential import (
+    BETTING,
+    betting_interval,
+    runs_to_settle_sequential,
 )
 from dpaudit.validation import check_alpha, check_int
 
@@ -98,6 +105,8 @@ __all__ = [
     "epsilon_from_counts",
     "float_error_floor",
     "regret_evidence",
+    "regret_interval",
+    "regret_runs_to_settle",
     "split_alpha",
 ]
 
@@ -195,14 +204,21 @@ class RegretEvidence:
     """Pseudo-regret over ``runs`` independent runs: its ``mean`` and sample ``std``
     (``ddof=1``), the theorem's ``bound`` (``None``: no numeric bound) and ``max_per_run``, a
     number no run can exceed (``T * max gap``; ``None``: not known). With ``max_per_run`` the
-    lower limit that can make a verdict ``VIOLATED`` is distribution-free (empirical
-    Bernstein); without it, it is the Student-t limit, which assumes a near-normal mean."""
+    interval that decides is distribution-free; without it, only the Student-t interval
+    exists, which assumes a near-normal mean and decides nothing.
+
+    ``values``: the runs' regrets in the order they were drawn (``None``: only the moments are
+    known, e.g. a report stored before the runs were kept); with them the interval is the
+    betting confidence sequence (:mod:`dpaudit.stats.sequential`), valid however many times it
+    was looked at, at the run counts ``looks`` (the ends of the batches; empty: the end)."""
 
     mean: float
     std: float
     runs: int
     bound: float | None
     max_per_run: float | None = None
+    values: Any = field(default=None, compare=False, repr=False)
+    looks: tuple[int, ...] = ()
 
 
 def split_alpha(alpha: float, evidences: Sequence[Any], *, regret: bool = False) -> float:
@@ -213,15 +229,47 @@ def split_alpha(alpha: float, evidences: Sequence[Any], *, regret: bool = False)
 
 
 def regret_evidence(result: RegretResult) -> RegretEvidence:
-    """The evidence a :class:`~dpaudit.stats.results.RegretResult` carries. A result without
-    ``std`` (written before it existed) has its spread recovered from its Student-t interval."""
+    """The evidence a :class:`~dpaudit.stats.results.RegretResult` carries (its runs, in order,
+    when it kept them). A result without ``std`` (written before it existed) has its spread
+    recovered from its Student-t interval."""
     std = result.std
     if std is None:
         half = (result.ci_high - result.ci_low) / 2.0
         q = float(stats.t.ppf(0.5 + result.confidence / 2.0, max(result.runs - 1, 1)))
         std = half * math.sqrt(result.runs) / q if result.runs > 1 else 0.0
     return RegretEvidence(float(result.mean), float(std), int(result.runs), result.bound,
-                          result.max_per_run)
+                          result.max_per_run, values=result.values, looks=result.looks)
+
+
+def regret_interval(ev: RegretEvidence, *, alpha: float) -> MeanInterval | None:
+    """The interval that decides a regret bound at ``alpha`` (two-sided): the betting
+    confidence sequence of the runs (:func:`~dpaudit.stats.sequential.betting_interval`, valid
+    at any stopping time) when ``ev`` keeps them, else Hoeffding with empirical Bernstein
+    (:func:`~dpaudit.stats.rule.bounded_interval`, valid for one look at a run count fixed in
+    advance), both on ``[0, max_per_run]``; ``None`` without ``max_per_run``."""
+    scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
+    if scale is None:
+        return None
+    if ev.values is not None and len(ev.values) == ev.runs:
+        return betting_interval(ev.values, low=0.0, high=scale, alpha=alpha,
+                                looks=ev.looks or None)
+    mean = min(max(ev.mean, 0.0), scale)
+    return bounded_interval(mean=mean, std=ev.std, runs=ev.runs, low=0.0, high=scale,
+                            alpha=alpha)
+
+
+def regret_runs_to_settle(ev: RegretEvidence, *, alpha: float) -> int | None:
+    """Runs at which the deciding interval of :func:`regret_interval` would settle the bound
+    at the observed mean and spread (``None``: no bound or range, or no count would)."""
+    scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
+    if scale is None or ev.bound is None:
+        return None
+    mean = min(max(ev.mean, 0.0), scale)
+    if ev.values is not None and len(ev.values) == ev.runs:
+        return runs_to_settle_sequential(mean=mean / scale, std=ev.std / scale,
+                                         value=float(ev.bound) / scale, alpha=alpha)
+    summary = RunSummary(ev.runs, mean, ev.std, mean, mean, 0.0, 0.0, scale)
+    return runs_to_settle_bounded(summary, float(ev.bound), alpha=alpha)
 
 
 def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
@@ -229,8 +277,10 @@ def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
     rule of :mod:`dpaudit.stats.rule`.
 
     With ``max_per_run`` (no run's regret exceeds ``T * max gap``) the interval is
-    distribution-free (Hoeffding with empirical Bernstein on ``[0, max_per_run]``, two-sided at
-    ``alpha``): ``VIOLATED`` when its lower limit is above the bound, ``CONSISTENT`` when its
+    distribution-free on ``[0, max_per_run]``, two-sided at ``alpha``
+    (:func:`regret_interval`: the betting confidence sequence of the runs when they are kept,
+    valid whatever rule stopped them; else Hoeffding with empirical Bernstein at a fixed run
+    count): ``VIOLATED`` when its lower limit is above the bound, ``CONSISTENT`` when its
     upper limit is below it, ``INCONCLUSIVE`` otherwise, with the runs at which the observed
     spread would settle it. The two wrong verdicts exclude each other, so the verdict is
     wrong with probability at most ``alpha`` for every law of the runs on that range.
@@ -239,19 +289,16 @@ def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
     """
     check_alpha(alpha)
     t = student_t_interval(mean=ev.mean, std=ev.std, runs=ev.runs, alpha=alpha)
-    scale = ev.max_per_run if ev.max_per_run is not None and ev.max_per_run > 0 else None
     if ev.bound is None:
         return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, t.low, "student-t",
                               None, "no numeric bound to compare with")
     bound = float(ev.bound)
-    if scale is None:
+    iv = regret_interval(ev, alpha=alpha)
+    if iv is None:
         return RegretDecision(Verdict.INCONCLUSIVE, alpha, t.low, t.high, t.low, "student-t",
                               None, "no distribution-free interval: the instance's range of "
                               "one run's regret (T * max gap) is not known, and a Student-t "
                               "interval is not valid for heavy-tailed regret")
-    mean = min(max(ev.mean, 0.0), scale)
-    iv = bounded_interval(mean=mean, std=ev.std, runs=ev.runs, low=0.0, high=scale,
-                          alpha=alpha)
     method = iv.method
     if iv.low > bound:
         return RegretDecision(Verdict.VIOLATED, alpha, iv.low, iv.high, iv.low, method, None,
@@ -261,8 +308,7 @@ def decide_regret(ev: RegretEvidence, *, alpha: float) -> RegretDecision:
         return RegretDecision(Verdict.CONSISTENT, alpha, iv.low, iv.high, iv.low, method, None,
                               f"upper {1 - alpha / 2:.4g} limit {iv.high:.6g} ({method}) is "
                               f"below the bound {bound:.6g}")
-    summary = RunSummary(ev.runs, mean, ev.std, mean, mean, 0.0, 0.0, scale)
-    need = runs_to_settle_bounded(summary, bound, alpha=alpha)
+    need = regret_runs_to_settle(ev, alpha=alpha)
     where = ("no number of runs would settle it at this spread" if need is None
              else f"about {need} runs would settle it at the observed spread")
     return RegretDecision(Verdict.INCONCLUSIVE, alpha, iv.low, iv.high, iv.low, method, need,
@@ -524,6 +570,35 @@ class Measurement:
             return self.summary.largest
         return None if self.ratio_of is None else self.ratio_of[0].largest
 
+    @property
+    def anytime(self) -> bool:
+        """The cell's interval is anytime-valid (a betting confidence sequence of kept runs,
+        or the ratio of two): it may be looked at after every batch, and needs no
+        confirmation run."""
+        if self.runs == 0:
+            return False
+        if self.summary is not None:
+            return self.summary.anytime
+        return self.ratio_of is not None and all(s.anytime for s in self.ratio_of)
+
+    def merged(self, later: Sequence[Measurement]) -> Measurement:
+        """This cell with the runs of ``later`` batches of it (same label, fresh seeds)
+        appended in order; only an :attr:`anytime` cell merges (the others are decided on
+        their first batch, so it is returned unchanged)."""
+        if not self.anytime or not later or not all(m.anytime for m in later):
+            return self
+        if self.summary is not None:
+            sm = merge_summaries([self.summary, *(m.summary for m in later
+                                                  if m.summary is not None)])
+            return replace(self, measured=sm.mean, runs=sm.runs, std=sm.std, summary=sm)
+        assert self.ratio_of is not None
+        a = merge_summaries([self.ratio_of[0], *(m.ratio_of[0] for m in later
+                                                 if m.ratio_of is not None)])
+        b = merge_summaries([self.ratio_of[1], *(m.ratio_of[1] for m in later
+                                                 if m.ratio_of is not None)])
+        ratio = a.mean / b.mean if b.mean > 0 else math.inf
+        return replace(self, measured=ratio, runs=min(a.runs, b.runs), ratio_of=(a, b))
+
 
 @dataclass(frozen=True)
 class ExperimentEvidence:
@@ -534,8 +609,27 @@ class ExperimentEvidence:
 
     @property
     def sampled(self) -> bool:
-        """Some compared cell rests on sampled runs (so the rule asks for a confirmation)."""
+        """Some compared cell rests on sampled runs."""
         return any(m.paper_value is not None and m.runs > 0 for m in self.measurements)
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """Some compared sampled cell is decided on an interval valid only at a run count
+        fixed in advance (Clopper-Pearson counts, an interval the experiment gives, a bounded
+        cell whose runs were not kept): the rule then asks for a confirmation run at 4x the
+        runs. Anytime-valid cells (:attr:`Measurement.anytime`) do not."""
+        return any(m.paper_value is not None and m.runs > 0 and not m.anytime
+                   for m in self.measurements)
+
+    def merged(self, later: Sequence[ExperimentEvidence]) -> ExperimentEvidence:
+        """The evidence with each anytime-valid cell's runs from ``later`` batches appended
+        (cells matched by label; see :meth:`Measurement.merged`)."""
+        by_label: dict[str, list[Measurement]] = {}
+        for ev in later:
+            for m in ev.measurements:
+                by_label.setdefault(m.label, []).append(m)
+        return replace(self, measurements=tuple(m.merged(by_label.get(m.label, []))
+                                                for m in self.measurements))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form (:meth:`from_dict` reads it back exactly)."""
@@ -625,10 +719,11 @@ def _interval(m: Measurement, alpha: float) -> tuple[float, float, float | None,
     if m.ratio_of is not None:
         num, den = (s.interval(alpha / 2.0) for s in m.ratio_of)
         lo, hi = ratio_bounds(num, den)
-        return lo, hi, alpha, f"ratio of {BOUNDED}", True
+        kinds = sorted({num.method, den.method})
+        return lo, hi, alpha, f"ratio of {' and '.join(kinds)}", True
     if m.summary is not None:
         iv = m.summary.interval(alpha)
-        return iv.low, iv.high, alpha, BOUNDED, True
+        return iv.low, iv.high, alpha, iv.method, True
     if m.ci_low is not None and m.ci_high is not None:
         a = None if m.ci_confidence is None else 1.0 - m.ci_confidence
         method = m.ci_method or "given, method not stated"
@@ -694,11 +789,15 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     the side the paper's statement excludes, on the ``right side`` when entirely on the side
     it allows, else it ``straddles`` (as does every cell without a valid interval).
 
-    ``confirm``: the same experiment re-run with a fresh seed at 4x the runs (cells matched by
-    label). A sampled cell keeps its side only when the confirmation gives the same side
-    (:func:`~dpaudit.stats.rule.stable_outcome`); ``confirm_required``: without a
-    confirmation no sampled cell is decided (the ledger and ``reproduce`` ask for it; a caller
-    looking at one run alone may not).
+    A cell that keeps its runs (:attr:`Measurement.anytime`) is decided on the betting
+    confidence sequence, looked at the end of each batch of runs: valid at any stopping
+    time, so its side stands as it is. Any other sampled cell (Clopper-Pearson counts, an
+    interval the experiment gives, a bounded cell whose runs were not kept) is decided on an
+    interval valid for one look at a run count fixed in advance, and keeps its side only when
+    ``confirm`` (the same experiment re-run with a fresh seed at 4x the runs, cells matched by
+    label) gives the same side (:func:`~dpaudit.stats.rule.stable_outcome`);
+    ``confirm_required``: without a confirmation no such cell is decided (the ledger and
+    ``reproduce`` ask for it; a caller looking at one run alone may not).
 
     Status: ``not reproduced`` (some cell on the wrong side), ``reproduced`` (every compared
     cell on the right side), ``INCONCLUSIVE`` (neither, with the runs that would settle it),
@@ -716,16 +815,18 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     tail = max(tails) if tails else None
     sampled = [c for c in first if c.outcome in ("right side", "wrong side", "straddles")
                and c.measurement.runs > 0]
+    fixed_n = [c for c in sampled if not c.measurement.anytime]
+    anytime = [c for c in sampled if c.measurement.anytime]
     confirm_runs = None
     stable: bool | None = None
     cells = first
-    asked = confirm is not None or (confirm_required and bool(sampled))
+    asked = confirm is not None or (confirm_required and bool(fixed_n))
     if asked:
         by_label = {} if confirm is None else {m.label: m for m in confirm.measurements}
         merged = []
         for c in first:
             if c.outcome not in ("right side", "wrong side", "straddles") \
-                    or c.measurement.runs == 0:
+                    or c.measurement.runs == 0 or c.measurement.anytime:
                 merged.append(c)
                 continue
             other = by_label.get(c.measurement.label)
@@ -736,12 +837,14 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
                 need = _settle(other if other is not None else c.measurement, share)
             merged.append(replace(c, outcome=outcome, stable=ok, runs_to_settle=need))
         cells = tuple(merged)
-        if confirm is not None:
+        if confirm is not None and fixed_n:
             confirm_runs = max((m.runs for m in confirm.measurements), default=None)
-            status_first = _status(first)[0]
-            status_confirm = _status(tuple(_cell(m, share) for m in confirm.measurements))[0]
+            labels = {c.measurement.label for c in fixed_n}
+            status_first = _status(fixed_n)[0]
+            status_confirm = _status(tuple(_cell(m, share) for m in confirm.measurements
+                                           if m.label in labels))[0]
             stable = status_first == status_confirm
-        else:
+        elif fixed_n:
             stable = False
     cells = tuple(replace(c, runs_to_settle=_settle(c.measurement, share))
                   if c.outcome == "straddles" and c.runs_to_settle is None and c.valid
@@ -761,8 +864,8 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     status, live, n_wrong, n_right = _status(cells)
     wrong = [c for c in live if c.outcome == "wrong side"]
     key = wrong[0] if wrong else min(live, key=_margin)
-    if status != "INCONCLUSIVE" and not sampled:
-        stable = None  # exact cells only: nothing to confirm
+    if status != "INCONCLUSIVE" and not fixed_n:
+        stable = None  # exact or anytime-valid cells only: nothing to confirm
     undecided = [c for c in live if c.outcome == "straddles"]
     needs = [c.runs_to_settle for c in undecided]
     settle = None if not needs or any(n is None for n in needs) else max(
@@ -775,12 +878,17 @@ def decide_experiment(ev: ExperimentEvidence, *, alpha: float = 0.05,
     if invalid:
         reason += (f"; {invalid} cell(s) without a valid interval (Student-t or unstated "
                    "method: declare the range of one run)")
-    if confirm is not None:
-        reason += (f"; confirmation at {confirm_runs} runs (fresh seed): "
+    if anytime:
+        reason += (f"; {len(anytime)} cell(s) on anytime-valid intervals (betting confidence "
+                   "sequence): no confirmation needed")
+    if confirm is not None and fixed_n:
+        reason += (f"; confirmation at {confirm_runs} runs (fresh seed) of the "
+                   f"{len(fixed_n)} cell(s) on fixed-run intervals: "
                    + ("same status" if stable else "status changed, so undecided cells stay "
                       "undecided"))
-    elif asked:
-        reason += "; no confirmation run at 4x the runs: sampled cells are not decided"
+    elif asked and fixed_n:
+        reason += ("; no confirmation run at 4x the runs: sampled cells on fixed-run "
+                   "intervals are not decided")
     if status == "INCONCLUSIVE" and settle is not None:
         reason += f"; about {settle} runs would settle it at the observed spread"
     return ExperimentDecision(status, alpha, cells, key, reason, stable=stable,

@@ -36,7 +36,7 @@ __all__ = [
     "student_t_interval",
 ]
 
-IntervalMethod = Literal["student-t", "empirical-bernstein", "hoeffding-bernstein"]
+IntervalMethod = Literal["student-t", "empirical-bernstein", "hoeffding-bernstein", "betting-cs"]
 
 # the largest number of runs :func:`runs_to_settle` reports (beyond it: None, "not practical")
 _MAX_RUNS = 10**12

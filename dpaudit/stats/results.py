@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,6 +305,15 @@ class RegretResult:
     #: share of runs above 10x the median run, and the largest run (the tail beside the mean)
     tail_share: float | None = None
     largest: float | None = None
+    #: the runs' regrets in the order they were drawn (kept for the betting confidence
+    #: sequence, :mod:`dpaudit.stats.sequential`; not written to the JSON report)
+    values: Any = field(default=None, compare=False, repr=False)
+    #: the run counts at which the runs were looked at (the ends of the batches)
+    looks: tuple[int, ...] = ()
+    #: how the runs were gathered (:mod:`dpaudit.runtime.batches`): the first batch's runs,
+    #: the batches, why adding them stopped (``"decided"``, ``"run cap"``, ``"time cap"``,
+    #: ``"single batch"``: nothing to decide) and the caps; ``None``: made in one piece
+    batching: Mapping[str, Any] | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -340,6 +350,8 @@ class RegretResult:
             "tail_share": _json_number(self.tail_share),
             "largest": _json_number(self.largest),
             "seconds": round(self.seconds, 3),
+            "looks": list(self.looks),
+            "batching": None if self.batching is None else _jsonable(dict(self.batching)),
         }
 
 

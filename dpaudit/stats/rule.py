@@ -17,35 +17,51 @@ every law on it, at every number of runs:
 * :func:`tail_of`: the tail reported beside every mean (the share of runs above 10x the median
   and the largest run), so a reader sees when a mean rests on a few runs.
 
-A cell of an experiment is *decided* (its interval entirely on one side of the paper's value)
-only when the decision is unchanged on a confirmation run with a fresh seed at
-:data:`CONFIRM_FACTOR` times the runs (:func:`stable_outcome`); otherwise it stays
-undecided with the run count at which the confirmation's spread would settle it. The
-decision reported is the first run's, and it is wrong only if the first run's interval
-failed to cover, so the confirmation costs no share of alpha: it only withholds decisions.
+Anytime-valid intervals. A cell that keeps its runs (:attr:`RunSummary.anytime`: up to
+:data:`KEEP_RUNS` of them, in the order drawn) is decided on the betting confidence sequence of
+Waudby-Smith & Ramdas 2023 (:mod:`dpaudit.stats.sequential`), which covers at every number of
+runs at once. So runs may be added in batches and the interval looked at after each
+(:mod:`dpaudit.runtime.batches`: until it decides, or a cap on runs or seconds stops it); the
+interval where they stop is valid, whatever the stopping rule (the clock included). Such a cell
+needs no confirmation: a decision on it is already valid at its share of alpha. Regret checks
+inside ``check`` and ``simulate``'s verdict are decided the same way, on their runs.
+
+Fixed-run intervals. Any other sampled cell (Clopper-Pearson counts, an interval the experiment
+gives with its method, a bounded cell whose runs were not kept: :func:`bounded_interval`) is
+valid for one look at a run count fixed in advance. It is decided on the first batch alone and
+keeps its side only when the decision is unchanged on a confirmation run with a fresh seed at
+:data:`CONFIRM_FACTOR` times the runs (:func:`stable_outcome`); otherwise it stays undecided
+with the run count at which the confirmation's spread would settle it. The decision reported is
+the first run's, and it is wrong only if the first run's interval failed to cover, so the
+confirmation costs no share of alpha: it only withholds decisions. Looking at such an interval
+after every batch would not keep its level, which is why it is not re-decided on more batches.
 
 The rule is applied by :func:`dpaudit.stats.evidence.decide_experiment` and
-:func:`dpaudit.stats.evidence.decide_experiment_stably` (the ledger and ``reproduce``).
+:func:`dpaudit.stats.evidence.decide_regret`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpaudit.stats.intervals import MeanInterval, bernstein_interval
+from dpaudit.stats.sequential import betting_interval, runs_to_settle_sequential
 from dpaudit.validation import InvalidParameterError, check_alpha
 
 __all__ = [
     "CONFIRM_FACTOR",
+    "KEEP_RUNS",
     "TAIL_MULTIPLE",
     "RunSummary",
     "bounded_interval",
     "hoeffding_half_width",
+    "merge_summaries",
     "ratio_bounds",
     "runs_to_settle_bounded",
     "stable_outcome",
@@ -59,6 +75,10 @@ CONFIRM_FACTOR = 4
 TAIL_MULTIPLE = 10.0
 #: the method name of :func:`bounded_interval`
 BOUNDED: Literal["hoeffding-bernstein"] = "hoeffding-bernstein"
+#: a cell keeps the values of up to this many runs (for the betting confidence sequence); a
+#: larger one keeps only its moments, so its stored evidence stays small, and is decided on
+#: :func:`bounded_interval` with the confirmation run
+KEEP_RUNS = 10_000
 _MAX_RUNS = 10**12
 
 
@@ -80,16 +100,44 @@ class RunSummary:
     tail_share: float
     low: float
     high: float
+    #: the runs' values in the order drawn (``None``: not kept, e.g. more than
+    #: :data:`KEEP_RUNS` runs, or stored before they were kept) and the run counts at which
+    #: the cell was looked at (the ends of the batches; empty: the end)
+    values: tuple[float, ...] | None = None
+    looks: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.values is not None and not isinstance(self.values, tuple):
+            object.__setattr__(self, "values", tuple(float(v) for v in self.values))
+        if not isinstance(self.looks, tuple):
+            object.__setattr__(self, "looks", tuple(int(k) for k in self.looks))
+
+    @property
+    def anytime(self) -> bool:
+        """The interval is the betting confidence sequence of the kept runs: valid at any
+        stopping time, so it needs no confirmation run."""
+        return self.values is not None and len(self.values) == self.runs
 
     def interval(self, alpha: float) -> MeanInterval:
-        """The valid interval of the mean at level ``1 - alpha`` (:func:`bounded_interval`)."""
+        """The valid interval of the mean at level ``1 - alpha``: the betting confidence
+        sequence of the runs when they are kept (:func:`~dpaudit.stats.sequential.
+        betting_interval`, at the looks), else :func:`bounded_interval` (one look at a run
+        count fixed in advance)."""
+        if self.anytime:
+            return betting_interval(np.asarray(self.values, dtype=float), low=self.low,
+                                    high=self.high, alpha=alpha, looks=self.looks or None)
         return bounded_interval(mean=self.mean, std=self.std, runs=self.runs, low=self.low,
                                 high=self.high, alpha=alpha)
 
-    def to_dict(self) -> dict[str, float | int]:
-        return {"runs": self.runs, "mean": self.mean, "std": self.std, "median": self.median,
-                "largest": self.largest, "tail_share": self.tail_share, "low": self.low,
-                "high": self.high}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "runs": self.runs, "mean": self.mean, "std": self.std, "median": self.median,
+            "largest": self.largest, "tail_share": self.tail_share, "low": self.low,
+            "high": self.high}
+        if self.values is not None:
+            out["values"] = list(self.values)
+            out["looks"] = list(self.looks)
+        return out
 
 
 def _check_range(low: float, high: float) -> None:
@@ -112,10 +160,13 @@ def tail_of(values: ArrayLike) -> tuple[float, float]:
     return float(np.mean(v > cut)), float(v.max())
 
 
-def summarise_runs(values: ArrayLike, *, low: float, high: float) -> RunSummary:
-    """The :class:`RunSummary` of ``values`` (one per run), each checked to lie in
-    ``[low, high]`` (a value outside means the declared range is wrong: an error, since every
-    interval would then be invalid)."""
+def summarise_runs(values: ArrayLike, *, low: float, high: float,
+                   looks: tuple[int, ...] = ()) -> RunSummary:
+    """The :class:`RunSummary` of ``values`` (one per run, in the order drawn), each checked
+    to lie in ``[low, high]`` (a value outside means the declared range is wrong: an error,
+    since every interval would then be invalid). Up to :data:`KEEP_RUNS` runs the values are
+    kept, so the cell is decided on the betting confidence sequence (``looks``: the run
+    counts at which it was looked at)."""
     _check_range(low, high)
     v = np.asarray(values, dtype=float).ravel()
     if v.size == 0:
@@ -130,8 +181,26 @@ def summarise_runs(values: ArrayLike, *, low: float, high: float) -> RunSummary:
             f"range [{low:.6g}, {high:.6g}] of one run")
     share, largest = tail_of(v)
     std = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    kept = tuple(float(x) for x in v) if v.size <= KEEP_RUNS else None
     return RunSummary(int(v.size), float(v.mean()), std, float(np.median(v)), largest, share,
-                      float(low), float(high))
+                      float(low), float(high), kept, tuple(looks) if kept is not None else ())
+
+
+def merge_summaries(parts: Sequence[RunSummary]) -> RunSummary:
+    """One summary of the runs of ``parts`` (batches of the same cell, independent runs with
+    their own seeds), in order, looked at the end of each batch. Every part must keep its
+    values (:attr:`RunSummary.anytime`) and share the range; more than :data:`KEEP_RUNS` runs
+    in all are still kept (the batches chose to look)."""
+    first = parts[0]
+    if not all(p.anytime for p in parts) or any((p.low, p.high) != (first.low, first.high)
+                                                 for p in parts):
+        raise InvalidParameterError("batches of a cell must keep their runs and share a range")
+    v = np.concatenate([np.asarray(p.values, dtype=float) for p in parts])
+    share, largest = tail_of(v)
+    std = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    looks = tuple(int(k) for k in np.cumsum([p.runs for p in parts]))
+    return RunSummary(int(v.size), float(v.mean()), std, float(np.median(v)), largest, share,
+                      first.low, first.high, tuple(float(x) for x in v), looks)
 
 
 def hoeffding_half_width(*, runs: float, width: float, alpha: float) -> float:
@@ -182,6 +251,17 @@ def runs_to_settle_bounded(summary: RunSummary, value: float, *, alpha: float,
     ``None`` when no count up to 10^12 would. An estimate at the observed spread, not a
     promise."""
     check_alpha(alpha)
+    if summary.anytime and (ratio_to is None or ratio_to.anytime):
+        w = summary.high - summary.low
+        mean, std = (summary.mean - summary.low) / w, summary.std / w
+        if ratio_to is None:
+            return runs_to_settle_sequential(mean=mean, std=std, value=(value - summary.low) / w,
+                                             alpha=alpha)
+        wd = ratio_to.high - ratio_to.low
+        if summary.low != 0.0 or ratio_to.low != 0.0:
+            return None  # the projection is for ranges that start at 0 (regret)
+        return runs_to_settle_sequential(mean=mean, std=std, value=value * wd / w, alpha=alpha,
+                                         ratio_to=(ratio_to.mean / wd, ratio_to.std / wd))
 
     def settles(n: int) -> bool:
         if ratio_to is None:

@@ -147,7 +147,8 @@ class RewardEnv:
             raise InvalidParameterError(
                 f"the code pulled arm={arm!r}; it must be an integer in [0, {self.n_arms})")
         self.arms.append(a)
-        return float(self._rows[s][a])
+        r = self._rows[s][a]
+        return r if isinstance(r, float) else float(r)  # a float subclass (a marked reward) kept
 
     sample = get_reward = play = draw = pull
 

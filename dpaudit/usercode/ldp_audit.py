@@ -142,6 +142,8 @@ def _numbers(values: Any) -> list[float]:
             out.append(float(v))
         elif isinstance(v, np.ndarray | list | tuple):
             out += _numbers(np.asarray(v, dtype=float).ravel().tolist())
+        elif hasattr(v, "__float__") and not isinstance(v, str | bytes | complex):
+            out.append(float(v))  # a number of another type (a noisy value the stage tracks)
     return out
 
 

@@ -43,12 +43,20 @@ from typing import Any
 import numpy as np
 
 from dpaudit.sim.rewards import BernoulliRewards, TableRewards
+from dpaudit.usercode.decisions import (
+    Boundary,
+    Runner,
+    decision_boundary,
+    gap_table,
+    steps_before,
+)
 from dpaudit.usercode.wording import usage_error
 from dpaudit.validation import InvalidParameterError, check_int, check_means
 
 __all__ = [
     "HistoryInput",
     "RewardInput",
+    "boundary_pairs",
     "context_pairs",
     "first_pair",
     "global_bases",
@@ -172,6 +180,30 @@ def context_pairs(bases: Sequence[_Base], contexts: np.ndarray, steps: Sequence[
             pairs.append((base, RewardInput(base.source, base.base, contexts=changed,
                                             context_step=s, reason="context")))
     return pairs
+
+
+def boundary_pairs(run: Runner, horizon: int, n_arms: int, *, seed: int
+                   ) -> tuple[list[tuple[RewardInput, RewardInput]], list[Boundary]]:
+    """Pairs at the gaps where the policy's decision turns (:mod:`dpaudit.usercode.decisions`):
+    for the first and the last arm best, the gap tables just above and just below the
+    boundary, each with one step before the decision changed to 0 and to 1 (Azize & Basu
+    2022, Definition 2); and the boundaries found. ``run(table, n, seed)`` runs the code
+    (coupled: the same seed gives the same randomness on every table)."""
+    pairs: list[tuple[RewardInput, RewardInput]] = []
+    found = []
+    for best in sorted({0, n_arms - 1}):
+        b = decision_boundary(run, horizon, n_arms, best=best, seed=seed)
+        if b is None:
+            continue
+        found.append(b)
+        for g in (b.high, b.low):
+            base = _Base(f"gap {g:.6g} table ({horizon}x{n_arms}, arm {best} pays "
+                         f"{(1 + g) / 2:.6g}, others {(1 - g) / 2:.6g})", (0.0, 1.0),
+                         table=gap_table(horizon, n_arms, g, best=best))
+            why = f"before the decision at step {b.step}"
+            pairs += [(base.input(), base.changed(st, v, why))
+                      for st in steps_before(b.actions, b.step, n_arms) for v in (0.0, 1.0)]
+    return pairs, found
 
 
 def first_pair(bases: Sequence[_Base]) -> tuple[RewardInput, RewardInput]:

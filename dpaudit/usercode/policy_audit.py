@@ -33,6 +33,7 @@ that passes anyway says truthfully which stage did not fit.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import random
@@ -49,6 +50,7 @@ from dpaudit.runtime.progress import RunsProgress
 from dpaudit.runtime.stage import set_stage
 from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism, candidate_pairs
 from dpaudit.stats.evidence import ExactEvidence
+from dpaudit.stats.results import Verdict
 from dpaudit.stats.sampled import MAX_TAIL_SAMPLES, TAIL_DRAWS
 from dpaudit.usercode.adapters import (
     PolicyCode,
@@ -61,15 +63,14 @@ from dpaudit.usercode.adapters import (
 from dpaudit.usercode.conventions import numba_seed
 from dpaudit.usercode.decisions import (
     Boundary,
-    decision_boundary,
     depends_on_rewards,
-    gap_table,
-    steps_before,
     suggest_horizon,
 )
+from dpaudit.usercode.graybox import GrayBoxResult, Steer
+from dpaudit.usercode.graybox_targets import STAGE_SECONDS, graybox_policy
 from dpaudit.usercode.ldp_audit import LdpPolicyTarget, exact_release, find_release
 from dpaudit.usercode.neighbour_search import (
-    _Base,
+    boundary_pairs,
     context_pairs,
     first_pair,
     global_bases,
@@ -286,19 +287,8 @@ class GlobalPolicyTarget(_Sampler):
             return []
         if self.rewards != "table":  # fixed tables are not neighbours under Definition 3
             return []
-        pairs = []
-        for best in sorted({0, k - 1}):
-            b = decision_boundary(self._run, t, k, best=best, seed=seed)
-            if b is None:
-                continue
-            self.boundaries.append(b)
-            for g in (b.high, b.low):
-                base = _Base(f"gap {g:.6g} table ({t}x{k}, arm {best} pays {(1 + g) / 2:.6g}, "
-                             f"others {(1 - g) / 2:.6g})", (0.0, 1.0),
-                             table=gap_table(t, k, g, best=best))
-                why = f"before the decision at step {b.step}"
-                pairs += [(base.input(), base.changed(st, v, why))
-                          for st in steps_before(b.actions, b.step, k) for v in (0.0, 1.0)]
+        pairs, found = boundary_pairs(self._run, t, k, seed=seed)
+        self.boundaries += found
         return pairs
 
     def _suggest_factor(self) -> int:
@@ -394,6 +384,39 @@ class GlobalPolicyTarget(_Sampler):
         return out.astype(float)
 
 
+class SteeredTarget:
+    """The sampled audit on the pair the gray-box stage's pointer named
+    (:class:`~dpaudit.usercode.graybox.Steer`): the wrapped target's outputs and, for action
+    sequences, named summaries where the recorded runs first differed (the action at each
+    such step, each arm's pull count) beside the whole sequence's features. The summaries are
+    fixed by the stage, which ran on seeds of its own, before any sample of this audit
+    exists, so choosing among them on the selection sample keeps the bound valid."""
+
+    def __init__(self, target: Any, steer: Steer) -> None:
+        self.target = target
+        self.epsilon, self.delta = target.epsilon, target.delta
+        self.notion = target.notion
+        self.neighbours = list(steer.pairs)
+        self.positions = tuple(p for p in steer.positions if p is not None)
+        if hasattr(target, "n_outcomes"):
+            self.n_outcomes = target.n_outcomes
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> Any:
+        out = self.target.sample(data, size, rng)
+        if self.notion != "global":
+            return out
+        acts = np.asarray(out).astype(np.int64)
+        code = self.target.code
+        summaries: dict[str, np.ndarray] = {
+            "action sequence": ActionFeatures(code.horizon, code.n_arms)(acts),
+            "pulls of each arm": np.stack([(acts == a).sum(axis=1)
+                                           for a in range(code.n_arms)], axis=1)}
+        for p in self.positions:
+            if 0 <= p < acts.shape[1]:
+                summaries[f"action at step {p + 1}"] = acts[:, p]
+        return summaries
+
+
 class PerStepPolicyTarget(_Sampler):
     """Per-step DP (Mishra & Thakurta 2015; Wang & Zhu 2023, Definition 1): the next arm
     after a history that is set on a fresh instance (:func:`dpaudit.usercode.adapters.next_action`).
@@ -447,6 +470,11 @@ class PolicyAudit:
     #: local DP with delta > 0: the claim-sized budget (``TAIL_DRAWS / delta`` draws per side,
     #: at most ``MAX_TAIL_SAMPLES``), of which ``samples`` fit the time (None: not sized)
     claim_samples: int | None = None
+    #: what the gray-box stage found (``None``: not run) and the alpha each sampled audit was
+    #: measured at (the steered audit and the search share ``alpha`` when both run)
+    graybox: GrayBoxResult | None = None
+    steered: bool = False
+    alpha_used: float | None = None
     #: the measured speed of the code (:func:`~dpaudit.usercode.pilot.measure_speed`)
     speed: RunSpeed | None = None
     #: what the neighbour search took (seconds, runs); ``None``: not run
@@ -481,6 +509,9 @@ class PolicyAudit:
                 f"{max(4, self.pairs // 2)} or fewer --samples shortens it)")
 
     def details(self) -> tuple[str, ...]:
+        return self._details() + (() if self.graybox is None else self.graybox.details())
+
+    def _details(self) -> tuple[str, ...]:
         if self.exact is not None:
             return (f"local DP: the reports of {self.release}; the release law is a known "
                     "family, so the divergence is computed, not sampled",)
@@ -521,6 +552,11 @@ class PolicyAudit:
             advice = self.horizon_advice()
             if advice is not None:
                 lines.append(advice)
+        if self.steered:
+            lines.append(f"steered by the gray-box stage: the sampled audit measured the pair "
+                         f"its pointer named, at alpha {self.alpha_used:.3g}"
+                         + ("" if self.result is None or self.result.verdict.value == "VIOLATED"
+                            else " (the neighbour search ran at the other half of alpha)"))
         if not self.reproducible:
             lines.append("the code is not reproducible under the seeds dpaudit sets (it draws "
                          "from a generator seeded elsewhere): runs are independent, so the "
@@ -541,6 +577,11 @@ def _plan(samples: int, pairs: int, rate: float, seconds: float | None, pilot: i
     return samples, rank(samples)
 
 
+#: samples per side of the steered audit (the gray-box stage's pair): a leak the stage saw on
+#: its recorded runs is usually a difference of probability one, which 2000 draws per side
+#: bound above epsilon 6 at alpha / 2; a subtler one is left to the search at full size
+STEERED_SAMPLES = 2000
+
 #: local DP with delta > 0 and no ``--samples``: the seconds the claim-sized budget may take
 #: when no ``--seconds`` is given (the per-claim target of the sampled audits)
 LDP_CLAIM_SECONDS = 60.0
@@ -557,7 +598,9 @@ def _not_sampled(code: PolicyCode, target: Any, notion: str, reason: str, why: s
                  samples: int, pairs: int, rate: float, start: float, reproducible: bool,
                  seconds_given: float | None, searched: tuple[float, int],
                  speed: RunSpeed | None, search_budget: int, workers: int, startup: float,
-                 claim_samples: int | None, rewards: str, contexts: bool) -> PolicyAudit:
+                 claim_samples: int | None, rewards: str, contexts: bool,
+                 graybox: GrayBoxResult | None = None, steered: bool = False,
+                 alpha_used: float | None = None) -> PolicyAudit:
     """The :class:`PolicyAudit` of an audit stopped after its neighbour search (``why``:
     ``"search"``, no candidate moved any action; ``"time"``, no sample fits), with the
     advice at a suggested horizon sized from the measured speed."""
@@ -582,7 +625,8 @@ def _not_sampled(code: PolicyCode, target: Any, notion: str, reason: str, why: s
                        release=getattr(getattr(target, "rel", None), "where", None),
                        horizon=code.horizon, seconds_given=seconds_given,
                        claim_samples=claim_samples, speed=speed, search_seconds=searched[0],
-                       search_runs=searched[1], not_started=why, advice=advice)
+                       search_runs=searched[1], not_started=why, advice=advice,
+                       graybox=graybox, steered=steered, alpha_used=alpha_used)
 
 
 def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
@@ -593,7 +637,9 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  stream: TextIO | None = None, selection_fraction: float = 0.2,
                  ldp_hook: str | None = None, ldp_sink: str | None = None,
                  contexts: np.ndarray | None = None,
-                 claim_sized: bool = False, speed: RunSpeed | None = None) -> PolicyAudit:
+                 claim_sized: bool = False, graybox: bool = True,
+                 graybox_seconds: float | None = None,
+                 speed: RunSpeed | None = None) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
     ``samples`` per side for the audited pair (the auditor's selection + measurement);
@@ -609,6 +655,13 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     with probability ``>= 1 - alpha``. ``speed``: the code's measured speed
     (:func:`~dpaudit.usercode.pilot.measure_speed`): it caps the longer horizons tried when
     the actions do not depend on the rewards, and sizes the advice then given.
+
+    ``graybox`` runs the gray-box stage first (:func:`~dpaudit.usercode.graybox_targets.
+    graybox_policy`, at most ``graybox_seconds``, default :data:`~dpaudit.usercode.
+    graybox_targets.STAGE_SECONDS` or a quarter of ``seconds``): its findings go into the
+    report, and when it names a pair (a pointer) the sampled audit first measures that pair
+    at ``alpha / 2``; if that is not VIOLATED the neighbour search runs at the other
+    ``alpha / 2`` (Bonferroni: the verdict is wrong with probability at most ``alpha``).
     """
     eps, dlt = check_epsilon_delta(epsilon, delta, allow_zero_epsilon=True)
     notion = check_choice("notion", notion, NOTIONS)
@@ -620,6 +673,17 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         seconds = check_real("seconds", seconds, low=0.0, low_open=True)
     start = time.perf_counter()
     before = command_elapsed()  # the command's own start-up (0 outside the CLI)
+    stage_seconds = graybox_seconds if graybox_seconds is not None else (
+        STAGE_SECONDS if seconds is None else min(STAGE_SECONDS, 0.25 * seconds))
+    gb: GrayBoxResult | None = None
+    rel = None
+    if notion == "ldp":
+        rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
+    if graybox:
+        gb = graybox_policy(code, epsilon=eps, delta=dlt, notion=notion, rewards=rewards,
+                            means=means, contexts=contexts, history_method=history_method,
+                            release=rel, per_step_pairs=per_step_pairs(code.n_arms)
+                            if notion == "per-step" else (), seconds=stage_seconds)
     bar = Progress(1, stream=stream, enabled=progress)
     if notion == "global":
         target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
@@ -637,13 +701,14 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         pilot = (target.pilot_runs * len(target.bases) + decision
                  + 2 * target.screen_runs * (target.screen * search_budget + 1))
     elif notion == "ldp":
-        rel = find_release(code, hook=ldp_hook, sink=ldp_sink)
+        assert rel is not None
         exact = exact_release(rel, epsilon=eps, delta=dlt)
         if exact is not None:
             return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
                                requested_samples=samples, pairs=1, runs=30,
                                seconds=time.perf_counter() - start, runs_per_second=0.0,
-                               reproducible=True, exact=exact, release=rel.where)
+                               reproducible=True, exact=exact, release=rel.where,
+                               graybox=gb)
         target = LdpPolicyTarget(rel, _Sampler(code, epsilon=eps, delta=dlt, workers=workers,
                                                chunk=200, progress=bar))
         probe, reproducible, pilot = 0.0, True, 0
@@ -654,6 +719,7 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         reproducible = True
         pilot = 0
     key = f"audit-policy:{notion}"
+    searched: tuple[float, int] = (0.0, 0)
     try:
         set_stage("timed probe of the code (20 runs)")
         t0 = time.perf_counter()
@@ -665,51 +731,76 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         claim_samples = min(math.ceil(TAIL_DRAWS / dlt), MAX_TAIL_SAMPLES) if sized else None
         if claim_samples is not None:
             samples = max(samples, claim_samples)
-        bar.total = sampling_runs(samples, pairs) + pilot + n_timed  # until the plan
-        # the neighbour search, once: its pairs go to the sampled audit as they are
-        set_stage("neighbour search")
-        bar.stage("neighbour search")
-        s0, runs0 = time.perf_counter(), target.runs
-        found = candidate_pairs(target, AuditBudget(search_budget=search_budget), seed, key)
-        searched = (time.perf_counter() - s0, target.runs - runs0)
-        stop = getattr(target, "inconclusive_reason", None)
-        why = None if stop is None else "search"
-        if stop is None and seconds is not None:  # plan what fits, with a margin
-            plan_rate = rate  # the search's own speed too, when it ran long enough to tell
-            if searched[1] >= 100:
-                plan_rate = min(rate, searched[1] / max(searched[0], 1e-9))
-            left = seconds - (time.perf_counter() - start)
-            used, rank = _plan(samples, pairs, plan_rate, _usable(left), 0)
-            if sampling_runs(used, pairs) / plan_rate > _usable(left):
-                smallest = sampling_runs(200, pairs)
-                why, stop = "time", (
-                    f"the sampled audit did not start: the neighbour search took "
-                    f"{searched[0]:.1f} s, and the smallest sample (200 per side, {smallest} "
-                    f"runs) needs about {math.ceil(smallest / plan_rate)} s at the measured "
-                    f"speed of {plan_rate:,.0f} runs/s: more than the {max(left, 0.0):.1f} s "
-                    f"left of --seconds {seconds:g} allow (planned with a margin: "
-                    f"{PLAN_SHARE:.0%} of them, less {PLAN_RESERVE:g} s)")
-        elif stop is None:
-            used, rank = _plan(samples, pairs, rate, LDP_CLAIM_SECONDS if claim_samples
-                               is not None else None, pilot)
-        if stop is not None:  # nothing a measurement could find, or no time to find it
-            return _not_sampled(
-                code, target, notion, stop, str(why), samples=samples, pairs=len(found),
-                rate=rate, start=start, reproducible=reproducible, seconds_given=seconds,
-                searched=searched, speed=speed, search_budget=search_budget,
-                workers=workers, startup=before, claim_samples=claim_samples,
-                rewards=rewards, contexts=contexts is not None)
-        bar.total = target.runs + sampling_runs(used, pairs)
-        what = (f"sampling ({sampling_runs(used, pairs)} runs planned after the neighbour "
-                f"search, which finished in {searched[0]:.1f} s: ranking the candidate pairs, "
-                "choosing the event and measuring it)")
-        set_stage(what)
-        bar.stage("sampling")
+            used, rank = _plan(samples, pairs, rate,
+                               LDP_CLAIM_SECONDS if seconds is None else seconds, pilot)
+        else:
+            used, rank = _plan(samples, pairs, rate, seconds, pilot)
+        bar.total = 2 * (used + (pairs > 1) * pairs * rank) + pilot + n_timed
         budget = AuditBudget(samples=used, tail_draws=TAIL_DRAWS if sized else None,
                              max_tail_samples=max(used, 200), rank_samples=rank,
-                             search_budget=0, selection_fraction=selection_fraction)
-        result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=alpha, budget=budget,
-                                 seed=seed, key=key, neighbours=found)
+                             search_budget=search_budget,
+                             selection_fraction=selection_fraction)
+        steer = None if gb is None or notion == "ldp" else gb.steer
+        level, result = alpha, None
+        if steer is not None:  # the stage's pair first, at half of alpha
+            set_stage("sampling the pairs the gray-box stage points at")
+            level = alpha / 2
+            few = min(used, STEERED_SAMPLES)
+            n_pairs = len(steer.pairs)
+            few_rank = max(100, few // (2 * n_pairs))  # ranking the stage's pairs: cheap
+            bar.total += 2 * (few + (n_pairs > 1) * n_pairs * few_rank)
+            steered = audit_mechanism(
+                SteeredTarget(target, steer), epsilon=eps, delta=dlt, alpha=level,
+                budget=dataclasses.replace(budget, samples=few, search_budget=0,
+                                           rank_samples=few_rank,
+                                           max_tail_samples=max(few, 200)), seed=seed,
+                key=f"audit-policy:{notion}:steered")
+            if steered.verdict is Verdict.VIOLATED:
+                result = steered
+        if result is None:
+            # the neighbour search, once: its pairs go to the sampled audit as they are
+            set_stage("neighbour search")
+            bar.stage("neighbour search")
+            s0, runs0 = time.perf_counter(), target.runs
+            found = candidate_pairs(target, budget, seed, key)
+            searched = (time.perf_counter() - s0, target.runs - runs0)
+            # no candidate moved any action: nothing a measurement could find (unless the
+            # gray-box stage's pair was measured already; its verdict then needs this one)
+            stop = None if steer is not None else getattr(target, "inconclusive_reason", None)
+            why = None if stop is None else "search"
+            if stop is None and seconds is not None:  # plan again, with a margin
+                plan_rate = rate  # the search's own speed too, when it ran long enough
+                if searched[1] >= 100:
+                    plan_rate = min(rate, searched[1] / max(searched[0], 1e-9))
+                left = seconds - (time.perf_counter() - start)
+                used, rank = _plan(samples, pairs, plan_rate, _usable(left), 0)
+                if sampling_runs(used, pairs) / plan_rate > _usable(left):
+                    smallest = sampling_runs(200, pairs)
+                    why, stop = "time", (
+                        f"the sampled audit did not start: the neighbour search took "
+                        f"{searched[0]:.1f} s, and the smallest sample (200 per side, "
+                        f"{smallest} runs) needs about {math.ceil(smallest / plan_rate)} s at "
+                        f"the measured speed of {plan_rate:,.0f} runs/s: more than the "
+                        f"{max(left, 0.0):.1f} s left of --seconds {seconds:g} allow (planned "
+                        f"with a margin: {PLAN_SHARE:.0%} of them, less {PLAN_RESERVE:g} s)")
+                budget = dataclasses.replace(budget, samples=used, rank_samples=rank,
+                                             max_tail_samples=max(used, 200))
+            if stop is not None:  # nothing a measurement could find, or no time to find it
+                return _not_sampled(
+                    code, target, notion, stop, str(why), samples=samples, pairs=len(found),
+                    rate=rate, start=start, reproducible=reproducible, seconds_given=seconds,
+                    searched=searched, speed=speed, search_budget=search_budget,
+                    workers=workers, startup=before, claim_samples=claim_samples,
+                    rewards=rewards, contexts=contexts is not None, graybox=gb,
+                    steered=steer is not None, alpha_used=level)
+            bar.total = target.runs + sampling_runs(used, pairs)
+            set_stage(f"sampling ({sampling_runs(used, pairs)} runs planned after the "
+                      f"neighbour search, which finished in {searched[0]:.1f} s: ranking "
+                      "the candidate pairs, choosing the event and measuring it)")
+            bar.stage("sampling")
+            result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=level,
+                                     budget=dataclasses.replace(budget, search_budget=0),
+                                     seed=seed, key=key, neighbours=found)
     finally:
         bar.close()
         target.close()
@@ -724,5 +815,6 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                        decision_step=getattr(target, "decision_step", None),
                        release=getattr(getattr(target, "rel", None), "where", None),
                        horizon=code.horizon, seconds_given=seconds,
-                       claim_samples=claim_samples, speed=speed,
-                       search_seconds=searched[0], search_runs=searched[1])
+                       claim_samples=claim_samples, graybox=gb, steered=steer is not None,
+                       alpha_used=level, speed=speed, search_seconds=searched[0],
+                       search_runs=searched[1])
