@@ -609,11 +609,16 @@ def _not_sampled(code: PolicyCode, target: Any, notion: str, reason: str, why: s
     advice = None
     found = re.search(r"try T >= (\d+)", reason)
     if found is not None and speed is not None:
-        advice = advise(int(found.group(1)), n_arms=code.n_arms, samples=samples,
+        longer = int(found.group(1))
+        # the gray-box stage runs again at the longer horizon: its runs as much longer, up to
+        # its own cap
+        stage = 0.0 if graybox is None else min(
+            STAGE_SECONDS, graybox.seconds * longer / max(code.horizon, 1))
+        advice = advise(longer, n_arms=code.n_arms, samples=samples,
                         search_budget=search_budget, workers=workers,
-                        run_seconds=speed.run_seconds(int(found.group(1))),
+                        run_seconds=speed.run_seconds(longer),
                         seconds_given=seconds_given, rewards=rewards, contexts=contexts,
-                        startup=max(startup, 2.0) + speed.pilot_seconds)
+                        startup=max(startup, 2.0) + speed.pilot_seconds + stage)
     influence = getattr(target, "influence", None)
     return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
                        requested_samples=samples, pairs=pairs, runs=target.runs,
