@@ -208,7 +208,9 @@ def _main(argv: Sequence[str] | None) -> int:
         print("dpaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except _USAGE_ERRORS as exc:
-        msg = exc.args[0] if exc.args else str(exc)
+        # a usage error worded for the Python API also carries its command-line wording
+        # (dpaudit.usercode.wording): the flags the user typed, not the keywords
+        msg = getattr(exc, "cli_message", None) or (exc.args[0] if exc.args else str(exc))
         print(f"dpaudit: error: {msg}", file=sys.stderr)
         if debug:
             traceback.print_exception(exc, file=sys.stderr)

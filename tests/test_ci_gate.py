@@ -273,3 +273,37 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
         project["tool"]["mypy"]["files"])
     assert any(dep.startswith("mypy") for dep in project["project"]["optional-dependencies"]
                ["test"])
+
+
+def test_audit_policy_prints_plain_progress_lines_when_stderr_is_not_a_terminal(
+        tmp_path, monkeypatch, capsys) -> None:
+    """Without a terminal (a CI log, nohup) audit-policy writes one plain line of its counts
+    every few seconds (here every 0.05 s), no control characters; none under --json -."""
+    from dpaudit.runtime import progress
+
+    (tmp_path / "greedy_policy_for_lines.py").write_text(textwrap.dedent("""
+        import numpy as np
+        class NoisyGreedy:
+            def __init__(self, n_arms):
+                self.s, self.n = np.zeros(n_arms), np.ones(n_arms)
+            def select(self):
+                return int(np.argmax(self.s / self.n + np.random.laplace(0, 1, len(self.s))))
+            def update(self, arm, reward):
+                self.s[arm] += reward
+                self.n[arm] += 1
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(progress, "PLAIN_EVERY", 0.05)
+    argv = ["audit-policy", "greedy_policy_for_lines:NoisyGreedy", "--arms", "2", "--horizon",
+            "8", "--epsilon", "1", "--samples", "400", "--search-budget", "2", "--no-state"]
+    assert main(argv) in (0, 1)
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("audit-policy: ")]
+    assert len(lines) >= 2, err
+    assert "\r" not in err and "\x1b" not in err
+    assert all(" runs [" in line and "run/s" in line for line in lines)
+    assert any("neighbour search" in line or "sampling" in line for line in lines)
+    assert main([*argv, "--json", "-"]) in (0, 1)
+    captured = capsys.readouterr()
+    assert "audit-policy: " not in captured.err
+    json.loads(captured.out)

@@ -369,8 +369,9 @@ def test_local_dp_sinks_by_dotted_path_and_two_argument_hooks():
     from dpaudit.usercode.ldp_audit import exact_release, find_release
 
     code = adapt(DottedSink, n_arms=2, horizon=4, epsilon=0.5)
-    with pytest.raises(InvalidParameterError, match="--ldp-hook or --ldp-sink"):
-        find_release(code)
+    with pytest.raises(InvalidParameterError, match="ldp_hook='NAME' or ldp_sink='NAME'") as info:
+        find_release(code)  # the Python API's keywords; the command line's flags beside them
+    assert "--ldp-hook NAME or --ldp-sink NAME" in info.value.cli_message
     rel = find_release(code, sink="server.receive")
     ev = exact_release(rel, epsilon=0.5, delta=0.0)
     assert ev.data["scales"] == [2.0] and ev.delta_at_epsilon - ev.error <= 0

@@ -177,3 +177,102 @@ def test_the_horizon_advice_says_what_it_costs_against_the_seconds_given():
     advice = audit.horizon_advice()  # 4000 runs x 32 longer at 2000 runs/s = 64 s
     assert "about 64 s" in advice and "does not fit" in advice and "--seconds 106" in advice
     assert advice in audit.details()
+
+
+# -- a reward function passed the arm's mean (--reward-fn) -----------------------------------
+TWINS = [("mean_reward:run_etc_mean_scale", "mean_reward:run_etc",
+          ("--reward-fn", f"{G}.mean_reward:bernoulli")),
+         ("env_params:EnvMeanScaleETC", "env_params:EnvETC", ())]
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("broken,correct,extra", TWINS)
+def test_a_reward_function_of_the_mean_and_an_environment_of_settings(tmp_path, broken,
+                                                                      correct, extra):
+    # before: bernoulli(means[a], rng) had its mean (0.5) taken for the arm, every pull was
+    # recorded as arm 0 and the audit ended INCONCLUSIVE with exit 0; EnvETC's env.epsilon
+    # was an AttributeError "in user code" (exit 3). The broken twins' sums get noise m = 8
+    # times too small (true epsilon 8): 1000 samples put the bound above 4 (800 of 800
+    # measured draws against 0); the correct twins come out VIOLATED with probability at
+    # most alpha = 0.05 (the seed is fixed). The route is what is tested: the gray-box stage
+    # (which would split alpha with a steered measurement) is left out
+    def audit(target: str) -> tuple[int, dict]:
+        out = tmp_path / "report.json"
+        code = main(["audit-policy", f"{G}.{target}", "--arms", "2", "--horizon", "24",
+                     "--epsilon", "1", "--samples", "1000", "--search-budget", "4", "--seed",
+                     "3", "--no-state", "--no-graybox", "--json", str(out), *extra])
+        return code, json.loads(out.read_text())["claims"][0]
+
+    code, claim = audit(broken)
+    assert code == 1 and claim["verdict"] == "VIOLATED" and claim["epsilon_lower_bound"] > 4
+    code, claim = audit(correct)
+    assert code == 0 and claim["verdict"] == "CONSISTENT"
+
+
+def test_the_mean_a_reward_function_is_passed_names_the_arm():
+    import examples.gallery.mean_reward as mod
+    from dpaudit.usercode.adapters import placeholder_means
+
+    code = adapt(mod.run_etc, n_arms=2, horizon=24, epsilon=1.0,
+                 reward_fn=f"{G}.mean_reward:bernoulli")
+    table = np.zeros((24, 2))
+    table[:, 1] = 1.0  # arm 1 pays 1 every time: after 16 pulls the noise decides rarely
+    actions = play(code, table, np.random.SeedSequence(1))
+    assert list(actions[:16]) == [0, 1] * 8  # not sixteen 0s: the means were not taken as arms
+    assert set(actions[16:]) <= {0, 1} and len(set(actions[16:])) == 1
+    means = placeholder_means(5)
+    assert len(set(means)) == 5 and all(0 < m < 1 and not float(m).is_integer() for m in means)
+    assert all(np.float32(m) == m for m in means)  # exact in float32 too
+
+
+READERS = '''
+import numpy as np
+
+def draw(x, rng=None):
+    return float(np.random.random() < 0.5)
+
+def scaled(means, horizon):  # passes 0.9 * mean: neither an arm nor one of the means
+    return [draw(0.9 * means[t % len(means)]) and t % len(means) for t in range(horizon)]
+
+def lies(means, horizon):  # draws for one arm, returns another
+    k = len(means)
+    for t in range(horizon):
+        draw((t + 1) % k)
+    return np.arange(horizon) % k
+
+def counted(means, horizon):  # draw(arm, n=1): two arm-like integers, the named one is the arm
+    k = len(means)
+    return [draw2(t % k, 1) and t % k for t in range(horizon)]
+
+def draw2(arm, n):
+    return float(np.random.random() < 0.5)
+'''
+
+
+@pytest.fixture
+def readers(tmp_path, monkeypatch):
+    (tmp_path / "glue_readers.py").write_text(READERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    return importlib.import_module("glue_readers")
+
+
+def test_what_a_reward_function_cannot_name_is_refused_never_recorded(readers, capsys):
+    table = np.zeros((12, 3))
+    code = adapt(readers.scaled, n_arms=3, horizon=12, epsilon=1.0,
+                 reward_fn="glue_readers:draw")
+    with pytest.raises(InvalidParameterError, match="neither an arm index in \\[0, 3\\) nor"):
+        play(code, table, np.random.SeedSequence(0))
+    code = adapt(readers.lies, n_arms=3, horizon=12, epsilon=1.0,
+                 reward_fn="glue_readers:draw")
+    with pytest.raises(InvalidParameterError, match="differ from the arms it drew"):
+        play(code, table, np.random.SeedSequence(0))
+    code = adapt(readers.counted, n_arms=3, horizon=12, epsilon=1.0,
+                 reward_fn="glue_readers:draw2")
+    assert list(play(code, table, np.random.SeedSequence(0))) == [0, 1, 2] * 4
+    # on the command line: exit 2 with the flags, not an INCONCLUSIVE exit 0
+    assert main(["audit-policy", "glue_readers:scaled", "--arms", "3", "--horizon", "12",
+                 "--epsilon", "1", "--reward-fn", "glue_readers:draw", "--no-state"]) == 2
+    err = capsys.readouterr().err
+    assert "--feed table" in err and "feed='table'" not in err

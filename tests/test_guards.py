@@ -170,3 +170,52 @@ def test_reproduce_has_a_deadline_and_keeps_its_cells(capsys, tmp_path):
     out = capsys.readouterr().out
     assert code == 0 and "deadline of 0.001 s reached" in out and "no figure written" in out
     assert not list(tmp_path.glob("*.png"))
+
+
+TWENTY_LINES = '''
+import math
+import numpy as np
+
+
+class LaplaceUCB:
+    def __init__(self, n_arms, horizon, epsilon):
+        self.k, self.eps = n_arms, epsilon
+        self.n = [0] * n_arms
+        self.s = [0.0] * n_arms
+        self.t = 0
+
+    def select(self):
+        self.t += 1
+        if self.t <= self.k:
+            return self.t - 1
+        return max(range(self.k), key=lambda a: self.s[a] / self.n[a]
+                   + math.sqrt(2 * math.log(self.t) / self.n[a]))
+
+    def update(self, arm, reward):
+        self.n[arm] += 1
+        self.s[arm] += reward + np.random.laplace(0.0, 1.0 / self.eps)
+'''
+
+
+def test_the_time_of_user_code_is_measured_not_assumed(tmp_path, monkeypatch, capsys):
+    """A 20-line Python class at --horizon 1e5: the argument-only guard (1e8 steps/s) put the
+    audit at about 46 s; the pilot measures a few 1e5 steps/s, i.e. hours, and the audit is
+    refused in seconds with the estimate and what would fit (without --seconds: against the
+    one-hour default ceiling; with one: the search and the smallest sample against it)."""
+    (tmp_path / "twenty_lines_ucb.py").write_text(TWENTY_LINES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["audit-policy", "twenty_lines_ucb:LaplaceUCB", "--arms", "2", "--horizon", "1e5",
+            "--epsilon", "1", "--no-state"]
+    est = limits.Estimate("x", 0, 82_710 * 100_000 / limits.FAST_USER_STEPS_PER_SECOND, "")
+    assert est.seconds < 100  # what the argument-only guard assumed, and accepted
+    t0 = time.perf_counter()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert time.perf_counter() - t0 < 30  # the pilot's few short runs, not the audit
+    speed = float(err.split("the code runs about ")[1].split(" steps/s")[0])
+    assert 1e4 < speed < 1e7, err  # Python, measured
+    assert "refused before the audit" in err and "longer than the 1 h" in err
+    assert "--samples" in err and "fits it" in err and "give --seconds S" in err
+    assert main([*argv, "--seconds", "120"]) == 2
+    err = capsys.readouterr().err
+    assert "left of --seconds 120" in err and "give --seconds" in err

@@ -72,19 +72,19 @@ def test_the_estimate_counts_the_selection_sample_and_the_chunks() -> None:
     assert got == 2 * 4000 * per_run + 2 * 200 * per_run
 
 
-def test_a_deadline_stops_the_work_and_says_what_would_settle_it(slow_policy, tmp_path,
-                                                                 capsys) -> None:
-    """--seconds 2 against a policy of 10 ms a step: INCONCLUSIVE, no bound, exit 0."""
-    out = tmp_path / "r.json"
+def test_an_audit_that_does_not_fit_its_seconds_is_refused_at_the_measured_speed(
+        slow_policy, capsys) -> None:
+    """--seconds 2 against a policy of 10 ms a step: the pilot measures it after the import
+    and the audit is refused (exit 2) with the estimate and the --seconds that would fit,
+    before any of the audit's runs; the argument-only guard (1e8 steps/s) had let it start."""
+    t0 = time.perf_counter()
     code = main(["audit-policy", slow_policy, "--arms", "2", "--horizon", "20", "--epsilon",
-                 "1", "--seconds", "2", "--json", str(out)])
-    assert code == 0
-    claim = json.loads(out.read_text())["claims"][0]
-    assert claim["verdict"] == "INCONCLUSIVE" and claim["epsilon_lower_bound"] is None
-    assert any("--seconds deadline (2 s)" in d for d in claim["details"])
-    assert any("to settle it" in d for d in claim["details"])
-    assert claim["data"]["deadline_seconds"] == 2.0
-    capsys.readouterr()
+                 "1", "--seconds", "2", "--no-state"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "steps/s (pilot:" in err and "refused before the audit" in err
+    assert "neighbour search" in err and "give --seconds" in err
+    assert time.perf_counter() - t0 < 30  # the pilot's few runs, not the audit's
 
 
 def test_run_with_deadline_kills_the_work_at_the_deadline() -> None:

@@ -338,6 +338,41 @@ def test_audit_policy_resumes_at_its_last_chunk(policy, monkeypatch, capsys, dea
         _interrupt_resume(policy + deadline, k, monkeypatch, capsys, drop=TIMING | WORK)
 
 
+def test_a_deadline_during_the_sampling_names_it_and_keeps_what_finished(
+        policy, monkeypatch, capsys):
+    """The machine turns slow once the sampling has started (the stop hook hangs after the
+    measurement's first event count): the deadline passes in the sampling, and the report
+    says so (not "the neighbour search and the pilot did not fit"), gives no bound, sets
+    deadline_hit, and the chunks it finished stay: --resume continues from them to the
+    uninterrupted run's report."""
+    # the smallest sample (never cut by --seconds); the gray-box stage, whose report line
+    # states its own wall-clock time, is not what this test is about
+    small = [*_with(policy, ["--samples", "200"]), "--no-graybox"]
+    names = _chunk_calls(small, monkeypatch)
+    first_count = names.index("_count_chunk") + 1
+    timed = [*small, "--seconds", "6"]
+    ref_code, ref = _run([*timed, "--no-state"], "reference.json")
+    assert ref_code in (0, 1) and ref["claims"][0]["verdict"] != "INCONCLUSIVE"
+    monkeypatch.setenv(state_mod.STOP_ENV, f"{first_count}:hang")
+    capsys.readouterr()
+    code, doc = _run(timed, "cut.json")
+    err = capsys.readouterr().err
+    claim = doc["claims"][0]
+    assert code == 0 and claim["verdict"] == "INCONCLUSIVE"
+    assert claim["epsilon_lower_bound"] is None
+    assert claim["data"]["deadline_stage"].startswith("sampling")
+    assert doc["deadline_hit"] is True and doc["deadline"]["claims_cut"] == ["global-dp"]
+    assert any("during the sampling" in d for d in claim["details"])
+    assert not any("did not fit this deadline" in d for d in claim["details"])
+    assert "--resume continues" in err
+    assert saved_chunks(Path(".dpaudit-state")) == first_count
+    monkeypatch.delenv(state_mod.STOP_ENV)
+    code_r, resumed = _run([*timed, "--resume"], "resumed.json")
+    assert f"{first_count} finished chunk(s) saved)" in capsys.readouterr().err
+    drop = TIMING | WORK
+    assert code_r == ref_code and comparable(resumed, drop) == comparable(ref, drop)
+
+
 def _with(argv: list[str], extra: list[str]) -> list[str]:
     """``argv`` with the option ``extra[0]`` set to ``extra[1]`` (replaced when present)."""
     out = list(argv)

@@ -30,6 +30,7 @@ from dpaudit.commands.common import (
     check_state_options,
     emit_reports,
     float_arg,
+    gated,
     int_arg,
     resume_can_help,
     scheduler_scope,
@@ -320,6 +321,7 @@ def run(args: argparse.Namespace) -> int:
     if stopped is not None and stopped.where == "hard kill" and report.deadline is not None:
         report = replace(report, deadline={**report.deadline, "hard_kill": True,
                                            "killed_after_seconds": round(stopped.elapsed, 3)})
+    report = gated(report, args)
     text = format_text(report).replace("dpaudit check", "dpaudit audit", 1)
     emit_reports(args, report, command="audit",
                  text=text if report.deadline is None else f"{text}\n{deadline_line(report)}")

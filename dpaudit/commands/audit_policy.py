@@ -15,12 +15,19 @@ forked child, so a deadline or Ctrl-C keeps what it finished. The same command w
 ``--resume`` computes only what was not saved; its report is the uninterrupted run's except
 the wall-clock fields and the work counters of this invocation (``runs``, ``runs_per_second``
 and the details line that states them). A run stopped by its deadline keeps its state.
+
+Time. Before the user's module is imported only the arguments are known: memory is checked
+then (:func:`check_policy_audit`). After the import a short pilot times the code
+(:func:`dpaudit.usercode.pilot.measure_speed`) and :func:`check_policy_time` refuses, with the
+estimate at the measured speed, an audit that does not fit ``--seconds`` (its neighbour search
+and the smallest sample) or, without it, the default ceiling (``$DPAUDIT_TIME_LIMIT``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 import time
 import traceback
@@ -33,13 +40,15 @@ from dpaudit.commands.common import (
     check_state_options,
     emit_reports,
     float_arg,
+    gated,
     int_arg,
     resume_can_help,
 )
+from dpaudit.commands.deadline import deadline_line, deadline_report
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.registry import import_user_module
 from dpaudit.reports.text import format_text
-from dpaudit.runtime import limits
+from dpaudit.runtime import limits, stage
 from dpaudit.runtime.state import after_failure, chunk_scope, object_code_files, open_run_state
 from dpaudit.stats.blackbox import to_claim_result
 from dpaudit.stats.results import CheckReport, ClaimResult, Method, Notion, Verdict
@@ -48,6 +57,15 @@ from dpaudit.stats.sampled import AuditBudget
 from dpaudit.usercode.adapters import INTERFACES, adapt, describe_user_error
 from dpaudit.usercode.conventions import load_contexts, parse_settings
 from dpaudit.usercode.ldp_audit import exact_claim
+from dpaudit.usercode.pilot import (
+    PLAN_RESERVE,
+    PLAN_SHARE,
+    RunSpeed,
+    effective_workers,
+    measure_speed,
+    sampling_runs,
+    search_runs,
+)
 from dpaudit.usercode.policy_audit import PolicyAudit, audit_policy
 from dpaudit.validation import InvalidParameterError, check_int
 
@@ -110,9 +128,34 @@ def parse_means(text: str | None, n_arms: int) -> Sequence[float] | None:
 DEFAULT_SAMPLES = 20_000
 
 
+DESCRIPTION = """\
+Audit bandit code dpaudit did not write, as it is: a fresh instance per run, neighbouring
+reward inputs, seeded runs, an automatic neighbour search, and one verdict with the exit
+codes of `audit` (0 not violated, 1 VIOLATED, 2 usage error, 3 an exception in the code).
+
+Shapes (found from method names and signatures; --interface forces one):
+  select-update  a class with select()/update(arm, reward); also get_arm(t)/update(t, arm,
+                 reward), choose/observe, ...; other names: --methods pick,learn
+  step           a class with step(last_reward, last_arm)
+  object-run     a constructor taking env (its pull(arm) serves the rewards) with run()
+  run            a function fn(rewards, horizon) playing a whole run (--feed table|reward-fn|
+                 env), or run(means, horizon, ...) drawing its rewards through a module
+                 function: --reward-fn MODULE:pull
+  --notion ldp   a class with a report(reward) hook (--ldp-hook NAME) or a sink
+The factory gets n_arms, horizon, epsilon, delta by name (and --set KEY=VALUE settings).
+
+Example:
+  python -m dpaudit audit-policy my_pkg.ucb:MyUCB --arms 2 --horizon 32 --epsilon 1
+
+More: docs/audit-policy.md (shapes, neighbour search, randomness, time and advice).
+"""
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit-policy", help="audit third-party bandit code (MODULE:FACTORY) "
-                                            "with an automatic neighbour search")
+                                            "with an automatic neighbour search",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(command="audit_policy")  # the module name, for the CLI's import
     p.add_argument("target", help="MODULE:FACTORY: a class or function building one policy "
                                   "per run, or a whole-run function (--interface run)")
@@ -145,7 +188,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "instance with a revision rule (--means)")
     p.add_argument("--means", default=None, help="instance means, comma-separated "
                                                  "(--rewards instance; default all 0.5)")
-    p.add_argument("--interface", choices=INTERFACES, default="auto")
+    p.add_argument("--interface", choices=INTERFACES, default="auto",
+                   help="the shape of the code (default auto: found from its names and "
+                        "signatures): select-update (select()/update(arm, reward) and their "
+                        "aliases), step (step(last_reward, last_arm)), run (a whole-run "
+                        "function fn(rewards, horizon)), object-run (a constructor taking env "
+                        "and a run() method)")
     p.add_argument("--methods", default=None,
                    help="method names, comma-separated: 'select,update' or 'step'")
     p.add_argument("--feed", choices=("table", "reward-fn", "env"), default="table",
@@ -168,10 +216,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--search-budget", type=int_arg, default=16,
                    help="candidate neighbour pairs from the automatic search (default 16)")
     p.add_argument("--workers", type=int_arg, default=1, help="processes (same report for any)")
-    p.add_argument("--seconds", type=float_arg, default=None,
-                   help="deadline: sample sizes are cut, before sampling, to fit it, and the "
-                        "audit is stopped when it passes (INCONCLUSIVE, saying what would "
-                        "settle it)")
+    p.add_argument("--seconds", metavar="S", type=float_arg, default=None,
+                   help="deadline in wall-clock seconds from the command's start (a finite "
+                        "number above 0): an audit whose neighbour search and smallest sample "
+                        "do not fit it at the code's measured speed is refused (exit 2); "
+                        "otherwise sample sizes are cut, after the search and before "
+                        "sampling, to fit it with a margin, and an audit still running when "
+                        "it passes is stopped (INCONCLUSIVE, naming the stage; its finished "
+                        "chunks kept for --resume)")
     p.add_argument("--memory", type=str, default=None, metavar="SIZE",
                    help="memory budget such as 512M or 4G (default: half the machine's); an "
                         "audit that would need more is refused before it starts (exit 2)")
@@ -270,19 +322,82 @@ def _run_state(args: argparse.Namespace, factory: Any, state: Any, start: float
     try:
         spent = max(time.perf_counter() - start, limits.command_elapsed())  # since the start
         left = None if args.seconds is None else args.seconds - spent
-        audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
-                                         total=args.seconds)
+        with stage.shared() as where:  # the stage the forked audit is in, for the report
+            audit = limits.run_with_deadline(lambda: _audit(args, code, means, state), left,
+                                             total=args.seconds)
     except limits.DeadlineReached as exc:
+        exc = limits.DeadlineReached(exc.seconds, exc.elapsed, exc.where or where())
         return _emit(args, code, policy_deadline_claim(args, code.name, exc), start), True
-    return _emit(args, code, audit, start), False
+    # a sampled audit that did not fit what the search left keeps the search for --resume
+    return _emit(args, code, audit, start), getattr(audit, "not_started", None) == "time"
 
 
 def _audit(args: argparse.Namespace, code: Any, means: Any, state: Any = None) -> Any:
     with chunk_scope(state, piece="audit-policy"):  # in the forked child under --seconds
-        return _audit_policy(args, code, means)
+        speed = _speed(args, code)
+        return _audit_policy(args, code, means, speed)
 
 
-def _audit_policy(args: argparse.Namespace, code: Any, means: Any) -> Any:
+def _speed(args: argparse.Namespace, code: Any) -> RunSpeed | None:
+    """The measured speed of a global-DP audit's runs (``None`` for per-step and local DP,
+    whose samples do not play whole runs), refused with the estimate when the audit does not
+    fit (:func:`check_policy_time`)."""
+    if args.notion != "global" or code.interface == "report":
+        return None
+    stage.set_stage("timing the code (the speed pilot)")
+    contexts = None if args.contexts is None else load_contexts(args.contexts, args.horizon,
+                                                                seed=args.seed)
+    speed = measure_speed(code, contexts=contexts, seed=args.seed)
+    check_policy_time(args, speed)
+    return speed
+
+
+def check_policy_time(args: Any, speed: RunSpeed) -> None:
+    """Refuse (exit 2, with the estimate and what would fit) a global-DP audit that does not
+    fit at the code's measured speed: under ``--seconds``, its neighbour search and the
+    smallest sample (200 per side) with the planning margin; without it, the whole audit
+    within the default ceiling (:func:`~dpaudit.runtime.limits.time_limit`)."""
+    t, k, b = args.horizon, args.arms, args.search_budget
+    w = effective_workers(args.workers)
+    per_run = speed.run_seconds(t) / w
+    search = search_runs(k, b, contexts=args.contexts is not None, rewards=args.rewards) + 2
+    pairs = 1 + b
+    what = (f"audit-policy at T={t}, K={k}: the code runs {speed.text(t)}"
+            + (f", on {w} workers" if w > 1 else ""))
+    fmt = limits.format_seconds
+    if args.seconds is not None:
+        left = args.seconds - limits.command_elapsed()
+        smallest = sampling_runs(200, pairs)
+        need = search * per_run + (smallest * per_run + PLAN_RESERVE) / PLAN_SHARE
+        if need > left:
+            raise InvalidParameterError(
+                f"{what}; its neighbour search ({search} runs) takes about "
+                f"{fmt(search * per_run)} and the smallest sample (200 per side, {smallest} "
+                f"runs) about {fmt(smallest * per_run)}: more than the {fmt(max(left, 0.0))} "
+                f"left of --seconds {args.seconds:g} (planned with a margin); refused before "
+                f"the audit; give --seconds {math.ceil(1.3 * need + limits.command_elapsed())}"
+                " or more, or lower --horizon or --search-budget")
+        return
+    limit = limits.time_limit()
+    total = search + sampling_runs(args.samples, pairs)
+    need = total * per_run
+    if need <= limit:
+        return
+    fits = args.samples
+    while fits > 200 and (search + sampling_runs(fits, pairs)) * per_run > limit:
+        fits = max(200, int(fits * 0.8))
+    lower = (f"--samples {fits} fits it" if (search + sampling_runs(fits, pairs)) * per_run
+             <= limit else "even --samples 200 does not fit it")
+    raise InvalidParameterError(
+        f"{what}; the audit ({total} runs: the neighbour search's {search} and "
+        f"{args.samples} samples per side) would take about {fmt(need)}: longer than the "
+        f"{fmt(limit)} a command without --seconds may take (${limits.TIME_LIMIT_ENV}); "
+        f"refused before the audit; {lower}, or give --seconds S (the samples are then cut to "
+        "what fits it), or lower --horizon or --search-budget")
+
+
+def _audit_policy(args: argparse.Namespace, code: Any, means: Any,
+                  speed: RunSpeed | None = None) -> Any:
     return audit_policy(code, epsilon=args.epsilon, delta=args.delta, notion=args.notion,
                          rewards=args.rewards, means=means, samples=args.samples,
                          alpha=args.alpha, seed=args.seed, workers=args.workers,
@@ -296,7 +411,7 @@ def _audit_policy(args: argparse.Namespace, code: Any, means: Any) -> Any:
                              args.contexts, args.horizon, seed=args.seed),
                          progress=False if args.json == "-" else None,
                          claim_sized=getattr(args, "claim_sized", False),
-                         graybox=not getattr(args, "no_graybox", False))
+                         graybox=not getattr(args, "no_graybox", False), speed=speed)
 
 
 def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
@@ -305,6 +420,10 @@ def _emit(args: argparse.Namespace, code: Any, audit: Any, start: float) -> int:
     gb = getattr(audit, "graybox", None)
     notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
         args.notion]
+    if getattr(audit, "not_started", None) is not None:  # stopped after the search
+        return _report(args, code, not_sampled_claim(args, code, audit, start), start,
+                       samples_used=0, findings=() if gb is None else tuple(
+                           f.as_finding(notion) for f in gb.findings))
     ref = REFERENCES[(args.notion, "table" if args.notion != "global" else args.rewards)]
     what = {"global": "action sequence", "per-step": "next action", "ldp": "report"}[
         args.notion]
@@ -353,8 +472,10 @@ def _report(args: argparse.Namespace, code: Any, claim: ClaimResult, start: floa
                     "workers": args.workers, "seconds": args.seconds, "seed": args.seed,
                     "contexts": args.contexts},
         claims=(claim,), findings=findings, seconds=time.perf_counter() - start)
+    report = gated(deadline_report(report, args.seconds), args)
+    text = format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1)
     emit_reports(args, report, command="audit-policy",
-                 text=format_text(report).replace("dpaudit check", "dpaudit audit-policy", 1))
+                 text=text if report.deadline is None else f"{text}\n{deadline_line(report)}")
     return report.exit_code
 
 
@@ -364,6 +485,8 @@ def check_policy_audit(args: Any) -> limits.Estimate:
     (:func:`~dpaudit.runtime.limits.policy_audit_bytes`, against ``--memory``) and time
     (every sampled run's steps at :data:`~dpaudit.runtime.limits.FAST_USER_STEPS_PER_SECOND`
     per worker) of the audit; exit 2 with the estimate."""
+    if getattr(args, "seconds", None) is not None:  # nan, inf, 0, -5: exit 2, as for check
+        args.seconds = limits.check_seconds(args.seconds)
     budget = None if args.memory is None else limits.parse_memory(args.memory)
     arms = check_int("arms", args.arms, low=1)
     if arms < 2:
@@ -387,25 +510,110 @@ def check_policy_audit(args: Any) -> limits.Estimate:
     est = limits.Estimate(f"audit-policy at T={horizon}, K={arms}, {samples} samples", needed,
                           runs * horizon / rate,
                           f"{runs} runs of {horizon} steps at {rate:.3g} steps per second, "
-                          "faster than Python code steps")
+                          "faster than any code runs; the code's own speed is measured after "
+                          "its import")
     return limits.check_estimate(est, seconds=getattr(args, "seconds", None), memory=budget,
                                  advice="lower --horizon, --samples or --workers, or raise "
                                         "--memory")
 
 
 def policy_deadline_claim(args: Any, name: str, exc: limits.DeadlineReached) -> Any:
-    """The INCONCLUSIVE claim of an ``audit-policy`` stopped by its deadline."""
-    notion = Notion.GLOBAL if args.notion == "global" else Notion.PER_STEP
+    """The INCONCLUSIVE claim of an ``audit-policy`` stopped by its deadline, naming the stage
+    that was running (:func:`dpaudit.runtime.stage.set_stage`, written by the audit's
+    process) and what would settle it for that stage."""
+    notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
+        args.notion]
+    stage = exc.where or "start of the audit"
+    if stage.startswith("sampling"):
+        settle = ("the neighbour search finished and the sample sizes were planned from the "
+                  "measured speed with a margin, but the sampling ran slower (a loaded "
+                  "machine): the same command with --resume continues from its finished "
+                  "chunks; or a longer --seconds, or fewer --samples")
+    elif stage.startswith("neighbour search"):
+        settle = ("the neighbour search itself did not fit: a longer --seconds, a smaller "
+                  "--search-budget, or a shorter --horizon (the same command with --resume "
+                  "continues from its finished chunks)")
+    else:
+        settle = ("the code's first runs did not fit: a longer --seconds or a shorter "
+                  "--horizon")
     return ClaimResult(
         id=f"{args.notion}-dp", notion=notion, epsilon=float(args.epsilon),
         delta=float(args.delta), verdict=Verdict.INCONCLUSIVE, method=Method.SAMPLED,
         statement=f"{name} is ({args.epsilon:g}, {args.delta:g})-DP ({args.notion}; K="
                   f"{args.arms}, T={args.horizon})",
         reference="user code", alpha=float(args.alpha), seconds=exc.elapsed,
-        details=(f"stopped at the --seconds deadline ({exc.seconds:g} s) before the audit "
-                 "finished: no bound is reported (a measurement cut short by the clock would "
-                 "let run times choose its size, and the bound would not be valid)",
-                 "to settle it: a longer --seconds, fewer --samples or --search-budget, or a "
-                 "shorter --horizon (the pilot's throughput sizes the samples to fit, but the "
-                 "neighbour search and the pilot themselves did not fit this deadline)"),
-        data={"deadline_seconds": exc.seconds, "elapsed_seconds": round(exc.elapsed, 3)})
+        details=(f"stopped at the --seconds deadline ({exc.seconds:g} s) during the {stage}: "
+                 "no bound is reported (a measurement cut short by the clock would let run "
+                 "times choose its size, and the bound would not be valid)",
+                 f"to settle it: {settle}"),
+        data={"deadline_seconds": exc.seconds, "elapsed_seconds": round(exc.elapsed, 3),
+              "deadline_hit": True, "deadline_stage": stage})
+
+
+def not_sampled_claim(args: Any, code: Any, audit: PolicyAudit, start: float) -> ClaimResult:
+    """The INCONCLUSIVE claim of an audit that stopped after its neighbour search: no
+    candidate pair moved any action on coupled runs (a measurement could not find what they
+    did not show), or the smallest sample did not fit the time the search left (a deadline
+    stop: the search's chunks are kept for ``--resume``). The advice, when there is one, is
+    a whole command line."""
+    notion = {"global": Notion.GLOBAL, "per-step": Notion.PER_STEP, "ldp": Notion.LDP}[
+        args.notion]
+    details = audit.details()
+    data: dict[str, Any] = {
+        "samples": 0, "runs": audit.runs, "runs_per_second": round(audit.runs_per_second, 1),
+        "reproducible": audit.reproducible, "inconclusive_reason": audit.inconclusive_reason,
+        "not_started": audit.not_started, "detectable_at_power": None,
+        **graybox_data(getattr(audit, "graybox", None),
+                       steered=getattr(audit, "steered", False))}
+    if audit.advice is not None:
+        line = advice_command(args, audit.advice)
+        details += (f"in one command: {line}",)
+        data.update(advice_command=line, advice_seconds=audit.advice.seconds,
+                    advice_estimate_seconds=round(audit.advice.estimate, 1))
+    if audit.not_started == "time":
+        data.update(deadline_hit=True, deadline_stage="sampling (not started: it did not fit "
+                                                      "the time the search left)")
+    statement = (f"{code.name} ({code.interface}) is ({args.epsilon:g}, {args.delta:g})-DP "
+                 f"({args.notion}; K={args.arms}, T={args.horizon})")
+    ref = REFERENCES[(args.notion, "table" if args.notion != "global" else args.rewards)]
+    return ClaimResult(
+        id=f"{args.notion}-dp", notion=notion, epsilon=float(args.epsilon),
+        delta=float(args.delta), verdict=Verdict.INCONCLUSIVE, method=Method.SAMPLED,
+        statement=statement, reference=ref, alpha=float(args.alpha), details=details,
+        data=data, seconds=time.perf_counter() - start)
+
+
+#: options of ``audit-policy`` that change what is audited, with their defaults (an advised
+#: command repeats those given; outputs and state options are left out)
+_REPEATED = (("arms", None), ("horizon", None), ("epsilon", None), ("delta", 0.0),
+             ("notion", "global"), ("rewards", "table"), ("means", None),
+             ("interface", "auto"), ("methods", None), ("feed", "table"), ("reward_fn", None),
+             ("history_method", None), ("ldp_hook", None), ("ldp_sink", None),
+             ("config", None), ("contexts", None), ("time_base", None), ("samples", None),
+             ("selection_fraction", 0.2), ("search_budget", 16), ("workers", 1),
+             ("seconds", None), ("memory", None), ("alpha", 0.05), ("seed", DEFAULT_SEED),
+             ("no_graybox", False))
+
+
+def advice_command(args: Any, advice: Any) -> str:
+    """The whole command line of the advice: this command's options with the advised
+    horizon, samples, search budget and ``--seconds``."""
+    import shlex
+
+    new = {"horizon": advice.horizon, "samples": advice.samples,
+           "search_budget": advice.search_budget, "seconds": advice.seconds}
+    parts = ["python", "-m", "dpaudit", "audit-policy", args.target]
+    for name, default in _REPEATED:
+        value = new.get(name, getattr(args, name, None))
+        if value is None or (value == default and name not in new):
+            continue
+        flag = f"--{name.replace('_', '-')}"
+        if value is True:  # a switch
+            parts.append(flag)
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        parts += [flag, str(value)]
+    for item in getattr(args, "set", []) or []:
+        parts += ["--set", item]
+    return " ".join(shlex.quote(x) for x in parts)

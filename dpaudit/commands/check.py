@@ -32,6 +32,7 @@ from dpaudit.commands.common import (
     check_state_options,
     emit_reports,
     float_arg,
+    gated,
     int_arg,
     resume_can_help,
     run_caps,
@@ -183,8 +184,9 @@ def run(args: argparse.Namespace) -> int:
             state.discard()  # the same arguments would fail the same way: nothing to resume
         raise
     line.close()
-    report = replace(report, parameters={**report.parameters, "symbolic_budget": budget,
-                                         **({} if seconds is None else {"seconds": seconds})})
+    report = gated(replace(report, parameters={
+        **report.parameters, "symbolic_budget": budget,
+        **({} if seconds is None else {"seconds": seconds})}), args)
     text = format_text(report)
     emit_reports(args, report, command="check",
                  text=text if report.deadline is None else f"{text}\n{deadline_line(report)}")

@@ -27,7 +27,8 @@ from dpaudit.stats.results import Verdict
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["ProgressLine", "add_report_outputs", "add_scheduler", "add_state_options",
-           "check_state_options", "emit_reports", "float_arg", "int_arg", "json_output",
+           "check_state_options", "emit_reports", "float_arg", "gated", "int_arg",
+           "json_output",
            "output_dir", "output_file", "prepare_output", "resume_can_help", "scheduler_scope",
            "write_text_output"]
 
@@ -182,8 +183,24 @@ def json_output(text: str) -> Path | str:
     return "-" if text == "-" else output_file(text)
 
 
+def gated(report, args: argparse.Namespace):
+    """``report`` under the command's ``--fail-on-inconclusive``: its ``exit_code`` (the text
+    report's "exit code", the JSON's ``exit_code``) is then the one the process returns, 4
+    when no claim is VIOLATED but one is INCONCLUSIVE. Format the text from this report."""
+    import dataclasses
+
+    flag = bool(getattr(args, "fail_on_inconclusive", False))
+    if getattr(report, "fail_on_inconclusive", flag) == flag:
+        return report
+    return dataclasses.replace(report, fail_on_inconclusive=flag)
+
+
 def emit_reports(args: argparse.Namespace, report, *, command: str, text: str) -> None:
-    """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs."""
+    """Print ``text`` (unless ``--json -``), then write ``--json`` and ``--junit`` outputs.
+
+    ``text`` must have been formatted from :func:`gated` ``(report, args)``: the outputs
+    written here are, so every one of them states the exit code the process returns."""
+    report = gated(report, args)
     args._inconclusive = any(c.verdict is Verdict.INCONCLUSIVE for c in report.claims)
     json_target = getattr(args, "json", None)
     if json_target == "-":

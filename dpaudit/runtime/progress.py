@@ -1,10 +1,15 @@
 """Live progress bars on standard error (tqdm): elapsed time, rate and ETA, never frozen.
 
 One rule for every command: a bar is drawn only when standard error is a terminal and standard
-output is not a JSON document for a program (``--json -``). Nothing else is written, so logs
-and pipes stay clean. tqdm redraws only when it is told of progress; a claim or a simulation
-chunk can take minutes, so a daemon thread refreshes the bar once a second (its clock and ETA
-keep moving between pieces). A bar changes no result.
+output is not a JSON document for a program (``--json -``). tqdm redraws only when it is told
+of progress; a claim or a simulation chunk can take minutes, so a daemon thread refreshes the
+bar once a second (its clock and ETA keep moving between pieces). A bar changes no result.
+
+``audit-policy`` runs user code for minutes to hours, often in CI logs or under ``nohup``
+where standard error is a file: there (``mode="plain"``, :class:`RunsProgress` by default when
+standard error is not a terminal) the same counts are written as one plain line every
+:data:`PLAIN_EVERY` seconds (tqdm's own meter text, no control characters), the first one
+only after that long, so short runs print nothing. ``--json -`` turns every form off.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-__all__ = ["Bar", "enabled_for"]
+__all__ = ["PLAIN_EVERY", "Bar", "RunsProgress", "enabled_for"]
+
+#: seconds between two plain progress lines (standard error not a terminal)
+PLAIN_EVERY = 5.0
 
 
 def enabled_for(args: Any = None, stream: TextIO | None = None) -> bool:
@@ -35,22 +43,42 @@ class Bar:
     that does not report its progress itself (``reproduce``'s cells).
 
     ``enabled=False`` makes every method a no-op (not a terminal, or ``--json -``).
+    ``mode="plain"``: no bar; one line of the same counts every ``plain_every`` seconds
+    (default :data:`PLAIN_EVERY`), for a standard error that is a log file or a pipe.
     """
 
     def __init__(self, total: float | None, *, desc: str, unit: str = "it",
                  enabled: bool, stream: TextIO | None = None, tick: float = 1.0,
-                 poll: Any = None) -> None:
+                 poll: Any = None, mode: str = "bar",
+                 plain_every: float | None = None) -> None:
         self.enabled = enabled
+        self.mode = mode
         self._poll = poll  # optional () -> units done, read at every tick
         self._bar: tqdm | None = None
         self._stop = threading.Event()
         if not enabled:
             return
-        self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr if stream is None
-                         else stream, dynamic_ncols=True, leave=False, mininterval=0.2,
-                         smoothing=0.1)
-        self._thread = threading.Thread(target=self._ticker, args=(tick,), daemon=True)
-        self._thread.start()
+        out = sys.stderr if stream is None else stream
+        self._thread: threading.Thread | None = None
+        if mode == "plain":  # a tqdm that never draws: its counts and clock, printed by us
+            self._out = out
+            self._bar = tqdm(total=total, desc=desc, unit=unit, disable=False, file=out,
+                             leave=False, mininterval=float("inf"), miniters=None,
+                             smoothing=0.1, delay=float("inf"))
+            # the printing thread starts with the first progress: a run that fails before
+            # any (a usage error found while the work is set up) leaves no thread behind
+            self._tick = PLAIN_EVERY if plain_every is None else plain_every
+            return
+        self._bar = tqdm(total=total, desc=desc, unit=unit, file=out,
+                         dynamic_ncols=True, leave=False, mininterval=0.2, smoothing=0.1)
+        self._tick = tick
+        self._start()
+
+    def _start(self) -> None:
+        if self._thread is None and self._bar is not None:
+            self._thread = threading.Thread(target=self._ticker, args=(self._tick,),
+                                            daemon=True)
+            self._thread.start()
 
     def _ticker(self, tick: float) -> None:
         while not self._stop.wait(tick):
@@ -59,13 +87,31 @@ class Bar:
                 try:
                     if self._poll is not None:
                         bar.n = self._poll()
-                    bar.refresh()
+                    if self.mode == "plain":
+                        print(self.plain_line(), file=self._out, flush=True)
+                    else:
+                        bar.refresh()
                 except (ValueError, OSError):  # stream closed under us: stop drawing
                     return
 
+    def plain_line(self) -> str:
+        """The counts as one line without control characters (what ``mode="plain"`` prints):
+        ``audit-policy: 1200/48000 run [00:12<07:48, 100.0 run/s] neighbour search``."""
+        bar = self._bar
+        if bar is None:
+            return ""
+        d = bar.format_dict
+        return tqdm.format_meter(**{**d, "ncols": None, "bar_format": (
+            "{desc}: {percentage:.0f}% {n_fmt}/{total_fmt} {unit}s [{elapsed}<{remaining}, "
+            "{rate_fmt}{postfix}]")}).replace("\r", "").strip()
+
     def update(self, n: float = 1) -> None:
         if self._bar is not None:
-            self._bar.update(n)
+            if self.mode == "plain":  # count without drawing
+                self._bar.n += n
+                self._start()
+            else:
+                self._bar.update(n)
 
     def set(self, *, done: float | None = None, total: float | None = None,
             label: str | None = None) -> None:
@@ -79,7 +125,10 @@ class Bar:
             bar.n = done
         if label is not None:
             bar.set_postfix_str(label, refresh=False)
-        bar.refresh()
+        if self.mode != "plain":  # plain lines are printed by the ticker only
+            bar.refresh()
+        else:
+            self._start()
 
     @property
     def total(self) -> float | None:
@@ -98,13 +147,31 @@ class Bar:
 
 class RunsProgress:
     """The progress of ``audit-policy``: simulated runs done of ``total`` (settable once the
-    pilot has sized the audit), as a live tqdm bar (``add(n)``, ``close()``)."""
+    pilot has sized the audit), as a live tqdm bar on a terminal and one plain line every
+    :data:`PLAIN_EVERY` seconds otherwise (``add(n)``, ``stage(text)``, ``close()``).
+
+    ``enabled``: ``None`` (default) decides by the stream (a terminal: the bar; anything else:
+    plain lines), ``False`` draws nothing (``--json -``), ``True`` forces the bar."""
 
     def __init__(self, total: int, *, stream: TextIO | None = None,
-                 enabled: bool | None = None, label: str = "audit-policy") -> None:
-        on = enabled_for(None, stream) if enabled is None else bool(enabled)
-        self._bar = Bar(max(int(total), 1), desc=label, unit="run", enabled=on, stream=stream)
+                 enabled: bool | None = None, label: str = "audit-policy",
+                 plain_every: float | None = None) -> None:
+        if enabled is None:
+            on, mode = True, ("bar" if enabled_for(None, stream) else "plain")
+        else:
+            on, mode = bool(enabled), "bar"
+        self._bar = Bar(max(int(total), 1), desc=label, unit="run", enabled=on, stream=stream,
+                        mode=mode, plain_every=plain_every)
         self.done = 0
+
+    @property
+    def mode(self) -> str:
+        """``"bar"`` or ``"plain"`` (meaningful when :attr:`enabled`)."""
+        return self._bar.mode
+
+    def stage(self, text: str) -> None:
+        """Show what is being done (``neighbour search``, ``sampling``) after the counts."""
+        self._bar.set(label=text)
 
     @property
     def enabled(self) -> bool:

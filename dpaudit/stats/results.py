@@ -380,6 +380,9 @@ class CheckReport:
     #: ``--seconds``: the deadline and what it cut (``hit``, ``hard_kill``, ``claims_cut``,
     #: ``claims_not_run``, ``findings_cut``, ``regret_not_run``); ``None``: no deadline
     deadline: dict[str, Any] | None = None
+    #: ``--fail-on-inconclusive``: the process exits 4 when no claim is VIOLATED but one is
+    #: INCONCLUSIVE, and the report says so (:attr:`exit_code`)
+    fail_on_inconclusive: bool = False
 
     @property
     def verdict(self) -> Verdict:
@@ -392,7 +395,15 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.verdict is Verdict.VIOLATED else 0
+        """The exit code of the process that prints this report: 1 when VIOLATED; 4 under
+        :attr:`fail_on_inconclusive` when no claim is VIOLATED but one is INCONCLUSIVE (a CI
+        gate reading the JSON sees what the shell sees); else 0."""
+        if self.verdict is Verdict.VIOLATED:
+            return 1
+        if self.fail_on_inconclusive and any(
+                c.verdict is Verdict.INCONCLUSIVE for c in self.claims):
+            return 4
+        return 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -408,6 +419,7 @@ class CheckReport:
             "alpha_split": _jsonable(self.alpha_split),
             "deadline_hit": bool(self.deadline and self.deadline.get("hit")),
             "deadline": _jsonable(self.deadline),
+            "fail_on_inconclusive": self.fail_on_inconclusive,
         }
 
 

@@ -55,10 +55,12 @@ import random
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from dpaudit import errors
 from dpaudit.errors import UserCodeError
 from dpaudit.sim.reward_inputs import realise_rewards
 from dpaudit.usercode.conventions import (
@@ -77,6 +79,7 @@ from dpaudit.usercode.conventions import (
     roles,
     run_method,
 )
+from dpaudit.usercode.wording import extend, usage_error
 from dpaudit.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = [
@@ -101,12 +104,69 @@ MEANS_NAMES = ("means", "mu", "mus", "arm_means", "probs", "thetas", "true_means
 _DEFAULT_METHODS = {"select-update": ("select", "update"), "step": ("step",)}
 
 
+#: packages whose frames are not the user's, beyond those :mod:`dpaudit.errors` names
+_NOT_USER = frozenset({"numba", "llvmlite", "tqdm"})
+
+
+def user_frame(exc: BaseException) -> str | None:
+    """``file:line in function`` of the innermost frame of ``exc``'s traceback in the user's
+    own files: not dpaudit's, not the standard library's, not a dependency's (an error raised
+    inside ``numpy.random.laplace`` is placed at the user's line that called it; a compiled
+    module's frame, such as ``numpy/random/_common.pyx``, is skipped). ``None``: no such
+    frame."""
+    own = errors._source_roots()
+    deps = errors._DEPENDENCIES | _NOT_USER
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename.startswith("<"):  # <frozen ...>, <string>: not a source file
+            continue
+        raw = Path(frame.filename)
+        if not raw.is_absolute() and raw.parts and raw.parts[0] in deps:
+            continue  # a compiled module's own source name
+        path = raw.resolve()
+        parts = path.parts
+        package = (parts[parts.index("site-packages") + 1].split(".")[0]
+                   if "site-packages" in parts[:-1] else None)
+        if (errors._within(path, own) or errors._is_library(path) or package in deps
+                or not path.is_file()):
+            continue
+        return f"{frame.filename}:{frame.lineno} in {frame.name}"
+    return None
+
+
 def _where(exc: BaseException) -> str:
+    """``file:line in function`` of the innermost frame in the user's own files
+    (:func:`user_frame`), else of the innermost frame."""
+    mine = user_frame(exc)
+    if mine is not None:
+        return mine
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return "unknown location"
     last = frames[-1]
     return f"{last.filename}:{last.lineno} in {last.name}"
+
+
+def _bind_error(fn: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> str | None:
+    """Why dpaudit's call ``fn(*args, **kwargs)`` does not fit ``fn``'s signature (``None``:
+    it fits, or the signature cannot be read). A ``TypeError`` raised by such a call is the
+    adapter's mistake (the call it built), not an error inside the user's code."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        return str(exc)
+    return None
+
+
+def _call_error(what: str, why: str, flags: str) -> InvalidParameterError:
+    """The usage error of a call dpaudit built that ``what`` cannot take (``why``, Python's
+    own words), naming the options that decide that call."""
+    return InvalidParameterError(
+        f"dpaudit's call of {what} does not fit its signature ({why}): this is how dpaudit "
+        f"was told to call it, not an error in the code; {flags}")
 
 
 def describe_user_error(err: UserCodeError) -> str:
@@ -158,6 +218,10 @@ class PolicyCode:
     #: through (``feed="module"``): replaced during each run by one serving the audited table
     reward_hook: tuple[str, str] | None = None
     means_first: bool = False
+    #: the claim, which an environment the code reads its parameters from reports
+    #: (``env.epsilon``, ``env.delta``; :class:`~dpaudit.usercode.conventions.RewardEnv`)
+    epsilon: float | None = None
+    delta: float = 0.0
 
     @property
     def contextual(self) -> bool:
@@ -199,7 +263,8 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     feed = check_choice("feed", feed, FEEDS)
     base = None if time_base is None else check_int("time_base", time_base, low=0, high=1)
     if not callable(factory):
-        raise InvalidParameterError(f"factory={factory!r} must be callable (a class or function)")
+        raise usage_error(lambda say: f"{say('factory')} {factory!r} must be callable (a class "
+                                      "or function)")
     values = {"n_arms": k, "horizon": t, "epsilon": epsilon, "delta": delta}
     kwargs, pass_rng, pass_seed = _factory_kwargs(factory, values)
     sig = _signature(factory)
@@ -211,7 +276,8 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     is_numba = numba_dispatcher(factory)
     common: dict[str, Any] = {
               "seed_globals": seeding != "none", "time_base": base or 0, "numba": is_numba,
-              "module_rngs": module_generators(factory) if seeding != "none" else ()}
+              "module_rngs": module_generators(factory) if seeding != "none" else (),
+              "epsilon": float(epsilon), "delta": float(delta)}
     if reward_fn is not None:
         return _module_feed(factory, reward_fn, k, t, kwargs, pass_rng, pass_seed, first,
                             common)
@@ -221,10 +287,10 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
         feed = "env" if first in ENV_NAMES else feed
     if interface == "run":
         if is_numba and feed != "table":
-            raise InvalidParameterError(
+            raise usage_error(lambda say: (
                 f"{getattr(factory, '__name__', factory)} is numba-compiled: it can take the "
-                "reward table (--feed table: a float64 (T, K) array), not a Python "
-                f"{'callable' if feed == 'reward-fn' else 'environment object'}")
+                f"reward table ({say('feed', 'table')}: a float64 (T, K) array), not a Python "
+                f"{'callable' if feed == 'reward-fn' else 'environment object'}"))
         kwargs = {n: v for n, v in kwargs.items() if n not in _ALIASES["horizon"]}
         _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=2)
         return PolicyCode(factory, k, t, "run", (), kwargs, pass_rng, pass_seed, feed=feed,
@@ -249,27 +315,74 @@ def adapt(factory: Callable[..., Any], *, n_arms: int, horizon: int, epsilon: fl
     if interface == "object-run":
         name = methods[0] if methods else run_method(probe)
         if env is None or name is None:
-            raise InvalidParameterError(
-                "interface='object-run' needs a factory with an environment parameter "
-                f"({', '.join(ENV_NAMES)}) and a run method (run, play, simulate, main)")
+            raise usage_error(lambda say: (
+                f"{say('interface', 'object-run')} needs a factory with an environment "
+                f"parameter ({', '.join(ENV_NAMES)}) and a run method (run, play, simulate, "
+                "main)"))
         return dataclasses.replace(probe_code, interface="object-run", methods=(name,))
     names = tuple(methods) if methods else (
         find_methods(probe) or _DEFAULT_METHODS[interface] if interface == "select-update"
         else _DEFAULT_METHODS[interface])
     want = len(_DEFAULT_METHODS[interface])
     if len(names) != want or not all(isinstance(m, str) and m for m in names):
-        raise InvalidParameterError(
-            f"methods={tuple(names)!r} must name {want} method(s) for interface "
-            f"{interface!r} ({', '.join(_DEFAULT_METHODS[interface])})")
+        raise usage_error(lambda say: (
+            f"{say('methods', tuple(names))} must name {want} method(s) for "
+            f"{say('interface', interface)} ({', '.join(_DEFAULT_METHODS[interface])})"))
     fns = [_method(probe, m) for m in names]
     if interface == "select-update":
         code = dataclasses.replace(probe_code, methods=names, select_roles=roles(fns[0]),
                                    update_roles=roles(fns[1]))
+        _check_roles(code, probe)
         if base is None and "t" in code.select_roles + code.update_roles:
             code = dataclasses.replace(code, time_base=_time_base(code))
         return code
-    return dataclasses.replace(probe_code, interface="step", methods=names,
+    code = dataclasses.replace(probe_code, interface="step", methods=names,
                                step_roles=roles(fns[0], default=("reward", "arm")))
+    _check_roles(code, probe)
+    return code
+
+
+#: what dpaudit can pass each method: a select method is called before the step's arm and
+#: reward exist, an update method after; a step method gets the last reward and arm
+_PASSABLE = {"select": {"t", "context"}, "update": {"t", "arm", "reward", "context"},
+             "step": {"arm", "reward"}}
+
+
+def _check_roles(code: PolicyCode, probe: Any) -> None:
+    """Refuse, before any run, a method whose parameters ask for what dpaudit cannot pass at
+    that call (a select method asking for a reward): otherwise the adapter's own lookup fails
+    inside the run (``KeyError: 'reward'``) and looks like an error in the user's code."""
+    if code.interface == "step":
+        checks = [("step", code.methods[0], code.step_roles)]
+    else:
+        checks = [("select", code.methods[0], code.select_roles),
+                  ("update", code.methods[1], code.update_roles)]
+    for kind, name, found in checks:
+        extra = [r for r in found if r not in _PASSABLE[kind]]
+        fn = getattr(probe, name, None)
+        if not extra and (kind != "step" or _bind_error(fn, (None, None), {}) is None):
+            continue
+        params = ", ".join(_required_names(fn))
+        what = {"select": "before the step's arm and reward exist: it may take a time index "
+                          "or a context",
+                "update": "after the step: it may take a time index, the arm, the reward and "
+                          "a context",
+                "step": "as step(last_reward, last_arm)"}[kind]
+        raise usage_error(lambda say: (  # noqa: B023 - called at once, in this iteration
+            f"{type(probe).__name__}.{name}({params}) asks for "
+            f"{', '.join(extra) if extra else 'other arguments'}, which dpaudit cannot pass "
+            f"there: it calls the {kind} method {what}; name the methods that fit with "
+            f"{say('methods', ('SELECT', 'UPDATE'))}, or use {say('interface', 'step')} for "
+            "a step(last_reward, last_arm) method"))
+
+
+def _required_names(fn: Any) -> list[str]:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return []
+    return [n for n, p in sig.parameters.items()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
 
 
 def _module_feed(factory: Callable, spec: str, k: int, t: int, kwargs: dict[str, Any],
@@ -281,62 +394,169 @@ def _module_feed(factory: Callable, spec: str, k: int, t: int, kwargs: dict[str,
 
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr or "." in attr:
-        raise InvalidParameterError(
-            f"reward_fn={spec!r} must be MODULE:NAME, a module-level function")
+        raise usage_error(lambda say: f"{say('reward_fn', spec)} must be MODULE:NAME, a "
+                                      "module-level function")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InvalidParameterError(f"reward_fn={spec!r}: module {module_name!r} does not "
-                                    f"import ({exc})") from None
+        raise usage_error(lambda say: f"{say('reward_fn', spec)}: module {module_name!r} "
+                                      f"does not import ({exc})") from None
     if not callable(getattr(module, attr, None)):
-        raise InvalidParameterError(f"reward_fn={spec!r}: module {module_name!r} has no "
-                                    f"function {attr!r}")
+        raise usage_error(lambda say: f"{say('reward_fn', spec)}: module {module_name!r} has "
+                                      f"no function {attr!r}")
     if common["numba"]:
         # compiled code bound the reward function at compile time
         factory = getattr(factory, "py_func")  # noqa: B009 - numba dispatchers only
         common = {**common, "numba": False}
     means_first = first in MEANS_NAMES
+    sig = _signature(factory)
+    named = [n for n in (sig.parameters if sig is not None else ()) if n in MEANS_NAMES]
+    taken = [n for n in named if n in kwargs]
+    if taken:
+        raise usage_error(lambda say: (
+            f"{getattr(factory, '__qualname__', factory)}'s parameter {taken[0]!r} is given by "
+            f"dpaudit (distinct placeholder means: the rewards come through "
+            f"{say('reward_fn', spec)}, from dpaudit's reward inputs), so it cannot also be a "
+            f"setting: drop {say('factory_kwargs', f'{taken[0]}=...')} (Bernoulli arms with "
+            f"chosen means: {say('rewards', 'instance')} {say('means', 'M1,M2')})"))
+    if not means_first and named:  # run(horizon, means, ...): the means by name
+        kwargs = {**kwargs, named[0]: placeholder_means(k)}
     _check_required(factory, {**kwargs, "rng": 0, "seed": 0}, skip=1 if means_first else 0)
     return PolicyCode(factory, k, t, "run", (), kwargs, pass_rng, pass_seed, feed="module",
                       reward_hook=(module_name, attr), means_first=means_first, **common)
 
 
+def placeholder_means(n_arms: int) -> list[float]:
+    """The means a module-fed whole-run function is given (its rewards come from dpaudit's
+    reward inputs, so only their identity matters): ``(2 a + 1) / 2^m`` for arm ``a``, with
+    ``2^m >= 2 K``. Distinct, inside ``(0, 1)``, never an integer and exact in float32, so a
+    reward function passed ``means[a]`` (not ``a``) still says which arm it asks for."""
+    k = check_int("n_arms", n_arms, low=1)
+    size = 1 << max(1, (2 * k - 1).bit_length())
+    return [(2 * a + 1) / size for a in range(k)]
+
+
+def _integral(x: Any) -> int | None:
+    """``x`` as an arm index when it is an integer (or an integral float), else ``None``."""
+    if isinstance(x, bool | np.bool_):
+        return None
+    if isinstance(x, int | np.integer):
+        return int(x)
+    if isinstance(x, float | np.floating) and float(x).is_integer():
+        return int(x)
+    return None
+
+
+def _reading(args: Sequence[Any], kw: dict[str, Any], n_arms: int, means: dict[float, int],
+             arm_param: tuple[int, str] | None = None) -> tuple[str, int | str] | None:
+    """How the reward function's arguments say which arm it asks for, decided at its first
+    call: ``("index", where)`` (an arm index, alone or beside a means vector) or ``("mean",
+    where)`` (the arm's placeholder mean, see :func:`placeholder_means`); ``where`` is a
+    position or a keyword. Several arm-like integers: the one passed to the parameter whose
+    name says arm (``arm_param``: its position and name). ``None``: the arguments do not say
+    (the caller refuses)."""
+    given: list[tuple[int | str, Any]] = [*enumerate(args), *kw.items()]
+    vectors, indices, mean_args = [], [], []
+    for where, x in given:
+        if isinstance(x, list | tuple | np.ndarray) and np.ndim(x) == 1 and len(x) == n_arms:
+            vectors.append(where)
+        elif (index := _integral(x)) is not None and 0 <= index < n_arms:
+            indices.append(where)
+        elif isinstance(x, float | np.floating) and float(x) in means:
+            mean_args.append(where)
+    if vectors and len(indices) == 1:  # pull(means, arm)
+        return "index", indices[0]
+    if len(mean_args) == 1:  # pull(means[arm], ...)
+        return "mean", mean_args[0]
+    if len(indices) == 1 and not mean_args:  # pull(arm, ...)
+        return "index", indices[0]
+    if len(indices) > 1 and not mean_args and arm_param is not None:  # pull(arm, n=1)
+        for where in arm_param:
+            if where in indices:
+                return "index", where
+    return None
+
+
 def _serve_module_rewards(code: PolicyCode, table: np.ndarray, extra: dict[str, Any]
                           ) -> np.ndarray:
-    """One run of a module-fed whole-run function: its reward function serves ``table``."""
+    """One run of a module-fed whole-run function: its reward function serves ``table``.
+
+    What the reward function is passed decides the arm (:func:`_reading`, at its first call):
+    an arm index (``pull(arm)``, ``pull(means, arm)``) or the arm's mean (``pull(means[arm],
+    rng)``: the placeholder means are distinct, so the mean names the arm). Arguments that say
+    neither are refused (exit 2): an action the code did not take is never recorded. When the
+    function returns its own actions they must be the arms it asked for.
+    """
     import sys
 
     module_name, attr = code.reward_hook or ("", "")
     module = sys.modules[module_name]
     original = getattr(module, attr)
-    inner = getattr(original, "py_func", original)
-    who = roles(inner) if _signature(inner) is not None else ("arm",)
-    if "arm" not in who:
-        raise InvalidParameterError(
-            f"reward function {module_name}:{attr} has no arm parameter (named arm, a, "
-            "action, i, k, idx ...): dpaudit cannot tell which reward it asks for")
-    position = who.index("arm")
-    name = [n for n in inspect.signature(inner).parameters][position]
     rows = table.tolist()
     pulled: list[int] = []
+    placeholders = placeholder_means(code.n_arms)
+    means = {m: a for a, m in enumerate(placeholders)}
+    mode: list[tuple[str, int | str]] = []  # decided at the first call
+    inner = getattr(original, "py_func", original)
+    names = _required_names(inner)
+    who = roles(inner) if names and len(names) <= 4 else ()
+    arm_param = (who.index("arm"), names[who.index("arm")]) if "arm" in who else None
+
+    def refuse(args: Sequence[Any], kw: dict[str, Any], why: str) -> InvalidParameterError:
+        shown = ", ".join([*(_short(x) for x in args), *(f"{k}={_short(v)}"
+                                                          for k, v in kw.items())])
+        return usage_error(lambda say: (
+            f"{code.name} called {attr}({shown}) at draw {len(pulled) + 1}: {why}; dpaudit "
+            "records the arm each reward is drawn for, and these arguments do not say which "
+            f"arm: pass {attr} the arm index ({attr}(arm) or {attr}(means, arm)) or the mean "
+            "from the means dpaudit gives the run function's first parameter (named "
+            f"{', '.join(MEANS_NAMES[:3])} ...); or read the rewards another way "
+            f"({say('feed', 'table')}, {say('feed', 'env')})"))
 
     def serve(*args: Any, **kw: Any) -> float:
-        arm = args[position] if position < len(args) else kw[name]
         if len(pulled) >= code.horizon:
             raise InvalidParameterError(f"{code.name} drew more than horizon={code.horizon} "
                                         f"rewards through {attr}()")
-        a = _arm(arm if isinstance(arm, int | np.integer) else int(arm), code.n_arms,
-                 f"the arm passed to {attr}()")
+        if not mode:
+            found = _reading(args, kw, code.n_arms, means if code.means_first or any(
+                n in code.kwargs for n in MEANS_NAMES) else {}, arm_param)
+            if found is None:
+                raise refuse(args, kw, "neither an arm index in [0, "
+                                       f"{code.n_arms}) nor one of the arms' means")
+            mode.append(found)
+        how, where = mode[0]
+        try:
+            x = args[where] if isinstance(where, int) else kw[where]
+        except (IndexError, KeyError):
+            raise refuse(args, kw, f"its argument {where!r} (the arm at the first draw) is "
+                                   "missing") from None
+        if how == "mean":
+            a = means.get(float(x)) if isinstance(x, float | np.floating) else None
+            if a is None:
+                raise refuse(args, kw, f"{x!r} is not one of the arms' means "
+                                       f"{placeholders}")
+        else:
+            index = _integral(x)
+            if index is None or not 0 <= index < code.n_arms:
+                raise refuse(args, kw, f"{x!r} is not an arm index in [0, {code.n_arms})")
+            a = index
         pulled.append(a)
         return float(rows[len(pulled) - 1][a])
 
-    args = [[0.5] * code.n_arms] if code.means_first else []
+    args = [list(placeholders)] if code.means_first else []
+    kwargs = {**code.kwargs, **extra}
     setattr(module, attr, serve)
     try:
-        code.factory(*args, **code.kwargs, **extra)
+        out = code.factory(*args, **kwargs)
     except InvalidParameterError:
         raise
     except Exception as exc:
+        why = _bind_error(code.factory, args, kwargs) if isinstance(exc, TypeError) else None
+        if why is not None:
+            raise _call_error(f"run function {code.name}", why,
+                              "its settings come from --set/--config and its first parameter "
+                              "gets the placeholder means when it is named "
+                              f"{', '.join(MEANS_NAMES[:3])} ...") from None
         raise _user_error(f"run function {code.name}", exc) from exc
     finally:
         setattr(module, attr, original)
@@ -344,7 +564,30 @@ def _serve_module_rewards(code: PolicyCode, table: np.ndarray, extra: dict[str, 
         raise InvalidParameterError(
             f"{code.name} drew {len(pulled)} rewards through {attr}(); a run must draw "
             f"horizon={code.horizon}")
+    _same_actions(code, out, pulled, attr)
     return np.array(pulled, dtype=np.int64)
+
+
+def _same_actions(code: PolicyCode, out: Any, pulled: list[int], attr: str) -> None:
+    """When a module-fed run function returns ``T`` integer actions, they must be the arms it
+    drew rewards for (else the arms read off the reward function are not its actions)."""
+    try:
+        acts = np.asarray(out)
+    except Exception:  # noqa: BLE001 - any other return value is not a list of actions
+        return
+    if acts.shape != (code.horizon,) or acts.dtype.kind not in "iu":
+        return
+    if not np.array_equal(acts, pulled):
+        step = int(np.flatnonzero(acts != np.asarray(pulled))[0]) + 1
+        raise InvalidParameterError(
+            f"run function {code.name} returned actions that differ from the arms it drew "
+            f"rewards for through {attr}() (first at step {step}: returned {int(acts[step - 1])}"
+            f", drew for {pulled[step - 1]}): dpaudit cannot tell which are the actions")
+
+
+def _short(x: Any) -> str:
+    text = repr(x.tolist() if isinstance(x, np.ndarray) else x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _time_base(code: PolicyCode) -> int:
@@ -383,18 +626,19 @@ def _detect(probe: Any, methods: Sequence[str] | None, env: str | None = None) -
             if len(methods) == 1 and env is not None and methods[0] != "step":
                 return "object-run"
             return "step" if len(methods) == 1 else "select-update"
-        raise InvalidParameterError(f"methods={tuple(methods)!r} must name 1 or 2 methods")
+        raise usage_error(lambda say: f"{say('methods', tuple(methods))} must name 1 or 2 "
+                                      "methods")
     if find_methods(probe):
         return "select-update"
     if callable(getattr(probe, "step", None)):
         return "step"
     if env is not None and run_method(probe):
         return "object-run"
-    raise InvalidParameterError(
+    raise usage_error(lambda say: (
         f"{type(probe).__name__} has neither select()/update(arm, reward) (or get_arm, "
         "choose, act ... / observe, receive ...) nor step(last_reward, last_arm): name its "
-        "methods with methods=(...) (--methods) or use interface='run' for a whole-run "
-        "function")
+        f"methods with {say('methods', ('pick', 'learn'))} or use {say('interface', 'run')} "
+        "for a whole-run function"))
 
 
 # -- one run ---------------------------------------------------------------------------------
@@ -433,23 +677,59 @@ class _ZeroRows:
         return self.row
 
 
+def _env(code: PolicyCode, table: Any) -> RewardEnv:
+    """The environment of one run: it serves ``table`` and reports the claim's parameters."""
+    return RewardEnv(table, code.n_arms, code.horizon, epsilon=code.epsilon, delta=code.delta)
+
+
 def _build(code: PolicyCode, seq: np.random.SeedSequence, table: Any = None) -> Any:
     extra = _seed_kwargs(code, seq)
     if code.env_param is not None:
-        env = RewardEnv(_ZeroRows(code.horizon, code.n_arms) if table is None else table,
-                        code.n_arms, code.horizon)
-        extra[code.env_param] = env
+        extra[code.env_param] = _env(
+            code, _ZeroRows(code.horizon, code.n_arms) if table is None else table)
     try:
         return code.factory(**code.kwargs, **extra)
     except Exception as exc:
+        why = (_bind_error(code.factory, (), {**code.kwargs, **extra})
+               if isinstance(exc, TypeError) else None)
+        if why is not None:
+            raise _call_error(
+                f"factory {code.name}", why,
+                "it is passed n_arms, horizon, epsilon and delta (or their aliases) by name, "
+                "the settings of --set and --config, rng or seed, and an environment to a "
+                "parameter named env; give what it requires with --set KEY=VALUE") from None
         raise _user_error(f"factory {code.name}", exc) from exc
+
+
+def _methods_call_error(code: PolicyCode, obj: Any) -> InvalidParameterError | None:
+    """The usage error when a method call dpaudit builds for ``code`` does not fit the
+    method's signature (``None``: every call fits; a ``TypeError`` came from inside)."""
+    calls: list[tuple[str, tuple[Any, ...]]]
+    if code.interface == "object-run":
+        calls = [(code.methods[0], ())]
+    elif code.interface == "step":
+        calls = [(code.methods[0], (None, None))]
+    else:
+        dummy = {"t": 0, "context": None, "arm": 0, "reward": 0.0}
+        calls = [(code.methods[0], tuple(dummy[r] for r in code.select_roles)),
+                 (code.methods[1], tuple(dummy[r] for r in code.update_roles))]
+    for name, args in calls:
+        why = _bind_error(getattr(obj, name, None), args, {})
+        if why is not None:
+            return _call_error(
+                f"{code.name}.{name}()", why,
+                f"dpaudit called it as {code.interface} ({code.name}.{name} with "
+                f"{len(args)} argument(s)); name the methods with --methods SELECT,UPDATE or "
+                "choose the shape with --interface select-update|step|run|object-run")
+    return None
 
 
 def _method(obj: Any, name: str) -> Callable:
     fn = getattr(obj, name, None)
     if not callable(fn):
-        raise InvalidParameterError(
-            f"{type(obj).__name__} has no method {name!r}; name its methods with methods=(...)")
+        raise usage_error(lambda say: (
+            f"{type(obj).__name__} has no method {name!r}; name its methods with "
+            f"{say('methods', ('pick', 'learn'))}"))
     return fn
 
 
@@ -511,6 +791,9 @@ def play(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence, *,
     except (InvalidParameterError, UserCodeError):
         raise
     except Exception as exc:
+        wrong = _methods_call_error(code, obj) if isinstance(exc, TypeError) else None
+        if wrong is not None:
+            raise wrong from None
         raise _user_error(f"{code.name} at step {t + 1}", exc) from exc
     return np.array(actions, dtype=np.int64)
 
@@ -536,10 +819,13 @@ def _play_roles(code: PolicyCode, obj: Any, rows: Any, contexts: Any = None) -> 
     except InvalidParameterError as exc:
         if not hint:
             raise
-        raise InvalidParameterError(f"{exc.args[0]}{hint}") from None
+        raise extend(exc, hint) from None
     except UserCodeError:
         raise
     except Exception as exc:
+        wrong = _methods_call_error(code, obj) if isinstance(exc, TypeError) else None
+        if wrong is not None:
+            raise wrong from None
         raise _user_error(f"{code.name} at step {t + 1}{hint}", exc) from exc
     return np.array(actions, dtype=np.int64)
 
@@ -570,7 +856,7 @@ def _play_run(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) 
         def rewards(t: int, arm: int) -> float:
             return float(table[int(t) - 1, int(arm)])
     elif code.feed == "env":
-        rewards = RewardEnv(table, code.n_arms, code.horizon)
+        rewards = _env(code, table)
     try:
         out = code.factory(rewards, code.horizon, **code.kwargs, **extra)
     except InvalidParameterError:
@@ -578,6 +864,16 @@ def _play_run(code: PolicyCode, table: np.ndarray, seq: np.random.SeedSequence) 
     except Exception as exc:
         if code.numba and type(exc).__module__.startswith("numba"):
             raise _numba_error(code, exc) from exc
+        why = (_bind_error(getattr(code.factory, "py_func", code.factory),
+                           (rewards, code.horizon), {**code.kwargs, **extra})
+               if isinstance(exc, TypeError) else None)
+        if why is not None:
+            raise _call_error(
+                f"run function {code.name}", why,
+                f"a whole-run function is called as {code.name}(rewards, horizon, ...) with "
+                "the rewards as --feed says (table, reward-fn or env) and its settings from "
+                "--set/--config; a function run(means, horizon, ...) that draws its rewards "
+                "through a module-level function needs --reward-fn MODULE:NAME") from None
         raise _user_error(f"run function {code.name}", exc) from exc
     if code.feed == "env":
         return _pulled(code, rewards)
@@ -606,15 +902,16 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
     (index policies); an episodic policy's next action also depends on its episode plan.
     """
     if code.interface in ("run", "object-run"):
-        raise InvalidParameterError(f"interface={code.interface!r} has no per-step next "
-                                    "action: per-step DP needs an object whose history can "
-                                    "be set")
+        raise usage_error(lambda say: (
+            f"{say('interface', code.interface)} has no per-step next action: per-step DP "
+            f"({say('notion', 'per-step')}) needs an object whose history can be set"))
     if code.contextual:
         raise InvalidParameterError(f"{code.name} takes a context: per-step DP of contextual "
                                     "policies is not audited here; use --notion global")
     if history_method is not None and code.interface != "select-update":
-        raise InvalidParameterError(f"history_method={history_method!r} needs the "
-                                    "select-update interface (the step interface is replayed)")
+        raise usage_error(lambda say: (
+            f"{say('history_method', history_method)} needs "
+            f"{say('interface', 'select-update')} (the step interface is replayed)"))
     obj = _build(code, seq)
     name = f"{code.name}.{history_method or code.methods[-1]}()"
     try:
@@ -641,6 +938,9 @@ def next_action(code: PolicyCode, arms: Sequence[int], rewards: Sequence[float],
     except (InvalidParameterError, UserCodeError):
         raise
     except Exception as exc:
+        wrong = _methods_call_error(code, obj) if isinstance(exc, TypeError) else None
+        if wrong is not None:
+            raise wrong from None
         raise _user_error(name, exc) from exc
 
 

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.usercode.wording import usage_error
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["ENV_NAMES", "PARAMS_NAMES", "RewardEnv", "find_methods", "load_contexts",
@@ -123,12 +124,17 @@ class RewardEnv:
     """The environment handed to code that draws its own rewards (see the module docstring).
 
     Serves ``table[s, arm]`` at its ``s``-th pull and records the arms pulled (``arms``).
+    The claim's parameters are attributes too (``epsilon``/``eps``, ``delta``; ``None`` when
+    not given), for code that reads them from its environment.
     """
 
-    def __init__(self, table: Any, n_arms: int, horizon: int) -> None:
+    def __init__(self, table: Any, n_arms: int, horizon: int, *,
+                 epsilon: float | None = None, delta: float | None = None) -> None:
         self._rows = table.tolist() if isinstance(table, np.ndarray) else table
         self.n_arms = self.K = self.k = self.num_arms = self.n_actions = int(n_arms)
-        self.horizon = self.T = int(horizon)
+        self.horizon = self.T = self.n_steps = int(horizon)
+        self.epsilon = self.eps = None if epsilon is None else float(epsilon)
+        self.delta = None if delta is None else float(delta)
         self.arms: list[int] = []
 
     def pull(self, arm: Any) -> float:
@@ -155,15 +161,17 @@ def parse_settings(pairs: Sequence[str] = (), path: str | None = None) -> dict[s
             with Path(path).open("rb") as fh:
                 out.update(tomllib.load(fh))
         except OSError as exc:
-            raise InvalidParameterError(f"config={path!r} cannot be read: {exc.strerror}") \
-                from None
+            raise usage_error(lambda say: f"{say('config', path)} cannot be read: "
+                                          f"{exc.strerror}") from None
         except tomllib.TOMLDecodeError as exc:
-            raise InvalidParameterError(f"config={path!r} is not TOML: {exc}") from None
+            raise usage_error(lambda say: f"{say('config', path)} is not TOML: {exc}") \
+                from None
     for text in pairs:
         key, sep, raw = text.partition("=")
         key = key.strip()
         if not sep or not key.isidentifier():
-            raise InvalidParameterError(f"set={text!r} must be KEY=VALUE (e.g. alpha=3.1)")
+            raise usage_error(lambda say: f"{say('set', text)} must be KEY=VALUE (e.g. "
+                                          "alpha=3.1)")
         try:
             out[key] = tomllib.loads(f"v = {raw.strip()}")["v"]
         except tomllib.TOMLDecodeError:
@@ -256,10 +264,12 @@ def _check_required(factory: Callable, given: dict[str, Any], skip: int) -> None
                and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
                               inspect.Parameter.KEYWORD_ONLY)]
     if missing:
-        raise InvalidParameterError(
-            f"factory={getattr(factory, '__qualname__', factory)!r} must accept its arguments "
-            f"by name among n_arms, horizon, epsilon, delta (and rng or seed); it requires "
-            f"{', '.join(missing)}: pass factory_kwargs or wrap it in a function")
+        name = getattr(factory, '__qualname__', factory)
+        raise usage_error(lambda say: (
+            f"{say('factory')} {name!r} must accept its arguments by name among n_arms, "
+            f"horizon, epsilon, delta (and rng or seed); it requires {', '.join(missing)}: "
+            f"give {'it' if len(missing) == 1 else 'them'} with "
+            f"{say('factory_kwargs', f'{missing[0]}=VALUE')} or wrap it in a function"))
 
 
 def _settings_kwargs(factory: Callable, sig: inspect.Signature | None,
@@ -292,19 +302,21 @@ def load_contexts(spec: str, horizon: int, *, seed: int = 0) -> np.ndarray:
         except ValueError:
             d = 0
         if d < 1:
-            raise InvalidParameterError(f"contexts={spec!r} must be gaussian:D with D >= 1")
+            raise usage_error(lambda say: f"{say('contexts', spec)} must be gaussian:D with "
+                                          "D >= 1")
         rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC0_47E7]))
         return rng.standard_normal((horizon, d)) / np.sqrt(d)
     try:
         arr = (np.load(spec) if spec.endswith(".npy")
                else np.loadtxt(spec, delimiter="," if spec.endswith(".csv") else None, ndmin=2))
     except (OSError, ValueError) as exc:
-        raise InvalidParameterError(f"contexts={spec!r} cannot be read: {exc}") from None
+        raise usage_error(lambda say: f"{say('contexts', spec)} cannot be read: {exc}") \
+            from None
     arr = np.asarray(arr, dtype=float)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2 or len(arr) < horizon or not np.isfinite(arr).all():
-        raise InvalidParameterError(
-            f"contexts={spec!r} must hold at least horizon={horizon} finite rows "
-            f"(it has shape {arr.shape})")
+        raise usage_error(lambda say: (
+            f"{say('contexts', spec)} must hold at least {say('horizon', horizon)} finite "
+            f"rows (it has shape {arr.shape})"))
     return arr[:horizon]

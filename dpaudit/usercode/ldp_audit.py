@@ -62,6 +62,7 @@ from dpaudit.stats.evidence import ExactEvidence, decide
 from dpaudit.stats.results import ClaimResult, Notion
 from dpaudit.usercode.adapters import PolicyCode, _build, _user_error
 from dpaudit.usercode.conventions import roles
+from dpaudit.usercode.wording import usage_error
 from dpaudit.validation import InvalidParameterError
 
 __all__ = ["HOOK_NAMES", "SINK_NAMES", "LdpPolicyTarget", "exact_claim", "exact_release",
@@ -99,12 +100,12 @@ def find_release(code: PolicyCode, *, hook: str | None = None, sink: str | None 
                  ) -> Release:
     """The hook or sink of ``code``'s objects (named, or found by its common names)."""
     if code.interface not in ("select-update", "step", "report") and hook is None:
-        raise InvalidParameterError(
-            f"--notion ldp needs an object with a report hook or a sink; {code.name} is a "
-            f"{code.interface!r} target")
+        raise usage_error(lambda say: (
+            f"{say('notion', 'ldp')} needs an object with a report hook or a sink; "
+            f"{code.name} is a {code.interface!r} target"))
     if code.contextual and hook is None:
-        raise InvalidParameterError(f"{code.name} takes a context: name its report hook "
-                                    "(--ldp-hook) to audit its reports")
+        raise usage_error(lambda say: f"{code.name} takes a context: name its report hook "
+                                      f"({say('ldp_hook', 'NAME')}) to audit its reports")
     probe = _build(code, np.random.SeedSequence(0))
     if hook is None and sink is None:
         hook = next((n for n in HOOK_NAMES if callable(getattr(probe, n, None))), None)
@@ -114,19 +115,21 @@ def find_release(code: PolicyCode, *, hook: str | None = None, sink: str | None 
     if hook is not None:
         fn = getattr(probe, hook, None)
         if not callable(fn):
-            raise InvalidParameterError(f"{code.name} has no method {hook!r} (--ldp-hook)")
+            raise usage_error(lambda say: f"{code.name} has no method {hook!r} "
+                                          f"({say('ldp_hook', hook)})")
         found = roles(fn, default=("reward",) if len(roles(fn)) == 1 else None)
         if set(found) - {"arm", "reward"} or "reward" not in found:
             found = ("reward",) if len(found) == 1 else ("arm", "reward")
         return Release(code, hook=hook, hook_roles=found)
     if code.interface == "report":  # no bandit methods: only a hook can release
-        raise InvalidParameterError(
+        raise usage_error(lambda say: (
             f"{code.name} has no report hook ({', '.join(HOOK_NAMES)}) and no bandit methods "
-            "to feed a sink: name its report method with --ldp-hook")
+            f"to feed a sink: name its report method with {say('ldp_hook', 'NAME')}"))
     if sink is None or not callable(getattr(*_resolve(probe, sink), None)):
-        raise InvalidParameterError(
+        raise usage_error(lambda say: (
             f"{code.name} has no report hook ({', '.join(HOOK_NAMES)}) and no sink "
-            f"({', '.join(SINK_NAMES)}): name one with --ldp-hook or --ldp-sink")
+            f"({', '.join(SINK_NAMES)}): name one with {say('ldp_hook', 'NAME')} or "
+            f"{say('ldp_sink', 'NAME')}"))
     return Release(code, sink=sink)
 
 

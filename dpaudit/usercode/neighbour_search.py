@@ -50,6 +50,7 @@ from dpaudit.usercode.decisions import (
     gap_table,
     steps_before,
 )
+from dpaudit.usercode.wording import usage_error
 from dpaudit.validation import InvalidParameterError, check_int, check_means
 
 __all__ = [
@@ -152,7 +153,8 @@ def global_bases(horizon: int, n_arms: int, *, rewards: str = "table",
     if rewards == "instance":
         mu = np.full(k, 0.5) if means is None else check_means(means)
         if mu.size != k:
-            raise InvalidParameterError(f"means={list(mu)} must have n_arms={k} entries")
+            raise usage_error(lambda say: f"{say('means', list(mu))} must have "
+                                          f"{say('n_arms', k)} entries")
         text = ", ".join(f"{m:g}" for m in mu)
         return [_Base(f"Bernoulli instance ({text})", (0.0, 1.0), means=mu)]
     raise InvalidParameterError(f"rewards={rewards!r} must be one of 'table', 'instance'")

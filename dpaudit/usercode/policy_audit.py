@@ -14,11 +14,21 @@
 Throughput. User code runs one step at a time in Python, so runs are spread over a process
 pool with :func:`dpaudit.runtime.parallel.map_chunks`: fixed chunks of ``chunk`` runs, chunk ``i``
 seeded by child ``i`` of the call's ``SeedSequence``, so any number of workers gives the same
-report. A progress line is printed on a terminal. A time budget (``seconds``) is turned into
-sample sizes *before* sampling starts, from the throughput of timed pilot runs: every sample
-size is then fixed before the samples it sizes exist, as the bound's validity requires
-(stopping a measurement when the clock runs out would let run times, which may depend on the
-outputs, choose its size). The report states the planned and the used sizes.
+report. A progress bar is drawn on a terminal (a plain line every few seconds elsewhere).
+
+Order of work: a timed probe of 20 runs, then the neighbour search (the candidate pairs,
+found once: :func:`~dpaudit.stats.blackbox.candidate_pairs`), then the sampled audit on those
+pairs. When no candidate moved any action on coupled runs the audit stops there, INCONCLUSIVE
+with the reason and advice (a measurement could not find what the coupled runs did not show).
+A time budget (``seconds``) is turned into sample sizes after the search and *before*
+sampling starts, from the speed the probe and the search measured, with a margin
+(:data:`PLAN_SHARE` of the time left, less :data:`PLAN_RESERVE`): every sample size is then
+fixed before the samples it sizes exist, as the bound's validity requires (stopping a
+measurement when the clock runs out would let run times, which may depend on the outputs,
+choose its size). If not even the smallest sample fits what the search left, sampling does not
+start and the report says so. The report states the planned and the used sizes. The stage in
+progress is named for the deadline (:func:`dpaudit.runtime.stage.set_stage`), so a deadline
+that passes anyway says truthfully which stage did not fit.
 """
 
 from __future__ import annotations
@@ -34,9 +44,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from dpaudit.runtime.limits import command_elapsed
 from dpaudit.runtime.parallel import chunk_sizes, map_chunks
 from dpaudit.runtime.progress import RunsProgress
-from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism
+from dpaudit.runtime.stage import set_stage
+from dpaudit.stats.blackbox import AuditBudget, BlackBoxResult, audit_mechanism, candidate_pairs
 from dpaudit.stats.evidence import ExactEvidence
 from dpaudit.stats.results import Verdict
 from dpaudit.stats.sampled import MAX_TAIL_SAMPLES, TAIL_DRAWS
@@ -67,6 +79,14 @@ from dpaudit.usercode.neighbour_search import (
     random_history_pairs,
     table_source,
 )
+from dpaudit.usercode.pilot import (
+    PLAN_RESERVE,
+    PLAN_SHARE,
+    Advice,
+    RunSpeed,
+    advise,
+    sampling_runs,
+)
 from dpaudit.validation import (
     InvalidParameterError,
     check_alpha,
@@ -80,6 +100,9 @@ __all__ = ["ActionFeatures", "GlobalPolicyTarget", "PerStepPolicyTarget", "Polic
            "Progress", "audit_policy"]
 
 NOTIONS = ("global", "per-step", "ldp")
+#: seconds the longer horizons tried when the actions do not depend on the rewards may take
+#: at the measured speed (a quarter of ``seconds`` when that is less)
+SUGGEST_SECONDS = 30.0
 
 
 Progress = RunsProgress  # a live tqdm bar of runs (dpaudit.runtime.progress)
@@ -224,6 +247,12 @@ class GlobalPolicyTarget(_Sampler):
         self.decision_step: int | None = None
         self.suggested_horizon: int | None = None
         self.boundaries: list[Boundary] = []
+        #: seconds one run takes at a horizon (measured: :class:`~dpaudit.usercode.pilot.
+        #: RunSpeed`), and what the longer horizons tried when the actions do not depend on
+        #: the rewards may cost (``None``: try up to 64 T whatever it costs)
+        self.run_seconds: Any = None
+        self.suggest_seconds = SUGGEST_SECONDS
+        self.suggest_limit = 64 * code.horizon
 
     def _run(self, table: np.ndarray, n: int, seed: int) -> np.ndarray:
         """``n`` coupled runs on ``table``: the same ``seed`` gives run ``i`` the same seeds."""
@@ -251,13 +280,31 @@ class GlobalPolicyTarget(_Sampler):
         t, k = self.code.horizon, self.code.n_arms
         self.decision_step = depends_on_rewards(self._run, t, k, seed=seed)
         if self.decision_step is None:
-            self.suggested_horizon = suggest_horizon(self._run_at, t, k, seed=seed)
+            factor = self._suggest_factor()
+            self.suggest_limit = factor * t
+            self.suggested_horizon = (suggest_horizon(self._run_at, t, k, seed=seed,
+                                                      factor=factor) if factor >= 2 else None)
             return []
         if self.rewards != "table":  # fixed tables are not neighbours under Definition 3
             return []
         pairs, found = boundary_pairs(self._run, t, k, seed=seed)
         self.boundaries += found
         return pairs
+
+    def _suggest_factor(self) -> int:
+        """The largest ``2^j <= 64`` such that trying the horizons ``2T .. 2^j T`` (2 coupled
+        runs on ``K + 1`` tables each, in this process) fits :attr:`suggest_seconds` at the
+        measured speed (64 when the speed is not known)."""
+        if self.run_seconds is None:
+            return 64
+        t, k = self.code.horizon, self.code.n_arms
+        factor, cost = 1, 0.0
+        while factor < 64:
+            more = 2 * (k + 1) * float(self.run_seconds(2 * factor * t))
+            if cost + more > self.suggest_seconds:
+                break
+            cost, factor = cost + more, 2 * factor
+        return factor
 
     def search_domain(self, rng: np.random.Generator, n: int) -> list[tuple[Any, Any]]:
         """``n`` pairs: decision-point pairs and pilot proposals, the ``n`` most influential.
@@ -301,9 +348,17 @@ class GlobalPolicyTarget(_Sampler):
             return None
         t = self.code.horizon
         if self.decision_step is None:
-            hint = (f"try T >= {self.suggested_horizon}" if self.suggested_horizon
-                    else f"no horizon up to {64 * t} made them depend on the rewards either; "
-                         "check that the code reads the rewards it is given")
+            if self.suggested_horizon:
+                hint = f"try T >= {self.suggested_horizon}"
+            elif self.suggest_limit <= t:
+                hint = ("longer horizons were not tried: at the measured speed even T = "
+                        f"{2 * t} would take more than {self.suggest_seconds:g} s")
+            else:
+                hint = (f"no horizon up to {self.suggest_limit} made them depend on the "
+                        "rewards either; check that the code reads the rewards it is given")
+                if self.suggest_limit < 64 * t:
+                    hint += (f" (longer horizons were not tried: they would take more than "
+                             f"{self.suggest_seconds:g} s at the measured speed)")
             return f"the actions did not depend on the rewards at this horizon; {hint}"
         return (f"every one of the {len(self.influence)} candidate neighbour pairs gave "
                 f"identical actions on {self.screen_runs} coupled runs (the actions depend on "
@@ -420,13 +475,26 @@ class PolicyAudit:
     graybox: GrayBoxResult | None = None
     steered: bool = False
     alpha_used: float | None = None
+    #: the measured speed of the code (:func:`~dpaudit.usercode.pilot.measure_speed`)
+    speed: RunSpeed | None = None
+    #: what the neighbour search took (seconds, runs); ``None``: not run
+    search_seconds: float | None = None
+    search_runs: int | None = None
+    #: why the sampled audit did not start (``"search"``: no candidate moved any action;
+    #: ``"time"``: not even the smallest sample fitted the time the search left)
+    not_started: str | None = None
+    #: the settings that reach a verdict at the suggested horizon, within their deadline
+    advice: Advice | None = None
 
     def horizon_advice(self) -> str | None:
-        """What the suggested horizon (``try T >= N``) costs, so the advice fits the time:
-        this audit's runs, each ``N / T`` times longer, at the pilot's runs per second."""
-        import math
+        """What to run at the suggested horizon (``try T >= N``): with a measured speed, the
+        settings of :attr:`advice` (horizon, samples, search budget and the ``--seconds``
+        they fit, from :func:`~dpaudit.usercode.pilot.advise`); without one, this audit's
+        runs, each ``N / T`` times longer, at the probe's runs per second."""
         import re
 
+        if self.advice is not None:
+            return self.advice.text(self.seconds_given)
         found = re.search(r"try T >= (\d+)", self.inconclusive_reason or "")
         if found is None or not self.horizon or self.runs_per_second <= 0 or not self.runs:
             return None
@@ -447,10 +515,18 @@ class PolicyAudit:
         if self.exact is not None:
             return (f"local DP: the reports of {self.release}; the release law is a known "
                     "family, so the divergence is computed, not sampled",)
-        lines = [f"{self.samples} samples per side (selection + measurement), "
-                 f"{self.rank_samples} per side and pair to rank {self.pairs} candidate "
-                 f"pair(s); {self.runs} runs of the code in {self.seconds:.1f} s "
-                 f"({self.runs_per_second:,.0f} runs/s in the pilot)"]
+        # one line for the wall-clock figures (a resumed run's report differs only there)
+        speed = ("" if self.speed is None or not self.horizon else
+                 f"; measured speed {self.speed.text(self.horizon)}")
+        if self.not_started is None:
+            lines = [f"{self.samples} samples per side (selection + measurement), "
+                     f"{self.rank_samples} per side and pair to rank {self.pairs} candidate "
+                     f"pair(s); {self.runs} runs of the code in {self.seconds:.1f} s "
+                     f"({self.runs_per_second:,.0f} runs/s in the pilot){speed}"]
+        else:
+            lines = [f"no sample was drawn: {self.runs} runs of the code in "
+                     f"{self.seconds:.1f} s (the probe and the neighbour search; "
+                     f"{self.runs_per_second:,.0f} runs/s in the pilot){speed}"]
         if self.claim_samples is not None:
             need = 2 * self.claim_samples / max(self.runs_per_second, 1e-9)
             limit = ("--seconds" if self.seconds_given is not None
@@ -461,7 +537,7 @@ class PolicyAudit:
                    f"--seconds {math.ceil(1.3 * need) + 10})")
             lines.append(f"budget sized by the claim: {self.claim_samples:.3g} draws per side "
                          f"({TAIL_DRAWS:g}/delta, at most {MAX_TAIL_SAMPLES:.0e}); {cut}")
-        elif self.samples < self.requested_samples:
+        elif self.samples < self.requested_samples and self.not_started is None:
             lines.append(f"time budget: {self.samples} of the {self.requested_samples} "
                          "requested samples per side fit; the bound is what they support")
         if self.release is not None:
@@ -512,6 +588,53 @@ STEERED_SAMPLES = 2000
 LDP_CLAIM_SECONDS = 60.0
 
 
+def _usable(left: float) -> float:
+    """Of ``left`` seconds, what the sampling is planned to take (the margin of
+    :data:`~dpaudit.usercode.pilot.PLAN_SHARE` and :data:`~dpaudit.usercode.pilot.
+    PLAN_RESERVE`)."""
+    return max(PLAN_SHARE * left - PLAN_RESERVE, 0.0)
+
+
+def _not_sampled(code: PolicyCode, target: Any, notion: str, reason: str, why: str, *,
+                 samples: int, pairs: int, rate: float, start: float, reproducible: bool,
+                 seconds_given: float | None, searched: tuple[float, int],
+                 speed: RunSpeed | None, search_budget: int, workers: int, startup: float,
+                 claim_samples: int | None, rewards: str, contexts: bool,
+                 graybox: GrayBoxResult | None = None, steered: bool = False,
+                 alpha_used: float | None = None) -> PolicyAudit:
+    """The :class:`PolicyAudit` of an audit stopped after its neighbour search (``why``:
+    ``"search"``, no candidate moved any action; ``"time"``, no sample fits), with the
+    advice at a suggested horizon sized from the measured speed."""
+    import re
+
+    advice = None
+    found = re.search(r"try T >= (\d+)", reason)
+    if found is not None and speed is not None:
+        longer = int(found.group(1))
+        # the gray-box stage runs again at the longer horizon: its runs as much longer, up to
+        # its own cap
+        stage = 0.0 if graybox is None else min(
+            STAGE_SECONDS, graybox.seconds * longer / max(code.horizon, 1))
+        advice = advise(longer, n_arms=code.n_arms, samples=samples,
+                        search_budget=search_budget, workers=workers,
+                        run_seconds=speed.run_seconds(longer),
+                        seconds_given=seconds_given, rewards=rewards, contexts=contexts,
+                        startup=max(startup, 2.0) + speed.pilot_seconds + stage)
+    influence = getattr(target, "influence", None)
+    return PolicyAudit(result=None, notion=notion, samples=0, rank_samples=0,
+                       requested_samples=samples, pairs=pairs, runs=target.runs,
+                       seconds=time.perf_counter() - start, runs_per_second=rate,
+                       reproducible=reproducible, inconclusive_reason=reason,
+                       moved=None if influence is None else sum(x > 0 for x in influence),
+                       screened=None if influence is None else len(influence),
+                       decision_step=getattr(target, "decision_step", None),
+                       release=getattr(getattr(target, "rel", None), "where", None),
+                       horizon=code.horizon, seconds_given=seconds_given,
+                       claim_samples=claim_samples, speed=speed, search_seconds=searched[0],
+                       search_runs=searched[1], not_started=why, advice=advice,
+                       graybox=graybox, steered=steered, alpha_used=alpha_used)
+
+
 def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  notion: str = "global", rewards: str = "table", means: object | None = None,
                  samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
@@ -521,19 +644,23 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                  ldp_hook: str | None = None, ldp_sink: str | None = None,
                  contexts: np.ndarray | None = None,
                  claim_sized: bool = False, graybox: bool = True,
-                 graybox_seconds: float | None = None) -> PolicyAudit:
+                 graybox_seconds: float | None = None,
+                 speed: RunSpeed | None = None) -> PolicyAudit:
     """Audit user code against an ``(epsilon, delta)`` claim of ``notion``.
 
     ``samples`` per side for the audited pair (the auditor's selection + measurement);
     ``search_budget`` further candidate pairs from the neighbour search, each ranked on
-    fresh samples; ``seconds`` shrinks the sample sizes, before any sampling, to what the
-    pilot throughput says fits. ``claim_sized`` (local DP with ``delta > 0``): the budget is
+    fresh samples; ``seconds`` shrinks the sample sizes, after the search and before any
+    sampling, to what the measured speed says fits with a margin (module docstring).
+    ``claim_sized`` (local DP with ``delta > 0``): the budget is
     sized by the claim like ``audit``'s (``TAIL_DRAWS / delta`` draws per side, the selection
     streamed into histograms of the tail), cut to what fits ``seconds`` (default
     :data:`LDP_CLAIM_SECONDS`) at the pilot's speed; the details say what the whole budget
-    would take. ``progress``: a progress line (default: when ``stream`` is a
-    terminal). ``selection_fraction`` of ``samples`` choose the event. The bound holds with
-    probability ``>= 1 - alpha``.
+    would take. ``progress``: a progress bar on a terminal, plain lines elsewhere (default;
+    ``False``: none). ``selection_fraction`` of ``samples`` choose the event. The bound holds
+    with probability ``>= 1 - alpha``. ``speed``: the code's measured speed
+    (:func:`~dpaudit.usercode.pilot.measure_speed`): it caps the longer horizons tried when
+    the actions do not depend on the rewards, and sizes the advice then given.
 
     ``graybox`` runs the gray-box stage first (:func:`~dpaudit.usercode.graybox_targets.
     graybox_policy`, at most ``graybox_seconds``, default :data:`~dpaudit.usercode.
@@ -551,6 +678,7 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
     if seconds is not None:
         seconds = check_real("seconds", seconds, low=0.0, low_open=True)
     start = time.perf_counter()
+    before = command_elapsed()  # the command's own start-up (0 outside the CLI)
     stage_seconds = graybox_seconds if graybox_seconds is not None else (
         STAGE_SECONDS if seconds is None else min(STAGE_SECONDS, 0.25 * seconds))
     gb: GrayBoxResult | None = None
@@ -567,6 +695,10 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         target: Any = GlobalPolicyTarget(code, epsilon=eps, delta=dlt, rewards=rewards,
                                          means=means, workers=workers, progress=bar,
                                          contexts=contexts)
+        if speed is not None:
+            target.run_seconds = speed.run_seconds
+            if seconds is not None:  # the longer horizons tried may take a quarter of it
+                target.suggest_seconds = min(SUGGEST_SECONDS, seconds / 4)
         probe = target.neighbours[0][0]
         reproducible = is_reproducible(code, realise_rewards(
             probe.source, code.horizon, np.random.default_rng(0)), contexts=target.contexts)
@@ -592,7 +724,10 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         probe = target.neighbours[0][0]
         reproducible = True
         pilot = 0
+    key = f"audit-policy:{notion}"
+    searched: tuple[float, int] = (0.0, 0)
     try:
+        set_stage("timed probe of the code (20 runs)")
         t0 = time.perf_counter()
         n_timed = 20  # one chunk, run in this process: the rate per worker
         target.sample(probe, n_timed, np.random.default_rng(seed))
@@ -614,6 +749,7 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
         steer = None if gb is None or notion == "ldp" else gb.steer
         level, result = alpha, None
         if steer is not None:  # the stage's pair first, at half of alpha
+            set_stage("sampling the pairs the gray-box stage points at")
             level = alpha / 2
             # a defect of the code path shows with probability one on its pair: few draws;
             # a release costing more than the claim leaks by degrees: the full budget
@@ -630,8 +766,49 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
             if steered.verdict is Verdict.VIOLATED:
                 result = steered
         if result is None:
+            # the neighbour search, once: its pairs go to the sampled audit as they are
+            set_stage("neighbour search")
+            bar.stage("neighbour search")
+            s0, runs0 = time.perf_counter(), target.runs
+            found = candidate_pairs(target, budget, seed, key)
+            searched = (time.perf_counter() - s0, target.runs - runs0)
+            # no candidate moved any action: nothing a measurement could find (unless the
+            # gray-box stage's pair was measured already; its verdict then needs this one)
+            stop = None if steer is not None else getattr(target, "inconclusive_reason", None)
+            why = None if stop is None else "search"
+            if stop is None and seconds is not None:  # plan again, with a margin
+                plan_rate = rate  # the search's own speed too, when it ran long enough
+                if searched[1] >= 100:
+                    plan_rate = min(rate, searched[1] / max(searched[0], 1e-9))
+                left = seconds - (time.perf_counter() - start)
+                used, rank = _plan(samples, pairs, plan_rate, _usable(left), 0)
+                if sampling_runs(used, pairs) / plan_rate > _usable(left):
+                    smallest = sampling_runs(200, pairs)
+                    why, stop = "time", (
+                        f"the sampled audit did not start: the neighbour search took "
+                        f"{searched[0]:.1f} s, and the smallest sample (200 per side, "
+                        f"{smallest} runs) needs about {math.ceil(smallest / plan_rate)} s at "
+                        f"the measured speed of {plan_rate:,.0f} runs/s: more than the "
+                        f"{max(left, 0.0):.1f} s left of --seconds {seconds:g} allow (planned "
+                        f"with a margin: {PLAN_SHARE:.0%} of them, less {PLAN_RESERVE:g} s)")
+                budget = dataclasses.replace(budget, samples=used, rank_samples=rank,
+                                             max_tail_samples=max(used, 200))
+            if stop is not None:  # nothing a measurement could find, or no time to find it
+                return _not_sampled(
+                    code, target, notion, stop, str(why), samples=samples, pairs=len(found),
+                    rate=rate, start=start, reproducible=reproducible, seconds_given=seconds,
+                    searched=searched, speed=speed, search_budget=search_budget,
+                    workers=workers, startup=before, claim_samples=claim_samples,
+                    rewards=rewards, contexts=contexts is not None, graybox=gb,
+                    steered=steer is not None, alpha_used=level)
+            bar.total = target.runs + sampling_runs(used, pairs)
+            set_stage(f"sampling ({sampling_runs(used, pairs)} runs planned after the "
+                      f"neighbour search, which finished in {searched[0]:.1f} s: ranking "
+                      "the candidate pairs, choosing the event and measuring it)")
+            bar.stage("sampling")
             result = audit_mechanism(target, epsilon=eps, delta=dlt, alpha=level,
-                                     budget=budget, seed=seed, key=f"audit-policy:{notion}")
+                                     budget=dataclasses.replace(budget, search_budget=0),
+                                     seed=seed, key=key, neighbours=found)
     finally:
         bar.close()
         target.close()
@@ -647,4 +824,5 @@ def audit_policy(code: PolicyCode, *, epsilon: float, delta: float = 0.0,
                        release=getattr(getattr(target, "rel", None), "where", None),
                        horizon=code.horizon, seconds_given=seconds,
                        claim_samples=claim_samples, graybox=gb, steered=steer is not None,
-                       alpha_used=level)
+                       alpha_used=level, speed=speed, search_seconds=searched[0],
+                       search_runs=searched[1])
