@@ -156,6 +156,9 @@ class GrayBoxResult:
     #: the stage stopped at its time limit (not its run budget): what it saw then depends on
     #: the machine's speed, and the report says so
     cut_by_time: bool = False
+    #: draws of laws the stage does not shift (``uniform at file:line``), seen on the recorded
+    #: runs: an exact reading of the output that ignores them is not taken
+    other_draws: tuple[str, ...] = ()
     #: how the stage read the code (e.g. a numba function read through its ``.py_func``)
     notes: tuple[str, ...] = ()
 
@@ -625,6 +628,7 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     queue = list(pairs)
     i = 0
     cut = False
+    other: dict[str, None] = {}
     while i < len(queue) or more is not None:
         if runs >= max_runs or hits >= stop_after:
             break
@@ -648,6 +652,9 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
                     unread.append(rp.reason)
                 break
             aligned += rp.status == "aligned"
+            for rec in (rp.rec_d, rp.rec_p):
+                for u in rec.untracked if rec is not None else ():
+                    other.setdefault(f"{u.method} at {u.site}", None)
             for f in analyse(rp, (d, dp), describe(d, dp), seed, epsilon=epsilon,
                              delta=delta, output_is_release=output_is_release):
                 findings.append((f, (d, dp)))
@@ -683,7 +690,8 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
         tuple(p for _, p in chosen),
         tuple(sorted({f.step for f, _ in chosen if f.step is not None})), chosen[0][0].kind)
     return GrayBoxResult(tuple(f for f, _ in ordered), steer, tried, runs,
-                         time.perf_counter() - start, tuple(unread), aligned, cut_by_time=cut)
+                         time.perf_counter() - start, tuple(unread), aligned, cut_by_time=cut,
+                         other_draws=tuple(other))
 
 
 #: recorder seeds on which a steer candidate's outputs are compared (the same randomness on
