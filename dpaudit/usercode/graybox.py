@@ -340,9 +340,10 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
             if abs(moved) > 1e-12 * (1 + abs(fa.base - fb.base)):
                 add("noise-cancels", "pointer",
                     f"this comparison ({a.kind[8:]}) reads two values carrying the same "
-                    f"noise (the draw at {_draw_sites(rd, fa.support)}): the noise cancels, "
-                    f"and the data move the difference by {moved:.6g}, so its outcome is a "
-                    "function of the data alone", str(a.site),
+                    f"noise (the draw at {_draw_sites(rd, fa.support)}, scale "
+                    f"{_scale_of(fa.coefs):.6g}): the noise cancels, and the data move the "
+                    f"difference by {moved:.6g}, so its outcome is a function of the data "
+                    "alone", str(a.site),
                     {"moved": moved, "event": j}, step=_step_after(a, first_out))
                 break
     if rp.status == "uncovered" and rp.bad_row is not None and rp.rows:
@@ -354,18 +355,21 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
         else:
             twins = [r for r in rp.rows[:rp.bad_row] if set(dict(r[0])) & set(dict(coefs))]
             drawn = _draw_sites(rd, [c for c, _ in coefs])
+            scale = _scale_of(coefs)
             if twins:
                 other = twins[-1]
-                text = (f"the draw at {drawn} feeds two values the data move apart: the one "
-                        f"consumed here ({ev.kind}) moves by {rhs:.6g} between D and D', the "
-                        f"one consumed at {rd.events[other[2]].site} by {other[1]:.6g}: no "
-                        "shift of the noise makes the two runs release the same values (the "
-                        "noise is shared), the release-level loss is infinite")
+                text = (f"the draw at {drawn} (scale {scale:.6g} here) feeds two values the "
+                        f"data move apart: the one consumed here ({ev.kind}) moves by "
+                        f"{rhs:.6g} between D and D', the one consumed at "
+                        f"{rd.events[other[2]].site} by {other[1]:.6g}, a difference of "
+                        f"{abs(rhs - other[1]) / scale:.6g} scales: no shift of the noise makes "
+                        "the two runs release the same values (the noise is shared), the "
+                        "release-level loss is infinite")
             else:
                 text = (f"the value consumed here ({ev.kind}) moves by {rhs:.6g} between D and "
-                        f"D' in a direction its noise (the draw at {drawn}) cannot cover: no "
-                        "shift of the noise makes the two runs release the same values, the "
-                        "release-level loss is infinite")
+                        f"D' in a direction its noise (the draw at {drawn}, scale {scale:.6g}) "
+                        "cannot cover: no shift of the noise makes the two runs release the "
+                        "same values, the release-level loss is infinite")
         add("uncovered-shift", "pointer", text, str(ev.site),
             {"moved": rhs, "residual": rp.residual, "event": j},
             step=_step_after(ev, first_out))
