@@ -581,6 +581,17 @@ def user_modules(*objects: Any) -> list[Any]:
     return list(out.values())
 
 
+def _warm_up(run: RunFn, data: Any) -> None:
+    """One run with the recorder's routes left alone, before any recorded run: code that a
+    compiler builds on its first call (numba reads ``np.random.laplace`` as it compiles, and
+    would read the recorder's stand-in) is compiled against numpy itself. Its errors are the
+    replay's to report."""
+    try:
+        run(Recorder(0, passthrough=True), data, None)
+    except Exception:  # noqa: BLE001 - reported by the recorded runs, if they fail too
+        pass
+
+
 def _deterministic(run: RunFn, data: Any, seed: int) -> str | None:
     """``None`` when two recorded runs with the same seed agree, else what differed: the
     code draws from randomness the recorder does not serve."""
@@ -625,6 +636,7 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     runs = tried = aligned = 0
     hits = 0
     if pairs:
+        _warm_up(run, pairs[0][0])
         why = _deterministic(run, pairs[0][0], seeds[0])
         runs += 2
         if why is not None:

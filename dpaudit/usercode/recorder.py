@@ -850,8 +850,12 @@ class Recorder:
     """
 
     def __init__(self, seed: int, columns: Columns | None = None,
-                 shift: dict[int, float] | None = None, *, track: bool = True) -> None:
+                 shift: dict[int, float] | None = None, *, track: bool = True,
+                 passthrough: bool = False) -> None:
         self.seed = int(seed)
+        #: route nothing: :func:`intercept` leaves numpy's and Python's names as they are
+        #: (the warm-up run before any recorded one)
+        self.passthrough = passthrough
         self.columns = Columns() if columns is None else columns
         self.shift = dict(shift or {})
         self.track = track
@@ -1256,6 +1260,9 @@ def intercept(recorder: Recorder, *, holders: Sequence[Any] = (),
     ``numpy.random`` and ``random``, ``default_rng`` and the generator classes, the same names
     imported into ``modules``, the generators those modules hold at top level and those the
     objects in ``holders`` hold. Everything is restored on exit."""
+    if recorder.passthrough:
+        yield recorder
+        return
     saved: list[tuple[Any, str, Any]] = []
 
     def patch(space: Any, name: str, value: Any) -> None:
