@@ -186,6 +186,9 @@ class Site:
     file: str
     line: int
     function: str
+    #: the module's name (``__name__``): what keys the site's stream, so that the same code
+    #: gets the same draws wherever its files lie
+    module: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{_short_path(self.file)}:{self.line} in {self.function}"
@@ -212,7 +215,8 @@ def user_site() -> Site:
     while frame is not None:
         code = frame.f_code
         if is_user_file(code.co_filename):
-            return Site(code.co_filename, frame.f_lineno, code.co_name)
+            return Site(code.co_filename, frame.f_lineno, code.co_name,
+                        str(frame.f_globals.get("__name__", "")))
         frame = frame.f_back  # type: ignore[assignment]
     return _UNKNOWN
 
@@ -830,8 +834,11 @@ def _shape_of(size: Any, *params: Any) -> tuple[int, ...]:
 
 
 def _site_seed(seed: int, site: Site) -> list[int]:
+    """The words seeding a site's stream: the recorder's seed and the site's module and line
+    (not its path: a copy of the code elsewhere gets the same draws)."""
+    where = site.module or Path(site.file).name
     return [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF,
-            zlib.crc32(f"{site.file}:{site.line}".encode())]
+            zlib.crc32(f"{where}:{site.line}".encode())]
 
 
 _ARG_NAMES = {"laplace": ("loc", "scale", "size"), "normal": ("loc", "scale", "size"),
