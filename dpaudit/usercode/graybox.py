@@ -613,8 +613,15 @@ def _deterministic(run: RunFn, data: Any, seed: int) -> str | None:
     return None
 
 
+#: the stage's budget in recorder entries (draws, uses of noisy values, comparisons of marked
+#: rewards, summed over its runs): what the recording costs is per entry, so this bounds its
+#: time on any code, and it is counted, not timed, so the same seed gives the same findings
+MAX_WORK = 250_000
+
+
 def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, delta: float,
-              seeds: Sequence[int] = (1, 2), max_runs: int = 4000, seconds: float = 60.0,
+              seeds: Sequence[int] = (1, 2), max_runs: int = 4000, max_work: int = MAX_WORK,
+              seconds: float = 60.0,
               describe: Callable[[Any, Any], str] | None = None,
               output_is_release: bool = False, stop_after: int = 8,
               steer_pairs: int = 4,
@@ -627,8 +634,9 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     ``more`` gives further pairs, asked for only when ``pairs`` are exhausted with fewer than
     ``stop_after`` revealing ones (the decision-boundary pairs, which cost a bisection).
 
-    The budget is in runs, so the same seed gives the same findings on any machine;
-    ``seconds`` is only a safety limit, and a stage cut by it says so (``cut_by_time``)."""
+    The budget is in runs and recorder entries (``max_work``), so the same seed gives the same
+    findings on any machine; ``seconds`` is only a safety limit, and a stage cut by it says so
+    (``cut_by_time``)."""
     start = time.perf_counter()
     describe = describe or (lambda d, dp: f"D = {d!r}, D' = {dp!r}")
     findings: list[tuple[GrayFinding, tuple[Any, Any]]] = []
@@ -645,8 +653,9 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     i = 0
     cut = False
     other: dict[str, None] = {}
+    work = 0
     while i < len(queue) or more is not None:
-        if runs >= max_runs or hits >= stop_after:
+        if runs >= max_runs or work >= max_work or hits >= stop_after:
             break
         if time.perf_counter() - start > seconds:
             cut = True
@@ -663,6 +672,7 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
         for seed in seeds:
             rp = replay_pair(run, d, dp, seed)
             runs += rp.runs
+            work += rp.work
             if rp.status == "unread":
                 if rp.reason not in unread:
                     unread.append(rp.reason)

@@ -209,12 +209,19 @@ _UNKNOWN = Site("<unknown>", 0, "?")
 _RETURNED = Site("<returned value>", 0, "the code's output")
 
 
+_USER_CODE: dict[Any, bool] = {}
+
+
 def user_site() -> Site:
-    """The innermost frame of the user's code on the stack (:func:`is_user_file`)."""
+    """The innermost frame of the user's code on the stack (:func:`is_user_file`; the answer
+    is kept per code object, since every consumption asks)."""
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        if is_user_file(code.co_filename):
+        hit = _USER_CODE.get(code)
+        if hit is None:
+            hit = _USER_CODE[code] = is_user_file(code.co_filename)
+        if hit:
             return Site(code.co_filename, frame.f_lineno, code.co_name,
                         str(frame.f_globals.get("__name__", "")))
         frame = frame.f_back  # type: ignore[assignment]
@@ -251,9 +258,12 @@ class Event:
     outcome: Any = None
     #: the position in the run's line trace when it happened (-1: not traced)
     at_line: int = -1
+    #: what the replay matches events by (site, kind and noise columns), computed once
+    match: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def key(self) -> tuple[Any, ...]:
-        return (self.site.file, self.site.line, self.kind, tuple(f.support for f in self.forms))
+        return self.match or (self.site.file, self.site.line, self.kind,
+                              tuple(f.support for f in self.forms))
 
 
 @dataclass(frozen=True)
@@ -1040,12 +1050,20 @@ class Recorder:
         if len(self.events) >= MAX_EVENTS:
             raise RecordOverflow(f"the run consumes noisy values more than {MAX_EVENTS} "
                                  "times")
-        forms = tuple(Form(v.base, tuple(sorted(v.coefs.items())), v.value, v.pure)
-                      for v in values)
+        forms = []
+        supports = []
+        for v in values:  # plain loops: this runs for every use of a noisy value
+            items = tuple(v.coefs.items())
+            if len(items) > 1:
+                items = tuple(sorted(items))
+            forms.append(Form(v.base, items, v.value, v.pure))
+            supports.append(tuple([c for c, _ in items]))
         site = user_site()
         if site is _UNKNOWN:  # read by dpaudit itself: the value the code returned
             site = _RETURNED
-        self.events.append(Event(site, kind, self.step, forms, outcome, self.position()))
+        self.events.append(Event(site, kind, self.step, tuple(forms), outcome,
+                                 self.position(),
+                                 (site.file, site.line, kind, tuple(supports))))
 
     def branch(self, kind: str, outcome: Any, origin: Site, *, randomised: bool = False
                ) -> None:
