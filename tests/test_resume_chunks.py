@@ -411,7 +411,9 @@ def test_a_state_written_with_other_parameters_is_never_read(fresh, policy, monk
         # the interrupted run's state is untouched, and the workers are not part of the key
         assert path.read_text() == before
         if command != "audit":
-            assert main([*_with(argv, ["--workers", "2"]), "--resume"]) == 0
+            # the verdict is the audited code's (the gray-box stage finds NoisyUCB's four
+            # releases at T = 6 above eps = 1); what is checked here is that the run resumes
+            assert main([*_with(argv, ["--workers", "2"]), "--resume"]) in (0, 1)
             assert "(2 finished chunk(s) saved)" in capsys.readouterr().err
             assert not path.exists()
         else:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,17 +53,13 @@ from dpaudit.usercode.recorder import (
     Site,
     intercept,
     plain,
-    swap,
+    served_by,
     swap_generators,
     tracing,
     user_site,
 )
-from dpaudit.usercode.recorder import (
-    generator_slots as _slots,
-)
 
-__all__ = ["exact_mechanism", "graybox_mechanism", "graybox_policy", "policy_pairs",
-           "served_by"]
+__all__ = ["exact_mechanism", "graybox_mechanism", "graybox_policy", "policy_pairs"]
 
 #: the stage's safety limit in seconds by default (a quarter of a ``--seconds`` deadline
 #: otherwise); its budget proper is in runs, so that reports do not depend on speed
@@ -258,57 +253,6 @@ def graybox_mechanism(mech: Any, pairs: Sequence[tuple[Any, Any]], *, epsilon: f
         findings = (finding, *(f for f in findings if f.kind != "release-loss"))
     return dataclasses.replace(result, exact=exact, findings=findings,
                                notes=(*result.notes, *notes))
-
-
-@contextmanager
-def served_by(gen: ProbeGenerator, *, modules: Sequence[Any] = (), holders: Sequence[Any] = ()
-              ) -> Iterator[None]:
-    """Route the Laplace and Gaussian draws of every route the recorder reads to the probe's
-    generator ``gen`` (numpy's global ``normal``, ``laplace``, ``standard_normal``, ``randn``,
-    ``default_rng``; Python's ``random.gauss`` and ``normalvariate``; the same names imported
-    into ``modules``; the generators ``modules`` hold at top level and those ``holders``
-    hold), restored on exit. Other draws are not served: they then vary between the probe's
-    calls and its verification refuses the law."""
-    serve: dict[str, Callable[..., Any]] = {
-        "normal": gen.normal, "laplace": gen.laplace, "standard_normal": gen.standard_normal,
-        "randn": lambda *shape: gen.standard_normal(tuple(shape) if shape else None),
-        "default_rng": lambda *args, **kwargs: gen}
-    py_serve: dict[str, Callable[..., Any]] = {
-        "gauss": lambda mu=0.0, sigma=1.0: gen.normal(mu, sigma),
-        "normalvariate": lambda mu=0.0, sigma=1.0: gen.normal(mu, sigma)}
-    saved: list[tuple[Any, str, Any]] = []
-    swapped: list[tuple[Any, Any, Any]] = []
-
-    def patch(space: Any, name: str, value: Any) -> None:
-        saved.append((space, name, getattr(space, name)))
-        setattr(space, name, value)
-    originals = {id(getattr(np.random, n)): serve[n] for n in serve}
-    originals.update({id(getattr(random, n)): py_serve[n] for n in py_serve})
-    try:
-        for n, fn in serve.items():
-            patch(np.random, n, fn)
-        for n, fn in py_serve.items():
-            patch(random, n, fn)
-        for module in modules:
-            for attr, value in list(vars(module).items()):
-                if attr.startswith("__"):
-                    continue
-                if isinstance(value, np.random.Generator) and not isinstance(
-                        value, ProbeGenerator):
-                    patch(module, attr, gen)
-                elif id(value) in originals:
-                    patch(module, attr, originals[id(value)])
-        for obj in holders:
-            for holder, key in _slots(obj):
-                old = holder[key] if isinstance(holder, dict | list) else getattr(holder, key)
-                swap(holder, key, gen)
-                swapped.append((holder, key, old))
-        yield
-    finally:
-        for holder, key, old in reversed(swapped):
-            swap(holder, key, old)
-        for space, name, value in reversed(saved):
-            setattr(space, name, value)
 
 
 def _probe(mech: Any, data: Any, modules: Sequence[Any]

@@ -62,6 +62,7 @@ from dpaudit.stats.evidence import ExactEvidence, decide
 from dpaudit.stats.results import ClaimResult, Notion
 from dpaudit.usercode.adapters import PolicyCode, _build, _user_error
 from dpaudit.usercode.conventions import roles
+from dpaudit.usercode.recorder import generator_slots, served_by, swap
 from dpaudit.usercode.wording import usage_error
 from dpaudit.validation import InvalidParameterError
 
@@ -149,55 +150,16 @@ def _numbers(values: Any) -> list[float]:
     return out
 
 
-#: how deep :func:`_generator_slots` looks into an instance's attributes, lists and dicts
-GENERATOR_DEPTH = 3
-
-
-def _generator_slots(obj: Any, depth: int = GENERATOR_DEPTH) -> list[tuple[Any, Any]]:
-    """``(holder, key)`` of every ``numpy.random.Generator`` that ``obj`` holds: in its
-    attributes, and in theirs, or in the items of a list or dict, to ``depth`` levels."""
-    out: list[tuple[Any, Any]] = []
-    seen: set[int] = set()
-
-    def walk(holder: Any, level: int) -> None:
-        if level > depth or id(holder) in seen:
-            return
-        seen.add(id(holder))
-        if isinstance(holder, dict):
-            items: Any = list(holder.items())
-        elif isinstance(holder, list):
-            items = list(enumerate(holder))
-        else:
-            items = list(getattr(holder, "__dict__", {}).items()) \
-                if not isinstance(holder, type) else []
-        for key, value in items:
-            if isinstance(value, np.random.Generator):
-                out.append((holder, key))
-            elif isinstance(value, dict | list) or (
-                    hasattr(value, "__dict__") and not isinstance(value, type)
-                    and not callable(value) and type(value).__module__ != "numpy"):
-                walk(value, level + 1)
-    walk(obj, 1)
-    return out
-
-
-def _swap(holder: Any, key: Any, value: Any) -> None:
-    if isinstance(holder, dict | list):
-        holder[key] = value
-    else:
-        setattr(holder, key, value)
-
-
 def report(rel: Release, reward: float, seq: np.random.SeedSequence, *, arm: int = 0,
            generator: np.random.Generator | None = None) -> np.ndarray:
     """One report of a fresh instance for ``reward`` (a 1-d float array); ``generator``, when
-    given, replaces every generator the instance holds (:func:`_generator_slots`; the
-    probe's route)."""
+    given, replaces every generator the instance holds
+    (:func:`~dpaudit.usercode.recorder.generator_slots`; the probe's route)."""
     code = rel.code
     obj = _build(code, seq)
     if generator is not None:
-        for holder, key in _generator_slots(obj):
-            _swap(holder, key, generator)
+        for holder, key in generator_slots(obj):
+            swap(holder, key, generator)
     out: Any = None
     try:
         if rel.hook is not None:
@@ -278,42 +240,6 @@ def exact_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidenc
     return ev if ev is not None else probe_release(rel, epsilon=epsilon, delta=delta)
 
 
-#: the global ``numpy.random`` functions the probe serves, and how
-_SERVED = ("normal", "laplace", "standard_normal", "randn", "default_rng")
-
-
-@contextmanager
-def _served_by(gen: np.random.Generator, code: PolicyCode) -> Any:
-    """Route the global draws (:data:`_SERVED`), the same functions imported by name into the
-    policy's module, and the module's top-level generators to ``gen`` (restored on exit)."""
-    serve: dict[str, Callable] = {
-        "normal": gen.normal, "laplace": gen.laplace, "standard_normal": gen.standard_normal,
-        "randn": lambda *shape: gen.standard_normal(tuple(shape) if shape else None),
-        "default_rng": lambda *args, **kwargs: gen}
-    originals = {n: getattr(np.random, n) for n in _SERVED}
-    saved: list[tuple[Any, str, Any]] = []
-
-    def patch(space: Any, name: str, value: Any) -> None:
-        saved.append((space, name, getattr(space, name)))
-        setattr(space, name, value)
-    try:
-        for n in _SERVED:
-            patch(np.random, n, serve[n])
-        module = sys.modules.get(getattr(code.factory, "__module__", None) or "")
-        if module is not None and module is not np.random:
-            for attr, value in list(vars(module).items()):
-                if isinstance(value, np.random.Generator):
-                    patch(module, attr, gen)
-                    continue
-                for n, fn in originals.items():
-                    if value is fn:
-                        patch(module, attr, serve[n])
-        yield
-    finally:
-        for space, name, value in reversed(saved):
-            setattr(space, name, value)
-
-
 def probe_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidence | None:
     """The exact loss of a report whose draws the probe of :mod:`dpaudit.exact.probe` serves
     (module docstring: the global functions, ``default_rng``, the generators the instance and
@@ -330,7 +256,9 @@ def probe_release(rel: Release, *, epsilon: float, delta: float) -> ExactEvidenc
         for i, x in enumerate(XS):
             def run(gen: np.random.Generator, x: float = x) -> np.ndarray:
                 seq = np.random.SeedSequence([0, 7, next(calls)])
-                with _served_by(gen, code):
+                module = sys.modules.get(getattr(code.factory, "__module__", None) or "")
+                with served_by(gen, modules=[module] if module is not None else [],
+                               python_random=False):
                     return report(served, x, seq, generator=gen)
             probes.append(probe_report(run, rng=np.random.default_rng([7, i])))
     finally:

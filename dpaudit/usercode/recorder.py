@@ -84,6 +84,7 @@ __all__ = [
     "intercept",
     "is_user_file",
     "plain",
+    "served_by",
     "tracing",
     "user_site",
 ]
@@ -1333,6 +1334,58 @@ def intercept(recorder: Recorder, *, holders: Sequence[Any] = (),
             setattr(space, name, value)
         for holder, key, value in reversed(swapped):
             swap(holder, key, value)
+
+
+@contextmanager
+def served_by(gen: Any, *, modules: Sequence[Any] = (), holders: Sequence[Any] = (),
+              python_random: bool = True) -> Iterator[None]:
+    """Route the Laplace and Gaussian draws of every route the recorder reads to the probe's
+    generator ``gen`` (a :class:`~dpaudit.exact.probe.ProbeGenerator`: numpy's global
+    ``normal``, ``laplace``, ``standard_normal``, ``randn``, ``default_rng``; Python's
+    ``random.gauss`` and ``normalvariate`` unless ``python_random`` is false; the same names
+    imported into ``modules``; the generators ``modules`` hold at top level and those
+    ``holders`` hold), restored on exit. Other draws are not served: they then vary between
+    the probe's calls and its verification refuses the law."""
+    serve: dict[str, Callable[..., Any]] = {
+        "normal": gen.normal, "laplace": gen.laplace, "standard_normal": gen.standard_normal,
+        "randn": lambda *shape: gen.standard_normal(tuple(shape) if shape else None),
+        "default_rng": lambda *args, **kwargs: gen}
+    py_serve: dict[str, Callable[..., Any]] = {
+        "gauss": lambda mu=0.0, sigma=1.0: gen.normal(mu, sigma),
+        "normalvariate": lambda mu=0.0, sigma=1.0: gen.normal(mu, sigma)} \
+        if python_random else {}
+    saved: list[tuple[Any, str, Any]] = []
+    swapped: list[tuple[Any, Any, Any]] = []
+
+    def patch(space: Any, name: str, value: Any) -> None:
+        saved.append((space, name, getattr(space, name)))
+        setattr(space, name, value)
+    originals = {id(getattr(np.random, n)): serve[n] for n in serve}
+    originals.update({id(getattr(random, n)): py_serve[n] for n in py_serve})
+    try:
+        for n, fn in serve.items():
+            patch(np.random, n, fn)
+        for n, fn in py_serve.items():
+            patch(random, n, fn)
+        for module in modules:
+            for attr, value in list(vars(module).items()):
+                if attr.startswith("__"):
+                    continue
+                if isinstance(value, _Generator) and value is not gen:
+                    patch(module, attr, gen)
+                elif id(value) in originals:
+                    patch(module, attr, originals[id(value)])
+        for obj in holders:
+            for holder, key in generator_slots(obj):
+                old = holder[key] if isinstance(holder, dict | list) else getattr(holder, key)
+                swap(holder, key, gen)
+                swapped.append((holder, key, old))
+        yield
+    finally:
+        for holder, key, old in reversed(swapped):
+            swap(holder, key, old)
+        for space, name, value in reversed(saved):
+            setattr(space, name, value)
 
 
 def active() -> Recorder | None:
