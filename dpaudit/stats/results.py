@@ -55,6 +55,8 @@ class Notion(enum.StrEnum):
 
 
 class Method(enum.StrEnum):
+    """How a claim is decided: a symbolic proof, an exact computation, or sampling."""
+
     SYMBOLIC = "symbolic"
     EXACT = "exact"
     SAMPLED = "sampled"
