@@ -113,7 +113,8 @@ def _run_profile(args: argparse.Namespace) -> int:
                          "(profiles come with sampled claims)")
     fig, ax = new_figure(figsize=(9.0, 3.6))
     fig.delaxes(ax)
-    draw_profile(fig, claims[0]["privacy_profile"], str(claims[0]["id"]))
+    draw_profile(fig, claims[0]["privacy_profile"], str(claims[0]["id"]),
+                 epsilon=claims[0].get("epsilon"), delta=claims[0].get("delta"))
     fig.tight_layout()
     fig.savefig(prepare_output(Path(args.out)))
     print(f"wrote {args.out}")

@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
         table = all_experiments()
         width = max((len(n) for n in table), default=0)
         for exp in table.values():
-            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description} ({_budget(exp)})")
+            budget = _budget(exp)  # said once: some descriptions already say it
+            note = "" if f"({budget})" in exp.description else f" ({budget})"
+            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description}{note}")
         return 0
     if args.name is None:
         raise UsageError("reproduce needs a NAME (see `python -m dpaudit reproduce --list`)")
