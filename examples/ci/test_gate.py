@@ -1,4 +1,4 @@
-"""The privacy gate in pytest: ``python -m pytest test_privacy_gate.py --dpaudit-scale 0.25``.
+"""The privacy gate in pytest: ``python -m pytest test_gate.py --dpaudit-scale 0.25``.
 
 ``assert_private`` fails the test when the claim is VIOLATED, and also when it is INCONCLUSIVE
 (too few samples to decide), so the gate never passes on "not enough evidence".
