@@ -60,9 +60,16 @@ def measure(key: str) -> dict[str, object]:
         # pytest's exit 1 (some test failed) still times the suite; the record says so
         if proc.returncode not in (0, 1):
             raise SystemExit(f"{key}: exit {proc.returncode}\n{proc.stdout[-3000:]}")
-        tail = proc.stdout.strip().splitlines()[-1:] or [""]
+        lines = proc.stdout.strip().splitlines()
+        # the slowest tests, as --durations names them
+        slowest = next((i for i, ln in enumerate(lines) if "slowest" in ln and "durations" in ln),
+                       None)
+        durations = [] if slowest is None else [
+            " ".join(ln.split()) for ln in lines[slowest + 1:slowest + 21]
+            if ln[:1].isdigit()]
         return {"command": SHELL_COMMANDS[key], "seconds": round(seconds, 2),
-                "exit_code": proc.returncode, "summary": tail[0].strip("= "),
+                "exit_code": proc.returncode, "summary": (lines[-1:] or [""])[0].strip("= "),
+                "durations": durations,
                 "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "cores": os.cpu_count(), "load_average_at_start": round(load, 2),
                 "load_average_at_end": round(os.getloadavg()[0], 2),
