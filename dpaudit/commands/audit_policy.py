@@ -216,7 +216,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--search-budget", type=int_arg, default=16,
                    help="candidate neighbour pairs from the automatic search (default 16)")
     p.add_argument("--workers", type=int_arg, default=1,
-                   help="worker processes (the same report for any number)")
+                   help="worker processes: the report does not depend on their number")
     p.add_argument("--seconds", metavar="S", type=float_arg, default=None,
                    help="deadline in wall-clock seconds from the command's start (a finite "
                         "number above 0): an audit whose neighbour search and smallest sample "
@@ -231,7 +231,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
-                   help="root seed of every random draw (the same seed, the same report)")
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--no-graybox", action="store_true",
                    help="skip the gray-box stage (record and replay of the code's noise draws "
                         "on neighbouring inputs, before any sampling; docs/audit-policy.md)")

@@ -43,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="write each check run as DIR/NAME.json when it completes (resume an "
                         "interrupted ledger with --from DIR --save DIR; default: not saved)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
-                   help="root seed of every random draw (the same seed, the same report)")
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--list-papers", action="store_true", help="print the paper keys")
     p.add_argument("--referee", metavar="PATH", nargs="?", const="-", type=json_output,
                    default=None,

@@ -59,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--horizon", type=int_arg, default=None,
                    help="horizon T (default: the paper's; 1e7 is accepted)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
-                   help="root seed of every random draw (the same seed, the same report)")
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--out", type=output_dir, default=Path("."),
                    help="output folder (default: current folder; created if missing)")
     add_run_caps(p, "--runs (counted in --runs: 4x the first batch by default)",

@@ -69,7 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--means", default=None, metavar="M1,M2,...",
                    help="Bernoulli arm means (default: the policy's paper instance)")
     p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
-                   help="root seed of every random draw (the same seed, the same report)")
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--workers", type=int_arg, default=None,
                    help="local worker processes (default: one per core; results do not "
                         "depend on it)")
