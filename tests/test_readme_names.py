@@ -130,8 +130,8 @@ def _defined_names() -> set[str]:
 
 
 #: names the README writes in backticks that are not dpaudit's: numpy, dask, Python, notation
-FOREIGN = {"Generator", "SeedSequence", "RandomState", "LocalCluster", "SyntaxError", "True", "False",
-           "Lap", "Delta", "Delta_i", "Reg_I1"}
+FOREIGN = {"Generator", "SeedSequence", "RandomState", "LocalCluster", "SyntaxError", "True",
+           "False", "Lap", "Delta", "Delta_i", "Reg_I1"}
 
 
 def test_every_class_the_readme_names_exists():
