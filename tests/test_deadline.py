@@ -178,7 +178,7 @@ def test_code_that_never_returns_is_killed_soon_after_the_deadline(tmp_path, mon
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "r.json"
     code = main(["audit", "slow_steps_mod:SlowSteps", "--samples", "1000", "--seconds", "0.5",
-                 "--json", str(out)])
+                 "--json", str(out), "--no-graybox"])  # the sampled route (the stage reads it)
     assert code == 0
     doc = json.loads(out.read_text())
     # 2 x 1000 outputs at 10 ms would take 20 s or more; killed when the grace ran out
@@ -187,6 +187,35 @@ def test_code_that_never_returns_is_killed_soon_after_the_deadline(tmp_path, mon
     assert doc["deadline"]["hard_kill"] is True and doc["deadline_hit"] is True
     assert claim["verdict"] == "INCONCLUSIVE" and claim["epsilon_lower_bound"] is None
     assert claim["notion"] == "global"  # declares none: central DP on its inputs, not ldp
+
+
+STAGE_HANGS = """
+import time
+
+
+class Hangs:
+    '''Never returns: the gray-box stage's first run is the one the deadline must stop.'''
+    epsilon, delta = 1.0, 0.0
+    neighbours = [(0.0, 1.0)]
+
+    def sample(self, data, size, rng):
+        time.sleep(3600)
+"""
+
+
+def test_code_that_hangs_in_the_gray_box_stage_is_killed_at_the_deadline(tmp_path,
+                                                                         monkeypatch):
+    """The stage runs inside the work --seconds bounds: a run that never returns there is
+    killed like one in the sampling."""
+    (tmp_path / "stage_hangs_mod.py").write_text(textwrap.dedent(STAGE_HANGS))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "r.json"
+    assert main(["audit", "stage_hangs_mod:Hangs", "--samples", "1000", "--seconds", "0.5",
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["deadline"]["hard_kill"] is True and doc["deadline_hit"] is True
+    assert doc["deadline"]["killed_after_seconds"] < 0.5 + limits.HARD_KILL_GRACE + 1.0
+    assert doc["claims"][0]["verdict"] == "INCONCLUSIVE"
 
 
 def test_simulate_reports_the_runs_done_by_the_deadline(clock, monkeypatch):
@@ -342,7 +371,9 @@ def test_user_code_errors_keep_their_origin_across_the_deadline_process(tmp_path
     exit 3 "error in user code" at the user's file and line (not an "internal error")."""
     (tmp_path / "raises_mod.py").write_text(textwrap.dedent(RAISES))
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert main(["audit", "raises_mod:Bad", "--samples", "2000", "--seconds", "60"]) == 3
+    # the sampled route: its chunks of 2000 raise (the gray-box stage's single draws do not)
+    assert main(["audit", "raises_mod:Bad", "--samples", "2000", "--seconds", "60",
+                 "--no-graybox"]) == 3
     err = capsys.readouterr().err
     assert "error in user code" in err and "raises_mod.py" in err and "boom" in err
     assert main(["check", "raises_mod", "--no-state", "--seconds", "60"]) == 3

@@ -178,6 +178,29 @@ def test_a_nan_on_one_input_only_is_found_under_the_same_randomness():
     assert [f.kind for f in result.findings if f.kind == "non-finite"] == ["non-finite"]
 
 
+def test_an_exact_reading_is_not_taken_when_other_draws_may_branch():
+    """A local report that returns NaN with probability 0.1 above reward 1/2 (a branch on an
+    ``np.random.random`` draw the exact readings do not serve): its law is not taken as
+    read from the Laplace draws alone; the sampled audit sees the NaN atom."""
+    from dpaudit.usercode.ldp_audit import find_release
+    from dpaudit.usercode.policy_audit import audit_policy
+
+    class RareNaN:
+        def __init__(self, epsilon, n_arms=2):
+            self.eps = epsilon
+
+        def privatize(self, reward):
+            if reward > 0.5 and np.random.random() < 0.1:
+                return float("nan")
+            return reward + np.random.laplace(0.0, 1.0 / self.eps)
+
+    code = adapt(RareNaN, n_arms=2, horizon=8, epsilon=1.0, release_only=True)
+    assert find_release(code).hook == "privatize"
+    audit = audit_policy(code, epsilon=1.0, notion="ldp", samples=4000, seed=5)
+    assert audit.exact is None and audit.graybox is not None and audit.graybox.other_draws
+    assert audit.result is not None and "NaN" in audit.result.event
+
+
 def test_a_value_declared_equal_that_differs_is_named():
     from dpaudit import equal_on_neighbours
 

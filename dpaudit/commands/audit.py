@@ -223,6 +223,21 @@ def _graybox(args: argparse.Namespace, mech: Any, eps: float | None, dlt: float 
                              describe=pair_text)
 
 
+def _stage_then_sample(args: argparse.Namespace, mech: Any, eps: float | None,
+                       dlt: float | None, budget: AuditBudget, graybox: bool
+                       ) -> tuple[GrayBoxResult | None, Any]:
+    """The gray-box stage (``graybox``), then the sampled audit unless the stage read the
+    output's law exactly: one piece of work, so that ``--seconds`` bounds both (code that
+    never returns is killed in the stage as in the sampling)."""
+    gb = _graybox(args, mech, eps, dlt) if graybox else None
+    if gb is not None and gb.exact is not None:
+        return gb, None
+    neighbours = None if gb is None or gb.steer is None else _steered(mech, gb.steer)
+    return gb, audit_mechanism(mech, epsilon=eps, delta=dlt, alpha=args.alpha, budget=budget,
+                               seed=args.seed, key=f"audit:{args.target}",
+                               neighbours=neighbours)
+
+
 def _steered(mech: Any, steer: Steer) -> list[tuple[Any, Any]]:
     """The mechanism's declared pairs with the stage's pair first (the sampled audit ranks
     them on fresh draws, so the order only saves it a search)."""
@@ -262,19 +277,17 @@ def run(args: argparse.Namespace) -> int:
             limits.deadline_scope(args.seconds) as deadline:  # bad address/seconds: exit 2
         mech, description, paper, eps, dlt, default_notion = _resolve(args)
         notion = mechanism_notion(mech, default_notion)
-        gb = None if paper != USER_PAPER or args.no_graybox else _graybox(args, mech, eps, dlt)
-        exact = None if gb is None else gb.exact
-        # the claim the stage decided (an object that breaks the protocol has no stage)
+        # the claim the stage decides (an object that breaks the protocol has no stage)
         eps_c = float(getattr(mech, "epsilon", 0.0) if eps is None else eps)
         dlt_c = float(getattr(mech, "delta", 0.0) if dlt is None else dlt)
-        neighbours = None if gb is None or gb.steer is None else _steered(mech, gb.steer)
         state = open_state(args, mech, eps, dlt)
+        gb = exact = None
         try:
             with chunk_scope(state, piece="audit"):
-                result = None if exact is not None else run_bounded(partial(
-                    audit_mechanism, mech, epsilon=eps, delta=dlt, alpha=args.alpha,
-                    budget=budget, seed=args.seed, key=f"audit:{args.target}",
-                    neighbours=neighbours), deadline)
+                gb, result = run_bounded(partial(
+                    _stage_then_sample, args, mech, eps, dlt, budget,
+                    paper == USER_PAPER and not args.no_graybox), deadline)
+                exact = None if gb is None else gb.exact
         except limits.DeadlineReached as exc:
             stopped = exc
         except BaseException as exc:

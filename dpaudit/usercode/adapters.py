@@ -368,12 +368,13 @@ def _check_roles(code: PolicyCode, probe: Any) -> None:
                 "update": "after the step: it may take a time index, the arm, the reward and "
                           "a context",
                 "step": "as step(last_reward, last_arm)"}[kind]
-        raise usage_error(lambda say: (  # noqa: B023 - called at once, in this iteration
-            f"{type(probe).__name__}.{name}({params}) asks for "
-            f"{', '.join(extra) if extra else 'other arguments'}, which dpaudit cannot pass "
-            f"there: it calls the {kind} method {what}; name the methods that fit with "
-            f"{say('methods', ('SELECT', 'UPDATE'))}, or use {say('interface', 'step')} for "
-            "a step(last_reward, last_arm) method"))
+        head = (f"{type(probe).__name__}.{name}({params}) asks for "
+                f"{', '.join(extra) if extra else 'other arguments'}, which dpaudit cannot "
+                f"pass there: it calls the {kind} method {what}")
+        raise usage_error(lambda say: (  # built at once: the loop's values are current
+            f"{head}; name the methods that fit with "  # noqa: B023
+            f"{say('methods', ('SELECT', 'UPDATE'))}, "
+            f"or use {say('interface', 'step')} for a step(last_reward, last_arm) method"))
 
 
 def _required_names(fn: Any) -> list[str]:
@@ -399,8 +400,9 @@ def _module_feed(factory: Callable, spec: str, k: int, t: int, kwargs: dict[str,
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        why = str(exc)
         raise usage_error(lambda say: f"{say('reward_fn', spec)}: module {module_name!r} "
-                                      f"does not import ({exc})") from None
+                                      f"does not import ({why})") from None
     if not callable(getattr(module, attr, None)):
         raise usage_error(lambda say: f"{say('reward_fn', spec)}: module {module_name!r} has "
                                       f"no function {attr!r}")

@@ -161,17 +161,19 @@ def parse_settings(pairs: Sequence[str] = (), path: str | None = None) -> dict[s
             with Path(path).open("rb") as fh:
                 out.update(tomllib.load(fh))
         except OSError as exc:
+            why = exc.strerror
             raise usage_error(lambda say: f"{say('config', path)} cannot be read: "
-                                          f"{exc.strerror}") from None
+                                          f"{why}") from None
         except tomllib.TOMLDecodeError as exc:
-            raise usage_error(lambda say: f"{say('config', path)} is not TOML: {exc}") \
+            why = str(exc)
+            raise usage_error(lambda say: f"{say('config', path)} is not TOML: {why}") \
                 from None
     for text in pairs:
         key, sep, raw = text.partition("=")
         key = key.strip()
         if not sep or not key.isidentifier():
-            raise usage_error(lambda say: f"{say('set', text)} must be KEY=VALUE (e.g. "
-                                          "alpha=3.1)")
+            raise usage_error(lambda say: f"{say('set', text)} must be "  # noqa: B023
+                                          "KEY=VALUE (e.g. alpha=3.1)")
         try:
             out[key] = tomllib.loads(f"v = {raw.strip()}")["v"]
         except tomllib.TOMLDecodeError:
@@ -310,7 +312,8 @@ def load_contexts(spec: str, horizon: int, *, seed: int = 0) -> np.ndarray:
         arr = (np.load(spec) if spec.endswith(".npy")
                else np.loadtxt(spec, delimiter="," if spec.endswith(".csv") else None, ndmin=2))
     except (OSError, ValueError) as exc:
-        raise usage_error(lambda say: f"{say('contexts', spec)} cannot be read: {exc}") \
+        why = str(exc)
+        raise usage_error(lambda say: f"{say('contexts', spec)} cannot be read: {why}") \
             from None
     arr = np.asarray(arr, dtype=float)
     if arr.ndim == 1:

@@ -156,6 +156,9 @@ class GrayBoxResult:
     #: the stage stopped at its time limit (not its run budget): what it saw then depends on
     #: the machine's speed, and the report says so
     cut_by_time: bool = False
+    #: draws of laws the stage does not shift (``uniform at file:line``), seen on the recorded
+    #: runs: an exact reading of the output that ignores them is not taken
+    other_draws: tuple[str, ...] = ()
     #: how the stage read the code (e.g. a numba function read through its ``.py_func``)
     notes: tuple[str, ...] = ()
 
@@ -337,9 +340,10 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
             if abs(moved) > 1e-12 * (1 + abs(fa.base - fb.base)):
                 add("noise-cancels", "pointer",
                     f"this comparison ({a.kind[8:]}) reads two values carrying the same "
-                    f"noise (the draw at {_draw_sites(rd, fa.support)}): the noise cancels, "
-                    f"and the data move the difference by {moved:.6g}, so its outcome is a "
-                    "function of the data alone", str(a.site),
+                    f"noise (the draw at {_draw_sites(rd, fa.support)}, scale "
+                    f"{_scale_of(fa.coefs):.6g}): the noise cancels, and the data move the "
+                    f"difference by {moved:.6g}, so its outcome is a function of the data "
+                    "alone", str(a.site),
                     {"moved": moved, "event": j}, step=_step_after(a, first_out))
                 break
     if rp.status == "uncovered" and rp.bad_row is not None and rp.rows:
@@ -351,18 +355,21 @@ def analyse(rp: Replay, pair: tuple[Any, Any], pair_text: str, seed: int, *,
         else:
             twins = [r for r in rp.rows[:rp.bad_row] if set(dict(r[0])) & set(dict(coefs))]
             drawn = _draw_sites(rd, [c for c, _ in coefs])
+            scale = _scale_of(coefs)
             if twins:
                 other = twins[-1]
-                text = (f"the draw at {drawn} feeds two values the data move apart: the one "
-                        f"consumed here ({ev.kind}) moves by {rhs:.6g} between D and D', the "
-                        f"one consumed at {rd.events[other[2]].site} by {other[1]:.6g}: no "
-                        "shift of the noise makes the two runs release the same values (the "
-                        "noise is shared), the release-level loss is infinite")
+                text = (f"the draw at {drawn} (scale {scale:.6g} here) feeds two values the "
+                        f"data move apart: the one consumed here ({ev.kind}) moves by "
+                        f"{rhs:.6g} between D and D', the one consumed at "
+                        f"{rd.events[other[2]].site} by {other[1]:.6g}, a difference of "
+                        f"{abs(rhs - other[1]) / scale:.6g} scales: no shift of the noise makes "
+                        "the two runs release the same values (the noise is shared), the "
+                        "release-level loss is infinite")
             else:
                 text = (f"the value consumed here ({ev.kind}) moves by {rhs:.6g} between D and "
-                        f"D' in a direction its noise (the draw at {drawn}) cannot cover: no "
-                        "shift of the noise makes the two runs release the same values, the "
-                        "release-level loss is infinite")
+                        f"D' in a direction its noise (the draw at {drawn}, scale {scale:.6g}) "
+                        "cannot cover: no shift of the noise makes the two runs release the "
+                        "same values, the release-level loss is infinite")
         add("uncovered-shift", "pointer", text, str(ev.site),
             {"moved": rhs, "residual": rp.residual, "event": j},
             step=_step_after(ev, first_out))
@@ -574,6 +581,17 @@ def user_modules(*objects: Any) -> list[Any]:
     return list(out.values())
 
 
+def _warm_up(run: RunFn, data: Any) -> None:
+    """One run with the recorder's routes left alone, before any recorded run: code that a
+    compiler builds on its first call (numba reads ``np.random.laplace`` as it compiles, and
+    would read the recorder's stand-in) is compiled against numpy itself. Its errors are the
+    replay's to report."""
+    try:
+        run(Recorder(0, passthrough=True), data, None)
+    except Exception:  # noqa: BLE001 - reported by the recorded runs, if they fail too
+        pass
+
+
 def _deterministic(run: RunFn, data: Any, seed: int) -> str | None:
     """``None`` when two recorded runs with the same seed agree, else what differed: the
     code draws from randomness the recorder does not serve."""
@@ -595,8 +613,15 @@ def _deterministic(run: RunFn, data: Any, seed: int) -> str | None:
     return None
 
 
+#: the stage's budget in recorder entries (draws, uses of noisy values, comparisons of marked
+#: rewards, summed over its runs): what the recording costs is per entry, so this bounds its
+#: time on any code, and it is counted, not timed, so the same seed gives the same findings
+MAX_WORK = 250_000
+
+
 def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, delta: float,
-              seeds: Sequence[int] = (1, 2), max_runs: int = 4000, seconds: float = 60.0,
+              seeds: Sequence[int] = (1, 2), max_runs: int = 4000, max_work: int = MAX_WORK,
+              seconds: float = 60.0,
               describe: Callable[[Any, Any], str] | None = None,
               output_is_release: bool = False, stop_after: int = 8,
               steer_pairs: int = 4,
@@ -609,8 +634,9 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     ``more`` gives further pairs, asked for only when ``pairs`` are exhausted with fewer than
     ``stop_after`` revealing ones (the decision-boundary pairs, which cost a bisection).
 
-    The budget is in runs, so the same seed gives the same findings on any machine;
-    ``seconds`` is only a safety limit, and a stage cut by it says so (``cut_by_time``)."""
+    The budget is in runs and recorder entries (``max_work``), so the same seed gives the same
+    findings on any machine; ``seconds`` is only a safety limit, and a stage cut by it says so
+    (``cut_by_time``)."""
     start = time.perf_counter()
     describe = describe or (lambda d, dp: f"D = {d!r}, D' = {dp!r}")
     findings: list[tuple[GrayFinding, tuple[Any, Any]]] = []
@@ -618,6 +644,7 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     runs = tried = aligned = 0
     hits = 0
     if pairs:
+        _warm_up(run, pairs[0][0])
         why = _deterministic(run, pairs[0][0], seeds[0])
         runs += 2
         if why is not None:
@@ -625,8 +652,10 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
     queue = list(pairs)
     i = 0
     cut = False
+    other: dict[str, None] = {}
+    work = 0
     while i < len(queue) or more is not None:
-        if runs >= max_runs or hits >= stop_after:
+        if runs >= max_runs or work >= max_work or hits >= stop_after:
             break
         if time.perf_counter() - start > seconds:
             cut = True
@@ -643,11 +672,15 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
         for seed in seeds:
             rp = replay_pair(run, d, dp, seed)
             runs += rp.runs
+            work += rp.work
             if rp.status == "unread":
                 if rp.reason not in unread:
                     unread.append(rp.reason)
                 break
             aligned += rp.status == "aligned"
+            for rec in (rp.rec_d, rp.rec_p):
+                for u in rec.untracked if rec is not None else ():
+                    other.setdefault(f"{u.method} at {u.site}", None)
             for f in analyse(rp, (d, dp), describe(d, dp), seed, epsilon=epsilon,
                              delta=delta, output_is_release=output_is_release):
                 findings.append((f, (d, dp)))
@@ -683,7 +716,8 @@ def run_stage(run: RunFn, pairs: Sequence[tuple[Any, Any]], *, epsilon: float, d
         tuple(p for _, p in chosen),
         tuple(sorted({f.step for f, _ in chosen if f.step is not None})), chosen[0][0].kind)
     return GrayBoxResult(tuple(f for f, _ in ordered), steer, tried, runs,
-                         time.perf_counter() - start, tuple(unread), aligned, cut_by_time=cut)
+                         time.perf_counter() - start, tuple(unread), aligned, cut_by_time=cut,
+                         other_draws=tuple(other))
 
 
 #: recorder seeds on which a steer candidate's outputs are compared (the same randomness on

@@ -245,12 +245,19 @@ def graybox_mechanism(mech: Any, pairs: Sequence[tuple[Any, Any]], *, epsilon: f
                        output_is_release=True)
     exact, finding = exact_mechanism(mech, pairs[:16], epsilon=epsilon, delta=delta,
                                      describe=describe)
+    notes: tuple[str, ...] = ()
+    if exact is not None and result.other_draws:  # a rare branch on them may be unseen
+        exact = finding = None
+        notes = (f"the output also depends on draws the probe does not read ("
+                 f"{', '.join(result.other_draws[:3])}): its law is not taken as read, the "
+                 "sampled audit decides",)
     if exact is None:
         exact = declared_exact(result, epsilon=epsilon, delta=delta)
     findings = result.findings
     if finding is not None:  # the exact law says more than the coupling on one path
         findings = (finding, *(f for f in findings if f.kind != "release-loss"))
-    return dataclasses.replace(result, exact=exact, findings=findings)
+    return dataclasses.replace(result, exact=exact, findings=findings,
+                               notes=(*result.notes, *notes))
 
 
 @contextmanager

@@ -186,6 +186,9 @@ class Site:
     file: str
     line: int
     function: str
+    #: the module's name (``__name__``): what keys the site's stream, so that the same code
+    #: gets the same draws wherever its files lie
+    module: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{_short_path(self.file)}:{self.line} in {self.function}"
@@ -206,13 +209,21 @@ _UNKNOWN = Site("<unknown>", 0, "?")
 _RETURNED = Site("<returned value>", 0, "the code's output")
 
 
+_USER_CODE: dict[Any, bool] = {}
+
+
 def user_site() -> Site:
-    """The innermost frame of the user's code on the stack (:func:`is_user_file`)."""
+    """The innermost frame of the user's code on the stack (:func:`is_user_file`; the answer
+    is kept per code object, since every consumption asks)."""
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        if is_user_file(code.co_filename):
-            return Site(code.co_filename, frame.f_lineno, code.co_name)
+        hit = _USER_CODE.get(code)
+        if hit is None:
+            hit = _USER_CODE[code] = is_user_file(code.co_filename)
+        if hit:
+            return Site(code.co_filename, frame.f_lineno, code.co_name,
+                        str(frame.f_globals.get("__name__", "")))
         frame = frame.f_back  # type: ignore[assignment]
     return _UNKNOWN
 
@@ -247,9 +258,12 @@ class Event:
     outcome: Any = None
     #: the position in the run's line trace when it happened (-1: not traced)
     at_line: int = -1
+    #: what the replay matches events by (site, kind and noise columns), computed once
+    match: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def key(self) -> tuple[Any, ...]:
-        return (self.site.file, self.site.line, self.kind, tuple(f.support for f in self.forms))
+        return self.match or (self.site.file, self.site.line, self.kind,
+                              tuple(f.support for f in self.forms))
 
 
 @dataclass(frozen=True)
@@ -830,8 +844,11 @@ def _shape_of(size: Any, *params: Any) -> tuple[int, ...]:
 
 
 def _site_seed(seed: int, site: Site) -> list[int]:
+    """The words seeding a site's stream: the recorder's seed and the site's module and line
+    (not its path: a copy of the code elsewhere gets the same draws)."""
+    where = site.module or Path(site.file).name
     return [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF,
-            zlib.crc32(f"{site.file}:{site.line}".encode())]
+            zlib.crc32(f"{where}:{site.line}".encode())]
 
 
 _ARG_NAMES = {"laplace": ("loc", "scale", "size"), "normal": ("loc", "scale", "size"),
@@ -850,8 +867,12 @@ class Recorder:
     """
 
     def __init__(self, seed: int, columns: Columns | None = None,
-                 shift: dict[int, float] | None = None, *, track: bool = True) -> None:
+                 shift: dict[int, float] | None = None, *, track: bool = True,
+                 passthrough: bool = False) -> None:
         self.seed = int(seed)
+        #: route nothing: :func:`intercept` leaves numpy's and Python's names as they are
+        #: (the warm-up run before any recorded one)
+        self.passthrough = passthrough
         self.columns = Columns() if columns is None else columns
         self.shift = dict(shift or {})
         self.track = track
@@ -1029,12 +1050,20 @@ class Recorder:
         if len(self.events) >= MAX_EVENTS:
             raise RecordOverflow(f"the run consumes noisy values more than {MAX_EVENTS} "
                                  "times")
-        forms = tuple(Form(v.base, tuple(sorted(v.coefs.items())), v.value, v.pure)
-                      for v in values)
+        forms = []
+        supports = []
+        for v in values:  # plain loops: this runs for every use of a noisy value
+            items = tuple(v.coefs.items())
+            if len(items) > 1:
+                items = tuple(sorted(items))
+            forms.append(Form(v.base, items, v.value, v.pure))
+            supports.append(tuple([c for c, _ in items]))
         site = user_site()
         if site is _UNKNOWN:  # read by dpaudit itself: the value the code returned
             site = _RETURNED
-        self.events.append(Event(site, kind, self.step, forms, outcome, self.position()))
+        self.events.append(Event(site, kind, self.step, tuple(forms), outcome,
+                                 self.position(),
+                                 (site.file, site.line, kind, tuple(supports))))
 
     def branch(self, kind: str, outcome: Any, origin: Site, *, randomised: bool = False
                ) -> None:
@@ -1256,6 +1285,9 @@ def intercept(recorder: Recorder, *, holders: Sequence[Any] = (),
     ``numpy.random`` and ``random``, ``default_rng`` and the generator classes, the same names
     imported into ``modules``, the generators those modules hold at top level and those the
     objects in ``holders`` hold. Everything is restored on exit."""
+    if recorder.passthrough:
+        yield recorder
+        return
     saved: list[tuple[Any, str, Any]] = []
 
     def patch(space: Any, name: str, value: Any) -> None:

@@ -221,12 +221,20 @@ class Replay:
     runs: int = 0
     #: ``D'``'s output on the first replay (the same noise, unshifted: common random numbers)
     out_first: Any = None
+    #: what the runs cost, counted in the recorder's entries (draws, uses of noisy values,
+    #: comparisons of marked rewards): deterministic, unlike their seconds
+    work: int = 0
 
 
 def _run(run: RunFn, rec: Recorder, data: Any, trace: bool) -> tuple[Any, LineTrace | None]:
     lines = LineTrace() if trace else None
     rec.trace = lines
     return run(rec, data, lines), lines
+
+
+def _work(*recs: Recorder | None) -> int:
+    """A run's cost in recorder entries (one per draw, use of a noisy value, branch)."""
+    return sum(len(r.draws) + len(r.events) + len(r.branches) for r in recs if r is not None)
 
 
 def trace_split(a: LineTrace | None, b: LineTrace | None) -> int | None:
@@ -278,6 +286,7 @@ def replay_pair(run: RunFn, d: Any, d_prime: Any, seed: int, *, trace: bool = Tr
     try:
         out_d, trace_d = _run(run, rec_d, d, trace)
         runs += 1
+        work = _work(rec_d)
         skip = pure_noise(rec_d)
         shift: dict[int, float] = {}
         rec_p = out_p = trace_p = out_first = None
@@ -288,6 +297,7 @@ def replay_pair(run: RunFn, d: Any, d_prime: Any, seed: int, *, trace: bool = Tr
             rec_p.frozen = {p.key(): p.output for p in rec_d.primitives}
             out_p, trace_p = _run(run, rec_p, d_prime, trace)
             runs += 1
+            work += _work(rec_p)
             if rounds == 1:
                 out_first = out_p
             m = comparable(rec_d.events, rec_p.events, trace_split(trace_d, trace_p))
@@ -296,21 +306,22 @@ def replay_pair(run: RunFn, d: Any, d_prime: Any, seed: int, *, trace: bool = Tr
             if not sol.feasible:
                 return Replay("uncovered", rec_d, rec_p, out_d, out_p, trace_d, trace_p,
                               shift, m, rows, sol.row, sol.residual, mismatch, rounds,
-                              runs=runs, out_first=out_first)
+                              runs=runs, out_first=out_first, work=work)
             full = m == len(rec_d.events) == len(rec_p.events)
             if full and _equal_values(rec_d.events, rec_p.events, m, skip) and \
                     _same_output(out_d, out_p) and trace_split(trace_d, trace_p) is None:
                 return Replay("aligned", rec_d, rec_p, out_d, out_p, trace_d, trace_p, shift, m,
                               rows, mismatch=mismatch, rounds=rounds, runs=runs,
-                              out_first=out_first)
+                              out_first=out_first, work=work)
             if _close(sol.shift, shift):  # nothing left to align: the paths differ anyway
                 return Replay("diverged", rec_d, rec_p, out_d, out_p, trace_d, trace_p, shift,
                               m, rows, mismatch=mismatch, rounds=rounds, runs=runs,
-                              out_first=out_first)
+                              out_first=out_first, work=work)
             shift = sol.shift
         return Replay("diverged", rec_d, rec_p, out_d, out_p, trace_d, trace_p, shift, m, rows,
                       mismatch=mismatch, rounds=MAX_ROUNDS, runs=runs,
-                      reason=f"not aligned after {MAX_ROUNDS} replays", out_first=out_first)
+                      reason=f"not aligned after {MAX_ROUNDS} replays", out_first=out_first,
+                      work=work)
     except RecordOverflow as exc:
         return Replay("unread", reason=str(exc), runs=runs)
     except Exception as exc:  # noqa: BLE001 - the user's code under the recorder

@@ -15,7 +15,9 @@ module                    shape                                        planted b
 ``twice``                 ``step(reward, arm)``, reports passed to     reward reused in two
                           ``aggregate(value)``                         releases
 ``local_gaussian``        ``report(reward)`` hook, ``choose``/``observe``  sigma / sqrt(2)
-``numba_run``             ``numba.njit`` whole-run function            (correct only)
+``numba_run``             ``numba.njit`` whole-run functions           a sum's noise at
+                                                                       a mean's scale
+                                                                       (``play_two_pulls``)
 ``one_based``             ``get_arm(t)`` / ``update(t, ...)``, ``t``   mean's noise scale
                           from 1 (detected)                            on a sum
 ``module_reward``         ``run_etc(means, horizon, epsilon)`` drawing  mean's noise scale
