@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dpaudit import __version__
+from dpaudit.commands import helptext
 from dpaudit.errors import UsageError, UserCodeError
 from dpaudit.errors import origin as _origin
 from dpaudit.registry import UnknownNameError
@@ -60,11 +61,12 @@ def version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m dpaudit",
-        description="Executable privacy and regret claims for differentially private bandits. "
-                    "Exit codes: 0 no claim violated, 1 a claim VIOLATED, 2 usage error, "
-                    "3 exception in user code or internal error, 4 (with --fail-on-inconclusive) "
-                    "a claim INCONCLUSIVE and none violated, 130 interrupted, 141 standard "
+        description="Executable privacy and regret claims for differentially private bandits.\n"
+                    "Exit codes: 0 no claim violated, 1 a claim VIOLATED, 2 usage error, 3\n"
+                    "exception in user code or internal error, 4 (with --fail-on-inconclusive)\n"
+                    "a claim INCONCLUSIVE and none violated, 130 interrupted, 141 standard\n"
                     "output closed by its reader (| head).",
+        epilog=helptext.epilog(None), formatter_class=helptext.HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dpaudit {version()}")
     parser.add_argument("--debug", action="store_true",
@@ -72,9 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(f"dpaudit.commands.{name}").add_parser(sub)
-    for subparser in sub.choices.values():  # --debug also after the subcommand
+    for name, subparser in sub.choices.items():  # --debug also after the subcommand
         subparser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                                help="print the full traceback of an error")
+        # every help shows the defaults and ends with examples and its docs page
+        subparser.formatter_class = helptext.HelpFormatter
+        subparser.epilog = helptext.epilog(name)
         for action in subparser._actions:  # an option given twice is a usage error
             if type(action) is argparse._StoreAction and action.option_strings:
                 action.__class__ = _StoreOnce

@@ -359,6 +359,19 @@ def _regret_until_decided(regret_fn: Callable[[CheckContext], RegretResult | Non
     return replace(merged, looks=done.looks)
 
 
+def _no_regret(spec: AuditSpec, asked: bool) -> str:
+    """Why a report has no regret section (the text report and the JSON say it)."""
+    if spec.regret is None and spec.original:
+        return ("none: a broken twin runs no regret experiment, its claims test the planted "
+                f"privacy bug (a regret experiment, where there is one, is {spec.original}'s: "
+                f"`check {spec.original}`)")
+    if spec.regret is None:
+        return "none: this check declares no regret experiment"
+    if not asked:
+        return "not run (--no-regret)"
+    return "not run: the regret experiment returned no result"
+
+
 def run_check(
     spec: AuditSpec,
     *,
@@ -465,6 +478,7 @@ def run_check(
         claims=claims,
         findings=tuple(findings),
         regret=regret_result,
+        regret_note=None if regret_result is not None else _no_regret(spec, regret),
         seconds=time.perf_counter() - start + saved_seconds,
         alpha_split={"method": "Bonferroni", "alpha": alpha, "sampled_claims": sampled,
                      "regret_experiments": int(run_regret),

@@ -34,6 +34,7 @@ from dpaudit.statements import Statement
 
 __all__ = [
     "UnknownNameError",
+    "all_aliases",
     "all_audits",
     "all_cdf_pairs",
     "all_experiments",
@@ -129,6 +130,26 @@ def _module_statements(module: ModuleType, name: str,
 def all_audits() -> dict[str, AuditSpec]:
     """Every registered audit by name."""
     return _scan().audits
+
+
+def all_aliases() -> dict[str, str]:
+    """Alias -> the name it stands for: a registered audit that is another one under a second
+    name (the older ``NAME-faulty`` names of the twins, declared as
+    ``replace(TWIN, name="NAME-faulty")``). Found, not listed by hand: every field but the name
+    is the same object as an audit registered before it, so both run the same claims."""
+    import dataclasses
+
+    fields = [f.name for f in dataclasses.fields(AuditSpec) if f.name != "name"]
+    first: dict[tuple[int, ...], AuditSpec] = {}
+    table: dict[str, str] = {}
+    for spec in all_audits().values():
+        key = tuple(id(getattr(spec, f)) for f in fields)
+        twin = first.get(key)
+        if twin is not None and all(getattr(spec, f) is getattr(twin, f) for f in fields):
+            table[spec.name] = twin.name
+        else:
+            first.setdefault(key, spec)
+    return table
 
 
 def all_experiments() -> dict[str, Experiment]:

@@ -25,6 +25,32 @@ def test_list_text_and_json(capsys):
     assert all(r["faulty"] for r in rows if r["name"].endswith("-faulty"))
 
 
+def test_list_shows_each_check_once_and_marks_aliases(capsys):
+    """The older NAME-faulty names are aliases: listed on their twin's line (text), by
+    themselves with --aliases, and marked in --json (every entry kept, new fields only)."""
+    from dpaudit.registry import all_aliases, all_audits
+
+    aliases = all_aliases()
+    assert aliases["dp-ftpl-new-faulty"] == "dp-ftpl-new-double-rate"
+    assert all(a.endswith("-faulty") for a in aliases) and len(aliases) >= 19
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first = [line.split()[0] for line in lines]
+    assert len(first) == len(set(first)) == len(all_audits()) - len(aliases)
+    assert not set(first) & set(aliases), "an alias is listed as a check of its own"
+    row = next(line for line in lines if line.split()[0] == "dp-ftpl-new-double-rate")
+    assert row.endswith("(alias: dp-ftpl-new-faulty)")
+    assert main(["list", "--aliases"]) == 0
+    listed = dict(line.split("  alias of ") for line in capsys.readouterr().out.splitlines())
+    assert {k.strip(): v for k, v in listed.items()} == aliases
+    assert main(["list", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert set(rows) == set(all_audits())
+    assert {n for n, r in rows.items() if r["alias"]} == set(aliases)
+    assert all(rows[a]["alias_of"] == n and a in rows[n]["aliases"] for a, n in aliases.items())
+    assert all(r["alias_of"] is None for r in rows.values() if not r["alias"])
+
+
 def test_check_json_contract(quick_check):
     # `check dp-ftpl-new --quick --json` (with --html: tests/test_html_report.py reads the
     # same run)

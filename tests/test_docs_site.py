@@ -14,18 +14,97 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_site_builds_strictly(tmp_path: Path) -> None:
+#: a Sphinx role left as text in a built page (mkdocstrings renders none of them)
+RAW_ROLE = re.compile(r":(?:py:)?(?:class|func|mod|data|attr|meth|exc|obj|const):"
+                      r"(?:`|<code>)")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings")
+    folder = tmp_path_factory.mktemp("site")
     out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
-                          "--site-dir", str(tmp_path / "site")], cwd=ROOT, capture_output=True,
+                          "--site-dir", str(folder)], cwd=ROOT, capture_output=True,
                          text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
                          timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
+    return folder
+
+
+def test_the_site_builds_strictly(site: Path) -> None:
     for page in ("index.html", "findings/index.html", "reference/index.html"):
-        assert (tmp_path / "site" / page).is_file(), page
-    api = (tmp_path / "site" / "reference" / "index.html").read_text()
+        assert (site / page).is_file(), page
+    api = (site / "reference" / "index.html").read_text()
     assert "run_check" in api and "decide_experiment" in api
+
+
+def test_no_page_shows_a_raw_sphinx_role(site: Path) -> None:
+    """Docstrings use Sphinx roles (:class:`X`); the API reference turns them into links or
+    code at build time (docs/_ext/sphinx_roles.py), so none is left as text."""
+    hits = [f"{page.relative_to(site)}: {m.group(0)}" for page in sorted(site.rglob("*.html"))
+            for m in RAW_ROLE.finditer(page.read_text())]
+    assert not hits, hits[:20]
+    api = (site / "reference" / "index.html").read_text()
+    assert 'class="autorefs autorefs-internal"' in api  # a role that links, linked
+
+
+def test_a_role_becomes_an_optional_cross_reference() -> None:
+    import importlib.util
+
+    griffe = pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("sphinx_roles",
+                                                  ROOT / "docs" / "_ext" / "sphinx_roles.py")
+    assert spec is not None and spec.loader is not None
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    module = griffe.load("dpaudit.engine", search_paths=[str(ROOT)])
+    out = roles.render(module, "see :func:`run_check`, :class:`~dpaudit.stats.results.Verdict`"
+                               " and :mod:`the rule <dpaudit.stats.rule>`")
+    assert ':func:' not in out and ':class:' not in out and ':mod:' not in out
+    assert '<autoref identifier="dpaudit.engine.run_check" optional><code>run_check()</code>' \
+        in out
+    assert 'identifier="dpaudit.stats.results.Verdict" optional><code>Verdict</code>' in out
+    assert 'identifier="dpaudit.stats.rule" optional><code>the rule</code>' in out
+
+
+def test_the_reference_documents_the_public_surface(site: Path) -> None:
+    """Every name of ``dpaudit.__all__`` where it is defined, the entry points of
+    ``dpaudit.usercode`` and the black-box module have their own entry in the reference."""
+    import dpaudit
+
+    api = (site / "reference" / "index.html").read_text()
+    ids = set(re.findall(r'id="([\w.]+)"', api))
+    wanted = {f"{getattr(dpaudit, name).__module__}.{name}" for name in dpaudit.__all__
+              if name != "__version__"}
+    wanted |= {"dpaudit.stats.blackbox", "dpaudit.usercode.adapters.adapt",
+               "dpaudit.usercode.policy_audit.audit_policy", "dpaudit.usercode.graybox",
+               "dpaudit.usercode.graybox.run_stage", "dpaudit.usercode.graybox_targets",
+               "dpaudit.usercode.annotate.noise_primitive",
+               "dpaudit.usercode.annotate.equal_on_neighbours"}
+    assert not wanted - ids, sorted(wanted - ids)
+
+
+def test_every_page_is_in_the_navigation_or_marked_outside_it() -> None:
+    """A page reachable only by a link is declared so (mkdocs.yml ``not_in_nav``)."""
+    import fnmatch
+
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+
+    def pages(node) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, dict):
+            return [p for v in node.values() for p in pages(v)]
+        return [p for v in node for p in pages(v)]
+
+    in_nav = set(pages(config["nav"]))
+    outside = [line.strip() for line in config["not_in_nav"].splitlines() if line.strip()]
+    lost = [p for p in (q.relative_to(ROOT / "docs").as_posix()
+                        for q in sorted((ROOT / "docs").rglob("*.md")))
+            if p not in in_nav and not any(fnmatch.fnmatch("/" + p, g) for g in outside)]
+    assert not lost, lost
 
 
 def test_no_page_or_module_cites_a_file_outside_the_repository() -> None:

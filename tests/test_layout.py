@@ -308,7 +308,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("reports", ("dpaudit.reports",)),
     ("commands and the testing helpers",
      ("dpaudit.commands", "dpaudit.testing", "dpaudit.pytest_plugin")),
-    ("command line", ("dpaudit.cli", "dpaudit.__main__")),
+    ("command line", ("dpaudit.cli", "dpaudit.__main__", "dpaudit.precommit")),
 )
 #: the paper packages, lowest first: a lower one imports no higher one
 HOUSE_ORDER = ("dpaudit.mechanisms", "dpaudit.algorithms", "dpaudit.audits")

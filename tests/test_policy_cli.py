@@ -129,7 +129,7 @@ def test_help_describes_the_shapes_gives_an_example_and_names_the_docs(capsys):
     out = capsys.readouterr().out
     for words in ("select()/update(arm, reward)", "step(last_reward, last_arm)",
                   "fn(rewards, horizon)", "--reward-fn MODULE:pull", "--methods pick,learn",
-                  "Example:", "python -m dpaudit audit-policy my_pkg.ucb:MyUCB",
+                  "Examples:", "python -m dpaudit audit-policy my_pkg.ucb:MyUCB",
                   "docs/audit-policy.md"):
         assert words in out, words
     interface_help = out[out.index("\n  --interface"):].split("\n  --", 2)[1]

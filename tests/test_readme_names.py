@@ -25,7 +25,9 @@ PAGES = ("verdicts", "ledger", "cli", "audit-policy", "papers", "simulate", "lay
          "reconstructions", "tightness", "benchmarks", "verification", "auditor")
 README = "\n\n".join(p.read_text() for p in (ROOT / "README.md",
                                              *(ROOT / "docs" / f"{n}.md" for n in PAGES)))
-BLOCKS = re.findall(r"```[a-z]*\n(.*?)```", README, re.S)
+# code blocks in bash or Python (a YAML block, a CI workflow to copy, names no Python object)
+BLOCKS = [body for lang, body in re.findall(r"```([a-z]*)\n(.*?)```", README, re.S)
+          if lang != "yaml"]
 CODE = re.findall(r"`([^`]+)`", re.sub(r"```.*?```", "", README, flags=re.S)) + BLOCKS
 
 

@@ -88,7 +88,7 @@ AUDIT = AuditSpec(
 '''
 
 PIECES = ["c1", "c2", "c3", "c4", "f1", "regret"]
-_DURATION = re.compile(r"\d+(\.\d+)? s\b")
+_DURATION = re.compile(r"(?:< 1|\d+(\.\d+)?) m?s\b")
 
 
 def comparable(doc):

@@ -57,8 +57,9 @@ class EpisodeMean:
 
 
 class TermsCalibrated(EpisodeMean):
-    """Normalises by 1/m as printed but calibrates the noise to the m + 1 terms,
-    Lap(1/((m + 1) eps)): the loss is eps (m + 1)/m > eps.
+    """The episode mean (1/m) sum_{t=i}^{j} r_t, with m = j - i >= 1, normalised by 1/m as
+    printed, but with noise calibrated to the sum's m + 1 terms, Lap(1/((m + 1) eps)): the
+    loss is eps (m + 1)/m > eps.
 
     True loss at the default eps = 1: a mean of ``m >= 1`` rewards in [0, 1] has sensitivity
     ``1/m`` against the scale ``1/((m + 1) eps)``, a loss ``eps (m + 1)/m``, largest at the

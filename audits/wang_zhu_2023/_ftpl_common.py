@@ -197,8 +197,7 @@ def exact_next_action(family: Family):
                 f"next-action law P={np.round(worst['p'], 6).tolist()} "
                 f"P'={np.round(worst['q'], 6).tolist()}",
                 f"largest exact epsilon at delta={ctx.delta:g} over all pairs: "
-                f"{worst['max_epsilon']:.6g} (sums {mh[0]}, counts {mh[1]})",
-                f"quadrature error bound {err:.2g}"),
+                f"{worst['max_epsilon']:.6g} (sums {mh[0]}, counts {mh[1]})"),
             data={"worst_pair": {"sums": h[0], "sums_prime": hp[0], "counts": h[1]},
                   "delta_at_epsilon": div, "epsilon_at_delta": float(worst["max_epsilon"]),
                   "error": err, "start_phase": worst["start_phase"]})

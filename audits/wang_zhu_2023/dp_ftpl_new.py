@@ -128,8 +128,7 @@ def _exact(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
             f"worst pair: sums {h[0]} vs {h_prime[0]}, counts {h[1]}",
             f"next-action law P={np.round(worst['p'], 6).tolist()} "
             f"P'={np.round(worst['q'], 6).tolist()}",
-            f"exact epsilon at delta={ctx.delta:g}: {worst['epsilon_at_delta']:.6g}",
-            f"quadrature error bound {err:.2g}"),
+            f"exact epsilon at delta={ctx.delta:g}: {worst['epsilon_at_delta']:.6g}"),
         data={"worst_pair": {"sums": h[0], "sums_prime": h_prime[0], "counts": h[1]},
               "epsilon_at_delta": float(worst["epsilon_at_delta"]), "error": err})
 

@@ -85,7 +85,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="share of the samples that chooses the event (default 0.2)")
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
-    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
+                   help="root seed of every random draw: the same seed gives the same report")
     add_scheduler(p)
     add_report_outputs(p)
     add_seconds(p, "the sampled audit's draws")

@@ -143,11 +143,6 @@ Shapes (found from method names and signatures; --interface forces one):
                  function: --reward-fn MODULE:pull
   --notion ldp   a class with a report(reward) hook (--ldp-hook NAME) or a sink
 The factory gets n_arms, horizon, epsilon, delta by name (and --set KEY=VALUE settings).
-
-Example:
-  python -m dpaudit audit-policy my_pkg.ucb:MyUCB --arms 2 --horizon 32 --epsilon 1
-
-More: docs/audit-policy.md (shapes, neighbour search, randomness, time and advice).
 """
 
 
@@ -171,15 +166,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "among privatize, report, randomize, perturb, ...)")
     p.add_argument("--ldp-sink", default=None,
                    help="--notion ldp: the method the policy passes its reports to, wrapped "
-                        "to read them (e.g. aggregate or server.receive)")
+                        "to read them (e.g. aggregate or server.receive; default: none, the "
+                        "reports are read from --ldp-hook)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a constructor setting (repeatable; values read as TOML: 3.1, true, "
-                        "'text')")
+                        "'text'; default: none)")
     p.add_argument("--config", default=None, metavar="FILE.toml",
-                   help="constructor settings from a TOML file's top level (--set wins)")
+                   help="constructor settings from a TOML file's top level (--set wins; "
+                        "default: none)")
     p.add_argument("--contexts", default=None, metavar="FILE|gaussian:D",
                    help="context stream for a policy whose methods take a context (.npy, "
-                        "CSV or text, one row per step; gaussian:D generates one from --seed)")
+                        "CSV or text, one row per step; gaussian:D generates one from --seed; "
+                        "default: none, the methods take no context)")
     p.add_argument("--time-base", type=int_arg, default=None, choices=(0, 1),
                    help="first time index passed to get_arm(t)/update(t, ...) (default: "
                         "detected: 0, or 1 when a short run from 0 fails and one from 1 runs)")
@@ -195,7 +193,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "function fn(rewards, horizon)), object-run (a constructor taking env "
                         "and a run() method)")
     p.add_argument("--methods", default=None,
-                   help="method names, comma-separated: 'select,update' or 'step'")
+                   help="method names, comma-separated: 'select,update' or 'step' "
+                        "(default: found from the code's names and signatures)")
     p.add_argument("--feed", choices=("table", "reward-fn", "env"), default="table",
                    help="what a whole-run function receives (default: the (T, K) table; env: "
                         "an environment whose pull(arm) serves the rewards, for code that "
@@ -204,9 +203,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the module-level function a whole-run function draws its rewards "
                         "through (e.g. mycode:pull_arm; numba-compiled too): replaced in each "
                         "run by one serving the audited rewards; the actions are the arms "
-                        "it is asked for")
+                        "it is asked for; default: none)")
     p.add_argument("--history-method", default=None,
-                   help="per-step DP: a method (arms, rewards) that sets the history")
+                   help="per-step DP: a method (arms, rewards) that sets the history "
+                        "(default: none, the history is replayed through the update method)")
     p.add_argument("--samples", type=int_arg, default=None,
                    help="samples per side for the audited pair (default 20000; --notion ldp "
                         "with delta > 0: sized by the claim, 1000/delta up to 1e8, cut to "
@@ -215,7 +215,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="share of the samples that chooses the event (default 0.2)")
     p.add_argument("--search-budget", type=int_arg, default=16,
                    help="candidate neighbour pairs from the automatic search (default 16)")
-    p.add_argument("--workers", type=int_arg, default=1, help="processes (same report for any)")
+    p.add_argument("--workers", type=int_arg, default=1,
+                   help="worker processes: the report does not depend on their number")
     p.add_argument("--seconds", metavar="S", type=float_arg, default=None,
                    help="deadline in wall-clock seconds from the command's start (a finite "
                         "number above 0): an audit whose neighbour search and smallest sample "
@@ -223,13 +224,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "otherwise sample sizes are cut, after the search and before "
                         "sampling, to fit it with a margin, and an audit still running when "
                         "it passes is stopped (INCONCLUSIVE, naming the stage; its finished "
-                        "chunks kept for --resume)")
+                        "chunks kept for --resume; default: no deadline)")
     p.add_argument("--memory", type=str, default=None, metavar="SIZE",
                    help="memory budget such as 512M or 4G (default: half the machine's); an "
                         "audit that would need more is refused before it starts (exit 2)")
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="the bound holds with probability >= 1 - alpha (default 0.05)")
-    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--no-graybox", action="store_true",
                    help="skip the gray-box stage (record and replay of the code's noise draws "
                         "on neighbouring inputs, before any sampling; docs/audit-policy.md)")

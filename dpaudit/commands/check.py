@@ -64,11 +64,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="claimed epsilon (default: the paper's)")
     p.add_argument("--delta", type=float_arg, default=None,
                    help="claimed delta (default: the paper's)")
-    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--alpha", type=float_arg, default=0.05,
                    help="significance of sampled lower bounds (default 0.05)")
     p.add_argument("--workers", type=int_arg, default=1,
-                   help="worker processes (results do not depend on it)")
+                   help="worker processes: the report does not depend on their number")
     p.add_argument("--quick", action="store_true", help="reduced budgets (seconds)")
     p.add_argument("--no-regret", action="store_true", help="skip the regret experiment")
     add_scheduler(p)

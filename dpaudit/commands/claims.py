@@ -35,27 +35,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
     p.add_argument("--json", metavar="PATH", type=json_output, default=None,
                    help="write the ledger as JSON (schema dpaudit/schema/report-v1.json); "
-                        "'-' for stdout")
+                        "'-' for stdout (default: not written)")
     p.add_argument("--from", dest="source", metavar="DIR", type=_existing_dir, default=None,
                    help="read `check NAME --json` reports named NAME.json from DIR instead "
-                        "of running those checks")
+                        "of running those checks (default: run them)")
     p.add_argument("--save", metavar="DIR", type=output_dir, default=None,
                    help="write each check run as DIR/NAME.json when it completes (resume an "
-                        "interrupted ledger with --from DIR --save DIR)")
-    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+                        "interrupted ledger with --from DIR --save DIR; default: not saved)")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--list-papers", action="store_true", help="print the paper keys")
     p.add_argument("--referee", metavar="PATH", nargs="?", const="-", type=json_output,
                    default=None,
                    help="write the referee's report (Markdown: per statement the paper's "
                         "words, verdict, evidence, reproduce command and a review comment) "
-                        "to PATH, or to stdout without PATH")
+                        "to PATH, or to stdout without PATH (default: not written)")
     p.add_argument("--stored", metavar="DIR", type=_existing_dir, default=None,
                    help="decide each experiment from its reproduction stored under DIR (e.g. "
                         "docs/, at the paper's settings) when the code that made it is "
-                        "unchanged, instead of running it with --quick budgets")
+                        "unchanged (default: run each experiment with --quick budgets)")
     p.add_argument("--findings-page", metavar="PATH", default=None,
                    help="write the findings page (docs/findings.md) from the ledger and the "
-                        "reproductions stored beside it under docs/; runs nothing")
+                        "reproductions stored beside it under docs/; runs nothing (default: "
+                        "not written)")
 
 
 def _existing_dir(text: str):

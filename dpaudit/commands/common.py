@@ -261,11 +261,13 @@ def add_report_outputs(p: argparse.ArgumentParser, *, checked: str = "before the
     ``audit-policy``, declared once so their names, types and wording cannot drift apart."""
     p.add_argument("--json", metavar="PATH", type=json_output, default=None,
                    help="also write the report as JSON (schema dpaudit/schema/report-v1.json; "
-                        f"'-': to stdout instead of the text report; checked {checked})")
+                        f"'-': to stdout instead of the text report; checked {checked}; "
+                        "default: not written)")
     p.add_argument("--junit", metavar="PATH", type=output_file, default=None,
                    help="write JUnit XML: each claim a test case (VIOLATED fails, "
-                        "INCONCLUSIVE is skipped)")
-    p.add_argument("--html", metavar="PATH", type=output_file, default=None, help=html_help)
+                        "INCONCLUSIVE is skipped; default: not written)")
+    p.add_argument("--html", metavar="PATH", type=output_file, default=None,
+                   help=f"{html_help} (default: not written)")
     p.add_argument("--fail-on-inconclusive", action="store_true",
                    help="exit 4 when no claim is VIOLATED but one is INCONCLUSIVE (for CI "
                         "gates; a VIOLATED claim still exits 1)")

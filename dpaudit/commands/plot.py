@@ -31,26 +31,34 @@ from dpaudit.validation import check_epsilon_delta, check_int
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plot", help="draw a perturbation's CDF, its neighbour and Lemma 8's "
-                                    "feasible region")
+    p = sub.add_parser(
+        "plot", help="draw a perturbation's CDF with its neighbour and Lemma 8's feasible "
+                     "region, or a sampled claim's privacy profile from a --json report",
+        # --out is required except with --list, which argparse cannot say: written out
+        usage="python -m dpaudit plot cdf NAME --out FILE.png [--epsilon E] [--delta D]\n"
+              "                                [--n N] [--successes R]\n"
+              "       python -m dpaudit plot profile REPORT.json --out FILE.png [--claim ID]\n"
+              "       python -m dpaudit plot cdf --list")
     p.add_argument("kind", choices=["cdf", "profile"],
                    help="what to draw: a perturbation's CDF, or a sampled claim's privacy "
                         "profile from a --json report")
     p.add_argument("name", nargs="?", default=None,
                    help="perturbation name (see --list), or for profile the JSON report")
-    p.add_argument("--claim", default=None,
+    p.add_argument("--claim", default=None, metavar="ID",
                    help="profile: the claim id (default: the first with a profile)")
     p.add_argument("--list", action="store_true", help="list the plottable names")
-    p.add_argument("--epsilon", type=float_arg, default=None,
+    p.add_argument("--epsilon", metavar="E", type=float_arg, default=None,
                    help="epsilon (default: the check's, else 1)")
-    p.add_argument("--delta", type=float_arg, default=None,
+    p.add_argument("--delta", metavar="D", type=float_arg, default=None,
                    help="delta (default: the check's, else 0.01)")
     p.add_argument("--n", type=int_arg, default=None,
                    help="count N of the arm's observations (default: the start phase; for "
                         "laplace, the episode's m = j - i, default 1)")
-    p.add_argument("--successes", type=int_arg, default=0, help="successes R (default 0)")
-    p.add_argument("--out", type=output_file, default=None,
-                   help="output PNG file (checked first; folders are created)")
+    p.add_argument("--successes", metavar="R", type=int_arg, default=0,
+                   help="successes R (default 0)")
+    p.add_argument("--out", metavar="FILE.png", type=output_file, default=None,
+                   help="output PNG file: required, except with --list (checked first; "
+                        "folders are created)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,7 +113,8 @@ def _run_profile(args: argparse.Namespace) -> int:
                          "(profiles come with sampled claims)")
     fig, ax = new_figure(figsize=(9.0, 3.6))
     fig.delaxes(ax)
-    draw_profile(fig, claims[0]["privacy_profile"], str(claims[0]["id"]))
+    draw_profile(fig, claims[0]["privacy_profile"], str(claims[0]["id"]),
+                 epsilon=claims[0].get("epsilon"), delta=claims[0].get("delta"))
     fig.tight_layout()
     fig.savefig(prepare_output(Path(args.out)))
     print(f"wrote {args.out}")

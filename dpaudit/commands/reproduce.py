@@ -58,7 +58,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", type=int_arg, default=None, help="runs (default: the paper's)")
     p.add_argument("--horizon", type=int_arg, default=None,
                    help="horizon T (default: the paper's; 1e7 is accepted)")
-    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--out", type=output_dir, default=Path("."),
                    help="output folder (default: current folder; created if missing)")
     add_run_caps(p, "--runs (counted in --runs: 4x the first batch by default)",
@@ -73,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
         table = all_experiments()
         width = max((len(n) for n in table), default=0)
         for exp in table.values():
-            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description} ({_budget(exp)})")
+            budget = _budget(exp)  # said once: some descriptions already say it
+            note = "" if f"({budget})" in exp.description else f" ({budget})"
+            print(f"{exp.name:<{width}}  {exp.paper}: {exp.description}{note}")
         return 0
     if args.name is None:
         raise UsageError("reproduce needs a NAME (see `python -m dpaudit reproduce --list`)")

@@ -68,7 +68,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="privacy parameter delta (default: the paper's)")
     p.add_argument("--means", default=None, metavar="M1,M2,...",
                    help="Bernoulli arm means (default: the policy's paper instance)")
-    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--seed", type=int_arg, default=DEFAULT_SEED,
+                   help="root seed of every random draw: the same seed gives the same report")
     p.add_argument("--workers", type=int_arg, default=None,
                    help="local worker processes (default: one per core; results do not "
                         "depend on it)")
@@ -77,7 +78,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_seconds(p, "chunks of runs")
     p.add_argument("--json", metavar="PATH", type=output_file, default=None,
                    help="also write the report as JSON (checked before the run; folders are "
-                        "created)")
+                        "created; default: not written)")
     add_state_options(p, where="$DPAUDIT_STATE_DIR, else .dpaudit-state/ in the current folder")
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from dpaudit import __version__
 from dpaudit.experiments import new_figure
 from dpaudit.reports.profile_plot import draw_profile
-from dpaudit.reports.text import deadline_line, regret_verdict_text
+from dpaudit.reports.text import deadline_line, duration, regret_verdict_text
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, ProofResult, RegretResult
 
 __all__ = ["reproduce_command", "to_html"]
@@ -182,18 +182,20 @@ def _claim_section(c: ClaimResult) -> list[str]:
     out += _data_block(c.data, "claim")
     if c.details:
         out.append("<ul>" + "".join(f"<li>{_e(d)}</li>" for d in c.details) + "</ul>")
-    out += [_delta_curve(c.data, c.id), _profile_plot(c.profile, c.id)]
+    out += [_delta_curve(c.data, c.id),
+            _profile_plot(c.profile, c.id, epsilon=c.epsilon, delta=c.delta)]
     out.append("</section>")
     return out
 
 
-def _profile_plot(profile: Mapping[str, Any] | None, what: str) -> str:
+def _profile_plot(profile: Mapping[str, Any] | None, what: str, *, epsilon: float | None = None,
+                  delta: float | None = None) -> str:
     """The privacy profile of a sampled claim (:mod:`dpaudit.reports.profile_plot`)."""
     if not profile:
         return ""
     fig, ax = new_figure(figsize=(8.0, 3.2))
     fig.delaxes(ax)
-    draw_profile(fig, profile, what)
+    draw_profile(fig, profile, what, epsilon=epsilon, delta=delta)
     return _png(fig, f"{what}: privacy profile")
 
 
@@ -334,7 +336,7 @@ def to_html(report: CheckReport, *, command: str = "check") -> str:
             f'<span class="verdict {report.verdict.value}">{report.verdict.value}</span></h1>',
             f"<p>{_e(report.description)}<br>{_e(report.paper)}</p>",
             f"<p>Exit code <b>{code}</b> ({_EXIT_MEANING.get(code, 'see the CLI help')}); "
-            f"dpaudit {_e(__version__)}; {report.seconds:.1f} s.</p>",
+            f"dpaudit {_e(__version__)}; {duration(report.seconds)}.</p>",
             "<p>Reproduce with:</p>",
             f'<pre id="command">{_e(reproduce_command(report, command))}</pre>',
             "" if command in _COMPLETE_PARAMETERS else

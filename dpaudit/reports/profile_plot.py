@@ -12,8 +12,13 @@ from typing import Any
 __all__ = ["draw_profile"]
 
 
-def draw_profile(fig: Any, profile: Mapping[str, Any], title: str) -> None:
-    """Two panels on ``fig`` (a matplotlib figure): trade-off plane, epsilon against delta."""
+def draw_profile(fig: Any, profile: Mapping[str, Any], title: str, *,
+                 epsilon: float | None = None, delta: float | None = None) -> None:
+    """Two panels on ``fig`` (a matplotlib figure): trade-off plane, epsilon against delta.
+
+    ``epsilon`` (and ``delta``): the claim, drawn on the second panel as a line at the
+    claimed epsilon (and one at the claimed delta when it is above 0), so a lower bound above
+    the claim shows as points above the line."""
     ax_t, ax_e = fig.subplots(1, 2)
     claimed = profile["claimed_curve"]
     ax_t.plot(claimed["type_i"], claimed["type_ii"], color="black", lw=1.4,
@@ -35,6 +40,11 @@ def draw_profile(fig: Any, profile: Mapping[str, Any], title: str) -> None:
     ladder = profile["epsilon_at_delta"]
     ax_e.semilogx([b["delta"] for b in ladder], [b["epsilon_lower_bound"] for b in ladder],
                   marker="o", color="tab:red", label="epsilon lower bound")
+    if epsilon is not None:
+        ax_e.axhline(epsilon, color="black", lw=1.2, ls="--",
+                     label=f"claimed epsilon = {epsilon:g}")
+    if delta:
+        ax_e.axvline(delta, color="grey", lw=0.8, ls=":", label=f"claimed delta = {delta:g}")
     ax_e.set_xlabel("delta")
     ax_e.set_ylabel("epsilon")
     mu = profile["mu_lower_bound"]

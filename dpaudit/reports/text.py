@@ -11,7 +11,7 @@ from dpaudit.runtime.limits import HARD_KILL_GRACE
 from dpaudit.schema import envelope
 from dpaudit.stats.results import CheckReport, ClaimResult, Finding, RegretResult
 
-__all__ = ["format_text", "to_json", "witness_text", "write_json"]
+__all__ = ["duration", "format_text", "to_json", "witness_text", "write_json"]
 
 
 def witness_text(witness: dict[str, float]) -> str:
@@ -135,9 +135,21 @@ def format_text(report: CheckReport) -> str:
             out += _finding_lines(f)
     if report.regret is not None:
         out += ["", "regret:"] + _regret_lines(report.regret)
+    elif report.regret_note:
+        out += ["", f"regret: {report.regret_note}"]
     out += ["", f"verdict: {report.verdict.value} (exit code {report.exit_code}); "
-            f"{report.seconds:.1f} s"]
+            f"{duration(report.seconds)}"]
     return "\n".join(out)
+
+
+def duration(seconds: float) -> str:
+    """A run's wall-clock time as a person reads it: ``12.3 s``, ``45 ms`` below a tenth of a
+    second (``0.0 s`` read as no work done), ``< 1 ms``."""
+    if seconds >= 0.095:
+        return f"{seconds:.1f} s"
+    if seconds >= 0.001:
+        return f"{seconds * 1000:.0f} ms"
+    return "< 1 ms"
 
 
 def to_json(report: CheckReport, *, command: str = "check") -> str:

@@ -55,6 +55,8 @@ class Notion(enum.StrEnum):
 
 
 class Method(enum.StrEnum):
+    """How a claim is decided: a symbolic proof, an exact computation, or sampling."""
+
     SYMBOLIC = "symbolic"
     EXACT = "exact"
     SAMPLED = "sampled"
@@ -383,6 +385,9 @@ class CheckReport:
     #: ``--fail-on-inconclusive``: the process exits 4 when no claim is VIOLATED but one is
     #: INCONCLUSIVE, and the report says so (:attr:`exit_code`)
     fail_on_inconclusive: bool = False
+    #: why there is no :attr:`regret` (a broken twin, ``--no-regret``, none declared);
+    #: ``None`` when there is one
+    regret_note: str | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -420,6 +425,7 @@ class CheckReport:
             "deadline_hit": bool(self.deadline and self.deadline.get("hit")),
             "deadline": _jsonable(self.deadline),
             "fail_on_inconclusive": self.fail_on_inconclusive,
+            "regret_note": self.regret_note,
         }
 
 
