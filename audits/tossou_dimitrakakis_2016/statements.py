@@ -95,7 +95,7 @@ _TD = [
                    "over the two delta' tried"),
     Statement(TOSSOU_DIMITRAKAKIS_2016, "Theorem 3.5", UPPER, SUF,
               "regret bound of DP-UCB-Int (UCB's regret plus an additive constant)",
-              (regret("dp-ucb-int"),),
+              (experiment("tossou-thm35-rate"),),
               quote="Theorem 3.5. If Algorithm 3 is run with arms having arbitrary reward "
                     "distributions, then, its expected regret after any number of plays is "
                     "bounded by: [formula stripped] where [...]. More precisely, [the constant] "

@@ -134,7 +134,7 @@ _WZ = [
               note="sufficient and holds; conservative by 4x at (1, 0.01) relative to the exact "
                    "Lemma-8 threshold"),
     Statement(WANG_ZHU_2023, "Theorem 11", UPPER, SUF, "regret bound of DP-FTPL-Gauss",
-              (regret("dp-ftpl-gauss"),),
+              (experiment("wang-zhu-thm11-rate"),),
               quote="Theorem 11 DP-FTPL-Gauss guarantees (eps, delta)-differential privacy, "
                     "and its cumulative regret satisfies [display OCR-damaged]",
               settle="the constant of the theorem's O(N/lambda^4) term (not printed) would make "
@@ -161,7 +161,7 @@ _WZ = [
               note="the exact Lemma-8 threshold is 2 (Gauss) and 32 (Beta), not 8 and 827 "
                    "; Sec. 6.3 itself notes a large gap at Fig. 1(b) and 2(b)"),
     Statement(WANG_ZHU_2023, "Theorem 13", UPPER, SUF, "regret bound of DP-FTPL-Beta",
-              (regret("dp-ftpl-beta"),),
+              (experiment("wang-zhu-thm13-rate"),),
               quote="Theorem 13 DP-FTPL-Beta guarantees (eps, delta)-differential privacy, and "
                     "its cumulative regret satisfies [display OCR-damaged]",
               settle="the constant of the theorem's O(N/lambda^4) term (not printed) would make "
