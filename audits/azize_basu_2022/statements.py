@@ -18,8 +18,10 @@ PAPER = AZIZE_BASU_2022
 #: short keys accepted by ``python -m dpaudit claims PAPER`` (the first is the canonical one)
 PAPER_KEYS = ("azize-basu-2022", "azize", "adap")
 
-# Notes worded from the stored outputs in docs/azize_basu/ (paper settings, the rule of
-# dpaudit.stats.rule, each decision confirmed at 4x the runs with a fresh seed)
+# Notes worded from the stored outputs in docs/azize_basu/ (the rule of dpaudit.stats.rule:
+# decisions on fixed-run intervals confirmed at 4x the runs with a fresh seed, as each note
+# says; azize-basu-fig2-intervals and the rate test on anytime-valid intervals, with no
+# confirmation; azize-basu-fig2, -fig3-variants and -thm3 compare nothing)
 THM7_NOTE = (
     "Eq. (7) as printed (privacy term under the root): the proof's step P(index < mean) <= "
     "t^-alpha fails, computed exactly, at every eps of the grid, in the first episodes; the "

@@ -32,7 +32,7 @@ THM35_RATE = RateTest(
     order="ln T", f=log_order,
     algorithms=(policy_rate("dp-ucb-int", TOSSOU_DIMITRAKAKIS_FIG6_2_ARMS.means, "DP-UCB-Int",
                             input_epsilon=PAPER_INPUT_EPSILON),),
-    decades=(10**3, 3), quick_decades=(10**2, 3), runs=2000, quick_runs=200,
+    decades=(10**3, 3), quick_decades=(10**2, 3), runs=1000, quick_runs=100,
     setting="Fig. 6's two arms (0.9, 0.6), input eps 0.00396431694945 (f = 253), v = 1.1",
     note="The last decade's increment ranges over [0, 2.7e5] while its mean is a few units "
          "(DP-UCB-Int's regret is nearly flat there), so a distribution-free upper limit "

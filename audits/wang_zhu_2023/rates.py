@@ -52,7 +52,7 @@ THM13_RATE = RateTest(
     order="ln T", f=log_order,
     algorithms=(policy_rate("dp-ftpl-beta", _MEANS, "DP-FTPL-Beta", epsilon=5.0,
                             delta=0.01),),
-    decades=(10**3, 3), quick_decades=(10**2, 3), runs=100, quick_runs=50,
+    decades=(10**3, 3), quick_decades=(10**2, 3), runs=50, quick_runs=20,
     setting="Instance 1 (nine arms 0.30 .. 0.70), (eps, delta) = (5, 0.01): start phase 97 "
             "pulls per arm (the floor C)",
     note="At the paper's (1, 0.01) the start phase (7443 steps) leaves no three decades below "
