@@ -133,9 +133,14 @@ def epsilon_at(input_epsilon: float, delta: float, *, v: float = 1.1,
     hi_eps = 0.5
     while gap(hi_eps, 1.0) > 0.0:
         hi_eps *= 2.0
-    low, high = (float(optimize.brentq(gap, 1e-9, hi_eps, args=(sign,), xtol=1e-9))
-                 for sign in (-1.0, 1.0))
-    return low - 1e-9, high + 1e-9
+
+    def root(sign: float) -> float:
+        if gap(1e-9, sign) <= 0.0:  # already at most delta at eps -> 0: the smallest eps is 0
+            return 0.0
+        return float(optimize.brentq(gap, 1e-9, hi_eps, args=(sign,), xtol=1e-9))
+
+    low, high = root(-1.0), root(1.0)
+    return max(low - 1e-9, 0.0), high + 1e-9
 
 
 def crossing_pulls(input_epsilon: float, epsilon: float, delta: float, *, v: float = 1.1,

@@ -19,7 +19,7 @@ the limit, at three ``delta'``, with rigorous brackets:
   1) came out *below* the one at ``10^7``. The table used to carry the larger earlier value
   forward (a valid lower bound, but not the one computed at ``10^8``), which is why its ``10^8``
   and limit rows repeated the ``10^7`` value. Each row now shows what was computed at its
-  ``n``;
+  ``n``, and the PLD runs up to :data:`PLD_MAX` pulls only: beyond, the exact series decides;
 * the exact series (:mod:`._dp_ucb_int_limit`): the releases' hockey-stick divergence by
   Bromwich inversion of the closed-form moment generating function, the first 4000 releases
   exactly and the rest through Hurwitz zeta sums, at the largest ``n`` and at ``n = inf`` (the
@@ -79,6 +79,10 @@ NAME = "tossou-dp-ucb-int-horizon"
 DELTAS = (1e-5, math.exp(-10.0), 1e-10)
 PULLS = (10**4, 10**5, 10**6, 10**7, 10**8)
 QUICK_PULLS = (10**4, 10**5, 10**6, 10**7)
+#: the PLD bracket is computed up to this many pulls: beyond it its rounding bias (one grid step
+#: per release, hundreds of thousands of releases) exceeds the bracket's use, and the exact
+#: series decides (the row shows "-" for the PLD columns)
+PLD_MAX = 10**7
 
 
 def conclusion(target: float, low: float, high: float) -> str:
@@ -111,6 +115,9 @@ def _pld_cells(target: float, pulls: tuple[int, ...], interval: float
     DELTAS = deltas_of(target)  # noqa: N806 (the rows' deltas for this target)
     out: dict[int, tuple[list[float], list[float]]] = {}
     for n in pulls:
+        if n > PLD_MAX:
+            out[n] = ([math.nan] * len(DELTAS), [math.inf] * len(DELTAS))
+            continue
         pair = pld_bracket_binned(PAPER_POINTS[target], v=V, pulls=n, interval=interval)
         if pair is None:
             out[n] = ([0.0] * len(DELTAS), [0.0] * len(DELTAS))
@@ -183,14 +190,16 @@ def horizon_experiment(settings: ExperimentSettings) -> ExperimentOutput:
                 rdp_hi = rdp_epsilon_upper(PAPER_POINTS[target], d, v=V, pulls=n)
                 exact = (_memo(("series", target, d, n, settings.quick),
                                partial(_series, target, d, n))
-                         if shown and n == pulls[-1] else None)
+                         if (shown and n == pulls[-1]) or n > PLD_MAX else None)
+                low = 0.0 if math.isnan(low) else low
                 lo_all = max(low, exact[0]) if exact else low
                 best = min(high, rdp_hi, exact[1]) if exact else min(high, rdp_hi)
-                lows.append(low)
-                pld_his.append(high)
+                lows.append(low if n <= PLD_MAX else math.nan)
+                pld_his.append(high if n <= PLD_MAX else math.nan)
                 rdp_his.append(rdp_hi)
                 verdict = conclusion(target, lo_all, best)
-                rows.append((target, f"{d:.3g}", n, low, high, rdp_hi,
+                rows.append((target, f"{d:.3g}", n, low if n <= PLD_MAX else math.nan,
+                             high if n <= PLD_MAX else math.nan, rdp_hi,
                              exact[0] if exact else math.nan,
                              exact[1] if exact else math.nan, verdict))
                 decided.append((n, verdict))

@@ -4,8 +4,10 @@ Declared as :mod:`dpaudit.reports.ledger` describes (location, how the paper sta
 tests it by registered name, the paper's words in ``quote``); ``python -m dpaudit claims``
 computes each status. Our copy of the paper lost almost every formula in extraction: a quote
 marks what is stripped with ``[...]`` or a bracketed description, never a reconstruction. The
-notes quote the stored outputs under ``docs/tossou_dimitrakakis/`` (T = 10^5, 1000 runs, seed
-20221122, each confirmed at 4000 runs with a fresh seed).
+notes quote the stored outputs under ``docs/tossou_dimitrakakis/``: the Fig. 6 reproductions at
+T = 10^5, 1000 runs, seed 20221122, each confirmed at 4000 runs with a fresh seed; the
+calibration's exact computations (no runs, nothing to confirm); the rate test of Theorem 3.5 on
+anytime-valid intervals (no confirmation).
 """
 
 from __future__ import annotations

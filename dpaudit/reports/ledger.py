@@ -113,6 +113,14 @@ class LedgerRow:
     def status(self) -> str:
         return statement_status(self.statement, [t.status for t in self.tests])
 
+    def to_dict(self) -> dict[str, Any]:
+        s = self.statement
+        return {"paper": s.paper, "location": s.location, "kind": s.kind,
+                "reading": s.reading, "statement": s.text, "note": s.note,
+                "quote": s.quote, "settle": s.settle, "undecidable": s.undecidable,
+                "status": self.status,
+                "tests": [t.to_dict() for t in self.tests]}
+
 
 def statement_status(statement: Statement, statuses: Sequence[str]) -> str:
     """A statement's status from its tests' statuses: the worst of them (:data:`STATUS_ORDER`;
@@ -125,14 +133,6 @@ def statement_status(statement: Statement, statuses: Sequence[str]) -> str:
     if statement.undecidable and worst not in ("VIOLATED", "not reproduced", NOT_IMPLEMENTED):
         return UNDECIDABLE
     return worst
-
-    def to_dict(self) -> dict[str, Any]:
-        s = self.statement
-        return {"paper": s.paper, "location": s.location, "kind": s.kind,
-                "reading": s.reading, "statement": s.text, "note": s.note,
-                "quote": s.quote, "settle": s.settle, "undecidable": s.undecidable,
-                "status": self.status,
-                "tests": [t.to_dict() for t in self.tests]}
 
 
 class Runner:
