@@ -176,7 +176,8 @@ _WZ = [
               (experiment("wang-zhu-thm13-rate"),),
               quote="Theorem 13 DP-FTPL-Beta guarantees (eps, delta)-differential privacy, and "
                     "its cumulative regret satisfies [display OCR-damaged]",
-              note="an order (log T; the O(N/lambda^4) constant is not printed), tested as a "
+              note="an order (log T; the leading term 5 Delta_i ln T / (Delta_i - 2 lambda)^2 "
+                   "as reconstructed, the O(N/lambda^4) constant not printed), tested as a "
                    "growth rate (dpaudit.audits.recipes.rates) at (5, 0.01) on Instance 1, where "
                    "the start phase is the floor C (97 pulls per arm, 873 steps), over T = "
                    "10^3..10^6: at the paper's (1, 0.01) the start phase (7443 steps) leaves no "
