@@ -240,3 +240,18 @@ def test_rate_notes_quote_the_stored_outputs(stem: str, folder: str, module: str
     assert any(abs(n - cell.measurement.measured) <= 0.006 for n in nums), note
     assert any(abs(n - cell.ci_low) <= 0.006 for n in nums), note
     assert any(abs(n - cell.ci_high) <= 0.006 for n in nums), note
+
+
+def test_theorem_2_rate_note_quotes_both_cells() -> None:
+    """Azize et al. 2025, Theorem 2: the note quotes each algorithm's stored ratio and
+    interval (two cells, alpha split over them)."""
+    from dpaudit.audits.azize_et_al_2025.statements import STATEMENTS
+
+    note = " ".join(next(s for s in STATEMENTS if s.location == "Theorem 2").note.split())
+    for cell in _stored_cells("azize_et_al_2025_thm2_rate", "azize_et_al_2025"):
+        name = cell.measurement.label.split(":")[0]
+        m = re.search(name + r" (\d+\.\d+), interval \[(\d+\.\d+), (\d+\.\d+)\]", note)
+        assert m is not None, name
+        got = [float(x) for x in m.groups()]
+        want = [cell.measurement.measured, cell.ci_low, cell.ci_high]
+        assert all(abs(a - b) <= 0.006 for a, b in zip(got, want, strict=True)), (got, want)

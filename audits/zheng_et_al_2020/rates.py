@@ -19,9 +19,10 @@ times the loss bound for Algorithm 1) keeps every run in its linear phase up to 
 (the checks' regret-growth finding: local slopes near 1), so at eps = 1 a window within reach
 would measure the noise's transient, not the order. eps = 8 is the largest round budget below
 8.42, where the classical Gaussian calibration the algorithms use stops meeting (eps, 1e-5)
-(the ledger's scope findings), so the tested algorithm is private as claimed. Per-step costs: a convex step costs at
-most ``a (1 + |theta|)^2`` (the loss's excess over its minimum on the unit ball), a linear one
-``2 |theta|``, a logistic one ``sigmoid(|theta|) - sigmoid(-|theta|)``.
+(the ledger's scope findings), so the tested algorithm is private as claimed. Per-step
+costs: a convex step costs at most ``a (1 + |theta|)^2`` (the loss's excess over its minimum
+on the unit ball), a linear one ``2 |theta|``, a logistic one ``sigmoid(|theta|) -
+sigmoid(-|theta|)``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ __all__ = ["EXPERIMENTS", "RATE_EPSILON", "RATE_TESTS"]
 
 #: the privacy parameters of the rate tests (module docstring)
 RATE_EPSILON, RATE_DELTA = 8.0, 1e-5
-_DECADES, _QUICK, _RUNS, _QUICK_RUNS = (10, 3), (10, 3), 1000, 100
+_DECADES, _QUICK, _RUNS, _QUICK_RUNS = (10, 3), (10, 2), 1000, 100
 _EPS = f"eps = {RATE_EPSILON:g}, delta = {RATE_DELTA:g}"
 
 
@@ -120,7 +121,7 @@ RATE_TESTS = (
             "GLM-LDP (Algorithm 3), logistic",
             curve_of(lambda: LDPGLMBandit(RATE_EPSILON, RATE_DELTA), lambda: GLM_CONTEXTS),
             _sigmoid(_THETA_GLM) - _sigmoid(-_THETA_GLM)),),
-        decades=(20, 3), quick_decades=(20, 3), runs=_RUNS, quick_runs=_QUICK_RUNS, tuned=True,
+        decades=(20, 3), quick_decades=(20, 2), runs=_RUNS, quick_runs=_QUICK_RUNS, tuned=True,
         setting=f"the check's logistic contexts (d = 2, 10 actions, theta = (0.6, -0.6)), "
                 f"{_EPS}",
         note="The window starts at T = 20 so that ln(T/d) is positive over it (d = 2). The "
