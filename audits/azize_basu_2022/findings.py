@@ -102,7 +102,8 @@ def max_regret(means: tuple[float, ...], horizon: int) -> float:
 def rule_rows(evidence: ExperimentEvidence, alpha: float = 0.05) -> dict[str, tuple]:
     """Per compared cell (by label): ``(ci_low, ci_high, method, outcome on this run alone)``
     at the cell's Bonferroni share, as :func:`~dpaudit.stats.evidence.decide_experiment`
-    computes them (the table shows the interval; the status also needs the confirmation)."""
+    computes them (the table shows the interval; the status of a cell on a fixed-run interval
+    also needs the confirmation, one on an anytime-valid interval none)."""
     d = decide_experiment(evidence, alpha=alpha)
     return {c.measurement.label: (c.ci_low, c.ci_high, c.method, c.outcome) for c in d.cells
             if c.outcome != "not compared"}
@@ -195,13 +196,15 @@ def thm7_grid(settings: ExperimentSettings) -> ExperimentOutput:
         "rule extrapolated; the paper does not specify it).", "",
         "Paper's claim (Theorem 7, sufficient): for every instance and eps, AdaP-UCB's regret "
         "is at most sum_a 16 alpha / min(Delta_a, eps) ln T + 3 alpha / (alpha - 3).", "",
-        "Intervals: the rule's (Hoeffding with empirical Bernstein on the range [0, T * 0.25] "
-        "of one run, Bonferroni over the printed reading's cells); the bars of the figure are "
+        "Intervals: the rule's (on the range [0, T * 0.25] of one run: the betting confidence "
+        "sequence of the kept runs, else Hoeffding with empirical Bernstein; Bonferroni over "
+        "the printed reading's cells); the bars of the figure are "
         "Student-t and decide nothing.",
         'This run, bonus="printed": interval above the bound at eps = '
         + (", ".join(f"{e:g}" for e in above) or "none") + "; below it at eps = "
-        + (", ".join(f"{e:g}" for e in within) or "none") + "; the status below also needs "
-        "the confirmation at 4x the runs."])
+        + (", ".join(f"{e:g}" for e in within) or "none") + " (this batch; the status below "
+        "decides on every batch of runs: cells that keep their runs are anytime-valid and need "
+        "no confirmation, others need the confirmation at 4x the runs)."])
     verdict = (f'bonus="printed": interval above the bound at {len(above)} of {grid.size} eps, '
                f"below it at {len(within)}")
     return ExperimentOutput(fig, table, summary, verdict=verdict, evidence=evidence)

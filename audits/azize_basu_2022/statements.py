@@ -25,8 +25,9 @@ PAPER_KEYS = ("azize-basu-2022", "azize", "adap")
 THM7_NOTE = (
     "Eq. (7) as printed (privacy term under the root): the proof's step P(index < mean) <= "
     "t^-alpha fails, computed exactly, at every eps of the grid, in the first episodes; the "
-    "regret's rule interval lies above the bound at eps 0.05 to 0.29 (adap-ucb-index-thm7, "
-    "2000 runs, confirmed at 8000). At eps 0.71 and 1 (adap-ucb-index-exact, 400000 runs, "
+    "regret's rule interval lies above the bound at eps 0.05 to 0.71 (adap-ucb-index-thm7, "
+    "initial release extrapolated as Lap(2/eps), 2000 runs batched to 8000, anytime-valid "
+    "intervals; undecided from eps 1.1). At eps 0.71 and 1 (adap-ucb-index-exact, 400000 runs, "
     "confirmed at 1.6 million, one run's regret in [0, T/4]) it lies above the bound with the "
     "initial release extrapolated as Lap(2/eps) and below it with Lemma 1's Lap(1/eps): there "
     "the verdict rests on the release the paper leaves unspecified. With the privacy term "
@@ -118,7 +119,7 @@ _AB = [
                    "main text does not name the family. Witnessed for AdaP-UCB, AdaP-KLUCB and "
                    "DP-SE at every eps of the grid on the two-level instance (1/2 + "
                    "sqrt((K-1)/(4T)), 1/2, ...), fixed in advance, by the rule's lower limit "
-                   "on [0, T * Delta], confirmed at 4x the runs"),
+                   "on [0, T * Delta] (anytime-valid, the paper's 20 runs)"),
     Statement(AZIZE_BASU_2022, "Theorem 3", LOWER, NEC,
               "problem-dependent lower bound: liminf Reg_T / ln T >= sum_a Delta_a / "
               "min(d_inf, 6 eps t_inf) for consistent eps-global DP policies",

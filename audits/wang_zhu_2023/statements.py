@@ -42,19 +42,20 @@ NARRATION_SETTLE = (
     "four cells, 1300 to 4400 DP-FTPL-Gauss's, and about 85000 Beta's cell on Instance 1 at "
     "(1, 0.01) (ratio 1.04); `reproduce wang-zhu-fig4-narration --runs N`")
 FIG4_NOTE = (
-    "T = 10^5, 10 runs (confirmed at 40; 10 instead of the paper's 100, for time): 'its "
-    "regret does not increase at all' after the start phase is not reproduced as written: "
-    "DP-FTPL-Beta's regret increased after its start phase in 10 of 10 runs on Instance 1 at "
-    "(1, 0.01) and on Instance 2 at (1, 0.01), 7 of 10 at Instance 1 (1, e^-10) (Clopper-"
-    "Pearson; 40/40, 40/40, 30/40 at 40 runs), though by little: 0.03% to 1.7% of the regret "
-    "at T, so the curve looks flat; on Instance 2 at (1, e^-10) the start phase "
+    "T = 10^5, 10 runs (10 instead of the paper's 100, for time; the ratio cells keep their "
+    "runs and were batched to 40, anytime-valid; the Beta counts are Clopper-Pearson, "
+    "confirmed at 40): 'its regret does not increase at all' after the start phase is not "
+    "reproduced as written: DP-FTPL-Beta's regret increased after its start phase in 10 of 10 "
+    "runs on Instance 1 at (1, 0.01) and on Instance 2 at (1, 0.01), 7 of 10 at Instance 1 (1, "
+    "e^-10) (Clopper-Pearson; 40/40, 40/40, 30/40 at 40 runs), though by little: 0.03% to 1.7% "
+    "of the regret at T, so the curve looks flat; on Instance 2 at (1, e^-10) the start phase "
     "outlasts T. 'DP-FTPL-New is always the optimal one': New's mean regret is the lowest in "
-    "all four panels (the others' 1.08x to 4.7x), but no ratio is decided at 10 runs (the "
-    "narration's 100-run cells, on the same seeds, likewise leave New vs DP-UCB-Int "
-    "undecided)")
+    "all four panels (the others' 1.07x to 4.7x at 40 runs), but only one ratio is decided "
+    "(Beta / New on Instance 2 at (1, e^-10), 4.30, interval [1.32, 6.68]); the narration's "
+    "100-run cells, on the same seeds, likewise leave New vs DP-UCB-Int undecided")
 FIG4_SETTLE = (
-    "the New-lowest cells: at the observed spread about 50 (Beta vs New, Instance 2, "
-    "(1, e^-10)) to 13000 (Gauss vs New, Instance 1, (1, e^-10)) runs per algorithm; "
+    "the New-lowest cells: at the observed spread about 110 (Beta vs New, Instance 2, "
+    "(1, 0.01)) to 8500 (Gauss vs New, Instance 1, (1, e^-10)) runs per algorithm; "
     "`reproduce wang-zhu-fig4 --runs N`")
 FIG5_NOTE = (
     "20 cells (per panel: DP-UCB, DP-UCB-Bound and DP-SE each over DP-FTPL-New, and DP-SE over "
