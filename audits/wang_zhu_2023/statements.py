@@ -186,10 +186,11 @@ _WZ = [
                    "runs the local constant grows from 15.5 to 22.7 (ratio 1.47) but the "
                    "interval is [0, inf]: the last decade's increment ranges over [0, 3.6e5] "
                    "while its mean is about 52, so a distribution-free upper limit near it "
-                   "needs about 1e5 runs",
-              settle="about 1e5 runs at T = 10^6 (the rule's estimate; about 90 CPU s per 100 "
-                     "runs): `reproduce wang-zhu-thm13-rate --runs 5000 --max-runs 20000` and "
-                     "beyond, or a faster Beta sampler"),
+                   "needs about 1.7e5 runs (the rule's estimate at the observed spread; at 200 "
+                   "runs it estimated 1e5)",
+              settle="about 1e5 to 1.7e5 runs at T = 10^6 (about 90 CPU s per 100 runs, and "
+                     "more than the 2e4 that batches of at most 10^4 kept runs reach): a faster "
+                     "Beta sampler and a larger dpaudit.stats.rule.KEEP_RUNS"),
     Statement(WANG_ZHU_2023, "Lemma 15, Theorem 16", PRIV, SUF,
               "DP-FTPL-New (Alg. 3) with the Lemma-15 perturbation is per-step (eps, delta)-DP",
               (claim("lemma15-perturbation", "lemma15-symbolic"),
