@@ -114,18 +114,19 @@ def _opening(status: str, tests: Sequence[TestStatus]) -> str:
     confirmed = [t for t in tests if t.numbers.get("confirm_runs") is not None]
     anytime = [t for t in tests if t.numbers.get("confirm_runs") is None
                and "betting-cs" in str(t.numbers.get("interval_method") or "")]
+
+    def which(group: list[TestStatus]) -> str:
+        return "" if len(group) == len(tests) else (
+            " (for " + ", ".join(f"`{t.test.label}`" for t in group) + ")")
+
     parts = []
     if confirmed:
-        which = "" if len(confirmed) == len(tests) else (
-            " (for " + ", ".join(f"`{t.test.label}`" for t in confirmed) + ")")
-        parts.append(("a confirmation at 4x the runs with a fresh seed" if status == "reproduced"
-                      else "a confirmation at 4x the runs with a fresh seed that agrees")
-                     + which)
+        parts.append("a confirmation at 4x the runs with a fresh seed"
+                     + ("" if status == "reproduced" else " agrees") + which(confirmed))
     if anytime:
-        which = "" if len(anytime) == len(tests) else (
-            " (for " + ", ".join(f"`{t.test.label}`" for t in anytime) + ")")
-        parts.append("anytime-valid confidence sequences, valid wherever the runs stopped, "
-                     "with no confirmation needed" + which)
+        parts.append(("" if status == "reproduced" else "the intervals are ")
+                     + "anytime-valid confidence sequences, valid wherever the runs stopped and "
+                     "needing no confirmation" + which(anytime))
     how = "" if not parts else (" and " if status == "reproduced" else ", and ") + \
         "; ".join(parts)
     return text.format(how=how)
