@@ -532,9 +532,7 @@ def status_lines(evidence: ExperimentEvidence | None,
              f"({d.reason})."]
     if d.key is not None:
         m = d.key.measurement
-        tail = "" if m.tail_share is None else (
-            f"; {m.tail_share:.3g} of runs above 10x the median, largest run "
-            f"{m.largest:.4g}" if m.largest is not None else "")
+        tail = f"; {m.tail_text()}" if m.tails else ""
         lines.append(f"Key cell {m.label}: measured {m.measured:.4g}, interval "
                      f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}] ({d.key.method}), {m.runs} "
                      f"runs; paper {m.direction} {m.paper_value:.4g}{tail}.")

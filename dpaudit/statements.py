@@ -66,7 +66,9 @@ class Statement:
     tests it (empty: nothing yet); ``note``: a finding or caveat (see ``docs/findings.md``).
     ``quote``: the paper's own words at ``location``, quoted from its text where readable
     (``text`` is dpaudit's summary of them); ``settle``: for a statement left INCONCLUSIVE,
-    what would settle it.
+    what would settle it. ``undecidable``: why no finite-``T`` measurement can decide the
+    statement (a ``liminf`` as ``T -> inf``); the ledger then reports it as "undecidable at
+    finite T" beside what its tests measured, unless a test contradicts it or is missing.
     """
 
     paper: str
@@ -78,6 +80,7 @@ class Statement:
     note: str = ""
     quote: str = ""
     settle: str = ""
+    undecidable: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

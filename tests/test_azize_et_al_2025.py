@@ -163,13 +163,19 @@ def test_a_twin_is_violated(capsys) -> None:
 
 def test_theorem_1_experiment_is_decided_exactly() -> None:
     # exact cells (runs = 0): no sampling, no confirmation; Theorem 1's constant is at least
-    # the earlier one on every computed cell
+    # the earlier one on every computed cell, but equal to it from a budget on every mean
+    # vector, so the abstract's "strictly [...] across all eps" is not reproduced: the four
+    # wrong-side cells are the equality budgets, every ratio cell is on the right side
     out = lower_bound_comparison(ExperimentSettings(1, 1, quick=True))
     assert out.evidence is not None
     decision = decide_experiment(out.evidence, confirm_required=True)
-    assert decision.status == "reproduced"
+    assert decision.status == "not reproduced"
     assert decision.stable is None
     assert {c.method for c in decision.cells} == {"exact"}
+    wrong = [c for c in decision.cells if c.outcome == "wrong side"]
+    assert len(wrong) == 4 and all("equal" in c.measurement.label for c in wrong)
+    assert all(c.outcome == "right side" for c in decision.cells
+               if "equal" not in c.measurement.label)
 
 
 def test_regret_cells_have_valid_intervals_and_labels_free_of_the_run_count() -> None:

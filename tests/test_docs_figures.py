@@ -185,31 +185,43 @@ def test_tossou_dimitrakakis_page_figures() -> None:
 def test_tossou_horizon_reading_is_the_stored_outputs() -> None:
     """docs/tossou_dimitrakakis.md reads the stored ``tossou-dp-ucb-int-horizon`` output in
     words; each word is checked against its cells (the upper end of the bracket within the
-    target = met, the lower end above it = exceeded, a bracket around it = undecided)."""
+    target = met, the lower end above it = exceeded) and its table (the limit and the
+    crossing)."""
     import json
 
     text = " ".join(page("tossou_dimitrakakis.md").split())
     stored = json.loads((DOCS / "tossou_dimitrakakis" / "tossou_dp_ucb_int_horizon.json")
                         .read_text())
+    md = (DOCS / "tossou_dimitrakakis" / "tossou_dp_ucb_int_horizon.md").read_text()
     cells = {}
     for m in stored["evidence"]["measurements"]:
         target, dp, n = re.fullmatch(r"target (\S+), delta' (\S+), n = (\S+)", m["label"]).groups()
         lo, hi = (float(x) for x in re.search(r"\[(\S+), (\S+)\]", m["note"]).groups())
-        cells[float(target), float(dp), float(n)] = (lo, hi)
+        cells[float(target), dp, float(n)] = (lo, hi, m["paper_value"] is not None)
     ns = sorted({n for _t, _d, n in cells})
     assert ns[0] == 1e4 and ns[-2] == 1e8 and math.isinf(ns[-1])
-    assert "from n = 10^4 to 10^8 and in the limit, at delta' = 1e-5, e^-10 and 1e-10" in text
-    met = {k for k, (lo, hi) in cells.items() if hi <= k[0]}
-    exceeded = {k for k, (lo, hi) in cells.items() if lo > k[0]}
-    assert "target 1 is met at both compared delta' at every n and in the limit" in text
-    assert all((1.0, d, n) in met for d in (1e-5, 1e-10) for n in ns)
-    assert ("target 0.1 is met at delta' = 1e-5 up to n = 10^8 (the limit is undecided)"
+    assert "from n = 10^4 to 10^8 and in the limit" in text
+    met = {k for k, (lo, hi, _) in cells.items() if hi <= k[0]}
+    exceeded = {k for k, (lo, hi, _) in cells.items() if lo > k[0]}
+    compared = {k for k, (_, _, c) in cells.items() if c}
+    # the compared cells: each target at its implied delta' (2.7e-09 and 0.0154)
+    assert {(t, d) for t, d, _ in compared} == {(1.0, "2.7e-09"), (0.1, "0.0154")}
+    assert "2.7e-9 for target 1, 0.0154 for target 0.1" in text
+    assert "at the implied delta' both targets are met at every n and in the limit" in text
+    assert compared <= met
+    assert all(cells[0.1, "0.0154", n][1] <= 1e-9 for n in ns if (0.1, "0.0154", n) in cells
+               and n >= 1e8)  # eps = 0 up to the root's tolerance: "trivially"
+    assert "target 1 is met at 1e-5 and 1e-10 at every n and in the limit" in text
+    assert all((1.0, d, n) in met for d in ("1e-05", "1e-10") for n in ns)
+    assert ("target 0.1 is met at delta' = 1e-5 up to n = 10^8 but not in the limit (0.1046"
             in text)
-    assert all((0.1, 1e-5, n) in met for n in ns[:-1])
-    limit = (0.1, 1e-5, math.inf)
-    assert limit not in met and limit not in exceeded
+    assert all((0.1, "1e-05", n) in met for n in ns[:-1])
+    assert (0.1, "1e-05", math.inf) in exceeded
+    assert f"{cells[0.1, '1e-05', math.inf][0]:.4g}" == "0.1046"
     assert "exceeded at delta' = 1e-10 from n = 10^6 on" in text
-    assert [n for n in ns if (0.1, 1e-10, n) in exceeded] == [n for n in ns if n >= 1e6]
+    assert [n for n in ns if (0.1, "1e-10", n) in exceeded] == [n for n in ns if n >= 1e6]
+    assert "reaches 0.1 at about 10^14.51 = 3.2e+14 pulls" in md and "about 3e14 pulls" in text
+    assert "(0.1, 1.633e-05)-DP" in md and "(0.1, 1.63e-5)-DP" in text
 
 
 def test_sampled_engine_defaults_on_the_auditing_pages() -> None:
@@ -288,7 +300,7 @@ def test_azize_et_al_2025_page_figures() -> None:
                        r"compared cell\(s\).*?about (\d+) runs would settle",
                        stored.with_suffix(".md").read_text())
     wrong, right, undecided, total, settle = (int(x) for x in status.groups())
-    assert (f"{right} of the {total} cells are on the narration's side in both runs" in text
+    assert (f"{right} of the {total} cells are on the narration's side" in text
             and f"none on the other side, {undecided} undecided" in text and wrong == 0)
     assert f"about {sci(settle)} runs per algorithm and setting" in text
     tails: dict[str, list[tuple[float, dict]]] = {}

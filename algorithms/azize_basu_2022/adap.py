@@ -32,13 +32,16 @@ Choices made explicit (paper's values as defaults):
   ``N_a = 1`` (``initial_noise="episode-rule"``: ``N_a / 2 = 1/2`` in the index and noise
   ``Lap(2/(eps N_a)) = Lap(2/eps)``, twice what a one-sample mean needs; conservative, never
   less private). This is our extrapolation, not a value the paper prints. ``"lemma1"`` uses
-  Lemma 1's scale ``1/(eps * samples) = 1/eps`` for that release instead. The extrapolated
-  choice has a heavy regret tail: an initial release of the best arm far below its mean
-  (``Lap(2)`` at eps = 1)
-  is refreshed only when that arm wins again, which its ``N = 1`` bonus
-  ``sqrt(3 alpha ln t)`` (eps = 1) can take until ``t`` is large; a few runs per thousand
-  at ``T = 10^7`` on Figure 2's instance pay 10^4 to 10^5 regret for it (none with
-  ``"lemma1"`` in 1000 runs).
+  Lemma 1's scale ``1/(eps * samples) = 1/eps`` for that release instead. AdaP-UCB's heavy
+  regret tail on Figure 2's instance (a few runs per thousand at ``T = 10^7`` paying 10^4 to
+  10^5) is caused by Eq. (7) as printed and enlarged by this extrapolated release: an initial
+  release of the best arm far below its mean (``Lap(2)`` at eps = 1) is refreshed only when
+  that arm wins again, which the printed index's ``N = 1`` bonus can delay until ``t`` is
+  large. The 2x2 factorial ``azize-basu-initial-release-cause`` (eps = 1, 100000 runs per
+  variant, confirmed at 400000) separates the two: with the privacy term outside the root no
+  run enters the tail under either release; under Eq. (7) as printed, Lemma 1's ``Lap(1/eps)``
+  leaves about a tenth of the extrapolated release's tail (as many tail runs as a release
+  without noise). The printed index is the cause; the extrapolated release enlarges it.
 * Ties (KL-UCB indexes clipped at 1) are broken uniformly at random.
 * The last episode is truncated at the horizon ``T``.
 

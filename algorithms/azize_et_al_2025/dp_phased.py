@@ -2,8 +2,10 @@
 of their blueprint: (a) arm-dependent phases whose lengths grow geometrically with ratio
 ``alpha > 1``, (b) Laplace noise on each phase's reward sum.
 
-The algorithm (both policies; read from the paper's algorithm boxes and Proposition 2, details
-marked [recon] reconstructed where the text we could read does not print them):
+The algorithm (both policies), from a summary of the paper's algorithm boxes and Proposition 2:
+the text read here is the abstract (arXiv 2505.05613v1 and the NeurIPS 2025 page, which the
+ledger quotes), not the boxes' own text; details marked [recon] are reconstructed where the
+summary does not give them:
 
 * Every arm is pulled once (its first phase, ``n_1 = 1``).
 * Arm ``i``'s private statistic after ``m_i`` phases is the sum of its noisy phase sums,
@@ -19,11 +21,11 @@ marked [recon] reconstructed where the text we could read does not print them):
 
 Choices made explicit (named parameters):
 
-* [recon] Phase counts ``n_{m+1} = max(n_m + 1, ceil(alpha n_m))``: the text we read says the
-  phases grow geometrically with ratio ``alpha`` without printing the rounding; ``+ 1`` keeps a
+* [recon] Phase counts ``n_{m+1} = max(n_m + 1, ceil(alpha n_m))``: the abstract and the summary say
+  the phases grow geometrically with ratio ``alpha`` without printing the rounding; ``+ 1`` keeps a
   phase non-empty when ``alpha`` is close to 1.
 * [recon] ``alpha`` defaults to 2 (doubling, Azize & Basu 2022's episodes): the experiments'
-  value is not in the text we read; Theorem 2 holds for every ``alpha > 1``.
+  value is not in what was read; Theorem 2 holds for every ``alpha > 1``.
 * [recon] Exploration term ``log t`` with ``t`` the step about to be played (as printed in the
   index, no ``log log`` term).
 * Ties (indexes clipped at 1, equal IMED indexes) are broken uniformly at random.

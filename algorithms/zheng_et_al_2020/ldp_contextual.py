@@ -317,7 +317,7 @@ def glm_link(link: str, c: float, a: np.ndarray) -> np.ndarray:
 
 
 #: readings of the rewards' domain for Algorithm 3 (:func:`glm_rewards`)
-GLM_REWARDS = ("link-range", "bernoulli")
+GLM_REWARDS = ("link-range", "bernoulli", "eta")
 
 
 def glm_rewards(link: str, c: float, rewards: str = "link-range") -> tuple[float, float]:
@@ -329,9 +329,16 @@ def glm_rewards(link: str, c: float, rewards: str = "link-range") -> tuple[float
     ``[0, 1]``), the paper's worked example (Sec. 4.2: ``y`` Bernoulli with mean ``g(a)``,
     noise ``eta = y - g(a)`` in ``[-1, 1]`` with mean 0, as Sec. 4 assumes) for a one-signed
     link with ``C <= 1`` (``g = C b`` is then a valid Bernoulli mean); the reward does not
-    shrink with ``C``, while Algorithm 3's gradient noise ``C sigma`` does.
+    shrink with ``C``, while Algorithm 3's gradient noise ``C sigma`` does. ``"eta"``: the
+    model Sec. 4 names, ``y = g(x^T theta*) + eta`` with ``eta`` in ``[-1, 1]``, at ``theta* =
+    0`` (a parameter of the unit ball, where the domain does not depend on ``x``): ``[g(0) -
+    1, g(0) + 1]``, so every pair of it is attained (:meth:`LDPGLMBandit.gradient_factor`
+    bounds the whole model, every ``theta*``, by the hull ``[g(-1) - 1, g(1) + 1]``).
     """
     check_choice("rewards", rewards, GLM_REWARDS)
+    if rewards == "eta":
+        g0 = float(glm_link(link, c, np.zeros(1))[0])
+        return g0 - 1.0, g0 + 1.0
     if rewards == "bernoulli":
         if link == "identity" or c > 1.0:
             raise InvalidParameterError(
@@ -395,7 +402,12 @@ class LDPGLMBandit(_NoisyRidge):
     def gradient_factor(self) -> float:
         """``max |g(a) - y| / C`` over ``|a| <= 1`` and the rewards' domain: ``b(1)`` for the
         logistic and probit links, 2 for the identity (rewards ``"link-range"``);
-        ``max(C b(1), 1 - C b(-1)) / C`` for Bernoulli rewards."""
+        ``max(C b(1), 1 - C b(-1)) / C`` for Bernoulli rewards; for ``y = g(x^T theta*) +
+        eta``, ``eta`` in ``[-1, 1]`` (``"eta"``, every ``theta*`` of the unit ball: ``y`` in
+        the hull ``[g(-1) - 1, g(1) + 1]``), ``(g(1) - g(-1) + 1) / C``."""
+        if self.rewards == "eta":
+            ends = glm_link(self.link, self.link_bound, np.array([-1.0, 1.0]))
+            return float(ends[1] - ends[0] + 1.0) / self.link_bound
         if self.link == "identity":
             return 2.0
         b1 = float(expit(1.0)) if self.link == "logistic" else float(ndtr(1.0))

@@ -172,13 +172,16 @@ def regret_comparison(settings: ExperimentSettings) -> ExperimentOutput:
         "AdaP alpha = 3.1; DP-SE beta = 1/T (registry defaults).",
         f"Missing (not registered): {', '.join(missing) or 'none'}.", "",
         f"Paper's claim: {NARRATION}.",
-        f"Measured: DP-KLUCB or DP-IMED has the lowest mean regret in {won} of {len(best)} "
-        "(mean vector, eps) settings; the ledger decides the ratios of mean regrets (valid "
-        "intervals on the range [0, T * max gap] of one run, confirmed at 4x the runs).",
+        f"Measured: DP-KLUCB or DP-IMED has the lowest sample mean regret in {won} of "
+        f"{len(best)} (mean vector, eps) settings: an ordering of point estimates, which no "
+        "interval decides; what is decided is the ratio of mean regrets per (setting, ours, "
+        "competitor), by the ledger's rule (valid intervals on the range [0, T * max gap] of "
+        "one run, with a confirmation at 4x the runs where the intervals are fixed-run ones).",
         f"DP-IMED's tail: {worst('dp-imed')}; the control without noise: {worst(CONTROL)}."])
     evidence = ExperimentEvidence(NARRATION, tuple(cells)) if cells else None
     return ExperimentOutput(fig, table, summary, evidence=evidence,
-                            verdict=f"lowest in {won} of {len(best)} settings")
+                            verdict=f"lowest sample mean in {won} of {len(best)} settings "
+                                    "(point estimates)")
 
 
 EXPERIMENTS = [
@@ -203,8 +206,25 @@ def _old_rate(means: tuple[float, ...], epsilon: float) -> float:
     return float(np.sum(gaps / np.minimum(kl, 6.0 * epsilon * gaps)))
 
 
+def equal_from(means: tuple[float, ...]) -> float:
+    """The smallest eps from which Theorem 1's constant equals the earlier one exactly: for a
+    suboptimal arm ``x < y = mu*``, ``d_eps(x, y) = kl(x, y)`` exactly when the tilted point
+    ``y e^-eps / (1 - y + y e^-eps)`` is at most ``x``, i.e. ``eps >= ln(y (1 - x) / (x (1 -
+    y)))``, and ``min(kl, 6 eps Delta) = kl`` when ``eps >= kl / (6 Delta)``; past the largest
+    of these over the arms both constants are ``sum_a Delta_a / kl(mu_a, mu*)`` (Lai &
+    Robbins'), term by term the same floating-point numbers."""
+    mu = np.asarray(means, dtype=float)
+    best = float(mu.max())
+    sub = mu[mu < best]
+    tilt = np.log(best * (1.0 - sub) / (sub * (1.0 - best)))
+    kl = bernoulli_kl(sub, np.full(sub.shape, best))
+    return float(np.max(np.maximum(tilt, kl / (6.0 * (best - sub)))))
+
+
 def lower_bound_comparison(settings: ExperimentSettings) -> ExperimentOutput:
-    """Theorem 1's constant against the earlier problem-dependent lower bound, exactly."""
+    """Theorem 1's constant against the earlier problem-dependent lower bound, exactly; and
+    the abstract's "strictly ... across all eps" against the budget from which the two are
+    equal (:func:`equal_from`)."""
     grid = np.geomspace(0.01, 10.0, 13 if settings.quick else 61)
     fig, ax = new_figure()
     rows, cells = [], []
@@ -217,6 +237,16 @@ def lower_bound_comparison(settings: ExperimentSettings) -> ExperimentOutput:
                          round(float(a / b), 4)))
             cells.append(Measurement(f"{inst.name}, eps={e:.4g}", float(b), float(a), 0,
                                      "at least", note="computed exactly (no sampling)"))
+    top = float(grid[-1])
+    strict = []
+    for inst in INSTANCES:
+        e_star = equal_from(inst.means)
+        strict.append((inst.name, e_star))
+        cells.append(Measurement(
+            f"{inst.name}: smallest eps at which the constants are equal (strict improvement "
+            f"needs none up to eps = {top:g})", top, e_star, 0, "at least",
+            note="computed exactly (no sampling): from this eps on both constants are sum "
+                 "Delta / kl, the same floating-point number"))
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("epsilon")
@@ -231,14 +261,20 @@ def lower_bound_comparison(settings: ExperimentSettings) -> ExperimentOutput:
         "Both constants multiply log T in an asymptotic lower bound (liminf Reg_T / log T).",
         f"Paper's claim: {IMPROVES}.",
         f"Computed: the ratio of Theorem 1's constant to the earlier one is at least {worst:.4g} "
-        f"over {len(rows)} (mean vector, eps) cells (eps from 0.01 to 10)."])
+        f"over {len(rows)} (mean vector, eps) cells (eps from 0.01 to 10).",
+        "Strictness (the abstract of arXiv 2505.05613v1: \"strictly improves on the existing "
+        "ones across all eps values\"): the two constants are equal, exactly, from eps = "
+        + ", ".join(f"{e:.4g} on {name}" for name, e in strict)
+        + " (both are then Lai & Robbins' sum Delta / kl); the improvement is strict only "
+        "below. As written (strict at every eps) the statement is not reproduced against this "
+        "earlier bound; read as \"at least as large at every eps, larger at small eps\" it is."])
     return ExperimentOutput(fig, table, summary,
                             evidence=ExperimentEvidence(IMPROVES, tuple(cells)),
                             verdict=f"smallest ratio {worst:.4g}")
 
 
-IMPROVES = ("Theorem 1's lower bound is at least the earlier problem-dependent one (Azize & Basu "
-            "2022, Theorem 3) for every eps")
+IMPROVES = ("Theorem 1's lower bound strictly improves on the earlier problem-dependent one "
+            "(Azize & Basu 2022, Theorem 3) at every eps (the abstract of arXiv 2505.05613v1)")
 
 EXPERIMENTS.append(
     Experiment(name="azize-et-al-2025-thm1", paper=PAPER,

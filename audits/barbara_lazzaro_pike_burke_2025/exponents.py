@@ -25,9 +25,10 @@ The paper's reading is a limit (Sec. 3.2, after Theorem 3.2: "Algorithm 1 is nea
 when [eps -> 0], i.e. when maximal level of privacy is achieved. [...] Hence the upper and lower
 bounds match up to constants and an additive term"; Sec. 4.2, after Theorem 4.2: "as [eps -> 0]
 Algorithm 2 is instance-dependent optimal up to constants and additive terms"; the bracketed
-formulas were lost in extraction). It is decided by two exact cells: the fixed-budget limit
-``lim_{eps -> 0} r_low / r_up`` (sympy) against ``4 c c'``, the constant that the paper's
-``eps -> 0`` equivalences (``(e^eps - 1)^2 ~ eps^2``, ``H^eps ~ 4 H / eps^2``) give; and the
+formulas were lost in extraction). It is decided by exact cells: for the fixed budget, that the
+simplified ``r_low / r_up`` keeps no symbol of the instance and has a finite ``eps -> 0`` limit
+(sympy; the limit's value, ``4 c c'`` with the reconstructed constants, is reported, not compared:
+comparing it with ``4 c c'`` compares the reconstruction with itself); and the
 fixed-confidence limit of the leading-term ratio, ``8 c'' H / sum_i kl(mu_i, tau)^-1``, on each
 instance against ``8 c'' / (tau (1 - tau))``, a bound free of the means (``kl(p, q) <= (p -
 q)^2 / (q (1 - q))``, the chi-square bound), so the ratio is a constant for a fixed threshold.
@@ -171,10 +172,23 @@ def exponents(settings: ExperimentSettings) -> ExperimentOutput:
         rows.append(("fixed budget r_up/r_low = upper exponent / lower exponent (c = c' = 16)",
                      e, exponent_ratio(e), exponent_ratio(e) / exponent_ratio(0.0)))
     limit = rate_ratio_limit()
+    # what "match up to constants as eps -> 0" asks of the fixed-budget rates: that the limit
+    # of their ratio is a finite number free of the instance. Measured (sympy): the symbols
+    # of the instance left in the simplified ratio (H, the complexity that carries the gaps;
+    # K enters neither rate), and whether the limit is finite. Its value, 4 c c', is the
+    # reconstruction's constant: comparing it with 4 c c' would compare it with itself.
+    eps_s, c_s, cp_s = sp.symbols("epsilon c c_prime", positive=True)
+    instance_symbols = sorted(str(x) for x in ratio.free_symbols - {eps_s, c_s, cp_s})
+    finite = bool(sp.limit(ratio, eps_s, 0, "+").is_finite)
     cells.append(Measurement(
-        "fixed budget: lim eps -> 0 of r_low / r_up", 4.0 * 16.0 * 16.0, float(limit), 0,
-        "at most", note="sympy limit of the exact ratio, against 4 c c' (c = c' = 16), the "
-        "constant the paper's eps -> 0 equivalences give; finite and free of H and K"))
+        "fixed budget: instance symbols (H, K) left in the simplified r_low / r_up", 0.0,
+        float(len(instance_symbols)), 0, "at most",
+        note="sympy: " + (", ".join(instance_symbols) or "none") + "; its eps -> 0 limit is "
+        + ("finite" if finite else "not finite") + f", {sp.sstr(limit)} at the reconstructed "
+        "c = c' = 16 (the constant itself is a reconstruction, not compared)"))
+    if not finite:
+        cells.append(Measurement("fixed budget: lim eps -> 0 of r_low / r_up is finite", 1.0,
+                                 0.0, 0, "at least", note="sympy limit not finite"))
     rows.append(("fixed budget lim eps->0 r_low/r_up (sympy)", 0.0, float(limit), 1.0))
     for label, (means, tau) in INSTANCES.items():
         lim = confidence_limit(means, tau)
@@ -210,8 +224,14 @@ def exponents(settings: ExperimentSettings) -> ExperimentOutput:
         "match up to constants and an additive term\"; Sec. 4.2: \"as [eps -> 0] Algorithm 2 "
         "is instance-dependent optimal up to constants and additive terms\" (bracketed "
         "formulas lost in extraction).",
-        f"**Decided.** As the paper states it, a limit: lim eps -> 0 of r_low / r_up = "
-        f"{float(limit):g} = 4 c c' (finite, free of H and K); the fixed-confidence limits "
+        f"**Decided.** As the paper states it, a limit, and 'up to constants' read as: the "
+        f"limit of the ratio is finite and free of the instance. Measured for the fixed "
+        f"budget (sympy): the simplified r_low / r_up keeps "
+        f"{len(instance_symbols)} symbol(s) of the instance (H and the gaps cancel, K enters "
+        f"neither rate) and its eps -> 0 limit is {'finite' if finite else 'not finite'} "
+        f"({float(limit):g} = 4 c c' at the reconstructed c = c' = 16: that value is the "
+        f"reconstruction's own constant, so it is reported, not compared with itself); the "
+        f"fixed-confidence limits "
         + ", ".join(f"{confidence_limit(m, t):.4g} ({lab}; bound {confidence_constant(t):.4g})"
                     for lab, (m, t) in INSTANCES.items())
         + " are at most 8 c'' / (tau (1 - tau)), a constant for a fixed threshold. Not "

@@ -129,7 +129,10 @@ def _markdown(rows, panels, drawn, missing, horizon, runs, evidence, flat) -> st
               "", *cell_lines(evidence), "", *(f"* {p[0]}:\n{f}" for p, f in
                                                zip(panels, flat, strict=True))]
     if "DP-FTPL-Beta (tight)" in drawn:
-        lines += ["", "Beyond the paper, the exact Lemma-8 start phase: " + "; ".join(
+        lines += ["", "Beyond the paper, with the exact Lemma-8 start phase (`start_phase="
+                  "\"tight\"`), mean regret at T = " + f"{horizon}" + " (in parentheses: the "
+                  "mean regret with the paper's start phase; descriptive, not compared): "
+                  + "; ".join(
             f"{p[0]}: Beta {final(rows, p[0], 'DP-FTPL-Beta (tight)')[0]:.0f} (paper's "
             f"{final(rows, p[0], 'DP-FTPL-Beta')[0]:.0f}), Gauss "
             f"{final(rows, p[0], 'DP-FTPL-Gauss (tight)')[0]:.0f} (paper's "

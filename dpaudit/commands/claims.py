@@ -31,7 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("claims", help="the reviewer's ledger: every paper statement, what "
                                       "tests it and its status")
     p.add_argument("paper", nargs="?", default=None,
-                   help="one paper (e.g. azize-basu-2022, wang-zhu-2023); default: all five")
+                   help="one paper (e.g. azize-basu-2022, wang-zhu-2023); default: every paper "
+                        "(--list-papers)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
     p.add_argument("--json", metavar="PATH", type=json_output, default=None,
                    help="write the ledger as JSON (schema dpaudit/schema/report-v1.json); "

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from dpaudit.experiments import Experiment
-from dpaudit.reports.ledger import NOT_IMPLEMENTED, STATUS_ORDER, Statement, TestStatus
+from dpaudit.reports.ledger import NOT_IMPLEMENTED, Statement, TestStatus, statement_status
 from dpaudit.reports.referee import StoredOutput, load_stored, statement_entry, stored_outcome
 
 __all__ = ["findings_page", "stored_outputs"]
@@ -99,7 +99,7 @@ def findings_page(statements: Iterable[Statement], experiments: Mapping[str, Exp
                           + ", ".join(f"`{t.label}`" for t in others)
                           + ": their status is computed by running them "
                           "(`python -m dpaudit claims --referee`).", ""]
-            status = min((t.status for t in tests), key=STATUS_ORDER.index)
+            status = statement_status(st, [t.status for t in tests])
             out += statement_entry(st, status, tests, extra)
     return "\n".join(out).rstrip("\n") + "\n"
 

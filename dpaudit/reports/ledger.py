@@ -14,7 +14,8 @@ verdict; a regret experiment's verdict as :func:`dpaudit.stats.evidence.decide_r
 it: ``VIOLATED`` only when the lower confidence limit of its mean is above the bound),
 ``reproduced`` / ``not reproduced`` / ``INCONCLUSIVE`` / ``vacuous`` (an experiment's evidence
 decided by :func:`dpaudit.stats.evidence.decide_experiment`, never by the experiment), ``run``
-(an experiment that makes no comparison) and ``not yet implemented``. Every test carries the
+(an experiment that makes no comparison), ``not yet implemented`` and, for a statement no
+finite-T measurement decides (a liminf), ``undecidable at finite T``. Every test carries the
 numbers its status rests on (``paper_value``, ``measured``, ``ci_low``, ``ci_high``, ``runs``;
 ``null`` where they do not apply).
 """
@@ -48,6 +49,7 @@ __all__ = [
     "Statement",
     "TestRef",
     "TestStatus",
+    "UNDECIDABLE",
     "build_ledger",
     "claim",
     "experiment",
@@ -55,12 +57,16 @@ __all__ = [
     "format_text",
     "ledger_json",
     "regret",
+    "statement_status",
 ]
 
 NOT_IMPLEMENTED = "not yet implemented"
+#: the status of a statement no finite-T measurement decides (:attr:`Statement.undecidable`,
+#: e.g. a liminf as T -> inf), shown beside what its tests measured
+UNDECIDABLE = "undecidable at finite T"
 # worst first: a statement's status is the worst status among its tests
-_ORDER = ("VIOLATED", "not reproduced", "INCONCLUSIVE", NOT_IMPLEMENTED, "vacuous", "run",
-          "CONSISTENT", "reproduced", "EXACT", "PROVED")
+_ORDER = ("VIOLATED", "not reproduced", "INCONCLUSIVE", NOT_IMPLEMENTED, "vacuous",
+          UNDECIDABLE, "run", "CONSISTENT", "reproduced", "EXACT", "PROVED")
 #: statuses worst first (a statement's status is the worst of its tests')
 STATUS_ORDER = _ORDER
 #: the numbers a test's status rests on (``claims --json``)
@@ -105,17 +111,28 @@ class LedgerRow:
 
     @property
     def status(self) -> str:
-        if not self.tests:
-            return NOT_IMPLEMENTED
-        return min((t.status for t in self.tests), key=_ORDER.index)
+        return statement_status(self.statement, [t.status for t in self.tests])
 
     def to_dict(self) -> dict[str, Any]:
         s = self.statement
         return {"paper": s.paper, "location": s.location, "kind": s.kind,
                 "reading": s.reading, "statement": s.text, "note": s.note,
-                "quote": s.quote, "settle": s.settle,
+                "quote": s.quote, "settle": s.settle, "undecidable": s.undecidable,
                 "status": self.status,
                 "tests": [t.to_dict() for t in self.tests]}
+
+
+def statement_status(statement: Statement, statuses: Sequence[str]) -> str:
+    """A statement's status from its tests' statuses: the worst of them (:data:`STATUS_ORDER`;
+    none: "not yet implemented"). A statement no finite-T measurement decides
+    (:attr:`Statement.undecidable`) is "undecidable at finite T" whatever its tests measured,
+    unless a test contradicts it (VIOLATED, not reproduced) or is missing."""
+    if not statuses:
+        return NOT_IMPLEMENTED
+    worst = min(statuses, key=_ORDER.index)
+    if statement.undecidable and worst not in ("VIOLATED", "not reproduced", NOT_IMPLEMENTED):
+        return UNDECIDABLE
+    return worst
 
 
 class Runner:

@@ -38,15 +38,20 @@ def experiment_outcome(out: Any, confirm: Any = None) -> TestOutcome:
                                "stable": d.stable, "tail_share": d.tail_share,
                                "runs_to_settle": d.runs_to_settle,
                                "confirm_runs": d.confirm_runs, "largest": None}
+    tails = ""
     if d.key is not None:
         m = d.key.measurement
+        # the key cell's own tail (for a ratio, the side with the larger share, its share and
+        # its largest run together), not the largest share of any cell beside this one's run
         numbers.update({"paper_value": m.paper_value, "measured": m.measured,
                         "ci_low": d.key.ci_low, "ci_high": d.key.ci_high, "runs": m.runs,
-                        "largest": m.largest})
+                        "largest": m.largest, "tail_share": m.tail_share})
+        tails = m.tail_text()
+        numbers["tails"] = tails or None
     where = "" if d.key is None else (
         f"; key cell {d.key.measurement.label}: measured {d.key.measurement.measured:.4g} "
         f"[{d.key.ci_low:.4g}, {d.key.ci_high:.4g}] vs paper {d.key.measurement.direction} "
-        f"{d.key.measurement.paper_value:.4g}")
+        f"{d.key.measurement.paper_value:.4g}" + (f" (tails: {tails})" if tails else ""))
     detail = f"{narration}; {d.reason}{where}" if narration else f"{d.reason}{where}"
     return d.status, detail, numbers
 

@@ -56,7 +56,9 @@ def evidence_line(t: TestStatus) -> str:
     if n.get("confirm_runs") is not None:
         parts.append(f"confirmation at {n['confirm_runs']} runs with a fresh seed: "
                      + ("same status" if n.get("stable") else "status changed"))
-    if n.get("tail_share") is not None:
+    if n.get("tails"):
+        parts.append(str(n["tails"]))  # each side of a ratio with its own share and run
+    elif n.get("tail_share") is not None:
         parts.append(f"{_num(n['tail_share'], 3)} of runs above 10x the median"
                      + (f", largest {_num(n.get('largest'))}" if n.get("largest") is not None
                         else ""))
@@ -83,6 +85,9 @@ _OPENING = {
                "nor contradicted there.",
     "run": "The statement is measured but not compared with a number of the paper.",
     "not yet implemented": "No test of this statement exists yet.",
+    "undecidable at finite T": "No measurement at a finite horizon can decide the statement "
+                               "(a limit as T -> infinity): the measured trend is shown beside "
+                               "it, and it neither supports nor contradicts the statement.",
 }
 
 _READING = {
@@ -103,15 +108,27 @@ def _opening(status: str, tests: Sequence[TestStatus]) -> str:
     text = _OPENING.get(status, f"Status: {status}.")
     if "{how}" not in text:
         return text
-    confirmed = any(t.numbers.get("confirm_runs") is not None for t in tests)
-    anytime = any("betting-cs" in str(t.numbers.get("interval_method") or "") for t in tests)
+    # each test by how its status was reached: a confirmation is named only for the tests that
+    # had one, an anytime-valid interval only for those decided on one; exact computations
+    # (no runs) and claims need neither
+    confirmed = [t for t in tests if t.numbers.get("confirm_runs") is not None]
+    anytime = [t for t in tests if t.numbers.get("confirm_runs") is None
+               and "betting-cs" in str(t.numbers.get("interval_method") or "")]
+
+    def which(group: list[TestStatus]) -> str:
+        return "" if len(group) == len(tests) else (
+            " (for " + ", ".join(f"`{t.test.label}`" for t in group) + ")")
+
+    parts = []
     if confirmed:
-        how = (" and a confirmation at 4x the runs" if status == "reproduced" else
-               ", and a confirmation at 4x the runs with a fresh seed agrees")
-    elif anytime:
-        how = " (anytime-valid confidence sequences, valid wherever the runs stopped)"
-    else:
-        how = ""
+        parts.append("a confirmation at 4x the runs with a fresh seed"
+                     + ("" if status == "reproduced" else " agrees") + which(confirmed))
+    if anytime:
+        parts.append(("" if status == "reproduced" else "the intervals are ")
+                     + "anytime-valid confidence sequences, valid wherever the runs stopped and "
+                     "needing no confirmation" + which(anytime))
+    how = "" if not parts else (" and " if status == "reproduced" else ", and ") + \
+        "; ".join(parts)
     return text.format(how=how)
 
 

@@ -80,6 +80,7 @@ from dpaudit.stats.sampled_bounds import (
 )
 from dpaudit.stats.sequential import (
     betting_interval,
+    projected_half_width,
     runs_to_settle_sequential,
 )
 from dpaudit.validation import check_alpha, check_int
@@ -492,7 +493,9 @@ class Measurement:
       :meth:`of_runs`): the runs' values lie in a known range, so the interval is
       distribution-free (Hoeffding with empirical Bernstein). This is the rule's interval.
     * ``ratio_of`` (two summaries, :meth:`of_ratio`): the ratio of two means, from their two
-      valid intervals at half the cell's share of alpha each.
+      valid intervals at half the cell's share of alpha each; four summaries ``(A, B, C, D)``
+      (:meth:`of_difference_ratio`): the ratio of two differences of means ``(E A - E B) /
+      (E C - E D)``, from the four intervals at a quarter of the share each.
     * ``count``: ``count`` successes in ``runs`` Bernoulli trials (Clopper-Pearson).
     * ``ci_low``/``ci_high`` given by the experiment at ``ci_confidence``, with
       ``ci_method`` saying why it is valid (an interval without a method decides nothing).
@@ -500,7 +503,13 @@ class Measurement:
       never decides the cell.
 
     ``tail_share`` and ``largest`` (set by :meth:`of_runs`): the share of runs above 10x the
-    median and the largest run, reported beside the mean.
+    median and the largest run, reported beside the mean. A ratio cell has a tail on each side
+    (:attr:`tails`: each sample's own share and largest run, never one side's share beside the
+    other's largest run).
+
+    ``ratio_scale``: a ratio cell is ``ratio_scale * mean(N) / mean(D)`` (a known positive
+    constant, e.g. the ratio of an order's growth over two decades, for the rate tests of
+    :mod:`dpaudit.audits.recipes.rates`); its interval is the ratio's scaled by it.
 
     ``vacuous_above``: an upper bound (``direction="at most"``) at or above it says nothing at
     this setting (1.0 for a bound on a probability: every probability is at most 1). For a
@@ -521,14 +530,18 @@ class Measurement:
     count: int | None = None
     note: str = ""
     summary: RunSummary | None = None
-    ratio_of: tuple[RunSummary, RunSummary] | None = None
+    ratio_of: tuple[RunSummary, ...] | None = None
     ci_method: str = ""
     vacuous_above: float | None = None
+    ratio_scale: float = 1.0
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
             raise ValueError(f"direction={self.direction!r} must be one of {DIRECTIONS}")
         check_int("runs", self.runs, low=0)
+        if not (math.isfinite(float(self.ratio_scale)) and float(self.ratio_scale) > 0):
+            raise ValueError(f"ratio_scale={self.ratio_scale!r} must be a finite number in "
+                             "(0, inf)")
 
     @classmethod
     def of_runs(cls, label: str, paper_value: float | None, values: Any, *, low: float,
@@ -543,18 +556,37 @@ class Measurement:
     @classmethod
     def of_ratio(cls, label: str, paper_value: float | None, numerator: Any, denominator: Any,
                  *, numerator_range: tuple[float, float], denominator_range: tuple[float, float],
-                 direction: str = "at least", note: str = "") -> Measurement:
-        """The cell of ``mean(numerator) / mean(denominator)`` (two independent samples of
-        runs, each in its known range); ``runs`` is the smaller sample."""
+                 direction: str = "at least", note: str = "", scale: float = 1.0
+                 ) -> Measurement:
+        """The cell of ``scale * mean(numerator) / mean(denominator)`` (two samples of runs,
+        each in its known range; ``runs`` is the smaller sample). The interval is the union
+        bound of the two samples' intervals, so the samples need not be independent (two
+        quantities of the same runs are fine)."""
         a = summarise_runs(numerator, low=numerator_range[0], high=numerator_range[1])
         b = summarise_runs(denominator, low=denominator_range[0], high=denominator_range[1])
-        ratio = a.mean / b.mean if b.mean > 0 else math.inf
+        ratio = scale * a.mean / b.mean if b.mean > 0 else math.inf
         return cls(label, paper_value, ratio, min(a.runs, b.runs), direction, note=note,
-                   ratio_of=(a, b))
+                   ratio_of=(a, b), ratio_scale=float(scale))
+
+    @classmethod
+    def of_difference_ratio(cls, label: str, paper_value: float | None, samples: Sequence[Any],
+                            ranges: Sequence[tuple[float, float]], *,
+                            direction: str = "at most", note: str = "", scale: float = 1.0
+                            ) -> Measurement:
+        """The cell of ``scale * (mean A - mean B) / (mean C - mean D)`` for four samples of
+        runs ``samples = (A, B, C, D)``, each in its known range (``ranges``); the interval
+        is the union bound of the four samples' intervals, so they need not be independent.
+        ``runs`` is the smallest sample."""
+        if len(samples) != 4 or len(ranges) != 4:
+            raise ValueError("a difference ratio takes four samples and four ranges")
+        sums = tuple(summarise_runs(v, low=r[0], high=r[1])
+                     for v, r in zip(samples, ranges, strict=True))
+        return cls(label, paper_value, _ratio_value(sums, scale), min(x.runs for x in sums),
+                   direction, note=note, ratio_of=sums, ratio_scale=float(scale))
 
     @property
     def tail_share(self) -> float | None:
-        """Share of runs above 10x the median (the larger of the two samples' for a ratio)."""
+        """Share of runs above 10x the median (the largest of the samples' for a ratio)."""
         if self.summary is not None:
             return self.summary.tail_share
         if self.ratio_of is not None:
@@ -563,10 +595,38 @@ class Measurement:
 
     @property
     def largest(self) -> float | None:
-        """The largest run (the numerator's for a ratio)."""
+        """The largest run; for a ratio, that of the sample whose :attr:`tail_share` is
+        reported (the larger share; the numerator on a tie), so the two numbers describe the
+        same sample."""
         if self.summary is not None:
             return self.summary.largest
-        return None if self.ratio_of is None else self.ratio_of[0].largest
+        if self.ratio_of is None:
+            return None
+        worst = max(self.ratio_of, key=lambda x: x.tail_share)  # the first on a tie
+        return worst.largest
+
+    @property
+    def tails(self) -> tuple[tuple[str, float, float], ...]:
+        """Each sample's own tail: ``(side, share of runs above 10x its median, largest
+        run)``, side ``"runs"`` for a mean, ``"numerator"`` and ``"denominator"`` for a
+        ratio."""
+        if self.summary is not None:
+            return (("runs", self.summary.tail_share, self.summary.largest),)
+        if self.ratio_of is None:
+            return ()
+        sides = (("numerator", "denominator") if len(self.ratio_of) == 2 else
+                 ("numerator's first term", "numerator's second term",
+                  "denominator's first term", "denominator's second term"))
+        return tuple((side, s.tail_share, s.largest)
+                     for side, s in zip(sides, self.ratio_of, strict=True))
+
+    def tail_text(self) -> str:
+        """The tails in words, each side with its own numbers (empty: none)."""
+        if len(self.tails) == 1:
+            _, share, big = self.tails[0]
+            return f"{share:.3g} of runs above 10x the median, largest run {big:.4g}"
+        return "; ".join(f"{side}: {share:.3g} of its runs above 10x its median, largest "
+                         f"{big:.4g}" for side, share, big in self.tails)
 
     @property
     def anytime(self) -> bool:
@@ -590,12 +650,32 @@ class Measurement:
                                                   if m.summary is not None)])
             return replace(self, measured=sm.mean, runs=sm.runs, std=sm.std, summary=sm)
         assert self.ratio_of is not None
-        a = merge_summaries([self.ratio_of[0], *(m.ratio_of[0] for m in later
-                                                 if m.ratio_of is not None)])
-        b = merge_summaries([self.ratio_of[1], *(m.ratio_of[1] for m in later
-                                                 if m.ratio_of is not None)])
-        ratio = a.mean / b.mean if b.mean > 0 else math.inf
-        return replace(self, measured=ratio, runs=min(a.runs, b.runs), ratio_of=(a, b))
+        sums = tuple(merge_summaries([part, *(m.ratio_of[i] for m in later
+                                              if m.ratio_of is not None)])
+                     for i, part in enumerate(self.ratio_of))
+        return replace(self, measured=_ratio_value(sums, self.ratio_scale),
+                       runs=min(x.runs for x in sums), ratio_of=sums)
+
+
+def _ratio_value(sums: Sequence[RunSummary], scale: float) -> float:
+    """``scale * mean_0 / mean_1``, or ``scale * (mean_0 - mean_1) / (mean_2 - mean_3)``."""
+    if len(sums) == 2:
+        num, den = sums[0].mean, sums[1].mean
+    else:
+        num, den = sums[0].mean - sums[1].mean, sums[2].mean - sums[3].mean
+    return scale * num / den if den > 0 else math.inf
+
+
+def _quotient_bounds(num: tuple[float, float], den: tuple[float, float]) -> tuple[float, float]:
+    """Limits of ``N / D`` for ``N`` in ``num`` and ``D`` in ``den`` (``D > 0`` assumed only
+    where ``den`` allows it: a denominator interval reaching 0 makes the upper limit ``inf``)."""
+    a, b = num
+    c, d = den
+    if d <= 0:
+        return -math.inf, math.inf
+    if c <= 0:
+        return (a / d if a >= 0 else -math.inf), math.inf
+    return min(a / c, a / d), max(b / c, b / d)
 
 
 @dataclass(frozen=True)
@@ -648,8 +728,7 @@ class ExperimentEvidence:
             if d.get("summary") is not None:
                 d["summary"] = RunSummary(**d["summary"])
             if d.get("ratio_of") is not None:
-                a, b = (RunSummary(**x) for x in d["ratio_of"])
-                d["ratio_of"] = (a, b)
+                d["ratio_of"] = tuple(RunSummary(**x) for x in d["ratio_of"])
             cells.append(Measurement(**d))
         return cls(str(doc["paper"]), tuple(cells))
 
@@ -714,11 +793,20 @@ def _interval(m: Measurement, alpha: float) -> tuple[float, float, float | None,
     if m.count is not None:
         return (float(cp_lower(m.count, m.runs, alpha / 2)),
                 float(cp_upper(m.count, m.runs, alpha / 2)), alpha, "clopper-pearson", True)
+    if m.ratio_of is not None and len(m.ratio_of) == 4:
+        ivs = [x.interval(alpha / 4.0) for x in m.ratio_of]
+        lo, hi = _quotient_bounds((ivs[0].low - ivs[1].high, ivs[0].high - ivs[1].low),
+                                  (ivs[2].low - ivs[3].high, ivs[2].high - ivs[3].low))
+        kinds = sorted({iv.method for iv in ivs})
+        k = float(m.ratio_scale)
+        return (k * lo, k * hi, alpha, f"ratio of differences of {' and '.join(kinds)}",
+                True)
     if m.ratio_of is not None:
         num, den = (s.interval(alpha / 2.0) for s in m.ratio_of)
         lo, hi = ratio_bounds(num, den)
         kinds = sorted({num.method, den.method})
-        return lo, hi, alpha, f"ratio of {' and '.join(kinds)}", True
+        k = float(m.ratio_scale)
+        return k * lo, k * hi, alpha, f"ratio of {' and '.join(kinds)}", True
     if m.summary is not None:
         iv = m.summary.interval(alpha)
         return iv.low, iv.high, alpha, iv.method, True
@@ -760,12 +848,48 @@ def _settle(m: Measurement, share: float) -> int | None:
     """Runs at which this cell's valid interval would decide it, at its observed spread."""
     if m.paper_value is None:
         return None
+    if m.ratio_of is not None and len(m.ratio_of) == 4:
+        return _settle_difference_ratio(m, share)
     if m.ratio_of is not None:
-        return runs_to_settle_bounded(m.ratio_of[0], float(m.paper_value), alpha=share,
-                                      ratio_to=m.ratio_of[1])
+        return runs_to_settle_bounded(m.ratio_of[0], float(m.paper_value) / m.ratio_scale,
+                                      alpha=share, ratio_to=m.ratio_of[1])
     if m.summary is not None:
         return runs_to_settle_bounded(m.summary, float(m.paper_value), alpha=share)
     return None
+
+
+def _settle_difference_ratio(m: Measurement, share: float) -> int | None:
+    """Runs (of each of the four samples) at which a difference-ratio cell would be decided
+    at the observed means and spreads: each sample's half-width projected by
+    :func:`~dpaudit.stats.sequential.projected_half_width` (one side at ``share / 8``). An
+    estimate, not a promise; ``None`` when no count up to 10^12 would."""
+    assert m.ratio_of is not None and m.paper_value is not None
+    sums = m.ratio_of
+    value = float(m.paper_value)
+    centre = _ratio_value(sums, m.ratio_scale)
+    if not math.isfinite(centre) or centre == value:
+        return None
+
+    def settles(n: int) -> bool:
+        half = [(x.high - x.low) * projected_half_width(runs=n, std=x.std / (x.high - x.low),
+                                                         alpha=share / 8.0) for x in sums]
+        lo, hi = _quotient_bounds(
+            (sums[0].mean - half[0] - sums[1].mean - half[1],
+             sums[0].mean + half[0] - sums[1].mean + half[1]),
+            (sums[2].mean - half[2] - sums[3].mean - half[3],
+             sums[2].mean + half[2] - sums[3].mean + half[3]))
+        return m.ratio_scale * lo > value or m.ratio_scale * hi < value
+
+    if settles(2):
+        return 2
+    top = 10**12
+    if not settles(top):
+        return None
+    lo_n, hi_n = 2, top
+    while hi_n - lo_n > 1:
+        mid = (lo_n + hi_n) // 2
+        lo_n, hi_n = (lo_n, mid) if settles(mid) else (mid, hi_n)
+    return hi_n
 
 
 def _status(cells: Sequence[CellOutcome]) -> tuple[str, list[CellOutcome], int, int]:
