@@ -60,6 +60,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextvars import ContextVar
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -69,7 +70,7 @@ from dpaudit.stats.rng import child_seed
 from dpaudit.validation import InvalidParameterError, check_int
 
 __all__ = ["MIN_TASK_SECONDS", "POOL_START_SECONDS", "SCHEDULER_ENV", "SharedPool",
-           "chunk_runs", "chunk_sizes", "default_workers", "in_piece", "map_chunks",
+           "chunk_runs", "chunk_sizes", "default_workers", "in_piece", "map_chunks", "map_items",
            "resolve_scheduler", "task_batches"]
 
 T = TypeVar("T")
@@ -152,6 +153,30 @@ def chunk_runs(runs: int, *, most: int | None = None) -> int:
     if most is not None:
         size = min(size, max(check_int("most", most, low=1), 10))
     return size
+
+
+def _item_call(fn: Callable[[Any], T], items: list, index: int,
+               rng: np.random.Generator) -> T:
+    return fn(items[index - 1])
+
+
+def map_items(fn: Callable[[Any], T], items: Any, *, workers: int = 1) -> list[T]:
+    """``[fn(item) for item in items]`` for deterministic work (no generator), placed as
+    :func:`map_chunks` places chunks: inside a scheduled piece the items share the
+    scheduler's workers (an exact search's independent evaluations), else ``workers`` local
+    processes. Results in item order, the same wherever they ran; never saved for
+    ``--resume`` (the piece is)."""
+    items = list(items)
+    if not items:
+        return []
+    workers = check_int("workers", workers, low=1)
+    if _PIECE.get() is None and workers <= 1:
+        return [fn(x) for x in items]
+    # chunk i's "size" is i + 1: the item's position (the generator is not used)
+    sizes = list(range(1, len(items) + 1))
+    seqs = [np.random.SeedSequence(0)] * len(items)
+    return list(_execute(partial(_item_call, fn, items), sizes, seqs, None, None, workers,
+                         None))
 
 
 def default_workers() -> int:
