@@ -82,12 +82,14 @@ def exact_trajectory(ctx: CheckContext, policy_of: Callable, *, horizon: Budget,
     def compute() -> dict:
         steps, budget = ctx.size(horizon), ctx.size(climb)
         if start_phase == 0:
+            # the sequence laws of the searched tables are independent: inside a scheduled
+            # check they share the workers (map_items)
             res = search_tables(policy_of(ctx, steps, None), steps, epsilon=ctx.epsilon,
-                                delta=ctx.delta, climb=budget)
+                                delta=ctx.delta, climb=budget, map_laws=map_items)
             # the policy's exact loss at the largest exhaustively searched horizon
             short = min(steps, EXHAUSTIVE_HORIZON)
             full = search_tables(policy_of(ctx, short, None), short, epsilon=ctx.epsilon,
-                                 delta=ctx.delta)
+                                 delta=ctx.delta, map_laws=map_items)
             return {"search": res, "start_phase": 0, "initial": None, "where": "table",
                     "exhaustive": full}
         n0 = start_phase
