@@ -27,6 +27,8 @@ Dask cluster; only wall-clock fields differ.
 
 With one worker and no scheduler the pieces run here, one after the other, in their declared
 order: exactly the serial run (and a piece's chunks are saved for ``--resume`` as before).
+A single piece on several workers runs here too, its chunks spread over helper processes
+(and still saved here for ``--resume``: ``reproduce NAME --workers N``).
 """
 
 from __future__ import annotations
@@ -191,9 +193,10 @@ def run_graph(pieces: Sequence[Piece], *, workers: int = 1, scheduler: object = 
         return {}
     if address is not None:
         _run_dask(graph, address, done)
-    elif workers <= 1 or len(pieces) <= 1 or _PIECE.get() is not None \
-            or not _can_fork():
+    elif workers <= 1 or _PIECE.get() is not None or not _can_fork():
         _run_here(graph, done)
+    elif len(pieces) == 1:
+        _run_here(graph, done, tokens=workers)
     else:
         _run_local(graph, min(workers, len(pieces)), done)
     return graph.results
@@ -205,11 +208,26 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _run_here(graph: _Graph, done: Callable[[PieceResult], None] | None) -> None:
-    """One after the other in this process, in the declared order (a serial run)."""
+def _run_here(graph: _Graph, done: Callable[[PieceResult], None] | None, *,
+              tokens: int = 0) -> None:
+    """One after the other in this process, in the declared order (a serial run). With
+    ``tokens`` (one piece on several workers) the piece holds one of that many tokens and its
+    chunks take the others (helper processes forked from this one): its chunks are still
+    saved here for ``--resume``."""
+    import multiprocessing
+
+    sem = None
+    if tokens > 1:
+        sem = multiprocessing.get_context("fork").Semaphore(tokens)
+        sem.acquire()
     exports: dict[Hashable, Any] = {}
     for i, piece in enumerate(graph.pieces):
-        value, seconds, new = _timed(piece, dict(exports))
+        token = None if sem is None else _PIECE.set(sem)
+        try:
+            value, seconds, new = _timed(piece, dict(exports))
+        finally:
+            if token is not None:
+                _PIECE.reset(token)
         exports.update(new)
         graph.finish(i, value, seconds, new, done)
 
