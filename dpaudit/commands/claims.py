@@ -33,8 +33,8 @@ from dpaudit.reports.ledger import (
     quick_experiment,
 )
 from dpaudit.reports.referee import referee_report
-from dpaudit.schema import envelope, to_json_text
 from dpaudit.runtime.schedule import Piece, PieceResult, known_cost, run_graph
+from dpaudit.schema import envelope, to_json_text
 from dpaudit.stats.rng import DEFAULT_SEED
 from dpaudit.validation import check_int
 
