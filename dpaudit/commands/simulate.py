@@ -120,8 +120,9 @@ def format_report(r: SimulationReport) -> str:
         asked = "" if r.workers is None or used == r.workers else f" (of {r.workers} asked)"
         where = f"{used} worker(s){asked}"
     if r.blocks_per_second is not None:
-        rate = (f"{r.blocks_per_second:.4g} {r.block_unit} per second (episodic: rewards "
-                f"drawn as sums per {r.block_unit[:-1]}, never pull by pull; equivalent to "
+        unit = r.block_unit or "blocks"
+        rate = (f"{r.blocks_per_second:.4g} {unit} per second (episodic: rewards "
+                f"drawn as sums per {unit[:-1]}, never pull by pull; equivalent to "
                 f"{r.pulls_per_second:.4g} arm-pulls per second)")
     else:
         rate = f"{r.pulls_per_second:.4g} arm-pulls per second"

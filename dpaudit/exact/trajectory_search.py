@@ -98,8 +98,8 @@ class _Evaluator:
         self.nodes = 0
 
     def prefetch(self, tables: Iterable[np.ndarray],
-                 map_laws: Callable[[Callable[[np.ndarray], SequenceLaw], list], list] | None
-                 ) -> None:
+                 map_laws: Callable[[Callable[[np.ndarray], SequenceLaw], list[np.ndarray]],
+                                    list[SequenceLaw]] | None) -> None:
         """The laws of ``tables`` not known yet, computed by ``map_laws(fn, tables)`` (a
         parallel map; each law is the one :meth:`law` computes, so nothing else changes)."""
         if map_laws is None:
@@ -135,8 +135,8 @@ class _Evaluator:
 
 def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, delta: float,
                   exhaustive_horizon: int = EXHAUSTIVE_HORIZON, climb: int = 0,
-                  map_laws: Callable[[Callable[[np.ndarray], SequenceLaw], list], list]
-                  | None = None) -> TrajectorySearch:
+                  map_laws: Callable[[Callable[[np.ndarray], SequenceLaw], list[np.ndarray]],
+                                     list[SequenceLaw]] | None = None) -> TrajectorySearch:
     """The worst neighbouring pair of ``{0, 1}`` tables for ``policy`` at ``horizon``.
 
     Exhaustive when ``horizon <= exhaustive_horizon``; otherwise structured pairs and at most

@@ -299,14 +299,14 @@ def _run_dask(graph: _Graph, address: Any, done: Callable[[PieceResult], None] |
             for i in graph.ready():
                 fut = client.submit(_dask_piece, graph.pieces[i], graph.imports(i),
                                     key=f"{tag}-{i}", priority=rank[i], pure=False)
-                running[fut.key] = i
+                running[str(fut.key)] = i
                 futures.append(fut)
             return futures
 
         with client.as_current():  # as_completed finds its client so
             ready = as_completed(submit())
             for fut in ready:
-                i = running.pop(fut.key)
+                i = running.pop(str(fut.key))
                 value, seconds, exports = fut.result()
                 graph.finish(i, value, seconds, exports, done)
                 for more in submit():

@@ -47,11 +47,13 @@ def _chunk(policy: Any, source: Any, horizon: int, checkpoints: tuple[int, ...],
 
 
 def simulate_runs(policy: Any, source: Any, horizon: int, runs: int, *, seed: int,
-                  key: Sequence[str | int | float], checkpoints: Sequence[int] = ()) -> Runs:
+                  key: Sequence[str | int | float], checkpoints: Sequence[int] | np.ndarray = ()
+                  ) -> Runs:
     """``runs`` runs of ``policy`` on ``source`` for ``horizon`` steps, in chunks of
     :func:`chunk_runs` runs; chunk ``i`` draws from child ``i`` of ``child_seed(seed, *key)``
     (the cell's key), so each chunk's runs are the same wherever and whenever it runs."""
-    parts = map_chunks(partial(_chunk, policy, source, int(horizon), tuple(checkpoints)),
+    parts = map_chunks(partial(_chunk, policy, source, int(horizon),
+                               tuple(int(c) for c in checkpoints)),
                        int(runs), seed=child_seed(seed, *(str(k) for k in key)), key="runs",
                        chunk=chunk_runs(int(runs)))
     return Runs(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
