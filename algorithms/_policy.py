@@ -19,7 +19,7 @@ import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._counters import LEVELS
-from dpaudit.algorithms._lockstep import result, run_chunks
+from dpaudit.algorithms._lockstep import CHUNK, result, run_chunks
 from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import SimulationResult, check_simulation, result_from_actions
 from dpaudit.validation import InvalidParameterError
@@ -69,9 +69,6 @@ class LockstepIndexPolicy:
         share of a chunk's pre-drawn numbers (two uniforms and ``noise_per_step`` Laplace
         draws per step of a :data:`._lockstep.CHUNK`, each with a temporary of its size
         while drawn)."""
-        from dpaudit.algorithms._counters import LEVELS
-        from dpaudit.algorithms._lockstep import CHUNK
-
         nz = int(self.constants(n_arms, min(horizon, 1024))[2])
         return 8 * n_arms * (6 + LEVELS) + 2 * 8 * min(CHUNK, horizon) * (2 + nz)
 

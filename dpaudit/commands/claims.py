@@ -20,6 +20,7 @@ from dpaudit.commands.common import (
     scheduler_scope,
     write_text_output,
 )
+from dpaudit.engine import scheduled
 from dpaudit.errors import UsageError
 from dpaudit.registry import UnknownNameError, all_experiments, all_papers, all_statements, suggest
 from dpaudit.reports.findings_page import findings_page
@@ -158,8 +159,6 @@ def schedule_tests(statements, runner: Runner, *, workers: int, progress=None) -
     Each test keeps its own seeds: the ledger is the one a serial run builds. With one worker
     and no scheduler nothing runs here (the ledger runs each test when it reaches it)."""
     from functools import partial
-
-    from dpaudit.engine import scheduled
 
     if not scheduled(workers):
         return
