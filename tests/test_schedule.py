@@ -204,3 +204,25 @@ def test_reproduce_all_writes_the_same_files_on_two_workers(tmp_path, monkeypatc
         assert a == b, name
     assert main(["reproduce", "--all", "ldp-thresholding"]) == 2
     capsys.readouterr()
+
+
+def test_the_ledgers_time_in_its_help_and_docs_is_the_measured_one(capsys) -> None:
+    """``claims --help`` and docs/ledger.md say how long the ledger takes: the seconds
+    benchmarks/bench_schedule.py measured on 1 and 2 workers, rounded to 10 s."""
+    from dpaudit.cli import main
+    from dpaudit.commands.claims import LEDGER_SECONDS
+
+    root = Path(__file__).resolve().parents[1]
+    doc = json.loads((root / "benchmarks" / "results" / "schedule-scaling.json").read_text())
+    row = doc["claims (all papers, --quick tests)"]
+    measured = {1: row["seconds_1_worker"], 2: row["seconds_2_workers"]}
+    for w in (1, 2):
+        assert LEDGER_SECONDS[w] == 10 * round(measured[w] / 10)
+    ledger = (root / "docs" / "ledger.md").read_text()
+    for w in (1, 2):
+        assert f"<!-- ledger-seconds: {w} -->{LEDGER_SECONDS[w]}<!-- /ledger-seconds -->" \
+            in ledger
+    with pytest.raises(SystemExit):
+        main(["claims", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"about {LEDGER_SECONDS[1]} s on one worker and {LEDGER_SECONDS[2]} s on two" in out

@@ -40,7 +40,7 @@ from dpaudit.stats.rng import DEFAULT_SEED
 from dpaudit.validation import check_int
 
 #: wall seconds of ``claims`` (all papers, ``--quick`` tests) on 1 and 2 workers on the 2-core
-#: machine (benchmarks/bench_schedule.py; benchmarks/results/claims-scaling.json)
+#: machine, rounded to 10 s (benchmarks/bench_schedule.py; benchmarks/results/schedule-scaling.json)
 LEDGER_SECONDS = {1: 400, 2: 220}
 
 
@@ -76,9 +76,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int_arg, default=1,
                    help="worker processes: the quick checks and experiments run on them at "
                         "once, longest first (the ledger is the same for any number). All "
-                        f"five papers take about {LEDGER_SECONDS[1]:g} s on one worker and "
-                        f"{LEDGER_SECONDS[2]:g} s on two on the 2-core machine "
-                        "(benchmarks/results/claims-scaling.json)")
+                        f"the papers take about {LEDGER_SECONDS[1]} s on one worker and "
+                        f"{LEDGER_SECONDS[2]} s on two on the 2-core machine "
+                        "(benchmarks/results/schedule-scaling.json)")
     add_scheduler(p)
 
 
