@@ -91,9 +91,17 @@ class PieceResult:
     exports: dict[Hashable, Any] = field(default_factory=dict)
 
 
-def _portable_exports(exports: dict[Hashable, Any]) -> dict[Hashable, Any]:
-    import cloudpickle
+def _pickler() -> Any:
+    """cloudpickle when installed (it comes with dask: closures travel), else pickle."""
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - dask's extra not installed
+        import pickle as cloudpickle
+    return cloudpickle
 
+
+def _portable_exports(exports: dict[Hashable, Any]) -> dict[Hashable, Any]:
+    cloudpickle = _pickler()
     out = {}
     for k, v in exports.items():
         try:
@@ -124,8 +132,7 @@ def _init_worker(tokens: Any) -> None:
 
 def _local_piece(graph: int, index: int, imports: dict[Hashable, Any]) -> bytes:
     """Piece ``index`` of graph ``graph`` in a worker process, holding one token."""
-    import cloudpickle
-
+    cloudpickle = _pickler()
     _TOKENS.acquire()
     token = _PIECE.set(_TOKENS)
     try:
@@ -237,8 +244,7 @@ def _run_local(graph: _Graph, workers: int, done: Callable[[PieceResult], None] 
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    import cloudpickle
-
+    cloudpickle = _pickler()
     mp = multiprocessing.get_context("fork")
     tokens = mp.Semaphore(workers)
     gid = next(_graph_ids)
