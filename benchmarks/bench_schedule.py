@@ -62,6 +62,12 @@ def check_numbers(report) -> dict:
     return doc
 
 
+def _warm() -> int:
+    from dpaudit.registry import all_audits, all_experiments
+
+    return len(all_audits()) + len(all_experiments())
+
+
 class Dask:
     """A LocalCluster of 2 worker processes (one thread each), named by $DPAUDIT_SCHEDULER
     while in use."""
@@ -69,8 +75,14 @@ class Dask:
     def __enter__(self):
         from distributed import LocalCluster
 
+        from distributed import Client
+
         self.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                     dashboard_address=None)
+        # warm workers, as a cluster in use is: dpaudit and its audits imported (a local pool
+        # forks from this process, which has them)
+        with Client(self.cluster.scheduler_address) as client:
+            client.run(_warm)
         os.environ["DPAUDIT_SCHEDULER"] = self.cluster.scheduler_address
         return self
 

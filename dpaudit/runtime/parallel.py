@@ -465,7 +465,10 @@ def _map_dask_nested(fn: Callable, sizes: list[int], seqs: list) -> Iterator:
     from distributed import worker_client
 
     with worker_client() as client:
-        futures = client.map(_dask_chunk, [fn] * len(sizes), sizes, seqs, pure=False,
+        # the function (a sampler, an exact search's policy with its items) travels once to
+        # each worker that needs it, not once per chunk
+        shared = client.scatter(fn, hash=False)
+        futures = client.map(_dask_chunk, [shared] * len(sizes), sizes, seqs, pure=False,
                              priority=CHUNK_PRIORITY)
         yield from client.gather(futures)
 
