@@ -19,7 +19,7 @@ import numpy as np
 
 from dpaudit.algorithms import _kernels as kern
 from dpaudit.algorithms._counters import LEVELS
-from dpaudit.algorithms._lockstep import result, run_chunks
+from dpaudit.algorithms._lockstep import CHUNK, result, run_chunks
 from dpaudit.interfaces import RewardSource
 from dpaudit.sim.bandits import SimulationResult, check_simulation, result_from_actions
 from dpaudit.validation import InvalidParameterError
@@ -47,6 +47,30 @@ class LockstepIndexPolicy:
     def constants(self, n_arms: int, horizon: int) -> tuple[np.ndarray, np.ndarray, int]:
         """``(prm, table, noise_per_step)`` of the kernel for this instance size."""
         raise NotImplementedError
+
+    #: arrays of the table's size alive at once while :meth:`constants` builds it (a table
+    #: made from a temporary of its own size: ``np.log(np.maximum(np.arange(T), 1))``)
+    TABLE_PEAK = 3
+
+    def table_bytes(self, n_arms: int, horizon: int) -> int:
+        """Bytes the kernel's table takes at most while it is built for ``horizon`` (a table
+        of one number per step, as DP-UCB-Bound's ``ln n`` and DP-UCB-Int's release scales,
+        is 8 bytes per step; one process builds it once per chunk). Measured on two small
+        horizons, so nothing of the real size is allocated."""
+        if horizon <= 4096:
+            return int(self.TABLE_PEAK * self.constants(n_arms, horizon)[1].nbytes)
+        small = self.constants(n_arms, 1024)[1].nbytes
+        per_step = (self.constants(n_arms, 2048)[1].nbytes - small) / 1024.0
+        return int(self.TABLE_PEAK * (small + max(per_step, 0.0) * (horizon - 1024)))
+
+    def run_bytes(self, n_arms: int, horizon: int) -> int:
+        """Bytes one run holds at most in the lockstep simulation: its counters
+        (:class:`._kernels.State`: counts, sums and ``LEVELS`` tree nodes per arm) and its
+        share of a chunk's pre-drawn numbers (two uniforms and ``noise_per_step`` Laplace
+        draws per step of a :data:`._lockstep.CHUNK`, each with a temporary of its size
+        while drawn)."""
+        nz = int(self.constants(n_arms, min(horizon, 1024))[2])
+        return 8 * n_arms * (6 + LEVELS) + 2 * 8 * min(CHUNK, horizon) * (2 + nz)
 
     def round_robin(self, n_arms: int, prm: np.ndarray) -> int:
         """The steps ``t <= round_robin`` play arm ``(t - 1) mod K`` (each arm once: ``K``)."""

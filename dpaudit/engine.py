@@ -28,7 +28,10 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from dpaudit.interfaces import Mechanism
+from dpaudit.runtime import limits
 from dpaudit.runtime.batches import STOP_DECIDED, BatchPlan, batch_seed, run_batches
+from dpaudit.runtime.parallel import in_piece, resolve_scheduler
+from dpaudit.runtime.schedule import Piece, PieceResult, known_cost, run_graph
 from dpaudit.sim.regret import merge_regret
 from dpaudit.stats.evidence import (
     Evidence,
@@ -123,6 +126,9 @@ class ClaimSpec:
     reference: str
     evaluate: Callable[[CheckContext, ClaimSpec], Evidence]
     observes: str = ""
+    #: ids of the claims or findings whose ``ctx.shared`` work this one reuses: with several
+    #: workers it starts after them and receives that work (:mod:`dpaudit.runtime.schedule`)
+    after: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_observes(self.observes)
@@ -142,6 +148,8 @@ class FindingSpec:
     summary: str = ""
     notion: Notion | None = None
     observes: str = ""
+    #: as :attr:`ClaimSpec.after`
+    after: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_observes(self.observes)
@@ -185,6 +193,9 @@ class AuditSpec:
     paper_claim_false: Callable[[float, float], bool] | None = None
     true_epsilon: float | None = None
     original: str = ""
+    #: ids of the claims or findings whose ``ctx.shared`` work the regret experiment reuses
+    #: (as :attr:`ClaimSpec.after`)
+    regret_after: tuple[str, ...] = ()
 
     @property
     def faulty(self) -> bool:
@@ -372,6 +383,84 @@ def _no_regret(spec: AuditSpec, asked: bool) -> str:
     return "not run: the regret experiment returned no result"
 
 
+def scheduled(workers: int) -> bool:
+    """Whether :func:`run_check` hands its pieces to the scheduler
+    (:mod:`dpaudit.runtime.schedule`): with several workers or a Dask scheduler, unless this
+    is itself a scheduled piece (a check of ``claims``: its pieces run in its worker, their
+    chunks sharing the workers) or a deadline is set (``--seconds`` runs the pieces in their
+    declared order, each started only before it)."""
+    if in_piece() or limits.current_deadline() is not None:
+        return False
+    return workers > 1 or resolve_scheduler(None) is not None
+
+
+def _piece_run(ctx: CheckContext, compute: Callable[[], Any],
+               imports: dict[Hashable, Any]) -> tuple[Any, dict[Hashable, Any]]:
+    """A scheduled piece: ``compute()`` with the ``ctx.shared`` work of the pieces it comes
+    after; returns its value and the shared work it added (for the pieces after it). In a
+    worker process the context is this process's copy, so pieces that run there one after
+    the other share their work too."""
+    shared = ctx._shared
+    before = set(shared)
+    for k, v in imports.items():
+        shared.setdefault(k, v)
+    value = compute()
+    return value, {k: shared[k] for k in shared if k not in before}
+
+
+def piece_cost_key(name: str, quick: bool, key: str) -> str:
+    """The key of a check's piece in the table of costs (:func:`~dpaudit.runtime.schedule.
+    known_cost`)."""
+    return f"check:{name}:{'quick' if quick else 'full'}:{key}"
+
+
+def _schedule(spec: AuditSpec, ctx: CheckContext, state: PieceStore | None,
+              step: Callable[[str], None], piece_seconds: dict[str, float],
+              ready: dict[str, Any], *, regret: bool) -> float:
+    """Every claim, finding and the regret experiment's first run, on the scheduler: results
+    into ``ready`` (saved pieces are read back, not run); each computed piece is saved as it
+    completes. Returns the saved pieces' seconds."""
+    ids: dict[str, list[str]] = {}
+    plan: list[tuple[str, str, Callable[[], Any], tuple[str, ...]]] = []
+    for i, c in enumerate(spec.claims, 1):
+        key = f"claim:{i}:{c.id}"
+        ids.setdefault(c.id, []).append(key)
+        plan.append((key, f"claim {i}/{len(spec.claims)}: {c.id}", partial(c.evaluate, ctx, c),
+                     tuple(getattr(c, "after", ()))))
+    for i, f in enumerate(spec.findings, 1):
+        key = f"finding:{i}:{f.id}"
+        ids.setdefault(f.id, []).append(key)
+        plan.append((key, f"finding: {f.id}", partial(f.evaluate, ctx),
+                     tuple(getattr(f, "after", ()))))
+    if regret and spec.regret is not None:
+        plan.append(("regret", "regret experiment", partial(spec.regret, ctx),
+                     tuple(spec.regret_after)))
+    saved = 0.0
+    pieces, labels = [], {}
+    for key, label, compute, after in plan:
+        got = None if state is None else state.load(key)
+        if got is not None:
+            step(f"{label} (saved)")
+            saved += got.seconds
+            piece_seconds[key] = got.seconds
+            ready[key] = got.value
+            continue
+        labels[key] = label
+        pieces.append(Piece(key, partial(_piece_run, ctx, compute),
+                            known_cost(piece_cost_key(spec.name, ctx.quick, key)),
+                            tuple(k for a in after for k in ids.get(a, ())), label))
+
+    def done(res: PieceResult) -> None:
+        step(f"{labels[res.key]} (done)")
+        piece_seconds[res.key] = res.seconds
+        ready[res.key] = res.value
+        if state is not None:
+            state.save(res.key, res.value, res.seconds)
+
+    run_graph(pieces, workers=ctx.workers, done=done)
+    return saved
+
+
 def run_check(
     spec: AuditSpec,
     *,
@@ -413,9 +502,14 @@ def run_check(
 
     saved_seconds = 0.0
     piece_seconds: dict[str, float] = {}
+    #: pieces already computed by the scheduler (several workers or a Dask cluster)
+    ready: dict[str, Any] = {}
 
     def piece(key: str, label: str, compute: Callable[[], T]) -> T:
         nonlocal saved_seconds
+        if key in ready:
+            done: T = ready.pop(key)
+            return done
         got = None if state is None else state.load(key)
         if got is not None:
             step(f"{label} (saved)")
@@ -440,11 +534,14 @@ def run_check(
     check_int("workers", workers, low=1)
     ctx = CheckContext(eps, dlt, seed, alpha, quick, workers, spec.variant)
     start = time.perf_counter()
+    run_regret = regret and spec.regret is not None
+    if scheduled(workers):
+        saved_seconds += _schedule(spec, ctx, state, step, piece_seconds, ready,
+                                   regret=run_regret)
     evidences = []
     for i, c in enumerate(spec.claims, 1):
         evidences.append(piece(f"claim:{i}:{c.id}", f"claim {i}/{len(spec.claims)}: {c.id}",
                                partial(c.evaluate, ctx, c)))
-    run_regret = regret and spec.regret is not None
     per_claim = split_alpha(alpha, evidences, regret=run_regret)
     claims = tuple(replace(_observed(decide(c, ctx, ev, alpha=per_claim), c),
                            seconds=piece_seconds[f"claim:{i}:{c.id}"])

@@ -1,5 +1,5 @@
-"""``check --scheduler`` and ``audit --scheduler``: the chunked work goes to the named Dask
-cluster (as ``simulate --scheduler`` does), and the report is the one computed without it."""
+"""``check --scheduler`` and ``audit --scheduler``: the pieces and chunked work go to the named
+Dask cluster (as ``simulate --scheduler`` does), and the report is the one computed without it."""
 
 from __future__ import annotations
 
@@ -16,15 +16,25 @@ UNREACHABLE = "tcp://127.0.0.1:1"  # nothing listens there: used only where it m
 
 @pytest.fixture
 def dask_calls(monkeypatch):
-    """The scheduler of every map_chunks call that went to Dask (the real call still runs)."""
+    """The scheduler of every map_chunks call, and of every graph of pieces (a check's claims,
+    findings and regret: :mod:`dpaudit.runtime.schedule`), that went to Dask (the real call
+    still runs)."""
+    from dpaudit.runtime import schedule
+
     calls: list[object] = []
     real = parallel._map_dask
+    real_graph = schedule._run_dask
 
     def spy(fn, sizes, seqs, scheduler):
         calls.append(scheduler)
         return real(fn, sizes, seqs, scheduler)
 
+    def spy_graph(graph, scheduler, done):
+        calls.append(scheduler)
+        return real_graph(graph, scheduler, done)
+
     monkeypatch.setattr(parallel, "_map_dask", spy)
+    monkeypatch.setattr(schedule, "_run_dask", spy_graph)
     return calls
 
 

@@ -70,8 +70,11 @@ def test_release_level_dp_ucb_int_attack_constants() -> None:
     assert f"n = f = {f} " in text
     assert "f^(-v/2) = <!-- value: " in text and f"-->{f ** (-alg.v / 2):.4f}<!--" in text
     assert f"{rc.INT_SELECT} runs per side choose" in text
-    runs = min(rc.INT_RUNS.full, rc.MAX_STEPS // f)
-    assert f"{runs / 1e6:.3g}e6 runs per side" in text
+    from dpaudit.engine import CheckContext
+
+    ctx = CheckContext(spec.default_epsilon, spec.default_delta, variant=spec.variant)
+    runs = min(rc._int_runs(ctx, rc._int_attacks(ctx, alg)), rc.MAX_STEPS // f)
+    assert f"{runs / 1e6:.3g}e6 runs per side, sized by the claim" in text
     assert f"the step budget {rc.MAX_STEPS:.0e}".replace("e+0", "e") + " / f" in text
     assert f"down to {rc.INT_MIN_RUNS.full:.0e}".replace("e+0", "e") in text
 

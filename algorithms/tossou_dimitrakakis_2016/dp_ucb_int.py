@@ -101,6 +101,8 @@ class DPUCBInt(LockstepIndexPolicy):
         """When the pulled arm's count is a multiple of ``prm[1]``: ``mu~ = s/n + Lap(
         table[n])`` is released (``"interval mean"``) and the frozen index set with it."""
         rel = pos % int(prm[1]) == 0
+        if not rel.any():  # no run releases at this step (most steps): nothing changes
+            return
         fresh = st.s[rows, arm] / pos + z[:, 0] * table[pos]
         st.pm[rows, arm] = np.where(rel, fresh, st.pm[rows, arm])
         frozen = fresh + np.sqrt(2.0 * logt / pos)

@@ -46,6 +46,7 @@ from dpaudit.experiments import (
     new_figure,
 )
 from dpaudit.registry import all_policies
+from dpaudit.sim.chunked import simulate_runs
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 from dpaudit.stats.rule import summarise_runs
 
@@ -106,7 +107,10 @@ def regret_comparison(settings: ExperimentSettings) -> ExperimentOutput:
                 def cell(name=name, eps=eps, key=key, env=env):
                     alg = (_NoiselessIMED(eps) if name == CONTROL
                            else registered[name].factory(epsilon=eps))
-                    return alg.simulate(env, horizon, runs, rng=settings.rng(*key)).regret
+                    # in chunks of runs with their own seeds: the cell resumes inside and
+                    # its chunks share the workers (dpaudit.sim.chunked)
+                    return simulate_runs(alg, env, horizon, runs, seed=settings.seed,
+                                         key=key).regret
 
                 regrets[name, eps] = np.asarray(settings.cached(key, cell), dtype=float)
                 r = regrets[name, eps]

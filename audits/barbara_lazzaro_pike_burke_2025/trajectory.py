@@ -66,4 +66,4 @@ def trajectory_sampled_spec(claim: ClaimSpec) -> FindingSpec:
         *trajectory_parts(claim.evaluate), samples=SAMPLES),
         summary="whole pull sequence of the running code on the exact claim's worst pair, "
                 "event chosen from the exact laws (observes: trajectory)",
-        notion=Notion.GLOBAL, observes="trajectory")
+        notion=Notion.GLOBAL, observes="trajectory", after=(claim.id,))

@@ -66,4 +66,5 @@ THOMPSON_TRAJECTORY_SAMPLED = FindingSpec(
     "trajectory-sampled", trajectory_sampled_finding(
         *trajectory_parts(THOMPSON_TRAJECTORY.evaluate), samples=SAMPLES),
     summary="whole action sequence of the running code on the exact search's worst pair, "
-            "event chosen from the exact laws (observes: trajectory)", observes="trajectory")
+            "event chosen from the exact laws (observes: trajectory)", observes="trajectory",
+    after=(THOMPSON_TRAJECTORY.id,))

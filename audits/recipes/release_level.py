@@ -137,7 +137,8 @@ def counter_node_view(label: str, plus: Sequence[int], minus: Sequence[int], *,
 
 def release_claim(make: Callable[[CheckContext], Any],
                   attacks: Callable[[CheckContext, Any], Sequence[ReleaseAttack]],
-                  runs: Budget, *, id: str, statement: str, reference: str,
+                  runs: Budget | Callable[[CheckContext, Sequence[ReleaseAttack]], int], *,
+                  id: str, statement: str, reference: str,
                   max_steps: int | None = None, max_select: int | None = 200_000,
                   min_runs: Budget | None = None) -> ClaimSpec:
     """A sampled claim observing ``releases`` of ``make(ctx)`` (the audited policy): the
@@ -151,6 +152,8 @@ def release_claim(make: Callable[[CheckContext], Any],
     the claim runs ``min(runs, max_steps // horizon)`` per side when that is at least
     ``min_runs`` (fewer runs, less power, the same validity: the size is fixed before any run
     is drawn) and is INCONCLUSIVE below it; without ``min_runs`` it needs all of ``runs``.
+    ``runs`` may be sized by the claim: ``runs(ctx, attacks)`` then gives the runs per side
+    (from the attacks' exact losses, before any run is drawn).
     ``max_select``: at most this many
     runs per side choose the event (:class:`~dpaudit.stats.sampled.AuditBudget`), the rest
     measure it; a claim whose view is already the one event to measure (e.g.
@@ -158,7 +161,7 @@ def release_claim(make: Callable[[CheckContext], Any],
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence | InconclusiveEvidence:
         alg = make(ctx)
         found = list(attacks(ctx, alg))
-        n = ctx.size(runs)
+        n = int(runs(ctx, found)) if callable(runs) else ctx.size(runs)
         longest = max(a.horizon for a in found)
         if max_steps is not None and min_runs is not None and n * longest > max_steps:
             n = max(min(n, max_steps // longest), 1)

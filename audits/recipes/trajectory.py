@@ -21,12 +21,14 @@ when the search was exhaustive, and a lower bound on it otherwise (the report sa
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
 from dpaudit.engine import Budget, CheckContext
 from dpaudit.exact.trajectory import sequence_law, sequence_loss
 from dpaudit.exact.trajectory_search import EXHAUSTIVE_HORIZON, TrajectorySearch, search_tables
+from dpaudit.runtime.parallel import map_items
 from dpaudit.sim.rewards import TableRewards
 from dpaudit.stats.events import DIRECTIONS, cp_lower, cp_upper
 from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
@@ -45,6 +47,34 @@ def _start_grid(n0: int, points: int) -> list[float]:
     return sorted({float(round(v)) for v in np.linspace(0.0, n0, points)})
 
 
+def _grid_point(ctx: CheckContext, policy_of: Callable, steps: int, n0: int,
+                point: tuple[float, float]) -> list[tuple[float, dict, int]]:
+    """The candidates of one start-phase grid point, in the search's order: ``(eps, found,
+    pairs evaluated)`` for a change at an adaptive step (the structured tables after the
+    same start-phase observations), then one per constant adaptive table for a change at a
+    start-phase step (arm 0's observation raised by one)."""
+    s0, s1 = point
+    counts = np.array([n0, n0], dtype=float)
+    rows = (np.zeros(2), np.ones(2), np.array([0.0, 1.0]), np.array([1.0, 0.0]))
+    init = (np.array([s0, s1]), counts)
+    res = search_tables(policy_of(ctx, steps, init), steps, epsilon=ctx.epsilon,
+                        delta=ctx.delta, exhaustive_horizon=0, climb=0)
+    out = [(res.loss.epsilon_at_delta, {"search": res, "initial": init,
+                                        "where": "adaptive step"}, res.evaluated)]
+    if s0 + 1 <= n0:
+        init_p = (np.array([s0 + 1.0, s1]), counts)
+        pol, pol_p = policy_of(ctx, steps, init), policy_of(ctx, steps, init_p)
+        for row in rows:
+            table = np.tile(row, (steps, 1))
+            law, law_p = sequence_law(pol, table), sequence_law(pol_p, table)
+            loss = sequence_loss(law, law_p, epsilon=ctx.epsilon, delta=ctx.delta)
+            out.append((loss.epsilon_at_delta, {
+                "search": TrajectorySearch(table, table, 0, loss, 1, 1, False, steps, 0, law,
+                                           law_p),
+                "initial": init, "initial_prime": init_p, "where": "start-phase step"}, 1))
+    return out
+
+
 def exact_trajectory(ctx: CheckContext, policy_of: Callable, *, horizon: Budget,
                      climb: Budget, start_phase: int = 0,
                      grid_points: Budget = START_GRID) -> dict:
@@ -52,45 +82,29 @@ def exact_trajectory(ctx: CheckContext, policy_of: Callable, *, horizon: Budget,
     def compute() -> dict:
         steps, budget = ctx.size(horizon), ctx.size(climb)
         if start_phase == 0:
+            # the sequence laws of the searched tables are independent: inside a scheduled
+            # check they share the workers (map_items)
             res = search_tables(policy_of(ctx, steps, None), steps, epsilon=ctx.epsilon,
-                                delta=ctx.delta, climb=budget)
+                                delta=ctx.delta, climb=budget, map_laws=map_items)
             # the policy's exact loss at the largest exhaustively searched horizon
             short = min(steps, EXHAUSTIVE_HORIZON)
             full = search_tables(policy_of(ctx, short, None), short, epsilon=ctx.epsilon,
-                                 delta=ctx.delta)
+                                 delta=ctx.delta, map_laws=map_items)
             return {"search": res, "start_phase": 0, "initial": None, "where": "table",
                     "exhaustive": full}
         n0 = start_phase
-        counts = np.array([n0, n0], dtype=float)
         grid = _start_grid(n0, ctx.size(grid_points))
+        # the grid points are independent exact searches: inside a scheduled check they
+        # share the workers; their candidates are then compared in the grid's order, as one
+        # loop over them would
+        points = [(s0, s1) for s0 in grid for s1 in grid]
         best: dict | None = None
         evaluated = 0
-        rows = (np.zeros(2), np.ones(2), np.array([0.0, 1.0]), np.array([1.0, 0.0]))
-        for s0 in grid:
-            for s1 in grid:
-                init = (np.array([s0, s1]), counts)
-                # a change at an adaptive step: same start-phase observations
-                res = search_tables(policy_of(ctx, steps, init), steps, epsilon=ctx.epsilon,
-                                    delta=ctx.delta, exhaustive_horizon=0, climb=0)
-                evaluated += res.evaluated
-                if best is None or res.loss.epsilon_at_delta > best["eps"]:
-                    best = {"eps": res.loss.epsilon_at_delta, "search": res, "initial": init,
-                            "where": "adaptive step"}
-                # a change at a start-phase step: arm 0's observation raised by one
-                if s0 + 1 <= n0:
-                    init_p = (np.array([s0 + 1.0, s1]), counts)
-                    pol, pol_p = policy_of(ctx, steps, init), policy_of(ctx, steps, init_p)
-                    for row in rows:
-                        table = np.tile(row, (steps, 1))
-                        law, law_p = sequence_law(pol, table), sequence_law(pol_p, table)
-                        loss = sequence_loss(law, law_p, epsilon=ctx.epsilon, delta=ctx.delta)
-                        evaluated += 1
-                        if loss.epsilon_at_delta > best["eps"]:
-                            res = TrajectorySearch(table, table, 0, loss, 1, 1, False, steps,
-                                                   0, law, law_p)
-                            best = {"eps": loss.epsilon_at_delta, "search": res,
-                                    "initial": init, "initial_prime": init_p,
-                                    "where": "start-phase step"}
+        for found in map_items(partial(_grid_point, ctx, policy_of, steps, n0), points):
+            for eps, cand, count in found:
+                evaluated += count
+                if best is None or eps > best["eps"]:
+                    best = {"eps": eps, **cand}
         if best is None:  # _start_grid gives at least one point
             raise ValueError(f"no start-phase grid point for n0={n0}")
         best.update(start_phase=n0, evaluated=evaluated, grid=grid)

@@ -102,6 +102,7 @@ from dpaudit.experiments import (
     mean_interval,
 )
 from dpaudit.registry import all_policies
+from dpaudit.sim.chunked import simulate_runs
 from dpaudit.stats.evidence import ExperimentEvidence, Measurement, decide_experiment
 
 PAPER = f"{TOSSOU_DIMITRAKAKIS_2016} (AAAI)"
@@ -178,8 +179,10 @@ def simulate_panels(settings: ExperimentSettings, instances: Sequence = INSTANCE
                 memo = (horizon, runs, settings.seed, settings.quick, *key)
                 if memo not in _MEMO:
                     def cell(inst=inst, alg=alg, key=key):
-                        res = alg.simulate(inst.source(), horizon, runs, checkpoints=cps,
-                                           rng=settings.rng(*key))
+                        # in chunks of runs with their own seeds: the cell resumes inside
+                        # and its chunks share the workers (dpaudit.sim.chunked)
+                        res = simulate_runs(alg, inst.source(), horizon, runs,
+                                            seed=settings.seed, key=key, checkpoints=cps)
                         return res.regret, res.curve, res.counts
                     if len(_MEMO) > 80:
                         _MEMO.clear()

@@ -41,7 +41,7 @@ from dpaudit.algorithms.wang_zhu_2023.bounds import ftpl_leading_terms
 from dpaudit.algorithms.wang_zhu_2023.instances import WANG_ZHU_INSTANCE_1
 from dpaudit.engine import AuditSpec, Budget, CheckContext, ClaimSpec, FindingSpec
 from dpaudit.exact.loss import discrete_epsilon, worst_pair_loss
-from dpaudit.runtime.parallel import map_chunks
+from dpaudit.runtime.parallel import map_chunks, map_items
 from dpaudit.sim.regret import summarise_regret
 from dpaudit.stats.evidence import ExactEvidence, SampledEvidence
 from dpaudit.stats.results import Finding, Notion, RegretResult
@@ -137,6 +137,19 @@ def _expected_bound(p: np.ndarray, q: np.ndarray, delta: float, n: int) -> float
     return _best_event(p, q, delta, n)[0]
 
 
+def _law_of(alg: Any, h: Any) -> tuple[np.ndarray, float]:
+    return alg.next_action_law(*h)
+
+
+def shared_worst_history_pair(ctx: CheckContext, family: Family) -> dict:
+    """:func:`worst_history_pair` of the claim under test, shared by the two next-action
+    claims through ``ctx.shared`` (so, on several workers, the sampled claim receives it from
+    the exact one: ``after``)."""
+    return ctx.shared(("worst-history-pair", family.name),
+                      lambda: worst_history_pair(family, ctx.variant, ctx.epsilon, ctx.delta,
+                                                 ctx.quick))
+
+
 @lru_cache(maxsize=16)
 def worst_history_pair(family: Family, variant: type[FTPLEngine], epsilon: float,
                        delta: float, quick: bool) -> dict:
@@ -150,7 +163,11 @@ def worst_history_pair(family: Family, variant: type[FTPLEngine], epsilon: float
     """
     alg = build(variant, epsilon, delta, 10**5, "paper")
     pairs = history_pairs(alg, family, quick)
-    laws: dict[str, tuple[np.ndarray, float]] = {}
+    # every distinct history's law, computed once (independent quadratures: inside a
+    # scheduled check they share the workers, :func:`~dpaudit.runtime.parallel.map_items`)
+    distinct = list({repr(h): h for pair in pairs for h in pair}.values())
+    laws: dict[str, tuple[np.ndarray, float]] = dict(zip(
+        (repr(h) for h in distinct), map_items(partial(_law_of, alg), distinct), strict=True))
 
     def law(h: Any) -> tuple[np.ndarray, float]:
         key = repr(h)
@@ -179,7 +196,7 @@ def worst_history_pair(family: Family, variant: type[FTPLEngine], epsilon: float
 
 def exact_next_action(family: Family):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> ExactEvidence:
-        worst = worst_history_pair(family, ctx.variant, ctx.epsilon, ctx.delta, ctx.quick)
+        worst = shared_worst_history_pair(ctx, family)
         h, hp = worst["pair"]
         div, err = float(worst["delta_at_epsilon"]), float(worst["error"])
         mh = worst["max_epsilon_pair"][0]
@@ -208,8 +225,7 @@ def sampled_next_action(family: Family):
     def evaluate(ctx: CheckContext, spec: ClaimSpec) -> SampledEvidence:
         alg = build(ctx.variant, ctx.epsilon, ctx.delta, 10**5, "paper")
         # the pair is chosen by exact computation (no samples), so it cannot bias the bound
-        h, hp = worst_history_pair(family, ctx.variant, ctx.epsilon, ctx.delta,
-                                   ctx.quick)["attack_pair"]
+        h, hp = shared_worst_history_pair(ctx, family)["attack_pair"]
         p, q = alg.next_action_law(*h)[0], alg.next_action_law(*hp)[0]
         # the event too is chosen from the exact laws (the prefix by likelihood ratio with the
         # best bound at this budget's expected counts): the draws only measure it. A selection
@@ -269,7 +285,8 @@ def next_action_claims(family: Family, theorem: str) -> list[ClaimSpec]:
                   "Definition 1; " + theorem, exact_next_action(family)),
         ClaimSpec("next-action-sampled", Notion.PER_STEP,
                   "no sampled event separates neighbouring histories beyond (eps, delta)",
-                  "Definition 1; " + theorem, sampled_next_action(family)),
+                  "Definition 1; " + theorem, sampled_next_action(family),
+                  after=("next-action-exact",)),
     ]
 
 def _regret_chunk(family: Family, epsilon: float, delta: float, horizon: int,
@@ -283,9 +300,11 @@ def _regret_chunk(family: Family, epsilon: float, delta: float, horizon: int,
 
 def regret_runs(ctx: CheckContext, family: Family, start_phase: object, key: str
                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, ...], int]:
-    """Instance-1 regret (``T = 10^5``, 100 runs; quick: ``10^4``, 20), cached per setting."""
-    return _regret_runs(family, ctx.epsilon, ctx.delta, ctx.seed, ctx.size(REGRET),
-                        ctx.workers, start_phase, key)
+    """Instance-1 regret (``T = 10^5``, 100 runs; quick: ``10^4``, 20), shared within the
+    check (the tight-start-phase finding and the regret experiment: ``regret_after``)."""
+    return ctx.shared(("regret-runs", family.name, start_phase, key), lambda: _regret_runs(
+        family, ctx.epsilon, ctx.delta, ctx.seed, ctx.size(REGRET), ctx.workers, start_phase,
+        key))
 
 
 @lru_cache(maxsize=16)
@@ -359,4 +378,5 @@ def family_spec(family: Family, *, name: str, title: str, claims: list) -> Audit
         findings=[FindingSpec("tight-start-phase-regret", savings_finding(family),
                               observes="actions")],
         regret=regret(family), variant=family.algorithm,
+        regret_after=("tight-start-phase-regret",),
     )

@@ -79,7 +79,7 @@ FTPL_START_PHASE_TRAJECTORY = FindingSpec(
 def _sampled(exact: FindingSpec, summary: str, samples: Budget = SAMPLES) -> FindingSpec:
     return FindingSpec("trajectory-sampled", trajectory_sampled_finding(
         *trajectory_parts(exact.evaluate), samples=samples),
-        summary=summary, notion=Notion.GLOBAL, observes="trajectory")
+        summary=summary, notion=Notion.GLOBAL, observes="trajectory", after=(exact.id,))
 
 
 # the running code attacked on the exact search's worst pair, with the event chosen from the

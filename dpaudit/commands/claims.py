@@ -13,18 +13,35 @@ import argparse
 
 from dpaudit.commands.common import (
     ProgressLine,
+    add_scheduler,
     int_arg,
     json_output,
     output_dir,
+    scheduler_scope,
     write_text_output,
 )
+from dpaudit.engine import scheduled
 from dpaudit.errors import UsageError
 from dpaudit.registry import UnknownNameError, all_experiments, all_papers, all_statements, suggest
 from dpaudit.reports.findings_page import findings_page
-from dpaudit.reports.ledger import Runner, build_ledger, format_markdown, format_text, ledger_json
+from dpaudit.reports.ledger import (
+    Runner,
+    build_ledger,
+    format_markdown,
+    format_text,
+    ledger_json,
+    quick_check,
+    quick_experiment,
+)
 from dpaudit.reports.referee import referee_report
+from dpaudit.runtime.schedule import Piece, PieceResult, known_cost, run_graph
 from dpaudit.schema import envelope, to_json_text
 from dpaudit.stats.rng import DEFAULT_SEED
+from dpaudit.validation import check_int
+
+#: wall seconds of ``claims`` (all papers, ``--quick`` tests) on 1 and 2 workers on the 2-core
+#: machine, rounded to 10 s (benchmarks/bench_schedule.py; benchmarks/results/schedule-scaling.json)
+LEDGER_SECONDS = {1: 400, 2: 220}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -59,6 +76,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="write the findings page (docs/findings.md) from the ledger and the "
                         "reproductions stored beside it under docs/; runs nothing (default: "
                         "not written)")
+    p.add_argument("--workers", type=int_arg, default=1,
+                   help="worker processes: the quick checks and experiments run on them at "
+                        "once, longest first (the ledger is the same for any number). All "
+                        f"the papers take about {LEDGER_SECONDS[1]} s on one worker and "
+                        f"{LEDGER_SECONDS[2]} s on two on the 2-core machine "
+                        "(benchmarks/results/schedule-scaling.json)")
+    add_scheduler(p)
 
 
 def _existing_dir(text: str):
@@ -95,9 +119,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"no statements declared for {args.paper!r}")
     quiet = args.json is not None and str(args.json) == "-"
     line = ProgressLine(args, "claims")
+    check_int("workers", args.workers, low=1)
     try:
         runner = Runner(source=args.source, seed=args.seed, save=args.save,
                         stored=args.stored)
+        with scheduler_scope(args.scheduler):
+            schedule_tests(statements, runner, workers=args.workers, progress=line)
         rows = build_ledger(statements, runner=runner, progress=line)
     finally:
         line.close()
@@ -120,6 +147,49 @@ def run(args: argparse.Namespace) -> int:
     if not quiet:
         print(format_markdown(rows) if args.markdown else format_text(rows))
     return code
+
+
+def _test_piece(kind: str, name: str, seed: int, imports: dict) -> tuple[object, dict]:
+    if kind == "experiment":
+        return quick_experiment(name, seed), {}
+    return quick_check(name, seed), {}
+
+
+def schedule_tests(statements, runner: Runner, *, workers: int, progress=None) -> None:
+    """Run every quick check and experiment the ledger of ``statements`` needs on ``workers``
+    processes or the Dask scheduler (:func:`~dpaudit.runtime.schedule.run_graph`, longest
+    first), handing each result to ``runner`` as it completes (``--save`` writes it then).
+    Each test keeps its own seeds: the ledger is the one a serial run builds. With one worker
+    and no scheduler nothing runs here (the ledger runs each test when it reaches it)."""
+    from functools import partial
+
+    if not scheduled(workers):
+        return
+    pieces, seen = [], set()
+    for st in statements:
+        for ref in st.tests:
+            kind = "experiment" if ref.kind == "experiment" else "check"
+            if (kind, ref.name) in seen or not runner.to_run(ref):
+                continue
+            seen.add((kind, ref.name))
+            key = f"claims:{kind}:{ref.name}"
+            pieces.append(Piece(key, partial(_test_piece, kind, ref.name, runner.seed),
+                                known_cost(key), label=f"{kind} {ref.name}"))
+    total = len(pieces)
+    count = 0
+
+    def done(res: PieceResult) -> None:
+        nonlocal count
+        count += 1
+        kind, name = res.key.split(":", 2)[1:]
+        if progress is not None:
+            progress(f"{count}/{total} {kind} {name} (done)")
+        if kind == "experiment":
+            runner.keep_experiment(name, res.value)
+        else:
+            runner.keep_check(name, *res.value)
+
+    run_graph(pieces, workers=workers, done=done)
 
 
 def _write_findings_page(target: str, statements) -> int:

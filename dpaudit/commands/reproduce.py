@@ -31,6 +31,7 @@ from pathlib import Path
 
 from dpaudit.commands.common import (
     add_run_caps,
+    add_scheduler,
     add_state_options,
     check_state_options,
     int_arg,
@@ -38,21 +39,34 @@ from dpaudit.commands.common import (
     prepare_output,
     resume_can_help,
     run_caps,
+    scheduler_scope,
 )
 from dpaudit.commands.deadline import add_seconds, run_bounded
+from dpaudit.engine import scheduled
 from dpaudit.errors import UsageError
 from dpaudit.experiments import RUN_CAP_FACTOR, run_experiment
 from dpaudit.registry import all_experiments, get_experiment
 from dpaudit.runtime import limits
 from dpaudit.runtime.progress import Bar, enabled_for
+from dpaudit.runtime.schedule import Piece, PieceResult, known_cost, run_graph
 from dpaudit.runtime.state import ExperimentCache, run_key, state_folder
 from dpaudit.stats.rng import DEFAULT_SEED
+from dpaudit.validation import check_int
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("reproduce", help="re-run a paper's figure (PNG + CSV + Markdown)")
     p.add_argument("name", nargs="?", default=None, help="experiment name (see --list)")
     p.add_argument("--list", action="store_true", help="list the registered experiments")
+    p.add_argument("--all", action="store_true",
+                   help="run every registered experiment (with --quick: their reduced "
+                        "budgets) on --workers processes or the Dask --scheduler, longest "
+                        "first; each writes its files into --out as it completes, the same "
+                        "files for any number of workers")
+    p.add_argument("--workers", type=int_arg, default=1,
+                   help="worker processes for --all and for a cell's chunks of runs (results "
+                        "do not depend on it)")
+    add_scheduler(p)
     p.add_argument("--quick", action="store_true",
                    help="the experiment's reduced budget (seconds)")
     p.add_argument("--runs", type=int_arg, default=None, help="runs (default: the paper's)")
@@ -78,6 +92,12 @@ def run(args: argparse.Namespace) -> int:
             note = "" if f"({budget})" in exp.description else f" ({budget})"
             print(f"{exp.name:<{width}}  {exp.paper}: {exp.description}{note}")
         return 0
+    check_int("workers", args.workers, low=1)
+    if args.all:
+        if args.name is not None:
+            raise UsageError("reproduce --all runs every experiment: give no NAME")
+        check_state_options(args)
+        return _run_all(args)
     if args.name is None:
         raise UsageError("reproduce needs a NAME (see `python -m dpaudit reproduce --list`)")
     check_state_options(args)
@@ -96,10 +116,9 @@ def run(args: argparse.Namespace) -> int:
     bar = Bar(None, desc=f"reproduce {experiment.name}", unit="cell", enabled=enabled_for(),
               poll=None if cache is None else (lambda: cache.hits + cache.misses))
     try:
-        with limits.deadline_scope(args.seconds) as deadline:
-            paths = run_bounded(partial(run_experiment, experiment, settings, out,
-                                        max_runs=max_runs, max_seconds=max_seconds),
-                                deadline)
+        with scheduler_scope(args.scheduler), limits.deadline_scope(args.seconds) as deadline:
+            paths = run_bounded(partial(_one, experiment, settings, out, max_runs,
+                                        max_seconds, args.workers), deadline)
     except limits.DeadlineReached as exc:
         bar.close()
         return _cut(args, cache, exc)
@@ -121,6 +140,67 @@ def run(args: argparse.Namespace) -> int:
             print(f"dpaudit: resumed: {cache.hits} cell(s) read back, {cache.misses} computed "
                   f"({cache.chunks_restored} finished chunk(s) of them read back)",
                   file=sys.stderr)
+    print(f"done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def _one(experiment, settings, out: Path, max_runs: int, max_seconds: float | None,
+         workers: int):
+    """One reproduction; with several workers (or a scheduler) as one scheduled piece, so
+    its cells' chunks of runs spread over the workers."""
+    call = partial(run_experiment, experiment, settings, out, max_runs=max_runs,
+                   max_seconds=max_seconds)
+    if not scheduled(workers):
+        return call()
+    got = run_graph([Piece(f"reproduce:{experiment.name}", partial(_piece, call))],
+                    workers=workers)
+    return got[f"reproduce:{experiment.name}"].value
+
+
+def _piece(call, imports: dict) -> tuple[object, dict]:
+    return call(), {}
+
+
+def _experiment_piece(args: argparse.Namespace, name: str, imports: dict
+                      ) -> tuple[list[str], dict]:
+    """One experiment of ``reproduce --all``, with its own saved cells (``--resume``)."""
+    experiment = get_experiment(name)
+    settings = experiment.settings(seed=args.seed, quick=args.quick)
+    max_runs = RUN_CAP_FACTOR * settings.runs if args.max_runs is None else args.max_runs
+    secs = args.max_seconds
+    secs = None if secs is None or secs == float("inf") else float(secs)
+    cache = open_cache(args, experiment.name, experiment.stem, settings, args.out)
+    paths = run_experiment(experiment, replace(settings, cache=cache), args.out,
+                           max_runs=max_runs, max_seconds=secs)
+    if cache is not None:
+        cache.discard()
+    return [str(p) for p in paths], {}
+
+
+def _run_all(args: argparse.Namespace) -> int:
+    """``reproduce --all``: every experiment a piece of one graph (longest first)."""
+    if args.runs is not None or args.horizon is not None:
+        raise UsageError("reproduce --all runs each experiment at its own settings: "
+                         "--runs and --horizon are for one NAME")
+    if args.seconds is not None:
+        raise UsageError("reproduce --all has no --seconds (give it one NAME at a time)")
+    if args.max_runs is not None:
+        run_caps(args)
+    elif args.max_seconds is not None and not args.max_seconds > 0:
+        raise UsageError(f"--max-seconds {args.max_seconds!r} must be a number in (0, inf]")
+    args.out = prepare_output(args.out, folder=True)
+    budget = "quick" if args.quick else "full"
+    pieces = [Piece(f"reproduce:{name}", partial(_experiment_piece, args, name),
+                    known_cost(f"reproduce:{name}:{budget}"), label=name)
+              for name in all_experiments()]
+    start = time.perf_counter()
+
+    def done(res: PieceResult) -> None:
+        for path in res.value:
+            print(f"wrote {path}", flush=True)
+
+    with scheduler_scope(args.scheduler):
+        run_graph(pieces, workers=args.workers if scheduled(args.workers) else 1, done=done)
     print(f"done in {time.perf_counter() - start:.1f} s")
     return 0
 

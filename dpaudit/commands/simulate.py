@@ -114,9 +114,20 @@ def format_report(r: SimulationReport) -> str:
         lines.append(f"  {describe(r.batching)}")
     lines.append("  mean regret at T = " + ", ".join(
         f"{c}: {v:.4g}" for c, v in zip(r.checkpoints, r.mean_curve, strict=True)))
-    where = f"Dask scheduler {r.scheduler}" if r.scheduler else f"{r.workers} worker(s)"
-    lines.append(f"  wall time: {r.seconds:.3f} s on {where}; "
-                 f"{r.pulls_per_second:.4g} arm-pulls per second")
+    if r.scheduler:
+        where = f"Dask scheduler {r.scheduler}"
+    else:
+        used = r.workers if r.workers_used is None else r.workers_used
+        asked = "" if r.workers is None or used == r.workers else f" (of {r.workers} asked)"
+        where = f"{used} worker(s){asked}"
+    if r.blocks_per_second is not None:
+        unit = r.block_unit or "blocks"
+        rate = (f"{r.blocks_per_second:.4g} {unit} per second (episodic: rewards "
+                f"drawn as sums per {unit[:-1]}, never pull by pull; equivalent to "
+                f"{r.pulls_per_second:.4g} arm-pulls per second)")
+    else:
+        rate = f"{r.pulls_per_second:.4g} arm-pulls per second"
+    lines.append(f"  wall time: {r.seconds:.3f} s on {where}; {rate}")
     if r.placement:
         lines.append(f"  note: {r.placement}")
     if r.deadline_hit:
@@ -161,8 +172,11 @@ def run(args: argparse.Namespace) -> int:
     if state is not None and state.chunks_restored:
         # the saved chunks' own wall time counts, so pulls per second stays this run's rate
         seconds = report.seconds + state.restored_seconds
+        blocks = None if report.blocks_per_second is None else \
+            report.blocks_per_second * report.seconds / max(seconds, 1e-9)
         report = dataclasses.replace(report, seconds=seconds, pulls_per_second=report.runs
-                                     * report.horizon / max(seconds, 1e-9))
+                                     * report.horizon / max(seconds, 1e-9),
+                                     blocks_per_second=blocks)
     print(format_report(report))
     if args.json:
         write_text_output(args.json, json.dumps(report.to_dict(), indent=2) + "\n")

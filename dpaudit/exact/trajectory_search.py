@@ -24,7 +24,9 @@ within a budget. The result then is a lower bound on the policy's loss, and says
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -95,6 +97,25 @@ class _Evaluator:
         self.seen: set[bytes] = set()
         self.nodes = 0
 
+    def prefetch(self, tables: Iterable[np.ndarray],
+                 map_laws: Callable[[Callable[[np.ndarray], SequenceLaw], list[np.ndarray]],
+                                    list[SequenceLaw]] | None) -> None:
+        """The laws of ``tables`` not known yet, computed by ``map_laws(fn, tables)`` (a
+        parallel map; each law is the one :meth:`law` computes, so nothing else changes)."""
+        if map_laws is None:
+            return
+        todo: dict[bytes, np.ndarray] = {}
+        for t in tables:
+            key = t.tobytes()
+            if key not in self.laws and key not in todo:
+                todo[key] = t
+        if len(todo) < 2:
+            return
+        for key, law in zip(todo, map_laws(partial(sequence_law, self.policy),
+                                           list(todo.values())), strict=True):
+            self.nodes = max(self.nodes, law.nodes)
+            self.laws[key] = law
+
     def law(self, table: np.ndarray) -> SequenceLaw:
         key = table.tobytes()
         if key not in self.laws:
@@ -113,13 +134,18 @@ class _Evaluator:
 
 
 def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, delta: float,
-                  exhaustive_horizon: int = EXHAUSTIVE_HORIZON, climb: int = 0
-                  ) -> TrajectorySearch:
+                  exhaustive_horizon: int = EXHAUSTIVE_HORIZON, climb: int = 0,
+                  map_laws: Callable[[Callable[[np.ndarray], SequenceLaw], list[np.ndarray]],
+                                     list[SequenceLaw]] | None = None) -> TrajectorySearch:
     """The worst neighbouring pair of ``{0, 1}`` tables for ``policy`` at ``horizon``.
 
     Exhaustive when ``horizon <= exhaustive_horizon``; otherwise structured pairs and at most
     ``climb`` further pair evaluations of a greedy climb (module docstring). The objective is
     ``eps(delta)``, ties broken by ``delta(eps)``.
+
+    ``map_laws(fn, tables)`` (e.g. :func:`dpaudit.runtime.parallel.map_items`), when given,
+    computes the sequence laws of the exhaustive or structured tables before they are
+    compared (they are independent); the search and its result are the same.
     """
     horizon = check_int("horizon", horizon, low=1)
     climb = check_int("climb", climb, low=0)
@@ -143,6 +169,8 @@ def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, del
 
     exhaustive = horizon <= exhaustive_horizon
     if exhaustive:
+        ev.prefetch((np.array(flat).reshape(horizon, k)
+                     for flat in itertools.product((0.0, 1.0), repeat=k * horizon)), map_laws)
         for flat in itertools.product((0.0, 1.0), repeat=k * horizon):
             table = np.array(flat).reshape(horizon, k)
             for step in range(horizon):
@@ -151,6 +179,16 @@ def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, del
                     if tuple(row) > tuple(table[step]):
                         consider(table, step, row)
     else:
+        structured = []
+        for base in rows:
+            table = np.tile(base, (horizon, 1))
+            structured.append(table)
+            for step in range(horizon):
+                for row in rows:
+                    prime = table.copy()
+                    prime[step] = row
+                    structured.append(prime)
+        ev.prefetch(structured, map_laws)
         for base in rows:
             table = np.tile(base, (horizon, 1))
             for step in range(horizon):

@@ -156,6 +156,36 @@ class Runner:
         self._checks: dict[str, dict[str, Any]] = {}
         self._experiments: dict[str, TestOutcome] = {}
 
+    def to_run(self, ref: TestRef) -> bool:
+        """Whether :meth:`check` / :meth:`experiment` would run ``ref``'s test (registered,
+        not read from ``source`` or a fresh stored output, not done yet): what ``claims``
+        schedules on its workers before the ledger reads the results."""
+        if ref.kind == "experiment":
+            exp = all_experiments().get(ref.name)
+            if exp is None or ref.name in self._experiments:
+                return False
+            if self.stored is not None:
+                if self._store is None:
+                    self._store = load_stored(self.stored)
+                so = self._store.get(exp.stem)
+                if so is not None and so.fresh is True:
+                    return False
+            return True
+        if ref.name in self._checks or ref.name not in all_audits():
+            return False
+        return self.source is None or not (self.source / f"{ref.name}.json").is_file()
+
+    def keep_check(self, name: str, report: dict[str, Any], text: str) -> None:
+        """The result of ``check NAME --quick`` computed elsewhere (``text``: its JSON)."""
+        self._checks[name] = report
+        if self.save is not None:
+            self.save.mkdir(parents=True, exist_ok=True)
+            (self.save / f"{name}.json").write_text(text + "\n")
+
+    def keep_experiment(self, name: str, outcome: TestOutcome) -> None:
+        """The outcome of ``reproduce NAME --quick`` computed elsewhere."""
+        self._experiments[name] = outcome
+
     def check(self, name: str) -> dict[str, Any] | None:
         """The JSON form of ``check NAME --quick`` (``None``: not registered)."""
         if name not in self._checks:
@@ -166,14 +196,9 @@ class Runner:
                 except (OSError, ValueError) as exc:
                     raise UsageError(f"cannot read {str(path)!r}: {exc}") from None
             else:
-                spec = all_audits().get(name)
-                if spec is None:
+                if name not in all_audits():
                     return None
-                report = run_check(spec, seed=self.seed, quick=True)
-                self._checks[name] = report.to_dict()
-                if self.save is not None:
-                    self.save.mkdir(parents=True, exist_ok=True)
-                    (self.save / f"{name}.json").write_text(to_json(report) + "\n")
+                self.keep_check(name, *quick_check(name, self.seed))
         return self._checks[name]
 
     def experiment(self, name: str) -> TestOutcome | None:
@@ -191,14 +216,27 @@ class Runner:
                 if got is not None:
                     self._experiments[name] = got
                     return got
-            settings = exp.settings(seed=self.seed, quick=True)
-            out = exp.run(settings)
-            ev = getattr(out, "evidence", None)
-            confirm = None
-            if ev is not None and getattr(ev, "needs_confirmation", False):
-                confirm = exp.run(settings.confirmation())
-            self._experiments[name] = experiment_outcome(out, confirm)
+            self._experiments[name] = quick_experiment(name, self.seed)
         return self._experiments[name]
+
+
+def quick_check(name: str, seed: int) -> tuple[dict[str, Any], str]:
+    """``check NAME --quick`` at ``seed``: its JSON form and JSON text."""
+    report = run_check(all_audits()[name], seed=seed, quick=True)
+    return report.to_dict(), to_json(report)
+
+
+def quick_experiment(name: str, seed: int) -> TestOutcome:
+    """``reproduce NAME --quick`` at ``seed``, decided (with its confirmation when its
+    evidence needs one)."""
+    exp = all_experiments()[name]
+    settings = exp.settings(seed=seed, quick=True)
+    out = exp.run(settings)
+    ev = getattr(out, "evidence", None)
+    confirm = None
+    if ev is not None and getattr(ev, "needs_confirmation", False):
+        confirm = exp.run(settings.confirmation())
+    return experiment_outcome(out, confirm)
 
 
 def _test_status(ref: TestRef, runner: Runner) -> TestStatus:

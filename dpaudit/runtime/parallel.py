@@ -28,15 +28,39 @@ uninterrupted call's.
 
 The function must be picklable for the local pool; a closure (a ``lambda`` sampler) is sent
 with ``cloudpickle`` when it is installed (it comes with ``dask``).
+
+Inside a scheduled piece (:mod:`dpaudit.runtime.schedule`: a claim of ``check --workers N``, a
+check of ``claims``, an experiment of ``reproduce --all``) the piece's own chunks share the
+piece scheduler's workers instead of starting a pool of their own, so nested maps neither
+deadlock nor oversubscribe the cores:
+
+* local pool: the scheduler hands out one *token* per worker process (a semaphore shared by
+  its processes); a piece holds one while it runs. Its ``map_chunks`` computes the chunks in
+  its own process, in order, and after its first chunk (when the rest is worth it) takes
+  every token that is free at that moment or freed later, without ever waiting for one: each
+  token becomes a helper process forked from the piece's process (it inherits ``fn``; nothing
+  is pickled but the results) that claims chunks from the same counter. A helper's token goes
+  back when it has no chunk left to claim. So at most N processes compute at once; a worker
+  that waits to start its next piece waits only for a helper, which never waits for anything.
+  When no other piece is left to start, the last pieces' chunks spread over every worker.
+* Dask: the piece runs as a task; its chunks are submitted from that task to the same
+  cluster (``distributed.worker_client``: the task leaves its worker's thread pool while it
+  waits, so a cluster of any size cannot deadlock).
+* a ``map_chunks`` inside a chunk runs in that chunk's process, in order.
+
+The chunks and their seeds do not change, so the results do not either.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import queue
 import time
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextvars import ContextVar
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -46,8 +70,8 @@ from dpaudit.stats.rng import child_seed
 from dpaudit.validation import InvalidParameterError, check_int
 
 __all__ = ["MIN_TASK_SECONDS", "POOL_START_SECONDS", "SCHEDULER_ENV", "SharedPool",
-           "chunk_runs", "chunk_sizes", "default_workers", "map_chunks", "resolve_scheduler",
-           "task_batches"]
+           "chunk_runs", "chunk_sizes", "default_workers", "in_piece", "map_chunks", "map_items",
+           "resolve_scheduler", "task_batches"]
 
 T = TypeVar("T")
 
@@ -59,6 +83,20 @@ POOL_START_SECONDS = 2.0
 #: shortest task sent to a worker, by the measured cost per item (a task's round trip:
 #: pickling the function and its arguments, about a millisecond)
 MIN_TASK_SECONDS = 0.05
+#: a piece's map shares the workers only when the chunks left, at its first chunk's cost,
+#: would take longer than this (forking a helper costs a few milliseconds)
+SHARE_SECONDS = 0.2
+
+#: the piece running in this context: ``None`` (not in a scheduled piece), ``"dask"`` (a task
+#: of a Dask graph), ``"chunk"`` (inside one chunk: nested maps run in order, here) or the
+#: local scheduler's token semaphore (see the module docstring)
+_PIECE: ContextVar[Any] = ContextVar("dpaudit_scheduled_piece", default=None)
+
+
+def in_piece() -> bool:
+    """Whether the code running now is a scheduled piece (or a chunk of one): its maps share
+    the scheduler's workers (see the module docstring), it starts no pool of its own."""
+    return _PIECE.get() is not None
 
 
 class SharedPool:
@@ -115,6 +153,30 @@ def chunk_runs(runs: int, *, most: int | None = None) -> int:
     if most is not None:
         size = min(size, max(check_int("most", most, low=1), 10))
     return size
+
+
+def _item_call(fn: Callable[[Any], T], items: list, index: int,
+               rng: np.random.Generator) -> T:
+    return fn(items[index - 1])
+
+
+def map_items(fn: Callable[[Any], T], items: Any, *, workers: int = 1) -> list[T]:
+    """``[fn(item) for item in items]`` for deterministic work (no generator), placed as
+    :func:`map_chunks` places chunks: inside a scheduled piece the items share the
+    scheduler's workers (an exact search's independent evaluations), else ``workers`` local
+    processes. Results in item order, the same wherever they ran; never saved for
+    ``--resume`` (the piece is)."""
+    items = list(items)
+    if not items:
+        return []
+    workers = check_int("workers", workers, low=1)
+    if _PIECE.get() is None and workers <= 1:
+        return [fn(x) for x in items]
+    # chunk i's "size" is i + 1: the item's position (the generator is not used)
+    sizes = list(range(1, len(items) + 1))
+    seqs = [np.random.SeedSequence(0)] * len(items)
+    return list(_execute(partial(_item_call, fn, items), sizes, seqs, None, None, workers,
+                         None))
 
 
 def default_workers() -> int:
@@ -314,6 +376,15 @@ def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs
     """The chunks' results in chunk order, each as soon as it (and those before it) is done."""
     if not sizes:
         return
+    mode = _PIECE.get()
+    if mode is not None:  # a scheduled piece: share its scheduler's workers
+        if mode == "chunk" or len(sizes) <= 1:
+            yield from _serial(fn, sizes, seqs, deadline)
+        elif mode == "dask":
+            yield from _map_dask_nested(fn, sizes, seqs)
+        else:
+            yield from _shared_chunks(fn, sizes, seqs, deadline, mode)
+        return
     if address is not None:
         yield from _map_dask(fn, sizes, seqs, address)
         return
@@ -361,7 +432,156 @@ def _serial(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs:
     for s, q in zip(sizes, seqs, strict=True):
         if deadline is not None and time.monotonic() >= deadline:
             return
-        yield _call(fn, s, q)
+        yield _in_chunk(fn, s, q)
+
+
+def _in_chunk(fn: Callable[[int, np.random.Generator], T], size: int,
+              seq: np.random.SeedSequence) -> T:
+    """One chunk; inside a scheduled piece, its own maps run here, in order."""
+    if _PIECE.get() is None:
+        return _call(fn, size, seq)
+    token = _PIECE.set("chunk")
+    try:
+        return _call(fn, size, seq)
+    finally:
+        _PIECE.reset(token)
+
+
+def _dask_chunk(fn: Callable, size: int, seq: np.random.SeedSequence) -> Any:
+    token = _PIECE.set("chunk")
+    try:
+        return _call(fn, size, seq)
+    finally:
+        _PIECE.reset(token)
+
+
+#: Dask priority of a piece's chunks: above every piece, so started pieces finish first
+CHUNK_PRIORITY = 1_000_000
+
+
+def _map_dask_nested(fn: Callable, sizes: list[int], seqs: list) -> Iterator:
+    """A Dask piece's chunks, submitted from its task to the same cluster (the task secedes
+    from its worker's thread pool while it waits: no deadlock on a cluster of any size)."""
+    from distributed import worker_client
+
+    with worker_client() as client:
+        # the function (a sampler, an exact search's policy with its items) travels once to
+        # each worker that needs it, not once per chunk
+        shared = client.scatter(fn, hash=False)
+        futures = client.map(_dask_chunk, [shared] * len(sizes), sizes, seqs, pure=False,
+                             priority=CHUNK_PRIORITY)
+        yield from client.gather(futures)
+
+
+def _helper(fn: Callable, sizes: list[int], seqs: list, claim: Any, out: Any, me: int) -> None:
+    """A forked helper of a piece: claim chunks from the shared counter until none is left,
+    sending ``(index, ok, result or error)``; ``(-1, me)`` when done."""
+    _PIECE.set("chunk")
+    try:
+        while True:
+            with claim.get_lock():
+                i = claim.value
+                if i >= len(sizes):
+                    break
+                claim.value = i + 1
+            try:
+                got = _call(fn, sizes[i], seqs[i])
+            except BaseException as exc:  # sent to the piece, which raises it
+                try:
+                    pickle.dumps(exc)
+                except Exception:
+                    exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+                out.put((i, False, exc))
+                break
+            out.put((i, True, got))
+    finally:
+        out.put((-1, me))
+
+
+def _shared_chunks(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
+                   deadline: float | None, tokens: Any) -> Iterator[T]:
+    """A local piece's chunks, in chunk order: computed here, and by a helper for every
+    scheduler token free after the first chunk (see the module docstring)."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - Windows
+        yield from _serial(fn, sizes, seqs, deadline)
+        return
+    mp = multiprocessing.get_context("fork")
+    n = len(sizes)
+    claim = mp.Value("q", 0)
+    out = mp.Queue()
+    helpers: dict[int, Any] = {}  # live helper processes (each holds one token)
+    done: dict[int, T] = {}
+    started: list[Any] = []
+    first_cost: float | None = None
+    nxt = 0
+
+    def collect(block: bool) -> None:
+        while helpers:
+            try:
+                item = out.get(block=block, timeout=1.0 if block else None)
+            except queue.Empty:
+                if block and not any(h.is_alive() for h in helpers.values()):
+                    raise RuntimeError("a helper process of a scheduled piece died") from None
+                if block:
+                    continue
+                return
+            if item[0] == -1:
+                helpers.pop(item[1]).join()
+                tokens.release()
+            else:
+                i, ok, got = item
+                if not ok:
+                    raise got
+                done[i] = got
+            block = False
+
+    def recruit() -> None:
+        left = n - claim.value
+        if first_cost is None or left < 2 or first_cost * left < SHARE_SECONDS:
+            return
+        while len(helpers) < left - 1 and tokens.acquire(False):
+            me = len(started)
+            h = mp.Process(target=_helper, args=(fn, sizes, seqs, claim, out, me))
+            h.start()
+            started.append(h)
+            helpers[me] = h
+
+    try:
+        while nxt < n:
+            if nxt in done:
+                yield done.pop(nxt)
+                nxt += 1
+                continue
+            collect(block=False)
+            recruit()
+            if deadline is not None and time.monotonic() >= deadline:
+                with claim.get_lock():
+                    claim.value = n  # no chunk is started after the deadline
+            with claim.get_lock():
+                i = claim.value
+                if i < n:
+                    claim.value = i + 1
+            if i < n:
+                start = time.perf_counter()
+                done[i] = _in_chunk(fn, sizes[i], seqs[i])
+                if first_cost is None:
+                    first_cost = time.perf_counter() - start
+            elif helpers:
+                collect(block=True)
+            elif nxt not in done:
+                return  # cut by the deadline: the prefix done so far
+    finally:
+        with claim.get_lock():
+            claim.value = n
+        for h in helpers.values():  # only after an error: the others have ended
+            h.join(timeout=0.1)
+            if h.is_alive():
+                h.kill()
+                h.join()
+            tokens.release()
+        out.close()
 
 
 def _until(pool: Executor, caller: Callable, payload: Any, sizes: list[int], seqs: list,

@@ -61,6 +61,10 @@ CHUNK_BYTES = 256 << 20
 #: future and its merged statistics)
 _BLOCK_STEPS = 2 * 2048
 _PER_CHUNK = 2048
+#: bytes a worker process allocates for a chunk whatever its runs (a compiled kernel's
+#: dispatch and the result's bookkeeping: measured with tracemalloc up to 1.6 MB, for
+#: LDP-APT's kernel at T = 20000; tests/test_simulate_accounting.py)
+_PER_PROCESS = 2 << 20
 
 
 def _run_bytes(n_arms: int, horizon: int) -> int:
@@ -96,9 +100,17 @@ def simulation_estimate(name: str, *, horizon: int, runs: int,
     size = simulation_chunk(runs, k, horizon)
     chunks = -(-runs // size)
     busy = min(workers, chunks)
-    memory = busy * size * _run_bytes(k, horizon) + chunks * (_PER_CHUNK + 16 * k)
+    policy = entry.factory(**policy_overrides(name, entry, horizon=horizon, epsilon=None,
+                                              delta=None))
+    # a table the policy builds per process (one number per step: DP-UCB-Bound's ln n,
+    # DP-UCB-Int's release scales), once per worker at a time
+    table = getattr(policy, "table_bytes", None)
+    tables = 0 if table is None else busy * int(table(k, horizon))
+    own = getattr(policy, "run_bytes", None)  # a lockstep policy's counters and buffers
+    per_run = max(_run_bytes(k, horizon), 0 if own is None else int(own(k, horizon)))
+    memory = busy * (size * per_run + _PER_PROCESS) + chunks * (_PER_CHUNK + 16 * k) + tables
     what = f"simulate {name} at T={horizon}, {runs} runs ({chunks} chunk(s) of {size})"
-    work = getattr(entry.factory(), "lockstep_work", None)
+    work = getattr(policy, "lockstep_work", None)
     if work is not None:
         # an episodic simulator adds one reward-sum block per episode and run to the regret
         # tracker, which compares it with every checkpoint (RegretTracker.add): its cost is
@@ -125,6 +137,10 @@ class _Chunk:
     counts_sum: np.ndarray
     #: the chunk's runs' regrets, in run order (the betting confidence sequence needs them)
     values: np.ndarray | None = None
+    #: an episodic policy's blocks of the chunk's runs (episodes, phases or epochs: one
+    #: reward-sum draw per arm each) and what they are called; ``None`` for a step-wise one
+    blocks: int | None = None
+    block_unit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +182,14 @@ class SimulationReport:
     #: how the runs were gathered (:func:`dpaudit.runtime.batches.Batched.to_dict`: first
     #: batch, batches, runs, why adding stopped, the caps); ``None``: one batch, no caps
     batching: Mapping[str, Any] | None = None
+    #: the worker processes the runs used: 1 when the work stayed in this process
+    #: (``placement`` says why), at most one per chunk; ``None`` on a Dask cluster
+    workers_used: int | None = None
+    #: an episodic policy (one reward-sum draw per episode, not per step): its blocks per
+    #: second (``block_unit``: episodes, phases or epochs, counted in the runs); it never
+    #: draws pulls one at a time, so ``pulls_per_second`` is only the equivalent rate
+    blocks_per_second: float | None = None
+    block_unit: str | None = None
     #: every run's regret in the order drawn (not in the JSON: the interval is made from it)
     values: Any = field(default=None, compare=False, repr=False)
 
@@ -195,7 +219,8 @@ class SimulationReport:
     def numbers(self) -> dict[str, Any]:
         """The report without timing and placement (what must not depend on workers)."""
         out = self.to_dict()
-        for k in ("seconds", "pulls_per_second", "workers", "scheduler", "placement"):
+        for k in ("seconds", "pulls_per_second", "workers", "scheduler", "placement",
+                  "workers_used", "blocks_per_second"):
             out.pop(k)
         return out
 
@@ -249,9 +274,18 @@ def _run_chunk(name: str, overrides: Mapping[str, Any], means: tuple[float, ...]
     policy = get_policy(name).factory(**overrides)
     res = policy.simulate(BernoulliRewards(means), horizon, size, rng=rng,
                           checkpoints=checkpoints)
+    blocks, unit = None, None
+    for unit_name in BLOCK_UNITS:
+        if unit_name in res.extra:
+            blocks, unit = int(np.sum(res.extra[unit_name])), unit_name
+            break
     return _Chunk(Moments.of(res.regret), res.curve.sum(axis=0),
                   res.counts.sum(axis=0).astype(np.int64),
-                  np.asarray(res.regret, dtype=float).copy())
+                  np.asarray(res.regret, dtype=float).copy(), blocks, unit)
+
+
+#: the names episodic policies give their per-run block counts in ``SimulationResult.extra``
+BLOCK_UNITS = ("episodes", "phases", "epochs", "blocks")
 
 
 def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None = None,
@@ -355,6 +389,12 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
         if cut and stopped.stopped == STOP_DECIDED and bound is not None:
             batching["stopped"] = STOP_TIME_CAP  # the deadline, not the interval, stopped it
     first_runs = looks[0]
+    per_batch = [len(b) for b in batches]
+    used = None if address is not None else (
+        1 if notes or workers <= 1 else min(workers, max(per_batch, default=1)))
+    counted = [p.blocks for p in parts if p.blocks is not None]
+    blocks = sum(counted) if counted and len(counted) == len(parts) else None
+    unit = next((p.block_unit for p in parts if p.block_unit), None)
     return SimulationReport(
         policy=name, paper=entry.paper, instance=instance, means=mu, horizon=horizon,
         runs=total_runs, parameters=params, seed=seed, mean=total.mean,
@@ -369,7 +409,9 @@ def simulate_policy(name: str, *, horizon: int, runs: int, epsilon: float | None
         no_bound_reason=None if bound is not None else entry.no_bound_reason,
         placement=notes[0] if notes else None,
         runs_planned=runs, deadline_hit=first_runs < runs, looks=looks, batching=batching,
-        values=runs_of(batches))
+        workers_used=used,
+        blocks_per_second=None if blocks is None else blocks / max(seconds, 1e-9),
+        block_unit=None if blocks is None else unit, values=runs_of(batches))
 
 
 def _looks(batches: Sequence[list[_Chunk]]) -> tuple[int, ...]:

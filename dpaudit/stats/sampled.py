@@ -76,7 +76,13 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from dpaudit.runtime import limits
-from dpaudit.runtime.parallel import SharedPool, chunk_sizes, map_chunks, resolve_scheduler
+from dpaudit.runtime.parallel import (
+    SharedPool,
+    chunk_sizes,
+    in_piece,
+    map_chunks,
+    resolve_scheduler,
+)
 from dpaudit.stats.events import (
     DIRECTIONS,
     SELECTION_ALPHA,
@@ -575,8 +581,9 @@ def sampled_audit(pairs: Sequence[SamplerPair], *, delta: float, alpha: float,
                      n_outcomes=n_outcomes, who=who)
     # one local pool for every stage (ranking, selection, both sides of the measurement),
     # started by the first stage worth it; none with a scheduler or one worker
+    # (inside a scheduled piece the chunks share the scheduler's workers instead)
     shared = SharedPool(workers) if workers > 1 and resolve_scheduler(scheduler) is None \
-        else None
+        and not in_piece() else None
     try:
         def source(*keys: str | int) -> _Source:
             return _Source(child_seed(seed, key, *keys), budget.select_chunk, workers,

@@ -1,0 +1,322 @@
+"""One scheduler for the pieces of a command: every worker busy while work remains.
+
+A command made of independent pieces (the claims, findings and regret experiment of
+``check``; the checks and experiments of ``claims``; the experiments of ``reproduce --all``)
+hands them to :func:`run_graph` as :class:`Piece` objects. Each piece keeps its own seeded
+generators (its results are a function of its key and the command's seed, never of where or
+when it runs), so the results are the same for any number of workers, on a local pool or on a
+Dask cluster; only wall-clock fields differ.
+
+* Order: the pieces are submitted longest first (:attr:`Piece.cost`, seconds measured on one
+  worker and shipped with dpaudit, see :func:`known_cost`; unknown pieces keep their
+  declared order after the known ones), so a long piece does not start last and keep one
+  worker busy while the others wait.
+* Dependencies: a piece that reuses the work of others (``ctx.shared`` of a check: an exact
+  search whose worst pair a sampled claim attacks) names them in :attr:`Piece.after`; it is
+  submitted once they are done and receives what they exported (:attr:`PieceResult.exports`),
+  so the shared work is done once, as in a serial run.
+* Local: ``workers`` processes forked from this one (they inherit the pieces: nothing is
+  pickled but the results), each piece in one process. A piece's own ``map_chunks`` calls
+  share these processes through tokens (:mod:`dpaudit.runtime.parallel`, "Inside a scheduled
+  piece"): the last pieces' chunks spread over every worker once no other piece is left, and
+  at most ``workers`` processes compute at once.
+* Dask (``scheduler``: an address or ``distributed.Client``, or ``$DPAUDIT_SCHEDULER``): each
+  piece is a task with its priority by cost; its chunks are tasks of the same cluster.
+* ``done(result)`` is called in this process as each piece completes (``check`` saves it for
+  ``--resume`` there), in completion order.
+
+With one worker and no scheduler the pieces run here, one after the other, in their declared
+order: exactly the serial run (and a piece's chunks are saved for ``--resume`` as before).
+A single piece on several workers runs here too, its chunks spread over helper processes
+(and still saved here for ``--resume``: ``reproduce NAME --workers N``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from dpaudit.runtime.parallel import _PIECE, resolve_scheduler
+from dpaudit.validation import InvalidParameterError, check_int
+
+__all__ = ["COSTS_FILE", "Piece", "PieceResult", "known_cost", "run_graph"]
+
+#: seconds per piece measured on one worker (``benchmarks/piece_costs.py`` writes it)
+COSTS_FILE = Path(__file__).with_name("piece_costs.json")
+
+
+@cache
+def _costs() -> dict[str, float]:
+    try:
+        data = json.loads(COSTS_FILE.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in data.get("seconds", {}).items()}
+
+
+def known_cost(key: str, default: float = 0.0) -> float:
+    """The seconds piece ``key`` took on one worker when the table was made (``default``
+    when it is not in the table). Only the order of submission depends on it."""
+    return _costs().get(key, default)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece of work: ``run(imports)`` returns ``(value, exports)``.
+
+    ``imports`` holds the exports of the pieces named in ``after`` (merged in their declared
+    order); ``exports`` is what this piece offers to the pieces after it (values that cannot
+    be pickled are left out: those pieces then compute them again, with the same result).
+    """
+
+    key: str
+    run: Callable[[dict[Hashable, Any]], tuple[Any, dict[Hashable, Any]]]
+    cost: float = 0.0
+    after: tuple[str, ...] = ()
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class PieceResult:
+    key: str
+    value: Any
+    seconds: float
+    exports: dict[Hashable, Any] = field(default_factory=dict)
+
+
+def _pickler() -> Any:
+    """cloudpickle when installed (it comes with dask: closures travel), else pickle."""
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - dask's extra not installed
+        import pickle as cloudpickle
+    return cloudpickle
+
+
+def _portable_exports(exports: dict[Hashable, Any]) -> dict[Hashable, Any]:
+    cloudpickle = _pickler()
+    out = {}
+    for k, v in exports.items():
+        try:
+            cloudpickle.dumps((k, v))
+        except Exception:  # noqa: BLE001 - anything that cannot travel is recomputed there
+            continue
+        out[k] = v
+    return out
+
+
+def _timed(piece: Piece, imports: dict[Hashable, Any]) -> tuple[Any, float, dict]:
+    start = time.perf_counter()
+    value, exports = piece.run(imports)
+    return value, time.perf_counter() - start, exports
+
+
+# -- local processes -------------------------------------------------------------------------
+#: the graphs being run, by id: worker processes forked from this one inherit them
+_GRAPHS: dict[int, Sequence[Piece]] = {}
+_TOKENS: Any = None
+_graph_ids = itertools.count()
+
+
+def _init_worker(tokens: Any) -> None:
+    global _TOKENS
+    _TOKENS = tokens
+
+
+def _local_piece(graph: int, index: int, imports: dict[Hashable, Any]) -> bytes:
+    """Piece ``index`` of graph ``graph`` in a worker process, holding one token."""
+    cloudpickle = _pickler()
+    _TOKENS.acquire()
+    token = _PIECE.set(_TOKENS)
+    try:
+        value, seconds, exports = _timed(_GRAPHS[graph][index], imports)
+    finally:
+        _PIECE.reset(token)
+        _TOKENS.release()
+    return cloudpickle.dumps((value, seconds, _portable_exports(exports)))
+
+
+def _dask_piece(piece: Piece, imports: dict[Hashable, Any]) -> tuple[Any, float, dict]:
+    token = _PIECE.set("dask")
+    try:
+        value, seconds, exports = _timed(piece, imports)
+    finally:
+        _PIECE.reset(token)
+    return value, seconds, _portable_exports(exports)
+
+
+class _Graph:
+    """The bookkeeping shared by both backends: readiness, imports, results."""
+
+    def __init__(self, pieces: Sequence[Piece]) -> None:
+        keys = [p.key for p in pieces]
+        if len(set(keys)) != len(keys):
+            raise InvalidParameterError(f"piece keys must be unique, got {keys!r}")
+        # longest first; the declared order among equals (sorted() is stable)
+        self.order = sorted(range(len(pieces)), key=lambda i: -pieces[i].cost)
+        self.pieces = pieces
+        present = set(keys)
+        self.needs = {p.key: tuple(a for a in p.after if a in present) for p in pieces}
+        self.results: dict[str, PieceResult] = {}
+        self.submitted: set[str] = set()
+
+    def ready(self) -> list[int]:
+        out = []
+        for i in self.order:
+            p = self.pieces[i]
+            if p.key not in self.submitted and all(a in self.results for a in self.needs[p.key]):
+                self.submitted.add(p.key)
+                out.append(i)
+        return out
+
+    def imports(self, i: int) -> dict[Hashable, Any]:
+        merged: dict[Hashable, Any] = {}
+        for a in self.needs[self.pieces[i].key]:
+            merged.update(self.results[a].exports)
+        return merged
+
+    def finish(self, i: int, value: Any, seconds: float, exports: dict,
+               done: Callable[[PieceResult], None] | None) -> None:
+        res = PieceResult(self.pieces[i].key, value, seconds, exports)
+        self.results[res.key] = res
+        if done is not None:
+            done(res)
+
+
+def run_graph(pieces: Sequence[Piece], *, workers: int = 1, scheduler: object = None,
+              done: Callable[[PieceResult], None] | None = None) -> dict[str, PieceResult]:
+    """Run ``pieces`` (see the module docstring); their results by key."""
+    workers = check_int("workers", workers, low=1)
+    address = resolve_scheduler(scheduler)
+    graph = _Graph(pieces)
+    if not pieces:
+        return {}
+    if address is not None:
+        _run_dask(graph, address, done)
+    elif workers <= 1 or _PIECE.get() is not None or not _can_fork():
+        _run_here(graph, done)
+    elif len(pieces) == 1:
+        _run_here(graph, done, tokens=workers)
+    else:
+        _run_local(graph, min(workers, len(pieces)), done)
+    return graph.results
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _run_here(graph: _Graph, done: Callable[[PieceResult], None] | None, *,
+              tokens: int = 0) -> None:
+    """One after the other in this process, in the declared order (a serial run). With
+    ``tokens`` (one piece on several workers) the piece holds one of that many tokens and its
+    chunks take the others (helper processes forked from this one): its chunks are still
+    saved here for ``--resume``."""
+    import multiprocessing
+
+    sem = None
+    if tokens > 1:
+        sem = multiprocessing.get_context("fork").Semaphore(tokens)
+        sem.acquire()
+    exports: dict[Hashable, Any] = {}
+    for i, piece in enumerate(graph.pieces):
+        token = None if sem is None else _PIECE.set(sem)
+        try:
+            value, seconds, new = _timed(piece, dict(exports))
+        finally:
+            if token is not None:
+                _PIECE.reset(token)
+        exports.update(new)
+        graph.finish(i, value, seconds, new, done)
+
+
+def _run_local(graph: _Graph, workers: int, done: Callable[[PieceResult], None] | None
+               ) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    cloudpickle = _pickler()
+    mp = multiprocessing.get_context("fork")
+    tokens = mp.Semaphore(workers)
+    gid = next(_graph_ids)
+    _GRAPHS[gid] = graph.pieces  # before the first submit: the workers fork with it
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker,
+                               initargs=(tokens,))
+    running: dict[Any, int] = {}
+    clean = False
+    try:
+        while True:
+            for i in graph.ready():
+                running[pool.submit(_local_piece, gid, i, graph.imports(i))] = i
+            if not running:
+                break
+            finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for fut in finished:
+                i = running.pop(fut)
+                value, seconds, exports = cloudpickle.loads(fut.result())
+                graph.finish(i, value, seconds, exports, done)
+        clean = True
+    finally:
+        _GRAPHS.pop(gid, None)
+        if clean:
+            pool.shutdown(wait=True)
+        else:  # an error or an interruption: stop the pieces still running
+            procs = list(getattr(pool, "_processes", {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:
+                if proc.is_alive():
+                    proc.kill()
+
+
+def _run_dask(graph: _Graph, address: Any, done: Callable[[PieceResult], None] | None
+              ) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise InvalidParameterError(
+            f"scheduler={address!r} needs dask.distributed: pip install 'dpaudit[dask]'"
+        ) from None
+    if isinstance(address, str):
+        try:
+            client = Client(address, timeout="20s", set_as_default=False)
+        except OSError as exc:
+            raise InvalidParameterError(
+                f"scheduler={address!r} cannot be reached ({exc}); start one with "
+                "`dask scheduler` and workers with `dask worker ADDRESS`") from None
+        own = True
+    else:
+        client, own = address, False
+    tag = f"dpaudit-{os.getpid()}-{time.time_ns()}"
+    rank = {i: len(graph.order) - r for r, i in enumerate(graph.order)}
+    try:
+        running: dict[str, int] = {}
+
+        def submit() -> list:
+            futures = []
+            for i in graph.ready():
+                fut = client.submit(_dask_piece, graph.pieces[i], graph.imports(i),
+                                    key=f"{tag}-{i}", priority=rank[i], pure=False)
+                running[str(fut.key)] = i
+                futures.append(fut)
+            return futures
+
+        with client.as_current():  # as_completed finds its client so
+            ready = as_completed(submit())
+            for fut in ready:
+                i = running.pop(str(fut.key))
+                value, seconds, exports = fut.result()
+                graph.finish(i, value, seconds, exports, done)
+                for more in submit():
+                    ready.add(more)
+    finally:
+        if own:
+            client.close()
