@@ -21,7 +21,6 @@ import time
 from functools import partial
 
 import numpy as np
-
 from bench_schedule import RESULTS, plain
 
 

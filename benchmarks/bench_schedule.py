@@ -73,9 +73,7 @@ class Dask:
     while in use."""
 
     def __enter__(self):
-        from distributed import LocalCluster
-
-        from distributed import Client
+        from distributed import Client, LocalCluster
 
         self.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                     dashboard_address=None)
@@ -108,7 +106,8 @@ def bench_check(name: str, dask: bool, costs: dict) -> dict:
         (time.perf_counter(), lab))))
     marks.append((time.perf_counter(), "end"))
     findings = 0
-    for (t, lab), (t2, _) in zip(marks, marks[1:]):  # the 1-worker seconds of each piece
+    # the 1-worker seconds of each piece
+    for (t, lab), (t2, _) in zip(marks, marks[1:], strict=False):
         if lab.startswith("claim "):
             i, rest = lab[len("claim "):].split("/", 1)
             key = f"claim:{i}:{rest.split(': ', 1)[1]}"

@@ -161,9 +161,10 @@ def test_every_declared_experiment_name_is_registered_or_reported_missing() -> N
 def test_lower_bounds_have_a_computed_status() -> None:
     """Every lower-bound statement is tested (none 'not yet implemented'), and the quick runs
     give the status each reading allows: a minimax bound witnessed (Azize & Basu Thm 2), an
-    asymptotic one undecidable at finite T (Thm 3: its experiment only runs), finite-T bounds with constants compared (Barbara et al.
-    Thm 3.2, every cell of the quick grid above its bound; Thm 4.2 witnessed by Algorithm 2's
-    stopping time where the bound exceeds one pull). Wang & Zhu's
+    asymptotic one undecidable at finite T (Thm 3: its experiment only runs), finite-T bounds
+    with constants compared (Barbara et al. Thm 3.2, every cell of the quick grid above its
+    bound; Thm 4.2 witnessed by Algorithm 2's stopping time where the bound exceeds one pull).
+    Wang & Zhu's
     Theorem 4 is below one unit of regret at every cell of the quick grid (its largest bound
     there is about 0.4): vacuous, not reproduced."""
     lower = [s for s in STATEMENTS if s.kind == "lower bound"]

@@ -29,8 +29,8 @@ z(z+1)(8z^2+8z-1)/120 + O(e^6)`` (sympy's series; every term vanishes at ``z = 0
 Error: the series is cut after ``e^5``; past ``HEAD`` releases ``eps_k <= (HEAD f)^(-v/2)``
 (below 1e-3 here) and the integrand decays like ``exp(-t^2 sum eps_k^2 / 2)``, so the cut
 changes ``log M_S`` by far less than the quadrature's tolerance. :func:`delta_at` returns the
-quadrature's own error estimate; :func:`epsilon_at` brackets the root by it. Checked against dp-accounting's PLD brackets where those
-are tight (``tests/test_rates.py``).
+quadrature's own error estimate; :func:`epsilon_at` brackets the root by it. Checked against
+dp-accounting's PLD brackets where those are tight (``tests/test_rates.py``).
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ def horizon_experiment(settings: ExperimentSettings) -> ExperimentOutput:
                    "eps upper (RDP)", "eps low (exact series)", "eps high (exact series)",
                    "conclusion"), tuple(rows))
     crossings = []
-    for target, d, (lo_e, hi_e) in limits:
+    for target, d, (lo_e, _hi_e) in limits:
         if lo_e > target:
             at = _memo(("cross", target, d), partial(series.crossing_pulls, PAPER_POINTS[target],
                                                      target, d, v=V))
