@@ -21,7 +21,7 @@ import time
 from functools import partial
 
 import numpy as np
-from bench_schedule import RESULTS, plain
+from bench_schedule import RESULTS, plain, with_ids
 
 
 def cell(alg, inst, horizon: int, runs: int, cps, imports: dict):
@@ -66,7 +66,7 @@ def main() -> None:
     print(json.dumps(row))
     doc = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     doc[key] = row
-    RESULTS.write_text(json.dumps(doc, indent=1) + "\n")
+    RESULTS.write_text(json.dumps(with_ids(doc), indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -154,6 +154,15 @@ def piece_costs(name: str, costs: dict) -> None:
         costs[f"check:{name}:full:{key}"] = round(t2 - t, 2)
 
 
+def with_ids(doc: dict) -> dict:
+    """``doc`` with ``rows``: its measured rows under a one-word ``id`` (the command's words
+    joined by dashes, up to the first parenthesis), for the docs' quotes, whose keys have no
+    spaces."""
+    rows = [dict(r, id="-".join(k.split("(")[0].split())) for k, r in doc.items()
+            if isinstance(r, dict) and "seconds_1_worker" in r]
+    return {**doc, "rows": rows}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--what", nargs="+", default=["check", "claims"],
@@ -188,7 +197,7 @@ def main() -> None:
                    "figure is each speed-up as a fraction of the plain reference's, measured "
                    "in the same run" if busy > 1.5 else "load average at most 1.5")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(doc, indent=1) + "\n")
+    RESULTS.write_text(json.dumps(with_ids(doc), indent=1) + "\n")
     if args.write_costs:
         data = json.loads(COSTS.read_text()) if COSTS.exists() else {}
         data["seconds"] = dict(sorted(costs.items()))
