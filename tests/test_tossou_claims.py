@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dpaudit.audits.tossou_dimitrakakis_2016._dp_ucb_int_calibration import (
@@ -30,18 +30,25 @@ from dpaudit.stats.results import Verdict
 from dpaudit.validation import InvalidParameterError
 
 
-# each example sums two infinite series with mpmath (about a second under load): 20 examples
-# keep the property tested across the domain at a fraction of the suite's time
-@settings(max_examples=20)
+# each example sums two infinite series with mpmath (about a second under load): the corners
+# of the domain and 8 examples inside it (fixed by the suite's derandomized profile) keep the
+# property tested across the domain at a fraction of the suite's time
+@settings(max_examples=8)
 @given(st.floats(1e-4, 0.9), st.floats(1e-12, 0.1), st.floats(1.01, 1.9))
+@example(1e-4, 1e-12, 1.01)
+@example(0.9, 0.1, 1.9)
+@example(0.9, 1e-12, 1.01)
+@example(1e-4, 0.1, 1.9)
 def test_theorem_3_4_is_below_corollary_3_1(eps: float, delta: float, v: float) -> None:
     # Cor. 3.1 bounds Thm 3.4: f^-v <= eps^v (f = ceil(1/eps)) and e^x - 1 <= (e - 1) x on
     # (0, 1]; the infinite sums are evaluated by mpmath, so allow 1e-9 relative rounding
     assert theorem_3_4(eps, delta, v=v) <= corollary_3_1(eps, delta, v=v) * (1 + 1e-9)
 
 
-@settings(max_examples=20)
+@settings(max_examples=8)
 @given(st.floats(1e-3, 0.5), st.integers(10, 3000))
+@example(1e-3, 3000)
+@example(0.5, 10)
 def test_finite_horizon_is_below_the_infinite_one(eps: float, pulls: int) -> None:
     assert theorem_3_4(eps, 1e-6, pulls=pulls) <= theorem_3_4(eps, 1e-6) * (1 + 1e-12)
 
