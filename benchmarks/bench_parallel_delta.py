@@ -65,16 +65,16 @@ def _plain_chunk(i: int) -> int:
 PLAIN_CHUNK, PLAIN_CHUNKS = 1 << 23, 22
 
 
-def plain(workers: int) -> float:
+def plain(workers: int, chunks: int = PLAIN_CHUNKS) -> float:
     """Wall seconds of the reference: the same number and size of chunks of the same kind of
     draws, as plain numpy on ``workers`` processes, one chunk per task (no selection, no
     serial step): what this machine gives such work, measured in the same run."""
     start = time.perf_counter()
     if workers == 1:
-        sum(_plain_chunk(i) for i in range(PLAIN_CHUNKS))
+        sum(_plain_chunk(i) for i in range(chunks))
     else:
         with ProcessPoolExecutor(workers) as pool:
-            sum(pool.map(_plain_chunk, range(PLAIN_CHUNKS)))
+            sum(pool.map(_plain_chunk, range(chunks)))
     return time.perf_counter() - start
 
 

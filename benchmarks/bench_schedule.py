@@ -28,30 +28,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import numpy as np
+import bench_parallel_delta as parallel_delta
 
 RESULTS = Path(__file__).resolve().parent / "results" / "schedule-scaling.json"
 COSTS = Path(__file__).resolve().parents[1] / "dpaudit" / "runtime" / "piece_costs.json"
-PLAIN_CHUNK, PLAIN_CHUNKS = 1 << 23, 24
-
-
-def _plain_chunk(i: int) -> int:
-    x = np.random.Generator(np.random.PCG64(i)).normal(0.0, 3.7, size=PLAIN_CHUNK)
-    return int(np.count_nonzero(x >= 1.3)) + int(np.count_nonzero(x <= -2.1))
+#: chunks of the plain reference (bench_parallel_delta.py's chunks of 2^23 normal draws)
+PLAIN_CHUNKS = 24
 
 
 def plain(workers: int) -> float:
-    """Wall seconds of the reference on ``workers`` processes (one chunk per task)."""
-    start = time.perf_counter()
-    if workers == 1:
-        sum(_plain_chunk(i) for i in range(PLAIN_CHUNKS))
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            sum(pool.map(_plain_chunk, range(PLAIN_CHUNKS)))
-    return time.perf_counter() - start
+    """Wall seconds of bench_parallel_delta.py's plain-numpy reference, 24 chunks, on
+    ``workers`` processes."""
+    return parallel_delta.plain(workers, chunks=PLAIN_CHUNKS)
 
 
 def _strip(o):
