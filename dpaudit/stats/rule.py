@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpaudit.stats.intervals import MeanInterval, bernstein_interval
-from dpaudit.stats.sequential import betting_interval, runs_to_settle_sequential
+from dpaudit.stats.sequential import betting_interval, fewest_runs, runs_to_settle_sequential
 from dpaudit.validation import InvalidParameterError, check_alpha
 
 __all__ = [
@@ -79,7 +79,6 @@ BOUNDED: Literal["hoeffding-bernstein"] = "hoeffding-bernstein"
 #: larger one keeps only its moments, so its stored evidence stays small, and is decided on
 #: :func:`bounded_interval` with the confirmation run
 KEEP_RUNS = 10_000
-_MAX_RUNS = 10**12
 
 
 @dataclass(frozen=True)
@@ -279,15 +278,7 @@ def runs_to_settle_bounded(summary: RunSummary, value: float, *, alpha: float,
         summary.mean / ratio_to.mean if ratio_to.mean > 0 else math.inf)
     if not math.isfinite(centre) or centre == value:
         return None
-    if settles(2):
-        return 2
-    if not settles(_MAX_RUNS):
-        return None
-    lo, hi = 2, _MAX_RUNS  # settles() is monotone in n: bisect on the integers
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if settles(mid) else (mid, hi)
-    return hi
+    return fewest_runs(settles)
 
 
 def stable_outcome(first: str, confirm: str | None) -> tuple[str, bool]:

@@ -57,7 +57,7 @@ estimate, not a promise.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -219,6 +219,21 @@ def projected_half_width(*, runs: int, std: float, alpha: float) -> float:
     return (log_term + var * s2) / s1
 
 
+def fewest_runs(settles: Callable[[int], bool]) -> int | None:
+    """The fewest runs ``n`` in ``[2, 10^12]`` at which ``settles(n)`` holds, by bisection on
+    the integers (``settles`` is monotone in ``n``: the interval only narrows as runs grow);
+    ``None`` when even ``10^12`` runs would not settle it."""
+    if settles(2):
+        return 2
+    if not settles(_MAX_RUNS):
+        return None
+    lo, hi = 2, _MAX_RUNS
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if settles(mid) else (mid, hi)
+    return hi
+
+
 def runs_to_settle_sequential(*, mean: float, std: float, value: float, alpha: float,
                               ratio_to: tuple[float, float] | None = None) -> int | None:
     """Runs at which the CS (two-sided at ``alpha``) would put ``mean`` (on ``[0, 1]``, spread
@@ -244,12 +259,4 @@ def runs_to_settle_sequential(*, mean: float, std: float, value: float, alpha: f
     centre = mean if ratio_to is None else (mean / ratio_to[0] if ratio_to[0] > 0 else math.inf)
     if not math.isfinite(centre) or centre == value:
         return None
-    if settles(2):
-        return 2
-    if not settles(_MAX_RUNS):
-        return None
-    lo, hi = 2, _MAX_RUNS  # settles() is monotone in n at these widths: bisect
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if settles(mid) else (mid, hi)
-    return hi
+    return fewest_runs(settles)
