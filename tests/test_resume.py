@@ -205,7 +205,8 @@ def test_state_is_keyed_by_every_parameter_that_changes_results(toy, tmp_path, m
     # the number of workers is not part of the key (results do not depend on it)
     assert check(name, "--resume", "--workers", "2") == 0
     assert "resuming from" in capsys.readouterr().err
-    assert evaluated(log) == PIECES[2:]
+    # two workers evaluate the remaining pieces concurrently: which finishes first varies
+    assert sorted(evaluated(log)) == sorted(PIECES[2:])
 
 
 def test_without_resume_everything_runs_and_the_state_is_replaced(toy, monkeypatch, capsys):

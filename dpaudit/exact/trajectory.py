@@ -155,12 +155,26 @@ class StatisticPolicy:
             return p, np.zeros(m)
         s0, n0 = self.initial
         sums, counts = h.sums + s0, h.counts + n0
-        rows, inverse = np.unique(np.hstack([sums, counts]), axis=0, return_inverse=True)
+        rows, inverse = unique_rows(np.hstack([sums, counts]))
         laws = [self._one(r[:k], r[k:]) for r in rows]
         p = np.array([law[0] for law in laws])
         e = np.array([law[1] for law in laws])
-        inverse = inverse.ravel()
         return p[inverse], e[inverse]
+
+
+def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_inverse=True)`` for a 2-D numeric array: the distinct
+    rows in lexicographic order and each row's index among them, by one ``np.lexsort`` of the
+    columns. NumPy sorts the rows as opaque records instead, which is about 8x slower on this
+    programme's (node, sums) tables (20000 x 5: 35 ms against 4.4 ms) and took a quarter of
+    ``check dp-ftpl-new``. (:func:`dpaudit.stats.families._lex_codes` does the same on packed
+    integer words.)"""
+    order = np.lexsort(rows.T[::-1])
+    ranked = rows[order]
+    new = np.concatenate([[True], np.any(ranked[1:] != ranked[:-1], axis=1)])
+    inverse = np.empty(len(rows), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ranked[new], inverse
 
 
 @dataclass(frozen=True)
@@ -240,8 +254,7 @@ def sequence_law(policy: TrajectoryPolicy, table: object) -> SequenceLaw:
         if markov:
             # merge equal (prefix, sums): the counts follow from the prefix
             key = np.hstack([code[:, None].astype(float), sums])
-            uniq, inv = np.unique(key, axis=0, return_inverse=True)
-            inv = inv.ravel()
+            uniq, inv = unique_rows(key)
             weight = np.bincount(inv, weights=weight, minlength=uniq.shape[0])
             first = np.zeros(uniq.shape[0], dtype=np.int64)
             first[inv[::-1]] = np.arange(inv.size)[::-1]
