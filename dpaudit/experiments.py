@@ -33,7 +33,7 @@ from dpaudit.runtime import limits
 from dpaudit.runtime.batches import BatchPlan, describe, run_batches
 from dpaudit.stats.evidence import ExperimentEvidence, decide_experiment
 from dpaudit.stats.rng import DEFAULT_SEED, generator
-from dpaudit.stats.rule import CONFIRM_FACTOR
+from dpaudit.stats.rule import CONFIRM_FACTOR, keeping_runs
 from dpaudit.validation import InvalidParameterError, check_int, check_real
 
 __all__ = [
@@ -446,7 +446,10 @@ def run_experiment(experiment: Experiment, settings: ExperimentSettings, out: Pa
             first = evidence
 
             def run(index: int, size: int, seed: int) -> ExperimentEvidence:
-                got = _run(experiment, settings.batch(index, size, seed)).evidence
+                # an added batch keeps its runs at any size, so that they are appended to the
+                # cell's (Measurement.merged): one above KEEP_RUNS would be dropped
+                with keeping_runs():
+                    got = _run(experiment, settings.batch(index, size, seed)).evidence
                 if got is None:
                     raise TypeError(f"experiment {experiment.name!r} returned no evidence on "
                                     "a batch of more runs")

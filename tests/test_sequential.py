@@ -328,3 +328,23 @@ def test_simulate_runs_until_decided_with_the_same_numbers_for_any_workers() -> 
     first = simulate_policy("adap-ucb", horizon=10**5, runs=20, workers=1)
     assert first.runs == 20 and first.decision.verdict.value == "INCONCLUSIVE"
     assert first.batching is None and first.mean == pytest.approx(float(one.values[:20].mean()))
+
+
+def test_a_batch_above_keep_runs_is_appended_to_its_cell(monkeypatch, tmp_path) -> None:
+    """An experiment's added batches keep their runs at any size: a batch of more than
+    KEEP_RUNS runs used to keep only its moments, so the cell silently stayed at its first
+    batch's runs while the report counted them all (shown here with KEEP_RUNS at 300)."""
+    import json
+
+    import dpaudit.stats.rule as rule
+    from dpaudit.cli import main
+
+    monkeypatch.setattr(rule, "KEEP_RUNS", 300)
+    assert main(["reproduce", "azize-et-al-2025-thm2-rate", "--horizon", "100000", "--runs",
+                 "200", "--max-runs", "1600", "--out", str(tmp_path), "--no-state"]) in (0, 1)
+    doc = json.loads((tmp_path / "azize_et_al_2025_thm2_rate.json").read_text())
+    assert doc["batching"]["batch_runs"] == [200, 200, 400, 800]
+    for cell in doc["evidence"]["measurements"]:
+        assert cell["runs"] == 1600
+        assert [(part["runs"], part["looks"]) for part in cell["ratio_of"]] == [
+            (1600, [200, 400, 800, 1600])] * 2

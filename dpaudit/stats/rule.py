@@ -43,7 +43,9 @@ The rule is applied by :func:`dpaudit.stats.evidence.decide_experiment` and
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -57,6 +59,7 @@ from dpaudit.validation import InvalidParameterError, check_alpha
 __all__ = [
     "CONFIRM_FACTOR",
     "KEEP_RUNS",
+    "keeping_runs",
     "TAIL_MULTIPLE",
     "RunSummary",
     "bounded_interval",
@@ -79,6 +82,21 @@ BOUNDED: Literal["hoeffding-bernstein"] = "hoeffding-bernstein"
 #: larger one keeps only its moments, so its stored evidence stays small, and is decided on
 #: :func:`bounded_interval` with the confirmation run
 KEEP_RUNS = 10_000
+#: set by :func:`keeping_runs`: every summary keeps its values, whatever the number of runs
+_KEEP_ALL: ContextVar[bool] = ContextVar("dpaudit_keep_all_runs", default=False)
+
+
+@contextmanager
+def keeping_runs() -> Iterator[None]:
+    """Within the block, :func:`summarise_runs` keeps the values of any number of runs. A
+    batch added to an anytime-valid cell (:mod:`dpaudit.runtime.batches`) runs in it: its
+    runs are appended to the cell's, and a batch above :data:`KEEP_RUNS` that kept only its
+    moments could not be, so the cell would silently stay at its first batch's runs."""
+    token = _KEEP_ALL.set(True)
+    try:
+        yield
+    finally:
+        _KEEP_ALL.reset(token)
 
 
 @dataclass(frozen=True)
@@ -165,7 +183,7 @@ def summarise_runs(values: ArrayLike, *, low: float, high: float,
     to lie in ``[low, high]`` (a value outside means the declared range is wrong: an error,
     since every interval would then be invalid). Up to :data:`KEEP_RUNS` runs the values are
     kept, so the cell is decided on the betting confidence sequence (``looks``: the run
-    counts at which it was looked at)."""
+    counts at which it was looked at); within :func:`keeping_runs`, at any number of runs."""
     _check_range(low, high)
     v = np.asarray(values, dtype=float).ravel()
     if v.size == 0:
@@ -180,7 +198,7 @@ def summarise_runs(values: ArrayLike, *, low: float, high: float,
             f"range [{low:.6g}, {high:.6g}] of one run")
     share, largest = tail_of(v)
     std = float(v.std(ddof=1)) if v.size > 1 else 0.0
-    kept = tuple(float(x) for x in v) if v.size <= KEEP_RUNS else None
+    kept = tuple(float(x) for x in v) if v.size <= KEEP_RUNS or _KEEP_ALL.get() else None
     return RunSummary(int(v.size), float(v.mean()), std, float(np.median(v)), largest, share,
                       float(low), float(high), kept, tuple(looks) if kept is not None else ())
 
