@@ -155,6 +155,9 @@ def test_tail_sized_audit_of_a_tight_gaussian_raises_few_false_alarms():
     assert violated <= int(stats.binom.isf(1e-6, runs, 0.05))
 
 
+@pytest.mark.slow  # 22 s: two claims at the default budget; the finding itself is tested at a
+# small budget above (test_calibration_finding_on_a_sqrt2_release_and_never_on_the_correct_one)
+# and benchmarks/calibration_finding.py measures this report over ten seeds
 @pytest.mark.statistical
 def test_sqrt2_twin_of_zheng_one_point_gets_the_calibration_finding_at_the_default_budget():
     """Zheng et al. 2020, Algorithm 1's report at the default (claim-sized) budget, one seed

@@ -97,6 +97,8 @@ def _layout(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "examples", tmp_path / "examples",
                     ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    # the stored reproductions a line reads (`claims PAPER --stored docs`): read, never written
+    (tmp_path / "docs").symlink_to(ROOT / "docs", target_is_directory=True)
 
 
 @pytest.mark.parametrize("block", workflow_blocks(),

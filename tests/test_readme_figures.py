@@ -10,7 +10,7 @@ comment (invisible on the rendered page) naming the command and each figure::
     seconds <= 120
     -->
 
-This test runs the command (in a fresh folder holding a copy of ``examples/``, with
+This test runs the command (in this process, in a fresh folder holding a copy of ``examples/``, with
 ``--json`` added) and compares every figure with the JSON report: a string must be equal; a
 number written ``x`` must lie in the interval its printed digits state (``0.790`` means
 ``[0.7895, 0.7905]``); ``x +- h`` widens that to ``[x - h, x + h]`` (for a figure that moves
@@ -30,7 +30,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -113,21 +112,42 @@ def test_each_figure_appears_in_its_passage() -> None:
 @pytest.mark.parametrize("command, figures, passage", README_BLOCKS,
                          ids=[c.split("python -m dpaudit ")[-1][:60] for c, _, _ in
                               README_BLOCKS])
-def test_readme_figures_are_the_tools(command, figures, passage, tmp_path) -> None:
+def test_readme_figures_are_the_tools(command, figures, passage, tmp_path, monkeypatch,
+                                      capsys) -> None:
+    # The command runs in this process (``dpaudit.cli.main``, what ``python -m dpaudit``
+    # calls): a fresh interpreter would add about 2 s of start-up to each of these commands
+    # and nothing to what is compared (same seed, same report; ``python -m dpaudit`` itself
+    # is run by tests/test_readme.py and tests/test_exit_codes.py). Its folder holds a copy
+    # of ``examples/``, imported from there, and the environment is the user's: no DPAUDIT_
+    # variable.
+    from dpaudit.cli import main
+
     shutil.copytree(ROOT / "examples", tmp_path / "examples",
                     ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DPAUDIT_", "PYTEST_"))}
-    env["MPLBACKEND"] = "Agg"
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    for key in [k for k in os.environ if k.startswith("DPAUDIT_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _forget_examples()
     out = tmp_path / "figures.json"
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "dpaudit"], command
-    proc = subprocess.run([sys.executable, *argv[1:], "--json", str(out)], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=900)
+    try:
+        code = main([*argv[3:], "--json", str(out)])
+    finally:
+        _forget_examples()
     doc = json.loads(out.read_text())
-    doc["exit_code"] = proc.returncode
+    doc["exit_code"] = code
     wrong = [w for w in (check_figure(doc, *f) for f in figures) if w]
-    assert not wrong, f"{command!r}: " + "; ".join(wrong) + f"\n{proc.stderr[-2000:]}"
+    assert not wrong, f"{command!r}: " + "; ".join(wrong) + f"\n{capsys.readouterr().err[-2000:]}"
+
+
+def _forget_examples() -> None:
+    """Drop the imported ``examples`` package, so the next import reads the copy in the
+    current folder."""
+    for name in [n for n in sys.modules if n == "examples" or n.startswith("examples.")]:
+        del sys.modules[name]
 
 
 def test_a_figure_path_reads_a_length() -> None:
