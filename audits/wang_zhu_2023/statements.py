@@ -188,9 +188,10 @@ _WZ = [
                    "while its mean is about 52, so a distribution-free upper limit near it "
                    "needs about 1.7e5 runs (the rule's estimate at the observed spread; at 200 "
                    "runs it estimated 1e5)",
-              settle="about 1e5 to 1.7e5 runs at T = 10^6 (about 90 CPU s per 100 runs, and "
-                     "more than the 2e4 that batches of at most 10^4 kept runs reach): a faster "
-                     "Beta sampler and a larger dpaudit.stats.rule.KEEP_RUNS"),
+              settle="about 1e5 to 1.7e5 runs at T = 10^6 (about 90 CPU s per 100 runs: 25 to "
+                     "43 CPU hours; `reproduce wang-zhu-thm13-rate --runs 50 --max-runs 204800` "
+                     "adds the batches, each kept whole): a faster Beta sampler would bring it "
+                     "within reach"),
     Statement(WANG_ZHU_2023, "Lemma 15, Theorem 16", PRIV, SUF,
               "DP-FTPL-New (Alg. 3) with the Lemma-15 perturbation is per-step (eps, delta)-DP",
               (claim("lemma15-perturbation", "lemma15-symbolic"),
