@@ -49,7 +49,7 @@ from dpaudit.stats.evidence import ExperimentEvidence, Measurement
 #: Fig. 3's decision cells run this many times the figure's runs (20 -> 150000 at the paper's
 #: settings; the confirmation runs 4x as many); under ``--quick`` :data:`FIG3_QUICK_FACTOR`
 FIG3_DECIDE_FACTOR = 7500
-FIG3_QUICK_FACTOR = 2000
+FIG3_QUICK_FACTOR = 500
 #: "a low privacy regime (for eps > 0.3), where the regret of AdaP-KLUCB does not depend on
 #: eps", read generously: the regret at eps = 0.3 is at most this multiple of that at eps = 10
 FLAT_WITHIN = 2.0
