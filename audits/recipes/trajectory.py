@@ -250,6 +250,20 @@ def exact_event(p: np.ndarray, q: np.ndarray, *, delta: float, n: int,
     return best[1], best[2], best[3]
 
 
+def _side_hits(alg: object, tables: tuple[np.ndarray, np.ndarray], n: int, seed: int,
+               fixed: int, member: np.ndarray, side: int) -> int:
+    """Runs of ``alg`` on ``tables[side]`` (``n``, seeded by ``side``) whose action sequence
+    is in the event ``member`` (after the deterministic start phase of ``fixed`` steps, which
+    must be the round robin)."""
+    tab = tables[side]
+    acts = np.asarray(alg.simulate(TableRewards(tab), tab.shape[0], n,  # type: ignore[attr-defined]
+                                   rng=generator(seed, "trajectory-sampled", side),
+                                   record=True).actions)
+    start = np.repeat(np.arange(2), fixed // 2)[None, :] if fixed else acts[:, :0]
+    ok = np.all(acts[:, :fixed] == start, axis=1)
+    return int((member[_codes_of(acts[:, fixed:])] & ok).sum())
+
+
 def _codes_of(actions: np.ndarray, k: int = 2) -> np.ndarray:
     weights = k ** np.arange(actions.shape[1] - 1, -1, -1, dtype=np.int64)
     return (np.asarray(actions, dtype=np.int64) * weights).sum(axis=1)
@@ -291,14 +305,10 @@ def trajectory_sampled_finding(exact_of: Callable, simulator: Callable, *, sampl
         member[codes] = True
         fixed = table.shape[0] - res.horizon  # the deterministic start phase, if any
         alg = simulator(ctx, table.shape[0])
-        hits = []
-        for side, tab in enumerate((table, prime)):
-            acts = np.asarray(alg.simulate(TableRewards(tab), tab.shape[0], n,
-                                           rng=generator(ctx.seed, "trajectory-sampled", side),
-                                           record=True).actions)
-            start = np.repeat(np.arange(2), fixed // 2)[None, :] if fixed else acts[:, :0]
-            ok = np.all(acts[:, :fixed] == start, axis=1)
-            hits.append(int((member[_codes_of(acts[:, fixed:])] & ok).sum()))
+        # the two sides are independent simulations with their own generators: inside a
+        # scheduled check they run on two workers at once (map_items), with the same counts
+        hits = map_items(partial(_side_hits, alg, (table, prime), n, ctx.seed, fixed, member),
+                         [0, 1])
         cp_, cq_ = (hits[0], hits[1]) if direction == DIRECTIONS[0] else (hits[1], hits[0])
         return SampledEvidence(
             cp_, n, cq_, n, f"{codes.size} whole action sequences of largest exact "

@@ -90,11 +90,29 @@ def _rows(k: int) -> np.ndarray:
     return np.array(list(itertools.product((0.0, 1.0), repeat=k)))
 
 
+#: the pairs to score are split into this many chunks for a parallel map
+SCORE_CHUNKS = 16
+
+
+def _changed(table: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
+    """``table`` with one step changed to another row, for every step and row (the structured
+    pairs; those equal to ``table`` are left out)."""
+    out = []
+    for step in range(table.shape[0]):
+        for row in rows:
+            prime = table.copy()
+            prime[step] = row
+            if not np.array_equal(prime, table):
+                out.append(prime)
+    return out
+
+
 class _Evaluator:
     def __init__(self, policy: TrajectoryPolicy, *, epsilon: float, delta: float) -> None:
         self.policy, self.epsilon, self.delta = policy, epsilon, delta
         self.laws: dict[bytes, SequenceLaw] = {}
         self.seen: set[bytes] = set()
+        self.scores: dict[bytes, tuple[tuple[float, float], SequenceLoss]] = {}
         self.nodes = 0
 
     def prefetch(self, tables: Iterable[np.ndarray],
@@ -124,13 +142,45 @@ class _Evaluator:
             self.laws[key] = law
         return self.laws[key]
 
+    def prescore(self, pairs: list[tuple[np.ndarray, np.ndarray]],
+                 map_laws: Callable[[Callable[[Any], Any], list[Any]], list[Any]] | None
+                 ) -> None:
+        """The scores of ``pairs`` (whose laws are known), computed by ``map_laws`` over
+        chunks of pairs (a parallel map) and kept for :meth:`score`, which then returns them:
+        the same numbers as computing each when it is scored, so the search is unchanged."""
+        if map_laws is None or len(pairs) < 2:
+            return
+        todo: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        for table, prime in pairs:
+            key = b"".join(sorted((table.tobytes(), prime.tobytes())))
+            if key not in self.scores and key not in todo:
+                todo[key] = (table, prime)
+        keys = list(todo)
+        size = max(1, -(-len(keys) // SCORE_CHUNKS))
+        chunks = [[(self.law(t), self.law(p)) for t, p in (todo[k] for k in keys[i:i + size])]
+                  for i in range(0, len(keys), size)]
+        done = map_laws(partial(_scores, self.epsilon, self.delta), chunks)
+        for key, got in zip(keys, (g for chunk in done for g in chunk), strict=True):
+            self.scores[key] = got
+
     def score(self, table: np.ndarray, prime: np.ndarray) -> tuple[tuple[float, float],
                                                                   SequenceLoss]:
         a, b = sorted((table.tobytes(), prime.tobytes()))
         self.seen.add(a + b)
-        loss = sequence_loss(self.law(table), self.law(prime), epsilon=self.epsilon,
-                             delta=self.delta)
-        return (loss.epsilon_at_delta, float(loss.delta_at_epsilon.value)), loss
+        hit = self.scores.get(a + b)
+        if hit is not None:
+            return hit
+        return _scores(self.epsilon, self.delta, [(self.law(table), self.law(prime))])[0]
+
+
+def _scores(epsilon: float, delta: float, pairs: list[tuple[SequenceLaw, SequenceLaw]]
+            ) -> list[tuple[tuple[float, float], SequenceLoss]]:
+    """The search's key (``eps(delta)``, then ``delta(eps)``) and the loss of each pair."""
+    out = []
+    for law, law_prime in pairs:
+        loss = sequence_loss(law, law_prime, epsilon=epsilon, delta=delta)
+        out.append(((loss.epsilon_at_delta, float(loss.delta_at_epsilon.value)), loss))
+    return out
 
 
 def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, delta: float,
@@ -171,6 +221,16 @@ def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, del
     if exhaustive:
         ev.prefetch((np.array(flat).reshape(horizon, k)
                      for flat in itertools.product((0.0, 1.0), repeat=k * horizon)), map_laws)
+        pairs = []
+        for flat in itertools.product((0.0, 1.0), repeat=k * horizon):
+            table = np.array(flat).reshape(horizon, k)
+            for step in range(horizon):
+                for row in rows:
+                    if tuple(row) > tuple(table[step]):
+                        prime = table.copy()
+                        prime[step] = row
+                        pairs.append((table, prime))
+        ev.prescore(pairs, map_laws)
         for flat in itertools.product((0.0, 1.0), repeat=k * horizon):
             table = np.array(flat).reshape(horizon, k)
             for step in range(horizon):
@@ -189,6 +249,8 @@ def search_tables(policy: TrajectoryPolicy, horizon: int, *, epsilon: float, del
                     prime[step] = row
                     structured.append(prime)
         ev.prefetch(structured, map_laws)
+        ev.prescore([(np.tile(base, (horizon, 1)), prime) for base in rows
+                     for prime in _changed(np.tile(base, (horizon, 1)), rows)], map_laws)
         for base in rows:
             table = np.tile(base, (horizon, 1))
             for step in range(horizon):
