@@ -394,7 +394,8 @@ def _interrupt_after(monkeypatch, cells: int) -> None:
 @pytest.mark.parametrize(("name", "args", "cells"), [
     # settings.cached: 8 eps + 3 decision cells (their runs are kept, so they are decided on
     # the betting confidence sequence: no confirmation run, and here no batch is added)
-    ("azize-basu-fig3", ["--horizon", "500", "--runs", "2"], 11),
+    # (8 runs: the decision cells' 4000 runs decide at T = 500 without an added batch)
+    ("azize-basu-fig3", ["--horizon", "500", "--runs", "8"], 11),
     ("wang-zhu-fig6", ["--horizon", "200", "--runs", "2"], 68),  # experiments.cached
 ])
 def test_reproduce_resumed_from_a_partial_cache_writes_the_same_files(
@@ -421,7 +422,7 @@ def test_reproduce_resumed_from_a_partial_cache_writes_the_same_files(
 
 def test_reproduce_cache_is_keyed_by_settings(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv(state_mod.STATE_DIR_ENV, raising=False)
-    common = ["reproduce", "azize-basu-fig3", "--quick", "--horizon", "500", "--runs", "2",
+    common = ["reproduce", "azize-basu-fig3", "--quick", "--horizon", "500", "--runs", "8",
               "--out", str(tmp_path)]
     original = _interrupt_after(monkeypatch, 3)
     assert main(common) == 130
