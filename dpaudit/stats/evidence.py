@@ -80,6 +80,7 @@ from dpaudit.stats.sampled_bounds import (
 )
 from dpaudit.stats.sequential import (
     betting_interval,
+    fewest_runs,
     projected_half_width,
     runs_to_settle_sequential,
 )
@@ -880,16 +881,7 @@ def _settle_difference_ratio(m: Measurement, share: float) -> int | None:
              sums[2].mean + half[2] - sums[3].mean + half[3]))
         return m.ratio_scale * lo > value or m.ratio_scale * hi < value
 
-    if settles(2):
-        return 2
-    top = 10**12
-    if not settles(top):
-        return None
-    lo_n, hi_n = 2, top
-    while hi_n - lo_n > 1:
-        mid = (lo_n + hi_n) // 2
-        lo_n, hi_n = (lo_n, mid) if settles(mid) else (mid, hi_n)
-    return hi_n
+    return fewest_runs(settles)
 
 
 def _status(cells: Sequence[CellOutcome]) -> tuple[str, list[CellOutcome], int, int]:
