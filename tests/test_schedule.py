@@ -17,7 +17,8 @@ import pytest
 from dpaudit.engine import run_check
 from dpaudit.registry import all_statements, get_audit
 from dpaudit.runtime.parallel import in_piece, map_chunks, map_items
-from dpaudit.runtime.schedule import Piece, _Graph, run_graph
+from dpaudit.runtime.schedule import Piece, _Graph, run_graph, upward_ranks
+from dpaudit.validation import InvalidParameterError
 
 
 def _draws(size: int, rng: np.random.Generator) -> tuple[int, float]:
@@ -50,6 +51,30 @@ def test_longest_first_and_dependencies_wait() -> None:
     assert first == ["c", "a", "d"]  # b waits for c; the rest by cost, then declared order
     graph.results["c"] = None  # type: ignore[assignment]
     assert [graph.pieces[i].key for i in graph.ready()] == ["b"]
+
+
+def test_the_longest_chain_starts_first_and_a_late_piece_jumps_the_short_ones() -> None:
+    # check dp-ftpl-new's shape: an exact search (6 s) whose worst pair a sampled attack (7 s)
+    # reuses, beside independent pieces (5 s, and short ones): the search's rank is its chain
+    noop = partial(_mapping_piece, 1, 0.0)
+    pieces = [Piece("short-1", noop, 1.0), Piece("short-2", noop, 0.5),
+              Piece("search", noop, 6.0), Piece("alone", noop, 5.0),
+              Piece("attack", noop, 7.0, after=("search",))]
+    assert upward_ranks(pieces, {p.key: p.after for p in pieces}) == {
+        "short-1": 1.0, "short-2": 0.5, "search": 13.0, "alone": 5.0, "attack": 7.0}
+    graph = _Graph(pieces)
+    # two free workers take the two best ready pieces; the short ones are not queued yet
+    assert [graph.pieces[i].key for i in graph.ready(most=2)] == ["search", "alone"]
+    graph.results["search"] = None  # type: ignore[assignment]
+    # the search's worker is free: the attack, ready only now, comes before the short ones
+    assert [graph.pieces[i].key for i in graph.ready(most=1)] == ["attack"]
+    assert [graph.pieces[i].key for i in graph.ready()] == ["short-1", "short-2"]
+
+
+def test_a_dependency_cycle_is_a_usage_error() -> None:
+    noop = partial(_mapping_piece, 1, 0.0)
+    with pytest.raises(InvalidParameterError, match="cycle"):
+        _Graph([Piece("a", noop, 1.0, after=("b",)), Piece("b", noop, 1.0, after=("a",))])
 
 
 def _exporting(store: str, imports: dict) -> tuple[int, dict]:

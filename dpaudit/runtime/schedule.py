@@ -7,10 +7,13 @@ generators (its results are a function of its key and the command's seed, never 
 when it runs), so the results are the same for any number of workers, on a local pool or on a
 Dask cluster; only wall-clock fields differ.
 
-* Order: the pieces are submitted longest first (:attr:`Piece.cost`, seconds measured on one
-  worker and shipped with dpaudit, see :func:`known_cost`; unknown pieces keep their
-  declared order after the known ones), so a long piece does not start last and keep one
-  worker busy while the others wait.
+* Order: the pieces are started longest path first: a piece's rank is its own cost
+  (:attr:`Piece.cost`, seconds measured on one worker and shipped with dpaudit, see
+  :func:`known_cost`) plus the largest rank of the pieces that wait for it (the classic
+  upward rank of list scheduling); unknown pieces keep their declared order after the known
+  ones. A local worker is handed a piece only when it is free, so a piece that becomes ready
+  late (one waiting for an exact search) starts before the short ones already ready, and a
+  long chain does not start last and keep one worker busy while the others wait.
 * Dependencies: a piece that reuses the work of others (``ctx.shared`` of a check: an exact
   search whose worst pair a sampled claim attacks) names them in :attr:`Piece.after`; it is
   submitted once they are done and receives what they exported (:attr:`PieceResult.exports`),
@@ -46,7 +49,7 @@ from typing import Any
 from dpaudit.runtime.parallel import _PIECE, resolve_scheduler
 from dpaudit.validation import InvalidParameterError, check_int
 
-__all__ = ["COSTS_FILE", "Piece", "PieceResult", "known_cost", "run_graph"]
+__all__ = ["COSTS_FILE", "Piece", "PieceResult", "known_cost", "run_graph", "upward_ranks"]
 
 #: seconds per piece measured on one worker (``benchmarks/piece_costs.py`` writes it)
 COSTS_FILE = Path(__file__).with_name("piece_costs.json")
@@ -152,6 +155,30 @@ def _dask_piece(piece: Piece, imports: dict[Hashable, Any]) -> tuple[Any, float,
     return value, seconds, _portable_exports(exports)
 
 
+def upward_ranks(pieces: Sequence[Piece], needs: dict[str, tuple[str, ...]]
+                 ) -> dict[str, float]:
+    """Each piece's cost plus the largest rank among the pieces that need it: the seconds
+    from its start to the end of the longest chain through it (dependencies form no cycle:
+    a piece names only pieces declared before it)."""
+    cost = {p.key: p.cost for p in pieces}
+    after: dict[str, list[str]] = {p.key: [] for p in pieces}
+    for k, ns in needs.items():
+        for a in ns:
+            after[a].append(k)
+    rank: dict[str, float] = {}
+
+    def of(k: str, seen: frozenset[str] = frozenset()) -> float:
+        if k not in rank:
+            if k in seen:
+                raise InvalidParameterError(f"pieces depend on each other in a cycle at {k!r}")
+            rank[k] = cost[k] + max((of(d, seen | {k}) for d in after[k]), default=0.0)
+        return rank[k]
+
+    for p in pieces:
+        of(p.key)
+    return rank
+
+
 class _Graph:
     """The bookkeeping shared by both backends: readiness, imports, results."""
 
@@ -159,17 +186,22 @@ class _Graph:
         keys = [p.key for p in pieces]
         if len(set(keys)) != len(keys):
             raise InvalidParameterError(f"piece keys must be unique, got {keys!r}")
-        # longest first; the declared order among equals (sorted() is stable)
-        self.order = sorted(range(len(pieces)), key=lambda i: -pieces[i].cost)
         self.pieces = pieces
         present = set(keys)
         self.needs = {p.key: tuple(a for a in p.after if a in present) for p in pieces}
+        # longest path first; the declared order among equals (sorted() is stable)
+        rank = upward_ranks(pieces, self.needs)
+        self.order = sorted(range(len(pieces)), key=lambda i: -rank[pieces[i].key])
         self.results: dict[str, PieceResult] = {}
         self.submitted: set[str] = set()
 
-    def ready(self) -> list[int]:
-        out = []
+    def ready(self, most: int | None = None) -> list[int]:
+        """The pieces whose dependencies are done and not yet handed out, best first (at most
+        ``most``), marked as handed out."""
+        out: list[int] = []
         for i in self.order:
+            if most is not None and len(out) >= most:
+                break
             p = self.pieces[i]
             if p.key not in self.submitted and all(a in self.results for a in self.needs[p.key]):
                 self.submitted.add(p.key)
@@ -255,7 +287,9 @@ def _run_local(graph: _Graph, workers: int, done: Callable[[PieceResult], None] 
     clean = False
     try:
         while True:
-            for i in graph.ready():
+            # a worker is handed the best ready piece only when it is free (a piece queued
+            # early would otherwise run before a longer one that becomes ready later)
+            for i in graph.ready(most=workers - len(running)):
                 running[pool.submit(_local_piece, gid, i, graph.imports(i))] = i
             if not running:
                 break
