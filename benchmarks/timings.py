@@ -38,7 +38,9 @@ COMMANDS: dict[str, list[str]] = {
 #: key -> a shell command the README times, run from the repository root (the test suite: the
 #: README's second command, which CI runs)
 SHELL_COMMANDS: dict[str, str] = {
-    "test-suite": "python -m mypy && python -m pytest -q -n auto --durations=20",
+    "test-suite": "python -m pytest -q -n auto --durations=20",
+    # measured (2026-11) while the command still ran mypy before pytest, rather than as the
+    # suite's first test: the same work, in sequence
     "test-suite-loaded": "python -m mypy && python -m pytest -q -n auto --durations=20",
 }
 

@@ -331,11 +331,13 @@ def test_audit_policy_resumes_at_its_last_chunk(policy, monkeypatch, capsys, dea
     # under --seconds the audit runs in a forked child: it is the child that saves the chunks.
     # Stopped once in the runs before the measurement and once after the measurement's first
     # event count (its chunks are the sampled engine's _count_chunk)
-    names = _chunk_calls(policy, monkeypatch)
+    # the gray-box stage (seconds of replay, saved as no chunk) runs once, in the forked case
+    argv = policy if deadline else [*policy, "--no-graybox"]
+    names = _chunk_calls(argv, monkeypatch)
     first_count = names.index("_count_chunk") + 1
     assert 10 < first_count < len(names)
     for k in (first_count,) if deadline else (10, first_count):
-        _interrupt_resume(policy + deadline, k, monkeypatch, capsys, drop=TIMING | WORK)
+        _interrupt_resume(argv + deadline, k, monkeypatch, capsys, drop=TIMING | WORK)
 
 
 def test_a_deadline_during_the_sampling_names_it_and_keeps_what_finished(
@@ -387,7 +389,7 @@ def test_a_state_written_with_other_parameters_is_never_read(fresh, policy, monk
     runs = {
         "audit": ["audit", "laplace", "--samples", "300000"],
         "simulate": ["simulate", "ucb", "--horizon", "300", "--runs", "160", "--workers", "1"],
-        "audit-policy": policy,
+        "audit-policy": [*policy, "--no-graybox"],
     }
     others = {
         "audit": [["--seed", "1"], ["--samples", "300001"], ["--alpha", "0.01"],
