@@ -74,17 +74,13 @@ FIG6_NOTE = (
     "rates read as the log-log slope of the increase of the median regret over its value at "
     "delta = 0.5, against 1/delta, between delta = 0.01 (the paper's 'less than 0.01') and "
     "0.001 (New) or 0.0038 (Gauss: below it the start phase fills half the horizon), 'about "
-    "1/delta^k' as a slope in [k - 1/2, k + 1/2]; T = 10^5, 400 runs, confirmed at 1600: "
-    "DP-FTPL-New's ~1/delta holds (0.86, interval [0.85, 0.87]; 0.86 [0.86, 0.87] at 1600 "
-    "runs); DP-FTPL-Gauss's slope 2.48 [2.44, 2.51] is steeper than 2, at the edge of 'about "
-    "1/delta^2' (2.47 [2.45, 2.48] at 1600 runs, inside it), so undecided at the first run's "
-    "count (at 100 runs it was 2.48 [2.41, 2.57], at 400 in the earlier confirmation 2.46 "
-    "[2.43, 2.49]); between the same points the total regret's slope is 1.8 (not decided)")
-FIG6_SETTLE = (
-    "Gauss's cell: a first run at 1600 runs (where the confirmation's interval already lies "
-    "inside [1.5, 2.5]) with its confirmation at 6400, about 90 CPU minutes on one core (the "
-    "400-run run with its 1600-run confirmation took 949 s); `reproduce wang-zhu-fig6 --runs "
-    "1600`")
+    "1/delta^k' as a slope in [k - 1/2, k + 1/2]; T = 10^5, 1600 runs, confirmed at 6400 with "
+    "a fresh seed: DP-FTPL-New's ~1/delta holds (0.86, interval [0.86, 0.87]; 0.86 "
+    "[0.86, 0.87] at 6400 runs); DP-FTPL-Gauss's ~1/delta^2 holds at the steep end of the "
+    "reading: 2.47 [2.45, 2.48] (2.47 [2.46, 2.48] at 6400 runs), steeper than 2 and inside "
+    "[1.5, 2.5] (a run at 400 runs had left it undecided: 2.48 [2.44, 2.51], its interval "
+    "straddling 2.5); between the same points the total regret's slope is 1.8 (not decided)")
+FIG6_SETTLE = ""
 FIG7_NOTE = (
     "rates read as the log-log slope of the increase of the median regret over its value at "
     "eps = 10, against 1/eps, between eps = 0.3 and 0.1 (fixed before the runs: the paper "
