@@ -476,6 +476,10 @@ def _wait_for_chunks(folder: Path, k: int, proc: subprocess.Popen, limit: float)
     raise AssertionError(f"no {k} saved chunks within {limit} s")
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_a_real_sigint_keeps_the_chunks_for_resume(fresh):
     """End to end: a subprocess hangs after its 4th saved chunk, gets SIGINT (Ctrl-C), exits
     130; the same command with --resume prints the uninterrupted report."""
@@ -485,8 +489,12 @@ def test_a_real_sigint_keeps_the_chunks_for_resume(fresh):
     env.pop(state_mod.STATE_DIR_ENV, None)
     subprocess.run([*argv, "--no-state", "--json", "ref.json"], env=env, check=True,
                    capture_output=True, timeout=300)
+    # the child gets Ctrl-C's default disposition: a suite started in the background by a
+    # non-interactive shell (`nohup ... &`) ignores SIGINT, and an ignored SIGINT is inherited
+    # (Python then keeps ignoring it, as a background job should)
     proc = subprocess.Popen([*argv, "--json", "first.json"], stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, env={**env, state_mod.STOP_ENV: "4:hang"})
+                            stdout=subprocess.DEVNULL, env={**env, state_mod.STOP_ENV: "4:hang"},
+                            preexec_fn=_default_sigint)
     try:
         _wait_for_chunks(Path(".dpaudit-state"), 4, proc, 240)
         proc.send_signal(signal.SIGINT)
