@@ -9,7 +9,7 @@ settings.load_profile("dpaudit")
 
 
 def pytest_collection_modifyitems(items):
-    """The type check (tests/test_types.py, about 25 s on one core) first, so that it
+    """The type check (tests/test_types.py, 15 to 25 s on one core) first, so that it
     overlaps the other tests on the second core rather than ending the run alone (every
     worker sorts its identical collection the same way; the rest keep their order)."""
     items.sort(key=lambda item: item.path.name != "test_types.py")

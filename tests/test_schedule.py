@@ -60,7 +60,7 @@ def test_the_longest_chain_starts_first_and_a_late_piece_jumps_the_short_ones() 
     pieces = [Piece("short-1", noop, 1.0), Piece("short-2", noop, 0.5),
               Piece("search", noop, 6.0), Piece("alone", noop, 5.0),
               Piece("attack", noop, 7.0, after=("search",))]
-    assert upward_ranks(pieces, {p.key: p.after for p in pieces}) == {
+    assert upward_ranks(pieces) == {
         "short-1": 1.0, "short-2": 0.5, "search": 13.0, "alone": 5.0, "attack": 7.0}
     graph = _Graph(pieces)
     # two free workers take the two best ready pieces; the short ones are not queued yet

@@ -24,7 +24,7 @@ Dask cluster; only wall-clock fields differ.
   piece"): the last pieces' chunks spread over every worker once no other piece is left, and
   at most ``workers`` processes compute at once.
 * Dask (``scheduler``: an address or ``distributed.Client``, or ``$DPAUDIT_SCHEDULER``): each
-  piece is a task with its priority by cost; its chunks are tasks of the same cluster.
+  piece is a task with its priority by rank; its chunks are tasks of the same cluster.
 * ``done(result)`` is called in this process as each piece completes (``check`` saves it for
   ``--resume`` there), in completion order.
 
@@ -51,7 +51,8 @@ from dpaudit.validation import InvalidParameterError, check_int
 
 __all__ = ["COSTS_FILE", "Piece", "PieceResult", "known_cost", "run_graph", "upward_ranks"]
 
-#: seconds per piece measured on one worker (``benchmarks/piece_costs.py`` writes it)
+#: seconds per piece measured on one worker (``benchmarks/bench_schedule.py --write-costs``
+#: writes those of the two FTPL checks)
 COSTS_FILE = Path(__file__).with_name("piece_costs.json")
 
 
@@ -155,23 +156,28 @@ def _dask_piece(piece: Piece, imports: dict[Hashable, Any]) -> tuple[Any, float,
     return value, seconds, _portable_exports(exports)
 
 
-def upward_ranks(pieces: Sequence[Piece], needs: dict[str, tuple[str, ...]]
-                 ) -> dict[str, float]:
-    """Each piece's cost plus the largest rank among the pieces that need it: the seconds
-    from its start to the end of the longest chain through it (dependencies form no cycle:
-    a piece names only pieces declared before it)."""
+def _needs(pieces: Sequence[Piece]) -> dict[str, tuple[str, ...]]:
+    """Each piece's :attr:`Piece.after` among the pieces given (others are not waited for)."""
+    present = {p.key for p in pieces}
+    return {p.key: tuple(a for a in p.after if a in present) for p in pieces}
+
+
+def upward_ranks(pieces: Sequence[Piece]) -> dict[str, float]:
+    """Each piece's cost plus the largest rank among the pieces that wait for it: the seconds
+    from its start to the end of the longest chain through it. A cycle of dependencies is a
+    usage error."""
     cost = {p.key: p.cost for p in pieces}
-    after: dict[str, list[str]] = {p.key: [] for p in pieces}
-    for k, ns in needs.items():
+    waiting: dict[str, list[str]] = {p.key: [] for p in pieces}
+    for k, ns in _needs(pieces).items():
         for a in ns:
-            after[a].append(k)
+            waiting[a].append(k)
     rank: dict[str, float] = {}
 
     def of(k: str, seen: frozenset[str] = frozenset()) -> float:
         if k not in rank:
             if k in seen:
                 raise InvalidParameterError(f"pieces depend on each other in a cycle at {k!r}")
-            rank[k] = cost[k] + max((of(d, seen | {k}) for d in after[k]), default=0.0)
+            rank[k] = cost[k] + max((of(d, seen | {k}) for d in waiting[k]), default=0.0)
         return rank[k]
 
     for p in pieces:
@@ -187,10 +193,9 @@ class _Graph:
         if len(set(keys)) != len(keys):
             raise InvalidParameterError(f"piece keys must be unique, got {keys!r}")
         self.pieces = pieces
-        present = set(keys)
-        self.needs = {p.key: tuple(a for a in p.after if a in present) for p in pieces}
+        self.needs = _needs(pieces)
         # longest path first; the declared order among equals (sorted() is stable)
-        rank = upward_ranks(pieces, self.needs)
+        rank = upward_ranks(pieces)
         self.order = sorted(range(len(pieces)), key=lambda i: -rank[pieces[i].key])
         self.results: dict[str, PieceResult] = {}
         self.submitted: set[str] = set()
