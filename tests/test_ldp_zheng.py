@@ -442,3 +442,22 @@ def test_link_bound_below_one_breaks_theorem_9_with_bernoulli_rewards():
     assert same[0] == pytest.approx(same[1], rel=1e-9) and same[0] < 1.0
     with pytest.raises(InvalidParameterError):
         LDPGLMBandit(1.0, 1e-5, link="identity", rewards="bernoulli")
+
+
+@pytest.mark.parametrize("link", ["logistic", "probit", "identity"])
+@pytest.mark.parametrize("c", [0.1, 1.0, 4.0])
+def test_the_witness_searchs_one_point_distance_is_the_batch_one_bit_for_bit(link, c):
+    """Nelder-Mead's objective is computed on Python floats for speed; a last-bit difference
+    from the batch distance would move the search to another of the symmetric worst pairs
+    (and every number the sampled claims print), so the two must agree exactly."""
+    import dpaudit.audits.zheng_et_al_2020.ldp_glm_bandit as glm
+    from dpaudit.algorithms.zheng_et_al_2020.ldp_contextual import glm_rewards
+
+    d = glm.D
+    lo, hi = glm_rewards(link, c, "link-range")
+    q = np.random.default_rng(11).standard_normal((500, 3 * d)) * 2.0
+    x, xp, th = glm._ball(q[:, :d] * 3), glm._ball(q[:, d:2 * d] * 3), glm._ball(q[:, 2 * d:] * 3)
+    batch = np.linalg.norm(glm._means(x, np.full(len(q), lo), th, c, link)
+                           - glm._means(xp, np.full(len(q), hi), th, c, link), axis=1)
+    one = np.array([-glm._negative_distance(row, lo, hi, c, link) for row in q])
+    assert np.array_equal(one, batch)
