@@ -218,3 +218,14 @@ def test_best_mu_is_the_same_on_any_number_of_threads(seed, shift, n, threads):
     fam = ThresholdFamily.of(edges, counts_a, counts_b)
     one = fam.best_mu(n_measure=10**6, alpha=0.05)
     assert fam.best_mu(n_measure=10**6, alpha=0.05, threads=threads) == one
+
+
+@given(st.lists(st.integers(-3, 5), min_size=1, max_size=60),
+       st.lists(st.integers(-3, 5), min_size=1, max_size=7, unique=True),
+       st.sampled_from([np.int64, np.int8, np.float64]))
+def test_a_subset_event_contains_what_isin_does(outputs, outcomes, dtype):
+    """A few outcomes are matched by comparisons (np.isin's table is slow on large samples);
+    the answer is np.isin's for any number of outcomes and any output type."""
+    y = np.asarray(outputs).astype(dtype)
+    got = SubsetEvent(tuple(outcomes)).contains(y)
+    assert got.dtype == bool and np.array_equal(got, np.isin(y, outcomes))

@@ -303,21 +303,39 @@ def epsilon_at_delta(p: np.ndarray, q: np.ndarray, delta: float) -> float:
     root on that piece is ``log((P_k - delta) / Q_k)``; the answer is the largest root over
     pieces and directions (``inf`` if mass above ``delta`` sits where the other law has none).
     """
-    best = 0.0
-    for a, b in ((p, q), (q, p)):
-        mask = (a > 0)
-        a_m, b_m = a[mask], b[mask]
-        if delta == 0.0:
+    if delta == 0.0:
+        best = 0.0
+        for a, b in ((p, q), (q, p)):
+            mask = (a > 0)
+            a_m, b_m = a[mask], b[mask]
             if np.any(b_m == 0):
                 return math.inf
             if a_m.size:
                 best = max(best, float(np.max(np.log(a_m) - np.log(b_m))))
-            continue
+        return best
+    return _epsilon_from_sorted(_sorted_sides(p, q), delta)
+
+
+def _sorted_sides(p: np.ndarray, q: np.ndarray
+                  ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
+    """For each direction ``(a, b)`` of ``(p, q)``: the log-ratios of the outcomes with ``a >
+    0`` sorted descending and the two laws' masses summed down that order, what
+    :func:`epsilon_at_delta` reads for any ``delta > 0`` (sorted once for several deltas)."""
+    sides = []
+    for a, b in ((p, q), (q, p)):
+        mask = (a > 0)
+        a_m, b_m = a[mask], b[mask]
         with np.errstate(divide="ignore"):
             lr = np.log(a_m) - np.log(b_m)
         order = np.argsort(-lr, kind="stable")
-        ca, cb = np.cumsum(a_m[order]), np.cumsum(b_m[order])
-        lr_s = lr[order]
+        sides.append((lr[order], np.cumsum(a_m[order]), np.cumsum(b_m[order])))
+    return tuple(sides)
+
+
+def _epsilon_from_sorted(sides: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...],
+                         delta: float) -> float:
+    best = 0.0
+    for lr_s, ca, cb in sides:
         # on the piece where exactly the first k outcomes lie above eps, eps = log((P_k-d)/Q_k)
         with np.errstate(divide="ignore", invalid="ignore"):
             roots = np.log(np.maximum(ca - delta, 0.0)) - np.log(cb)
@@ -375,7 +393,8 @@ def sequence_loss(p: SequenceLaw, q: SequenceLaw, *, epsilon: float, delta: floa
             (n + 3) * UNIT_ROUNDOFF * (1.0 + g)
 
     div = float(hockey_stick_both(pa, qa, epsilon)[0])
-    eps = epsilon_at_delta(pa, qa, delta)
+    sides = _sorted_sides(pa, qa) if delta > 0.0 else None
+    eps = epsilon_at_delta(pa, qa, delta) if sides is None else _epsilon_from_sorted(sides, delta)
     if not math.isfinite(eps):
         return SequenceLoss(Bounded(div, err_at(epsilon), "exact sequence law"), eps, eps, eps)
     slack = err_at(eps + 1.0)
@@ -390,6 +409,7 @@ def sequence_loss(p: SequenceLaw, q: SequenceLaw, *, epsilon: float, delta: floa
             hi = max(_log_ratio_bound(pa + p.error, qa - q.error, low=False),
                      _log_ratio_bound(qa + q.error, pa - p.error, low=False))
     else:
-        lo = epsilon_at_delta(pa, qa, delta + slack)
-        hi = epsilon_at_delta(pa, qa, delta - slack) if delta > slack else math.inf
+        assert sides is not None
+        lo = _epsilon_from_sorted(sides, delta + slack)
+        hi = _epsilon_from_sorted(sides, delta - slack) if delta > slack else math.inf
     return SequenceLoss(Bounded(div, err_at(epsilon), "exact sequence law"), eps, lo, hi)

@@ -100,7 +100,15 @@ class SubsetEvent:
     outcomes: tuple[int, ...]
 
     def contains(self, outputs: np.ndarray) -> np.ndarray:
-        return np.isin(np.asarray(outputs).reshape(len(outputs)), self.outcomes)
+        y = np.asarray(outputs).reshape(len(outputs))
+        if len(self.outcomes) <= 4:
+            # a few outcomes (most events: one): comparisons; np.isin builds a lookup table
+            # over the outputs' range first, about 30x slower on 8e6 outputs and one outcome
+            hit = np.zeros(y.shape, dtype=bool)
+            for o in self.outcomes:
+                hit |= y == o
+            return hit
+        return np.isin(y, self.outcomes)
 
     @property
     def description(self) -> str:
