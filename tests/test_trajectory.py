@@ -21,6 +21,7 @@ from dpaudit.algorithms.wang_zhu_2023.ftpl import DPFTPLNew
 from dpaudit.exact.loss import discrete_epsilon
 from dpaudit.exact.trajectory import (
     Histories,
+    Prefixes,
     StatisticPolicy,
     epsilon_at_delta,
     hockey_stick_both,
@@ -202,3 +203,37 @@ def test_bad_tables_are_rejected():
     for bad in ([[0.5, 2.0]], [[np.nan, 0.0]], [0.0, 1.0], np.zeros((2, 3))):
         with pytest.raises(InvalidParameterError):
             sequence_law(pol, bad)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, 0.3, 1.0]), min_size=8, max_size=8),
+                min_size=2, max_size=6),
+       st.sampled_from(["markov", "history"]), st.sampled_from([64 << 20, 3000, 0]))
+def test_a_law_resumed_from_a_known_prefix_is_the_law_from_step_one(flat_tables, kind,
+                                                                    max_bytes):
+    """Tables sharing prefixes (as a search's do), computed one after the other through one
+    :class:`Prefixes`, give the laws computed from step 1, bit for bit (law, error bound and
+    node count), whatever the cache keeps (everything, a few states, nothing)."""
+    policy = logistic_policy(3.0) if kind == "markov" else RepeatedRR(0.7)
+    # each table: 4 steps of 2 arms; later tables copy a prefix of the first
+    tables = [np.array(flat_tables[0]).reshape(4, 2)]
+    for i, flat in enumerate(flat_tables[1:]):
+        own = np.array(flat).reshape(4, 2)
+        cut = i % 4
+        tables.append(np.vstack([tables[0][:cut], own[cut:]]))
+    prefixes = Prefixes(max_bytes)
+    for tab in tables:
+        fresh, resumed = sequence_law(policy, tab), sequence_law(policy, tab, prefixes=prefixes)
+        assert np.array_equal(resumed.probabilities, fresh.probabilities)
+        assert (resumed.error, resumed.nodes) == (fresh.error, fresh.nodes)
+    assert prefixes._bytes <= max_bytes
+
+
+def test_prefixes_travel_empty() -> None:
+    import pickle
+
+    prefixes = Prefixes(1 << 20)
+    sequence_law(logistic_policy(1.0), np.ones((3, 2)), prefixes=prefixes)
+    assert prefixes._states
+    back = pickle.loads(pickle.dumps(prefixes))
+    assert not back._states and back.max_bytes == 1 << 20

@@ -34,9 +34,10 @@ after sorting the log-ratios); the search over neighbouring tables is in
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -45,6 +46,7 @@ from dpaudit.validation import InvalidParameterError, check_int
 
 __all__ = [
     "Histories",
+    "Prefixes",
     "SequenceLaw",
     "StatisticPolicy",
     "TrajectoryPolicy",
@@ -198,10 +200,57 @@ def _check_table(table: object, k: int) -> np.ndarray:
     return tab
 
 
-def sequence_law(policy: TrajectoryPolicy, table: object) -> SequenceLaw:
+class Prefixes:
+    """The programme's state after the first ``t`` steps of tables already computed, keyed by
+    those ``t`` rows, for one policy: :func:`sequence_law` resumes a table from its longest
+    known prefix instead of step 1. A search's tables share long prefixes (a structured
+    pair's tables agree before the changed step; the exhaustive enumeration is
+    lexicographic), so about half of its steps are skipped. The state after ``t`` steps reads
+    only the first ``t`` rows, and resuming repeats the same arithmetic, so every law is the
+    one computed from step 1, bit for bit. Oldest states are dropped past ``max_bytes``."""
+
+    def __init__(self, max_bytes: int = 64 << 20) -> None:
+        self.max_bytes = check_int("max_bytes", max_bytes, low=0)
+        self._states: OrderedDict[bytes, tuple[Any, ...]] = OrderedDict()
+        self._bytes = 0
+
+    def longest(self, tab: np.ndarray) -> tuple[int, tuple[Any, ...] | None]:
+        """``(t, state)`` for the longest known proper prefix of ``tab`` (``(0, None)``)."""
+        for t in range(tab.shape[0] - 1, 0, -1):
+            key = tab[:t].tobytes()
+            state = self._states.get(key)
+            if state is not None:
+                self._states.move_to_end(key)
+                return t, state
+        return 0, None
+
+    def keep(self, prefix: np.ndarray, state: tuple[Any, ...]) -> None:
+        key = prefix.tobytes()
+        if key in self._states:
+            return
+        size = sum(v.nbytes for v in state if isinstance(v, np.ndarray))
+        if size > self.max_bytes:
+            return
+        self._states[key] = state
+        self._bytes += size
+        while self._bytes > self.max_bytes:
+            _, old = self._states.popitem(last=False)
+            self._bytes -= sum(v.nbytes for v in old if isinstance(v, np.ndarray))
+
+    def __getstate__(self) -> dict[str, int]:
+        # sent to another process (a Dask task) empty: the states are a cache, not data
+        return {"max_bytes": self.max_bytes}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self.__init__(state["max_bytes"])  # type: ignore[misc]
+
+
+def sequence_law(policy: TrajectoryPolicy, table: object, *,
+                 prefixes: Prefixes | None = None) -> SequenceLaw:
     """The exact law of the ``T`` actions of ``policy`` on the ``(T, K)`` reward ``table``.
 
-    See the module docstring for the programme and its error bound.
+    See the module docstring for the programme and its error bound. ``prefixes`` (one per
+    policy): states of earlier tables to resume from and to add to (:class:`Prefixes`).
     """
     k = check_int("n_arms", policy.n_arms, low=2)
     tab = _check_table(table, k)
@@ -214,7 +263,12 @@ def sequence_law(policy: TrajectoryPolicy, table: object) -> SequenceLaw:
     actions = np.zeros((1, 0), dtype=np.int64)
     obs = np.zeros((1, 0))
     law_error, most = 0.0, 1
-    for t in range(1, horizon + 1):
+    done = 0
+    if prefixes is not None:
+        done, state = prefixes.longest(tab)
+        if state is not None:
+            code, weight, sums, counts, actions, obs, law_error, most = state
+    for t in range(done + 1, horizon + 1):
         h = Histories(t, actions, obs, sums, counts)
         p, e = policy.action_law(h)
         p = np.asarray(p, dtype=float)
@@ -267,6 +321,8 @@ def sequence_law(policy: TrajectoryPolicy, table: object) -> SequenceLaw:
         if code.size > MAX_NODES:
             raise OutOfRangeError(f"the trajectory programme needs {code.size} nodes at step "
                                   f"{t} (limit {MAX_NODES}): use a shorter horizon")
+        if prefixes is not None and t < horizon:
+            prefixes.keep(tab[:t], (code, weight, sums, counts, actions, obs, law_error, most))
     probs = np.bincount(code, weights=weight, minlength=k ** horizon)
     error = law_error + (4 * horizon + 2) * UNIT_ROUNDOFF
     return SequenceLaw(probs, error, horizon, k, most)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.exact.trajectory import (
+    Prefixes,
     SequenceLaw,
     SequenceLoss,
     TrajectoryPolicy,
@@ -110,6 +111,7 @@ def _changed(table: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
 class _Evaluator:
     def __init__(self, policy: TrajectoryPolicy, *, epsilon: float, delta: float) -> None:
         self.policy, self.epsilon, self.delta = policy, epsilon, delta
+        self.prefixes = Prefixes()  # the tables share prefixes: resumed, not recomputed
         self.laws: dict[bytes, SequenceLaw] = {}
         self.seen: set[bytes] = set()
         self.scores: dict[bytes, tuple[tuple[float, float], SequenceLoss]] = {}
@@ -129,7 +131,8 @@ class _Evaluator:
                 todo[key] = t
         if len(todo) < 2:
             return
-        for key, law in zip(todo, map_laws(partial(sequence_law, self.policy),
+        for key, law in zip(todo, map_laws(partial(sequence_law, self.policy,
+                                                   prefixes=self.prefixes),
                                            list(todo.values())), strict=True):
             self.nodes = max(self.nodes, law.nodes)
             self.laws[key] = law
@@ -137,7 +140,7 @@ class _Evaluator:
     def law(self, table: np.ndarray) -> SequenceLaw:
         key = table.tobytes()
         if key not in self.laws:
-            law = sequence_law(self.policy, table)
+            law = sequence_law(self.policy, table, prefixes=self.prefixes)
             self.nodes = max(self.nodes, law.nodes)
             self.laws[key] = law
         return self.laws[key]
