@@ -1,4 +1,7 @@
+import json
 import os
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -8,11 +11,33 @@ settings.register_profile("dpaudit", max_examples=60, deadline=None, derandomize
 settings.load_profile("dpaudit")
 
 
+#: the suite's slowest tests as its last measurement named them (``benchmarks/timings.py
+#: test-suite`` stores the ``--durations`` lines with the suite's time)
+TIMINGS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "timings.json"
+
+
+def _known_seconds() -> dict[str, float]:
+    try:
+        lines = json.loads(TIMINGS.read_text())["test-suite"]["durations"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    out: dict[str, float] = {}
+    for line in lines:
+        m = re.match(r"\s*(\d+(?:\.\d+)?)s call\s+(\S.*?)\s*$", str(line))
+        if m:  # "23.67s call tests/test_x.py::test_y[id with spaces]"
+            out[m.group(2)] = float(m.group(1))
+    return out
+
+
 def pytest_collection_modifyitems(items):
     """The type check (tests/test_types.py, 15 to 25 s on one core) first, so that it
-    overlaps the other tests on the second core rather than ending the run alone (every
-    worker sorts its identical collection the same way; the rest keep their order)."""
-    items.sort(key=lambda item: item.path.name != "test_types.py")
+    overlaps the other tests on the second core rather than ending the run alone; then the
+    slowest tests of the last measurement, longest first, so that no worker starts a long
+    test while the other has only short ones left (the end of a run is short tests on both).
+    Every worker sorts its identical collection the same way; the rest keep their order."""
+    known = _known_seconds()
+    items.sort(key=lambda item: (item.path.name != "test_types.py",
+                                 -known.get(item.nodeid, 0.0)))
 
 
 @pytest.fixture(autouse=True, scope="session")
