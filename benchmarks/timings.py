@@ -69,9 +69,11 @@ def measure(key: str) -> dict[str, object]:
         durations = [] if slowest is None else [
             " ".join(ln.split()) for ln in lines[slowest + 1:slowest + 21]
             if ln[:1].isdigit()]
+        # pytest's short summary (-ra): what failed or errored, with its message
+        failures = [ln for ln in lines if ln.startswith(("FAILED ", "ERROR "))]
         return {"command": SHELL_COMMANDS[key], "seconds": round(seconds, 2),
                 "exit_code": proc.returncode, "summary": (lines[-1:] or [""])[0].strip("= "),
-                "durations": durations,
+                "failures": failures, "durations": durations,
                 "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "cores": os.cpu_count(), "load_average_at_start": round(load, 2),
                 "load_average_at_end": round(os.getloadavg()[0], 2),
