@@ -237,3 +237,10 @@ def test_prefixes_travel_empty() -> None:
     assert prefixes._states
     back = pickle.loads(pickle.dumps(prefixes))
     assert not back._states and back.max_bytes == 1 << 20
+
+
+def test_prefixes_of_one_policy_are_refused_to_another() -> None:
+    prefixes = Prefixes()
+    sequence_law(logistic_policy(1.0), np.ones((3, 2)), prefixes=prefixes)
+    with pytest.raises(InvalidParameterError, match="one policy"):
+        sequence_law(logistic_policy(2.0), np.ones((3, 2)), prefixes=prefixes)

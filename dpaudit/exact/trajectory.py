@@ -207,12 +207,22 @@ class Prefixes:
     pair's tables agree before the changed step; the exhaustive enumeration is
     lexicographic), so about half of its steps are skipped. The state after ``t`` steps reads
     only the first ``t`` rows, and resuming repeats the same arithmetic, so every law is the
-    one computed from step 1, bit for bit. Oldest states are dropped past ``max_bytes``."""
+    one computed from step 1, bit for bit. Oldest states are dropped past ``max_bytes``. The
+    states are those of the first policy it is used with: another policy is refused."""
 
     def __init__(self, max_bytes: int = 64 << 20) -> None:
         self.max_bytes = check_int("max_bytes", max_bytes, low=0)
         self._states: OrderedDict[bytes, tuple[Any, ...]] = OrderedDict()
         self._bytes = 0
+        self._policy: int | None = None
+
+    def bind(self, policy: object) -> None:
+        """Check that ``policy`` is the one whose states these are (the first one seen)."""
+        if self._policy is None:
+            self._policy = id(policy)
+        elif self._policy != id(policy):
+            raise InvalidParameterError("a Prefixes holds the states of one policy: give each "
+                                        "policy its own")
 
     def longest(self, tab: np.ndarray) -> tuple[int, tuple[Any, ...] | None]:
         """``(t, state)`` for the longest known proper prefix of ``tab`` (``(0, None)``)."""
@@ -265,6 +275,7 @@ def sequence_law(policy: TrajectoryPolicy, table: object, *,
     law_error, most = 0.0, 1
     done = 0
     if prefixes is not None:
+        prefixes.bind(policy)
         done, state = prefixes.longest(tab)
         if state is not None:
             code, weight, sums, counts, actions, obs, law_error, most = state
