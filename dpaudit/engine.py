@@ -401,9 +401,9 @@ def _piece_run(ctx: CheckContext, compute: Callable[[], Any],
     worker process the context is this process's copy, so pieces that run there one after
     the other share their work too."""
     shared = ctx._shared
-    before = set(shared)
     for k, v in imports.items():
         shared.setdefault(k, v)
+    before = set(shared)  # what it received is not offered again
     value = compute()
     return value, {k: shared[k] for k in shared if k not in before}
 

@@ -10,6 +10,7 @@ import os
 import time
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -92,6 +93,108 @@ def test_a_piece_after_another_receives_its_shared_work(tmp_path) -> None:
     got = run_graph(pieces, workers=2)
     assert got["uses"].value == [0, 1, 2]
     assert len(list(tmp_path.iterdir())) == 1  # computed once
+
+
+def _chained(name: str, imports: dict) -> tuple[list, dict]:
+    return sorted(imports), {name: np.arange(2)}
+
+
+def test_a_piece_receives_the_work_of_every_piece_before_it_each_sent_once() -> None:
+    # c comes after b, which comes after a: c receives a's work too, though b does not send
+    # on what it received (a large table of laws crossed the pool twice that way)
+    pieces = [Piece("a", partial(_chained, "x"), 3.0),
+              Piece("b", partial(_chained, "y"), 2.0, after=("a",)),
+              Piece("c", partial(_chained, "z"), 1.0, after=("b",))]
+    for workers in (1, 2):
+        got = run_graph(pieces, workers=workers)
+        assert got["b"].value == ["x"]
+        assert got["c"].value == ["x", "y"]
+        assert list(got["b"].exports) == ["y"]
+
+
+def _first_waits_for_the_second(items_started: Any, item: int) -> int:
+    """Item 0 returns only once item 1 has started (at most 60 s): quickly only when item 1
+    ran in another process at the same time."""
+    if item == 1:
+        items_started.set()
+        return os.getpid()
+    items_started.wait(timeout=60.0)
+    return os.getpid() if items_started.is_set() else -1
+
+
+_STARTED: Any = None
+
+
+def _two_items(imports: dict) -> tuple[list, dict]:
+    return map_items(partial(_first_waits_for_the_second, _STARTED), [0, 1]), {}
+
+
+def _short(imports: dict) -> tuple[int, dict]:
+    return os.getpid(), {}
+
+
+def test_items_take_a_worker_that_becomes_free_while_the_first_runs() -> None:
+    # two items (the two sides of a sampled attack) in a piece that starts while the other
+    # worker is busy with a short piece: once that one ends, no piece is ready, and its
+    # worker takes the second item while the first still runs (the first waits for it; after
+    # the first item, with one item left, no helper would ever be recruited)
+    global _STARTED
+    import multiprocessing
+
+    _STARTED = multiprocessing.get_context("fork").Event()
+    got = run_graph([Piece("items", _two_items, 2.0), Piece("short", _short, 1.0)],
+                    workers=2)
+    first, second = got["items"].value
+    assert first != -1, "the second item did not start while the first ran"
+    assert first != second
+
+
+def test_the_scheduler_hands_a_token_to_a_ready_piece_before_the_helpers() -> None:
+    import multiprocessing
+
+    from dpaudit.runtime import schedule
+
+    sem = multiprocessing.get_context("fork").Semaphore(2)
+    tokens = schedule._Tokens(sem, 2)
+    assert sem.get_value() == 0  # the scheduler holds both: no helper can take one
+    assert tokens.take(running=False) and tokens.take(running=True)
+    assert not tokens.take(running=True)  # a third piece waits (the helpers hold none)
+    tokens.back()  # a piece ended: its token goes to the next ready piece, not to a helper
+    assert sem.get_value() == 0 and tokens.take(running=True)
+    tokens.back()
+    tokens.free()  # no piece is ready: now a helper may take it
+    assert sem.get_value() == 1
+    assert sem.acquire(False)  # a helper took it
+    assert not tokens.take(running=True)
+    sem.release()  # the helper's map ended
+    assert tokens.take(running=True)
+
+
+def test_a_token_lost_with_a_stopped_helper_does_not_stop_the_graph(monkeypatch) -> None:
+    import multiprocessing
+
+    from dpaudit.runtime import schedule
+
+    monkeypatch.setattr(schedule, "TOKEN_LOST_SECONDS", 0.01)
+    sem = multiprocessing.get_context("fork").Semaphore(1)
+    tokens = schedule._Tokens(sem, 1)
+    tokens.take(running=False)
+    tokens.free()  # nothing held
+    assert tokens.take(running=False)  # no piece runs, none comes back: go on without
+
+
+def test_the_heap_is_frozen_while_a_pool_forks_from_it_and_given_back_after() -> None:
+    import gc
+
+    from dpaudit.runtime.parallel import frozen_heap
+
+    before = gc.get_freeze_count()
+    with frozen_heap():
+        inner = gc.get_freeze_count()
+        with frozen_heap():  # nested: the outer one gives them back
+            pass
+        assert gc.get_freeze_count() == inner > 0
+    assert gc.get_freeze_count() == before == 0
 
 
 def _failing(imports: dict) -> tuple[int, dict]:

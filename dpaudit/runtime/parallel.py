@@ -34,15 +34,19 @@ check of ``claims``, an experiment of ``reproduce --all``) the piece's own chunk
 piece scheduler's workers instead of starting a pool of their own, so nested maps neither
 deadlock nor oversubscribe the cores:
 
-* local pool: the scheduler hands out one *token* per worker process (a semaphore shared by
-  its processes); a piece holds one while it runs. Its ``map_chunks`` computes the chunks in
-  its own process, in order, and after its first chunk (when the rest is worth it) takes
-  every token that is free at that moment or freed later, without ever waiting for one: each
-  token becomes a helper process forked from the piece's process (it inherits ``fn``; nothing
-  is pickled but the results) that claims chunks from the same counter. A helper's token goes
-  back when it has no chunk left to claim. So at most N processes compute at once; a worker
-  that waits to start its next piece waits only for a helper, which never waits for anything.
-  When no other piece is left to start, the last pieces' chunks spread over every worker.
+* local pool: there is one *token* per worker process (a semaphore shared by its
+  processes); the scheduler holds one for each piece it hands out and gives a token to the
+  semaphore only when no ready piece needs it. A piece's ``map_chunks`` computes the chunks
+  in its own process, in order, and after its first chunk (when the rest is worth it) takes
+  every token that is free at that moment or freed later: each becomes a helper process
+  forked from the piece's process (it inherits ``fn``; nothing is pickled but the results)
+  that claims chunks from the same counter and gives its token back when it has no chunk
+  left to claim. The items of :func:`map_items` (each the caller's own unit of work, such as
+  the two sides of a sampled attack) take a free token from the first item on, and one more
+  helper waits for the next token freed while they run (a few milliseconds of forking per
+  call). So at most N processes compute at once, a helper never delays a piece that is ready
+  to start, and when no other piece is left to start, the last pieces' chunks spread over
+  every worker.
 * Dask: the piece runs as a task; its chunks are submitted from that task to the same
   cluster (``distributed.worker_client``: the task leaves its worker's thread pool while it
   waits, so a cluster of any size cannot deadlock).
@@ -53,12 +57,14 @@ The chunks and their seeds do not change, so the results do not either.
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import queue
 import time
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from typing import Any, TypeVar
@@ -70,8 +76,8 @@ from dpaudit.stats.rng import child_seed
 from dpaudit.validation import InvalidParameterError, check_int
 
 __all__ = ["MIN_TASK_SECONDS", "POOL_START_SECONDS", "SCHEDULER_ENV", "SharedPool",
-           "chunk_runs", "chunk_sizes", "default_workers", "in_piece", "map_chunks", "map_items",
-           "resolve_scheduler", "task_batches"]
+           "chunk_runs", "chunk_sizes", "default_workers", "frozen_heap", "in_piece",
+           "map_chunks", "map_items", "resolve_scheduler", "task_batches"]
 
 T = TypeVar("T")
 
@@ -86,6 +92,8 @@ MIN_TASK_SECONDS = 0.05
 #: a piece's map shares the workers only when the chunks left, at its first chunk's cost,
 #: would take longer than this (forking a helper costs a few milliseconds)
 SHARE_SECONDS = 0.2
+#: how often a helper waiting for a free worker looks again (and whether it is still needed)
+WAIT_POLL_SECONDS = 0.01
 
 #: the piece running in this context: ``None`` (not in a scheduled piece), ``"dask"`` (a task
 #: of a Dask graph), ``"chunk"`` (inside one chunk: nested maps run in order, here) or the
@@ -99,6 +107,31 @@ def in_piece() -> bool:
     return _PIECE.get() is not None
 
 
+_frozen = 0
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """While processes forked from this one run: the objects alive now are left out of the
+    garbage collector's passes (:func:`gc.freeze`), here and in the children.
+
+    A forked child shares its parent's memory until it writes to a page; a full collection in
+    the child writes to the header of every object it tracks, so without this each worker
+    of a pool copies the parent's whole heap (imports of scipy, sympy, numba: hundreds of
+    megabytes) page by page, on the clock of its first pieces. Nested uses count; the last
+    one out gives the objects back to the collector (:func:`gc.unfreeze`)."""
+    global _frozen
+    if _frozen == 0:
+        gc.freeze()
+    _frozen += 1
+    try:
+        yield
+    finally:
+        _frozen -= 1
+        if _frozen == 0:
+            gc.unfreeze()
+
+
 class SharedPool:
     """``workers`` local processes, started on first use and shut down by :meth:`close` (or
     the ``with`` block): several :func:`map_chunks` calls of one caller share them."""
@@ -106,6 +139,7 @@ class SharedPool:
     def __init__(self, workers: int) -> None:
         self.workers = check_int("workers", workers, low=1)
         self._pool: ProcessPoolExecutor | None = None
+        self._frozen: ExitStack | None = None
 
     @property
     def started(self) -> bool:
@@ -113,6 +147,8 @@ class SharedPool:
 
     def executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            self._frozen = ExitStack()
+            self._frozen.enter_context(frozen_heap())
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
         return self._pool
 
@@ -120,6 +156,9 @@ class SharedPool:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if self._frozen is not None:
+            self._frozen.close()
+            self._frozen = None
 
     def __enter__(self) -> SharedPool:
         return self
@@ -176,7 +215,7 @@ def map_items(fn: Callable[[Any], T], items: Any, *, workers: int = 1) -> list[T
     sizes = list(range(1, len(items) + 1))
     seqs = [np.random.SeedSequence(0)] * len(items)
     return list(_execute(partial(_item_call, fn, items), sizes, seqs, None, None, workers,
-                         None))
+                         None, eager=True))
 
 
 def default_workers() -> int:
@@ -372,7 +411,7 @@ _CUT: Any = object()
 def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
              address: Any, executor: Executor | None, workers: int,
              placement: Callable[[str], None] | None, pool: SharedPool | None = None,
-             deadline: float | None = None) -> Generator[T, None, None]:
+             deadline: float | None = None, eager: bool = False) -> Generator[T, None, None]:
     """The chunks' results in chunk order, each as soon as it (and those before it) is done."""
     if not sizes:
         return
@@ -383,7 +422,7 @@ def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs
         elif mode == "dask":
             yield from _map_dask_nested(fn, sizes, seqs)
         else:
-            yield from _shared_chunks(fn, sizes, seqs, deadline, mode)
+            yield from _shared_chunks(fn, sizes, seqs, deadline, mode, eager=eager)
         return
     if address is not None:
         yield from _map_dask(fn, sizes, seqs, address)
@@ -415,14 +454,15 @@ def _execute(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs
             yield from _until(pool.executor(), caller, payload, sizes, seqs, deadline,
                               own=False)
         else:
-            yield from _until(ProcessPoolExecutor(max_workers=procs), caller, payload, sizes,
-                              seqs, deadline, own=True)
+            with frozen_heap():
+                yield from _until(ProcessPoolExecutor(max_workers=procs), caller, payload,
+                                  sizes, seqs, deadline, own=True)
         return
     batch = task_batches(len(sizes), per_item * max(sizes), procs)
     if pool is not None:
         yield from _batched(pool.executor(), caller, payload, sizes, seqs, batch)
         return
-    with ProcessPoolExecutor(max_workers=procs) as own:
+    with frozen_heap(), ProcessPoolExecutor(max_workers=procs) as own:
         yield from _batched(own, caller, payload, sizes, seqs, batch)
 
 
@@ -473,11 +513,28 @@ def _map_dask_nested(fn: Callable, sizes: list[int], seqs: list) -> Iterator:
         yield from client.gather(futures)
 
 
-def _helper(fn: Callable, sizes: list[int], seqs: list, claim: Any, out: Any, me: int) -> None:
+def _helper(fn: Callable, sizes: list[int], seqs: list, claim: Any, out: Any, me: int,
+            tokens: Any, holding: Any, wait: bool) -> None:
     """A forked helper of a piece: claim chunks from the shared counter until none is left,
-    sending ``(index, ok, result or error)``; ``(-1, me)`` when done."""
+    sending ``(index, ok, result or error)``, then give its token back and send ``(-1, me)``.
+
+    It was forked holding a token the piece took for it, or (``wait``) it first waits for one
+    to become free, giving up as soon as every chunk is claimed. ``holding[me]`` says whether
+    it holds a token (the piece gives it back for a helper it had to stop)."""
     _PIECE.set("chunk")
+    piece = os.getppid()
     try:
+        while wait:
+            with claim.get_lock():
+                if claim.value >= len(sizes) or os.getppid() != piece:
+                    return  # every chunk claimed, or the piece was stopped
+            # the flag is up before the token is taken and down after it is given back: a
+            # helper stopped in between gives one back too many (one process more computes),
+            # never one too few (which could leave a ready piece waiting for ever)
+            holding[me] = 1
+            if tokens.acquire(timeout=WAIT_POLL_SECONDS):
+                break
+            holding[me] = 0
         while True:
             with claim.get_lock():
                 i = claim.value
@@ -495,26 +552,42 @@ def _helper(fn: Callable, sizes: list[int], seqs: list, claim: Any, out: Any, me
                 break
             out.put((i, True, got))
     finally:
+        if holding[me]:
+            tokens.release()
+            holding[me] = 0
         out.put((-1, me))
 
 
 def _shared_chunks(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
-                   deadline: float | None, tokens: Any) -> Iterator[T]:
+                   deadline: float | None, tokens: Any, *, eager: bool = False
+                   ) -> Iterator[T]:
     """A local piece's chunks, in chunk order: computed here, and by a helper for every
-    scheduler token free after the first chunk (see the module docstring)."""
+    scheduler token free after the first chunk (see the module docstring). ``eager`` (the
+    items of :func:`map_items`, each the caller's own unit of work): helpers from the start,
+    and one that waits for the next worker to become free."""
     import multiprocessing
 
     if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - Windows
         yield from _serial(fn, sizes, seqs, deadline)
         return
+    with frozen_heap():  # the helpers fork from here
+        yield from _shared_forked(fn, sizes, seqs, deadline, tokens, eager)
+
+
+def _shared_forked(fn: Callable[[int, np.random.Generator], T], sizes: list[int], seqs: list,
+                   deadline: float | None, tokens: Any, eager: bool) -> Iterator[T]:
+    import multiprocessing
+
     mp = multiprocessing.get_context("fork")
     n = len(sizes)
     claim = mp.Value("q", 0)
     out = mp.Queue()
-    helpers: dict[int, Any] = {}  # live helper processes (each holds one token)
+    holding = mp.RawArray("b", n + 1)  # helper i holds a token (at most n helpers start)
+    helpers: dict[int, Any] = {}  # live helper processes
     done: dict[int, T] = {}
     started: list[Any] = []
     first_cost: float | None = None
+    waiting = False  # a helper waiting for a token was started
     nxt = 0
 
     def collect(block: bool) -> None:
@@ -529,7 +602,6 @@ def _shared_chunks(fn: Callable[[int, np.random.Generator], T], sizes: list[int]
                 return
             if item[0] == -1:
                 helpers.pop(item[1]).join()
-                tokens.release()
             else:
                 i, ok, got = item
                 if not ok:
@@ -537,16 +609,27 @@ def _shared_chunks(fn: Callable[[int, np.random.Generator], T], sizes: list[int]
                 done[i] = got
             block = False
 
+    def start(wait: bool) -> None:
+        me = len(started)
+        holding[me] = 0 if wait else 1
+        h = mp.Process(target=_helper,
+                       args=(fn, sizes, seqs, claim, out, me, tokens, holding, wait))
+        h.start()
+        started.append(h)
+        helpers[me] = h
+
     def recruit() -> None:
+        nonlocal waiting
         left = n - claim.value
-        if first_cost is None or left < 2 or first_cost * left < SHARE_SECONDS:
+        if left < 2 or (not eager and (first_cost is None or first_cost * left < SHARE_SECONDS)):
             return
-        while len(helpers) < left - 1 and tokens.acquire(False):
-            me = len(started)
-            h = mp.Process(target=_helper, args=(fn, sizes, seqs, claim, out, me))
-            h.start()
-            started.append(h)
-            helpers[me] = h
+        while len(helpers) < left - 1 and len(started) < n and tokens.acquire(False):
+            start(wait=False)
+        if eager and not waiting and len(helpers) < left - 1 and len(started) < n:
+            # the items are each worth a process: a worker that becomes free while they
+            # run (a piece ending elsewhere) takes the ones not started yet
+            waiting = True
+            start(wait=True)
 
     try:
         while nxt < n:
@@ -564,10 +647,10 @@ def _shared_chunks(fn: Callable[[int, np.random.Generator], T], sizes: list[int]
                 if i < n:
                     claim.value = i + 1
             if i < n:
-                start = time.perf_counter()
+                begin = time.perf_counter()
                 done[i] = _in_chunk(fn, sizes[i], seqs[i])
                 if first_cost is None:
-                    first_cost = time.perf_counter() - start
+                    first_cost = time.perf_counter() - begin
             elif helpers:
                 collect(block=True)
             elif nxt not in done:
@@ -575,12 +658,14 @@ def _shared_chunks(fn: Callable[[int, np.random.Generator], T], sizes: list[int]
     finally:
         with claim.get_lock():
             claim.value = n
-        for h in helpers.values():  # only after an error: the others have ended
-            h.join(timeout=0.1)
+        for me, h in helpers.items():  # a helper still waiting for a token, or an error
+            h.join(timeout=max(0.1, 4 * WAIT_POLL_SECONDS))
             if h.is_alive():
                 h.kill()
                 h.join()
-            tokens.release()
+                if holding[me]:
+                    holding[me] = 0
+                    tokens.release()
         out.close()
 
 

@@ -19,10 +19,13 @@ Dask cluster; only wall-clock fields differ.
   submitted once they are done and receives what they exported (:attr:`PieceResult.exports`),
   so the shared work is done once, as in a serial run.
 * Local: ``workers`` processes forked from this one (they inherit the pieces: nothing is
-  pickled but the results), each piece in one process. A piece's own ``map_chunks`` calls
-  share these processes through tokens (:mod:`dpaudit.runtime.parallel`, "Inside a scheduled
-  piece"): the last pieces' chunks spread over every worker once no other piece is left, and
-  at most ``workers`` processes compute at once.
+  pickled but the results and the work one piece hands to the next, pickled once on its
+  way), each piece in one process, this process's heap frozen for the collector meanwhile
+  (:func:`~dpaudit.runtime.parallel.frozen_heap`: the workers do not copy it page by page).
+  A piece's own ``map_chunks`` calls share these processes through tokens
+  (:mod:`dpaudit.runtime.parallel`, "Inside a scheduled piece"; :class:`_Tokens`): a worker
+  that no ready piece needs computes the chunks of the pieces still running, and at most
+  ``workers`` processes compute at once.
 * Dask (``scheduler``: an address or ``distributed.Client``, or ``$DPAUDIT_SCHEDULER``): each
   piece is a task with its priority by rank; its chunks are tasks of the same cluster.
 * ``done(result)`` is called in this process as each piece completes (``check`` saves it for
@@ -46,7 +49,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dpaudit.runtime.parallel import _PIECE, resolve_scheduler
+from dpaudit.runtime.parallel import _PIECE, frozen_heap, resolve_scheduler
 from dpaudit.validation import InvalidParameterError, check_int
 
 __all__ = ["COSTS_FILE", "Piece", "PieceResult", "known_cost", "run_graph", "upward_ranks"]
@@ -89,6 +92,10 @@ class Piece:
 
 @dataclass(frozen=True)
 class PieceResult:
+    """A piece's value, its seconds and ``exports``: the work it offers to the pieces after it
+    (from a local pool's worker, each value still pickled: it is unpickled by the piece that
+    imports it)."""
+
     key: str
     value: Any
     seconds: float
@@ -105,14 +112,24 @@ def _pickler() -> Any:
 
 
 def _portable_exports(exports: dict[Hashable, Any]) -> dict[Hashable, Any]:
+    """The exports that can travel (a Dask task's result; the others are left out)."""
+    blobs = _pickled_exports(exports)
+    return {k: v for k, v in exports.items() if k in blobs}
+
+
+def _pickled_exports(exports: dict[Hashable, Any]) -> dict[Hashable, bytes]:
+    """Each export that can travel, pickled once (those that cannot are left out: the pieces
+    after compute them again). A local graph keeps them pickled until the piece that imports
+    them unpickles them: a large export (an exact search's table of laws) is not pickled
+    again on its way through this process."""
     cloudpickle = _pickler()
     out = {}
     for k, v in exports.items():
         try:
-            cloudpickle.dumps((k, v))
+            cloudpickle.dumps(k)
+            out[k] = cloudpickle.dumps(v)
         except Exception:  # noqa: BLE001 - anything that cannot travel is recomputed there
             continue
-        out[k] = v
     return out
 
 
@@ -134,17 +151,18 @@ def _init_worker(tokens: Any) -> None:
     _TOKENS = tokens
 
 
-def _local_piece(graph: int, index: int, imports: dict[Hashable, Any]) -> bytes:
-    """Piece ``index`` of graph ``graph`` in a worker process, holding one token."""
+def _local_piece(graph: int, index: int, imports: dict[Hashable, bytes]) -> bytes:
+    """Piece ``index`` of graph ``graph`` in a worker process, on the token the scheduler
+    holds for it (:class:`_Tokens`). Its imports and exports travel pickled
+    (:func:`_pickled_exports`)."""
     cloudpickle = _pickler()
-    _TOKENS.acquire()
     token = _PIECE.set(_TOKENS)
     try:
-        value, seconds, exports = _timed(_GRAPHS[graph][index], imports)
+        value, seconds, exports = _timed(_GRAPHS[graph][index],
+                                         {k: cloudpickle.loads(b) for k, b in imports.items()})
     finally:
         _PIECE.reset(token)
-        _TOKENS.release()
-    return cloudpickle.dumps((value, seconds, _portable_exports(exports)))
+    return cloudpickle.dumps((value, seconds, _pickled_exports(exports)))
 
 
 def _dask_piece(piece: Piece, imports: dict[Hashable, Any]) -> tuple[Any, float, dict]:
@@ -200,6 +218,11 @@ class _Graph:
         self.results: dict[str, PieceResult] = {}
         self.submitted: set[str] = set()
 
+    def has_ready(self) -> bool:
+        """Whether a piece not handed out yet has its dependencies done."""
+        return any(p.key not in self.submitted and all(a in self.results for a in self.needs[p.key])
+                   for p in self.pieces)
+
     def ready(self, most: int | None = None) -> list[int]:
         """The pieces whose dependencies are done and not yet handed out, best first (at most
         ``most``), marked as handed out."""
@@ -214,9 +237,19 @@ class _Graph:
         return out
 
     def imports(self, i: int) -> dict[Hashable, Any]:
+        """The exports of every piece piece ``i`` comes after, directly or through others
+        (each piece exports only what it added: what it received is not sent back)."""
         merged: dict[Hashable, Any] = {}
-        for a in self.needs[self.pieces[i].key]:
-            merged.update(self.results[a].exports)
+        seen: set[str] = set()
+
+        def add(key: str) -> None:
+            for a in self.needs[key]:
+                if a not in seen:
+                    seen.add(a)
+                    add(a)
+                    merged.update(self.results[a].exports)
+
+        add(self.pieces[i].key)
         return merged
 
     def finish(self, i: int, value: Any, seconds: float, exports: dict,
@@ -276,6 +309,53 @@ def _run_here(graph: _Graph, done: Callable[[PieceResult], None] | None, *,
         graph.finish(i, value, seconds, new, done)
 
 
+#: how often the scheduler looks for a token while a ready piece waits for one
+TOKEN_POLL_SECONDS = 0.01
+#: how long it waits for one when no piece runs (only a helper still exiting holds it)
+TOKEN_LOST_SECONDS = 5.0
+
+
+class _Tokens:
+    """The scheduler's side of the token semaphore (see the module docstring): it holds the
+    token of every piece it hands out, takes it back when the piece ends and hands it straight
+    to the next ready piece; only a token no ready piece needs is given back to the semaphore,
+    where the helpers of the running pieces' maps take it. So a helper never delays a ready
+    piece: the pieces run in the order of their ranks, and the workers that would be idle
+    compute the chunks of the maps still running."""
+
+    def __init__(self, sem: Any, workers: int) -> None:
+        self.sem = sem
+        self.held = 0
+        while self.held < workers and sem.acquire(False):
+            self.held += 1
+
+    def take(self, running: bool) -> bool:
+        """One for the next piece: ``False`` while the helpers of running pieces hold them
+        all. With no piece running, a token not back within :data:`TOKEN_LOST_SECONDS` was
+        lost with a helper stopped by force: the piece goes on without it (one process more
+        may then compute; one too few could stop the graph)."""
+        if not self.held:
+            if self.sem.acquire(False):
+                self.held += 1
+            elif running:
+                return False
+            else:
+                self.sem.acquire(timeout=TOKEN_LOST_SECONDS)
+                self.held += 1
+        self.held -= 1
+        return True
+
+    def back(self) -> None:
+        """A piece ended: its token is the scheduler's again."""
+        self.held += 1
+
+    def free(self) -> None:
+        """No ready piece needs the tokens held: the helpers may take them."""
+        for _ in range(self.held):
+            self.sem.release()
+        self.held = 0
+
+
 def _run_local(graph: _Graph, workers: int, done: Callable[[PieceResult], None] | None
                ) -> None:
     import multiprocessing
@@ -284,36 +364,50 @@ def _run_local(graph: _Graph, workers: int, done: Callable[[PieceResult], None] 
     cloudpickle = _pickler()
     mp = multiprocessing.get_context("fork")
     tokens = mp.Semaphore(workers)
+    own = _Tokens(tokens, workers)
     gid = next(_graph_ids)
     _GRAPHS[gid] = graph.pieces  # before the first submit: the workers fork with it
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker,
-                               initargs=(tokens,))
-    running: dict[Any, int] = {}
-    clean = False
-    try:
-        while True:
-            # a worker is handed the best ready piece only when it is free (a piece queued
-            # early would otherwise run before a longer one that becomes ready later)
-            for i in graph.ready(most=workers - len(running)):
-                running[pool.submit(_local_piece, gid, i, graph.imports(i))] = i
-            if not running:
-                break
-            finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
-            for fut in finished:
-                i = running.pop(fut)
-                value, seconds, exports = cloudpickle.loads(fut.result())
-                graph.finish(i, value, seconds, exports, done)
-        clean = True
-    finally:
-        _GRAPHS.pop(gid, None)
-        if clean:
-            pool.shutdown(wait=True)
-        else:  # an error or an interruption: stop the pieces still running
-            procs = list(getattr(pool, "_processes", {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in procs:
-                if proc.is_alive():
-                    proc.kill()
+    with frozen_heap():  # the workers do not copy this process's heap (see there)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker,
+                                   initargs=(tokens,))
+        running: dict[Any, int] = {}
+        clean = False
+        try:
+            while True:
+                # a worker is handed the best ready piece only when it is free (a piece queued
+                # early would otherwise run before a longer one that becomes ready later), and
+                # with a token taken here, so a map of a piece already running recruits only
+                # the workers that no piece was handed; while the helpers of such a map hold
+                # every token, the ready piece waits for one
+                short = False
+                while len(running) < workers and graph.has_ready():
+                    if not own.take(bool(running)):
+                        short = True
+                        break
+                    i = graph.ready(most=1)[0]
+                    running[pool.submit(_local_piece, gid, i, graph.imports(i))] = i
+                if not graph.has_ready():
+                    own.free()
+                if not running:
+                    break
+                finished, _ = wait(list(running), return_when=FIRST_COMPLETED,
+                                   timeout=TOKEN_POLL_SECONDS if short else None)
+                for fut in finished:
+                    own.back()
+                    i = running.pop(fut)
+                    value, seconds, exports = cloudpickle.loads(fut.result())
+                    graph.finish(i, value, seconds, exports, done)
+            clean = True
+        finally:
+            _GRAPHS.pop(gid, None)
+            if clean:
+                pool.shutdown(wait=True)
+            else:  # an error or an interruption: stop the pieces still running
+                procs = list(getattr(pool, "_processes", {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for proc in procs:
+                    if proc.is_alive():
+                        proc.kill()
 
 
 def _run_dask(graph: _Graph, address: Any, done: Callable[[PieceResult], None] | None
