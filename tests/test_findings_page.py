@@ -33,6 +33,22 @@ def test_every_stored_output_names_the_command_that_made_it() -> None:
         assert experiments[stem] in found, f"{path} has no reproduce command for its experiment"
 
 
+def test_the_command_quoted_for_a_stored_output_is_the_one_on_its_page() -> None:
+    # the findings page and the regeneration hint quote StoredOutput.command: a run taken to a
+    # decision past the default cap (--max-runs) stops at the cap without it, with other
+    # numbers (Tossou & Dimitrakakis Fig. 6, DP-UCB against DP-UCB-Bound: 8000 runs)
+    from dpaudit.reports.referee import load_stored
+
+    quoted = 0
+    for stem, so in load_stored(DOCS).items():
+        line = re.search(r"Reproduce: `(python -m dpaudit reproduce [^`]*)`", so.text)
+        if so.doc is None or line is None:
+            continue
+        assert so.command == line.group(1), stem
+        quoted += "--max-runs" in so.command
+    assert quoted >= 1  # the case this guards is among the stored outputs
+
+
 def test_every_stored_output_keeps_its_evidence_and_was_made_by_the_code_now() -> None:
     from dpaudit.reports.referee import load_stored
 

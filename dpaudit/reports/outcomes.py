@@ -86,9 +86,20 @@ class StoredOutput:
 
     @property
     def command(self) -> str:
+        """The command that made these numbers: the options the page's own "Reproduce" line
+        gives (a run continued to a decision past the default cap names its ``--max-runs``;
+        without it the same command stops at the cap, with other numbers)."""
         d = self.doc or {}
-        return (f"python -m dpaudit reproduce {d.get('experiment', self.stem)} "
-                f"--horizon {d.get('horizon')} --runs {d.get('runs')} --seed {d.get('seed')}")
+        batching = d.get("batching") or {}
+        max_runs, max_seconds = batching.get("max_runs"), batching.get("max_seconds")
+        runs = d.get("runs")
+        return (f"python -m dpaudit reproduce {d.get('experiment', self.stem)}"
+                + (" --quick" if d.get("quick") else "")
+                + f" --horizon {d.get('horizon')} --runs {runs} --seed {d.get('seed')}"
+                + ("" if max_runs is None or not isinstance(runs, int)
+                   or max_runs == experiments.RUN_CAP_FACTOR * runs
+                   else f" --max-runs {max_runs}")
+                + ("" if max_seconds is None else f" --max-seconds {max_seconds:g}"))
 
 
 def load_stored(root: Path) -> dict[str, StoredOutput]:
