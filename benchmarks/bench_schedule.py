@@ -15,7 +15,8 @@ run under the same load. ``--write-costs`` stores the 1-worker seconds of every 
 the two checks (``dpaudit/runtime/piece_costs.json``: the order in which the scheduler
 submits pieces).
 
-Run: ``python benchmarks/bench_schedule.py [--what check claims] [--no-dask] [--write-costs]``
+Run: ``python benchmarks/bench_schedule.py [--what check claims] [--no-dask] [--write-costs]
+[--repeats N]`` (each figure the median of N rounds, 3 by default)
 (results: ``benchmarks/results/schedule-scaling.json``).
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,27 +96,47 @@ def command(argv: list[str], tmp: Path) -> tuple[float, dict, tuple[float, float
     return seconds, _strip(json.loads(out.read_text())), (load, os.getloadavg()[0])
 
 
-def bench(label: str, argv: list[str], dask: bool, tmp: Path, warm: bool = True) -> dict:
+def bench(label: str, argv: list[str], dask: bool, tmp: Path, warm: bool = True,
+          repeats: int = 1) -> dict:
     """``argv`` on 1 worker, on 2 and on a LocalCluster of 2, each a fresh process, beside
     the plain reference on 1 and 2 processes measured around them. ``warm``: one run first
     whose time is not kept (numba compiles into its on-disk cache; the ledger's checks use
-    kernels the check rows have compiled already)."""
+    kernels the check rows have compiled already). ``repeats``: that many rounds of the
+    three, one after the other; each figure is the median over the rounds, and each speed-up
+    the median of the rounds' ratios (a round's runs are measured minutes apart at most, so
+    a drift of the machine's speed moves both sides of a ratio alike)."""
     if warm:
         command([*argv, "--workers", "1"], tmp)
     p1 = plain(1)
-    s1, r1, l1 = command([*argv, "--workers", "1"], tmp)
-    s2, r2, l2 = command([*argv, "--workers", "2"], tmp)
+    rounds = []
+    for _ in range(repeats):
+        s1, r1, l1 = command([*argv, "--workers", "1"], tmp)
+        s2, r2, l2 = command([*argv, "--workers", "2"], tmp)
+        got = {"s1": s1, "s2": s2, "l1": l1, "l2": l2, "same2": r2 == r1}
+        if dask:  # a new cluster each round: its workers keep no cache of an earlier run
+            with Dask() as cluster:
+                s3, r3, l3 = command([*argv, "--workers", "2", "--scheduler",
+                                      cluster.address], tmp)
+            got.update(s3=s3, l3=l3, same3=r3 == r1)
+        rounds.append(got)
     p2 = plain(2)
-    row = {"command": label, "argv": " ".join(argv), "seconds_1_worker": s1,
-           "seconds_2_workers": s2, "speedup": s1 / s2, "identical_2_workers": r2 == r1,
+
+    def med(key: str) -> float:
+        return float(statistics.median(r[key] for r in rounds))
+
+    speedups = [r["s1"] / r["s2"] for r in rounds]
+    row = {"command": label, "argv": " ".join(argv), "repeats": repeats,
+           "seconds_1_worker": med("s1"), "seconds_2_workers": med("s2"),
+           "speedup": float(statistics.median(speedups)), "speedups": speedups,
+           "identical_2_workers": all(r["same2"] for r in rounds),
            "plain_seconds_1": p1, "plain_seconds_2": p2, "plain_speedup": p1 / p2,
-           "load_1_worker": l1, "load_2_workers": l2}
+           "load_1_worker": rounds[0]["l1"], "load_2_workers": rounds[0]["l2"]}
     if dask:
-        with Dask() as cluster:
-            s3, r3, l3 = command([*argv, "--workers", "2", "--scheduler", cluster.address],
-                                 tmp)
-        row.update(seconds_dask_2=s3, dask_speedup=s1 / s3, load_dask=l3,
-                   identical_dask=r3 == r1, dask_vs_pool=(s1 / s3) / (s1 / s2))
+        dask_speedups = [r["s1"] / r["s3"] for r in rounds]
+        row.update(seconds_dask_2=med("s3"), dask_speedup=statistics.median(dask_speedups),
+                   dask_speedups=dask_speedups, load_dask=rounds[0]["l3"],
+                   identical_dask=all(r["same3"] for r in rounds),
+                   dask_vs_pool=statistics.median(dask_speedups) / row["speedup"])
     row["speedup_of_reference"] = row["speedup"] / row["plain_speedup"]
     return row
 
@@ -159,6 +181,10 @@ def main() -> None:
                     choices=["check", "claims"])
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--write-costs", action="store_true")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="rounds of 1 worker, 2 workers (and the cluster) per row; the "
+                         "figures are medians over them (default 3; the ledger's row is long: "
+                         "--what claims --repeats 1 takes about a quarter of an hour)")
     args = ap.parse_args()
     costs = json.loads(COSTS.read_text())["seconds"] if COSTS.exists() else {}
     before = os.getloadavg()
@@ -167,13 +193,14 @@ def main() -> None:
         if "check" in args.what:
             for name in ("dp-ftpl-gauss", "dp-ftpl-new"):
                 rows.append(bench(f"check {name}", ["check", name, "--no-state"],
-                                  not args.no_dask, Path(tmp)))
+                                  not args.no_dask, Path(tmp), repeats=args.repeats))
                 print(json.dumps(rows[-1]), flush=True)
                 if args.write_costs:
                     piece_costs(name, costs)
         if "claims" in args.what:
             rows.append(bench("claims (all papers, --quick tests)", ["claims"],
-                              not args.no_dask, Path(tmp), warm=False))
+                              not args.no_dask, Path(tmp), warm=False,
+                              repeats=args.repeats))
             print(json.dumps(rows[-1]), flush=True)
     after = os.getloadavg()
     old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
