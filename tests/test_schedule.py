@@ -260,6 +260,22 @@ def test_check_is_the_same_on_a_dask_cluster(loopback_scheduler, monkeypatch) ->
     assert _numbers(cluster) == _numbers(one)
 
 
+def _mode(imports: dict) -> tuple[str, dict]:
+    from dpaudit.runtime.parallel import _PIECE
+
+    return str(_PIECE.get()), {}
+
+
+def test_on_a_cluster_only_the_last_pieces_spread_their_chunks(loopback_scheduler) -> None:
+    # two threads: a piece handed out while others wait to start runs its maps in its own
+    # task (a task waiting for its chunks would leave its thread to another piece); the last
+    # piece handed out sends its chunks to the cluster
+    pieces = [Piece(f"p{k}", _mode, float(4 - k)) for k in range(4)]
+    got = run_graph(pieces, scheduler=loopback_scheduler)
+    assert got["p0"].value == got["p1"].value == "chunk"
+    assert got["p3"].value == "dask"
+
+
 class _Interrupting:
     """A piece store that stops the run (as Ctrl-C) after its first saved piece."""
 

@@ -41,7 +41,7 @@ from dpaudit.validation import check_int
 
 #: wall seconds of ``claims`` (all papers, ``--quick`` tests) on 1 and 2 workers on the 2-core
 #: machine, rounded to 10 s (benchmarks/bench_schedule.py; benchmarks/results/schedule-scaling.json)
-LEDGER_SECONDS = {1: 380, 2: 200}
+LEDGER_SECONDS = {1: 270, 2: 140}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
