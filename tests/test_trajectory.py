@@ -243,6 +243,8 @@ def test_prefixes_travel_empty() -> None:
 
 
 def test_prefixes_of_one_policy_are_refused_to_another() -> None:
+    # the first policy is a temporary: freed after its table, its address may go to the
+    # second (a Prefixes that kept only the id took the second for the first, now and then)
     prefixes = Prefixes()
     sequence_law(logistic_policy(1.0), np.ones((3, 2)), prefixes=prefixes)
     with pytest.raises(InvalidParameterError, match="one policy"):

@@ -214,13 +214,15 @@ class Prefixes:
         self.max_bytes = check_int("max_bytes", max_bytes, low=0)
         self._states: OrderedDict[bytes, tuple[Any, ...]] = OrderedDict()
         self._bytes = 0
-        self._policy: int | None = None
+        self._policy: object | None = None
 
     def bind(self, policy: object) -> None:
-        """Check that ``policy`` is the one whose states these are (the first one seen)."""
+        """Check that ``policy`` is the one whose states these are (the first one seen). The
+        policy itself is kept, not its ``id``: a policy freed after its first table could
+        leave its address to another, which would then have been taken for it."""
         if self._policy is None:
-            self._policy = id(policy)
-        elif self._policy != id(policy):
+            self._policy = policy
+        elif self._policy is not policy:
             raise InvalidParameterError("a Prefixes holds the states of one policy: give each "
                                         "policy its own")
 
