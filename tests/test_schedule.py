@@ -329,6 +329,39 @@ def test_the_ledger_is_the_same_on_two_workers(tmp_path) -> None:
     assert ledger_json(build_ledger(statements, runner=runner)) == serial
 
 
+def _stripped(path: Path) -> dict:
+    def strip(o):
+        if isinstance(o, dict):
+            return {k: strip(v) for k, v in o.items() if k != "seconds"}
+        if isinstance(o, list):
+            return [strip(v) for v in o]
+        return o
+    return strip(json.loads(path.read_text()))
+
+
+def test_claims_json_and_a_reproduction_are_the_same_on_a_dask_cluster(
+        tmp_path, monkeypatch, loopback_scheduler, capsys) -> None:
+    from dpaudit.cli import main
+
+    cheap = tuple(s for s in all_statements() if {r.name for r in s.tests} <= CHEAP)
+    assert len(cheap) >= 3
+    monkeypatch.setattr("dpaudit.commands.claims.all_statements", lambda: cheap)
+    for where, extra in (("here", []), ("cluster", ["--scheduler", loopback_scheduler])):
+        assert main(["claims", *extra, "--json", str(tmp_path / f"{where}.json")]) == 0
+        assert main(["reproduce", "ldp-thresholding-exponents", "--quick", "--no-state",
+                     *extra, "--out", str(tmp_path / where)]) == 0
+    assert _stripped(tmp_path / "cluster.json") == _stripped(tmp_path / "here.json")
+    files = sorted(p.name for p in (tmp_path / "here").iterdir())
+    assert files and files == sorted(p.name for p in (tmp_path / "cluster").iterdir())
+    for name in files:
+        if name.endswith(".json"):
+            assert _stripped(tmp_path / "cluster" / name) == _stripped(tmp_path / "here" / name)
+        else:
+            assert (tmp_path / "cluster" / name).read_bytes() == \
+                (tmp_path / "here" / name).read_bytes(), name
+    capsys.readouterr()
+
+
 def test_reproduce_all_writes_the_same_files_on_two_workers(tmp_path, monkeypatch,
                                                              capsys) -> None:
     from dpaudit import registry
