@@ -221,15 +221,18 @@ def test_map_items_is_a_list_comprehension_wherever_it_runs() -> None:
     assert got["a"].value == (True, [x * x for x in range(30)])
 
 
+def _timeless(o):
+    """``o`` (parsed JSON) without its wall-clock fields."""
+    if isinstance(o, dict):
+        return {k: _timeless(v) for k, v in o.items() if k != "seconds"}
+    if isinstance(o, list):
+        return [_timeless(v) for v in o]
+    return o
+
+
 def _numbers(report) -> dict:
     """A check report without its wall-clock fields (and the worker count it records)."""
-    def strip(o):
-        if isinstance(o, dict):
-            return {k: strip(v) for k, v in o.items() if k != "seconds"}
-        if isinstance(o, list):
-            return [strip(v) for v in o]
-        return o
-    doc = strip(json.loads(json.dumps(report.to_dict(), default=str)))
+    doc = _timeless(json.loads(json.dumps(report.to_dict(), default=str)))
     doc["parameters"].pop("workers")
     return doc
 
@@ -330,13 +333,7 @@ def test_the_ledger_is_the_same_on_two_workers(tmp_path) -> None:
 
 
 def _stripped(path: Path) -> dict:
-    def strip(o):
-        if isinstance(o, dict):
-            return {k: strip(v) for k, v in o.items() if k != "seconds"}
-        if isinstance(o, list):
-            return [strip(v) for v in o]
-        return o
-    return strip(json.loads(path.read_text()))
+    return _timeless(json.loads(path.read_text()))
 
 
 def test_claims_json_and_a_reproduction_are_the_same_on_a_dask_cluster(
