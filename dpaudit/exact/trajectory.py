@@ -200,6 +200,10 @@ def _check_table(table: object, k: int) -> np.ndarray:
     return tab
 
 
+def _nbytes(state: tuple[Any, ...]) -> int:
+    return sum(v.nbytes for v in state if isinstance(v, np.ndarray))
+
+
 class Prefixes:
     """The programme's state after the first ``t`` steps of tables already computed, keyed by
     those ``t`` rows, for one policy: :func:`sequence_law` resumes a table from its longest
@@ -240,14 +244,14 @@ class Prefixes:
         key = prefix.tobytes()
         if key in self._states:
             return
-        size = sum(v.nbytes for v in state if isinstance(v, np.ndarray))
+        size = _nbytes(state)
         if size > self.max_bytes:
             return
         self._states[key] = state
         self._bytes += size
         while self._bytes > self.max_bytes:
             _, old = self._states.popitem(last=False)
-            self._bytes -= sum(v.nbytes for v in old if isinstance(v, np.ndarray))
+            self._bytes -= _nbytes(old)
 
     def __getstate__(self) -> dict[str, int]:
         # sent to another process (a Dask task) empty: the states are a cache, not data

@@ -227,10 +227,13 @@ class _Graph:
         self.results: dict[str, PieceResult] = {}
         self.submitted: set[str] = set()
 
+    def _ready_now(self, p: Piece) -> bool:
+        """Not handed out yet, and its dependencies done."""
+        return p.key not in self.submitted and all(a in self.results for a in self.needs[p.key])
+
     def has_ready(self) -> bool:
         """Whether a piece not handed out yet has its dependencies done."""
-        return any(p.key not in self.submitted and all(a in self.results for a in self.needs[p.key])
-                   for p in self.pieces)
+        return any(self._ready_now(p) for p in self.pieces)
 
     def ready(self, most: int | None = None) -> list[int]:
         """The pieces whose dependencies are done and not yet handed out, best first (at most
@@ -240,7 +243,7 @@ class _Graph:
             if most is not None and len(out) >= most:
                 break
             p = self.pieces[i]
-            if p.key not in self.submitted and all(a in self.results for a in self.needs[p.key]):
+            if self._ready_now(p):
                 self.submitted.add(p.key)
                 out.append(i)
         return out
@@ -449,11 +452,12 @@ def _run_dask(graph: _Graph, address: Any, done: Callable[[PieceResult], None] |
             # leaves its thread, and a piece started there would share one process, and its
             # interpreter lock, with the chunks while another worker computes only chunks
             threads = max(1, sum(client.nthreads().values()))
+            handed = graph.ready(most=max(0, threads - len(running)))
+            spread = not graph.has_ready()
             futures = []
-            for i in graph.ready(most=max(0, threads - len(running))):
-                fut = client.submit(_dask_piece, graph.pieces[i], graph.imports(i),
-                                    not graph.has_ready(), key=f"{tag}-{i}",
-                                    priority=rank[i], pure=False)
+            for i in handed:
+                fut = client.submit(_dask_piece, graph.pieces[i], graph.imports(i), spread,
+                                    key=f"{tag}-{i}", priority=rank[i], pure=False)
                 running[str(fut.key)] = i
                 futures.append(fut)
             return futures
